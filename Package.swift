@@ -1,0 +1,115 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Colony: one package, one library + thin executable per service, shared platform in Shared/.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "colony",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "colony-admin", targets: ["ColonyAdmin"]),
+        .executable(name: "colony-bench", targets: ["ColonyBench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    ],
+    targets: [
+        // librdkafka, as Debian's librdkafka-dev installs it.
+        .systemLibrary(
+            name: "CRdKafka",
+            path: "Shared/CRdKafka",
+            pkgConfig: "rdkafka",
+            providers: [.apt(["librdkafka-dev"])]
+        ),
+        // Domain types and the event contracts every service shares.
+        .target(
+            name: "ColonyModels",
+            path: "Shared/ColonyModels",
+            swiftSettings: swiftSettings
+        ),
+        // Async Swift over librdkafka: producer and consumer-group consumer.
+        .target(
+            name: "ColonyKafka",
+            dependencies: [
+                "CRdKafka",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Shared/ColonyKafka",
+            swiftSettings: swiftSettings
+        ),
+        // Platform code every service uses: config, HTTP, tokens, errors, health, metrics,
+        // Postgres and migrations, outbox, inbox, scheduler.
+        .target(
+            name: "ColonyPlatform",
+            dependencies: [
+                "ColonyModels",
+                "ColonyKafka",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Shared/ColonyPlatform",
+            swiftSettings: swiftSettings
+        ),
+        // Test support: fresh schemas and topics, token minting, app testing.
+        .target(
+            name: "ColonyTesting",
+            dependencies: [
+                "ColonyPlatform",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            path: "Shared/ColonyTesting",
+            swiftSettings: swiftSettings
+        ),
+        // Operator tool: database provisioning (schemas and roles per service), key helpers.
+        .executableTarget(
+            name: "ColonyAdmin",
+            dependencies: ["ColonyPlatform"],
+            path: "Shared/ColonyAdmin",
+            swiftSettings: swiftSettings
+        ),
+        // Benchmarks (release builds only): scripts/bench runs them.
+        .executableTarget(
+            name: "ColonyBench",
+            dependencies: ["ColonyPlatform", "ColonyTesting"],
+            path: "Tests/Benchmarks/ColonyBench",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ColonyModelsTests",
+            dependencies: ["ColonyModels"],
+            path: "Tests/ColonyModelsTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ColonyKafkaTests",
+            dependencies: ["ColonyKafka", "ColonyTesting"],
+            path: "Tests/ColonyKafkaTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ColonyPlatformTests",
+            dependencies: ["ColonyPlatform", "ColonyTesting"],
+            path: "Tests/ColonyPlatformTests",
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,74 @@
+import Foundation
+
+// Auth's events: every domain service creates, updates and erases its own profile from these.
+
+extension EventType {
+    public static let userRegistered: EventType = "user_registered"
+    public static let userUpdated: EventType = "user_updated"
+    public static let userDeleted: EventType = "user_deleted"
+}
+
+/// A new account in one app. `phoneHash` is hex SHA-256 of (server pepper ‖ E.164 phone), for
+/// HabitHive's contact matching; nil for accounts without a phone.
+public struct UserRegistered: EventPayload {
+    public static let eventType = EventType.userRegistered
+    public static let source = ColonyService.auth
+
+    public var userId: UUID
+    public var app: App
+    public var email: String?
+    public var phone: String?
+    public var phoneHash: String?
+    public var userMetadata: [String: JSONValue]
+    public var createdAt: Date
+
+    public init(userId: UUID, app: App, email: String?, phone: String?, phoneHash: String?, userMetadata: [String: JSONValue], createdAt: Date) {
+        self.userId = userId
+        self.app = app
+        self.email = email
+        self.phone = phone
+        self.phoneHash = phoneHash
+        self.userMetadata = userMetadata
+        self.createdAt = createdAt
+    }
+}
+
+/// Email, phone or metadata changed.
+public struct UserUpdated: EventPayload {
+    public static let eventType = EventType.userUpdated
+    public static let source = ColonyService.auth
+
+    public var userId: UUID
+    public var app: App
+    public var email: String?
+    public var phone: String?
+    public var phoneHash: String?
+    public var userMetadata: [String: JSONValue]
+    public var updatedAt: Date
+
+    public init(userId: UUID, app: App, email: String?, phone: String?, phoneHash: String?, userMetadata: [String: JSONValue], updatedAt: Date) {
+        self.userId = userId
+        self.app = app
+        self.email = email
+        self.phone = phone
+        self.phoneHash = phoneHash
+        self.userMetadata = userMetadata
+        self.updatedAt = updatedAt
+    }
+}
+
+/// The account is gone: every service erases the user's data.
+public struct UserDeleted: EventPayload {
+    public static let eventType = EventType.userDeleted
+    public static let source = ColonyService.auth
+
+    public var userId: UUID
+    public var app: App
+    public var deletedAt: Date
+
+    public init(userId: UUID, app: App, deletedAt: Date) {
+        self.userId = userId
+        self.app = app
+        self.deletedAt = deletedAt
+    }
+}

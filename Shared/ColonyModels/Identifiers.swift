@@ -1,0 +1,56 @@
+import Foundation
+
+/// The five apps Colony serves. Each is its own user pool; a token's audience names one.
+public enum App: String, Codable, Sendable, CaseIterable {
+    case mycirclee
+    case unify
+    case habithive
+    case socialspot
+    case ibelieveinyou
+}
+
+/// Colony's services. Each owns one Postgres schema and publishes to one Kafka topic.
+public enum ColonyService: String, Codable, Sendable, CaseIterable {
+    case auth
+    case circles
+    case chat
+    case habits
+    case nearby
+    case projects
+    case realtime
+    case notifications
+}
+
+extension UUID {
+    /// A version 7 UUID (RFC 9562): 48 bits of Unix milliseconds, then random bits, so ids sort by creation time.
+    public static func timeOrdered(at date: Date = Date()) -> UUID {
+        var generator = SystemRandomNumberGenerator()
+        return timeOrdered(at: date, using: &generator)
+    }
+
+    public static func timeOrdered<G: RandomNumberGenerator>(at date: Date, using generator: inout G) -> UUID {
+        let millis = UInt64(max(0, (date.timeIntervalSince1970 * 1000).rounded(.down)))
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for index in 0..<6 {
+            bytes[index] = UInt8(truncatingIfNeeded: millis >> (8 * (5 - UInt64(index))))
+        }
+        for index in 6..<16 {
+            bytes[index] = UInt8.random(in: 0...255, using: &generator)
+        }
+        bytes[6] = (bytes[6] & 0x0F) | 0x70  // version 7
+        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
+        return UUID(uuid: (
+            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+        ))
+    }
+
+    /// The creation time encoded in a version 7 UUID, or nil for other versions.
+    public var timeOrderedDate: Date? {
+        let bytes = uuid
+        guard bytes.6 >> 4 == 7 else { return nil }
+        let parts: [UInt8] = [bytes.0, bytes.1, bytes.2, bytes.3, bytes.4, bytes.5]
+        let millis = parts.reduce(UInt64(0)) { ($0 << 8) | UInt64($1) }
+        return Date(timeIntervalSince1970: Double(millis) / 1000)
+    }
+}

@@ -1,0 +1,165 @@
+import AsyncHTTPClient
+import ColonyModels
+import Foundation
+import JWTKit
+import Logging
+import NIOCore
+
+/// Where the verification keys come from.
+public struct TokenVerifierConfiguration: Sendable {
+    public enum KeySource: Sendable {
+        /// Auth's JWKS endpoint, fetched and cached; refetched on an unknown `kid`.
+        case jwks(URL)
+        /// A fixed set of keys (tests, or an operator who pins the key): a JWKS JSON document.
+        case staticJWKS(String)
+        /// One PEM-encoded ES256 public key.
+        case staticPEM(String)
+    }
+
+    public var keySource: KeySource
+    public var issuer: String
+    /// The app this service serves; nil accepts every app's tokens (realtime, notifications).
+    public var audience: App?
+    /// How long fetched keys are trusted before a refresh.
+    public var cacheLifetime: Duration
+
+    public init(keySource: KeySource, issuer: String, audience: App?, cacheLifetime: Duration = .seconds(600)) {
+        self.keySource = keySource
+        self.issuer = issuer
+        self.audience = audience
+        self.cacheLifetime = cacheLifetime
+    }
+
+    static func load(audience: App?, environment: EnvironmentReader) throws(ConfigurationError) -> TokenVerifierConfiguration {
+        let issuer = environment.string("COLONY_JWT_ISSUER", default: "colony-auth")
+        if let pem = environment.optionalString("COLONY_JWT_PUBLIC_KEY") {
+            return TokenVerifierConfiguration(keySource: .staticPEM(pem.replacingOccurrences(of: "\\n", with: "\n")), issuer: issuer, audience: audience)
+        }
+        guard let url = try environment.url("COLONY_JWKS_URL") else {
+            throw ConfigurationError(variable: "COLONY_JWKS_URL", problem: "is required (or set COLONY_JWT_PUBLIC_KEY)")
+        }
+        return TokenVerifierConfiguration(keySource: .jwks(url), issuer: issuer, audience: audience)
+    }
+}
+
+/// Verifies Colony access tokens: ES256 signature by a known key, expiry, issuer and audience.
+public actor TokenVerifier {
+    private let configuration: TokenVerifierConfiguration
+    private let httpClient: HTTPClient
+    private let logger: Logger
+    private var keys: JWTKeyCollection?
+    private var fetchedAt: ContinuousClock.Instant?
+    private var lastRefetchForUnknownKey: ContinuousClock.Instant?
+
+    public init(configuration: TokenVerifierConfiguration, httpClient: HTTPClient = .shared, logger: Logger) {
+        self.configuration = configuration
+        self.httpClient = httpClient
+        self.logger = logger
+    }
+
+    /// The verified caller, or a 401 `APIError` saying what was wrong.
+    public func verify(_ token: String) async throws(APIError) -> AuthenticatedUser {
+        let claims: AccessTokenClaims
+        do {
+            claims = try await verifiedClaims(token)
+        } catch let error as JWTError {
+            throw Self.apiError(for: error)
+        } catch let error as APIError {
+            throw error
+        } catch {
+            throw APIError.unauthorized("invalid access token", code: "invalid_token")
+        }
+        guard claims.iss.value == configuration.issuer else {
+            throw APIError.unauthorized("token was not issued by Colony auth", code: "invalid_token")
+        }
+        guard let app = claims.aud.value.lazy.compactMap(App.init(rawValue:)).first else {
+            throw APIError.unauthorized("token has no known app audience", code: "invalid_token")
+        }
+        if let audience = configuration.audience, !claims.aud.value.contains(audience.rawValue) {
+            throw APIError.unauthorized("token is for another app", code: "invalid_token")
+        }
+        guard let id = UUID(uuidString: claims.sub.value) else {
+            throw APIError.unauthorized("token subject is not a user id", code: "invalid_token")
+        }
+        return AuthenticatedUser(id: id, role: claims.role, app: app, sessionID: claims.sessionId, email: claims.email, phone: claims.phone)
+    }
+
+    private func verifiedClaims(_ token: String) async throws -> AccessTokenClaims {
+        let keys = try await currentKeys()
+        do {
+            return try await keys.verify(token, as: AccessTokenClaims.self)
+        } catch let error as JWTError where error.errorType == .unknownKID {
+            // Keys rotated since the last fetch: refetch once (at most every 30 s), then retry.
+            guard case .jwks = configuration.keySource, canRefetchForUnknownKey() else { throw error }
+            let refreshed = try await fetchKeys()
+            return try await refreshed.verify(token, as: AccessTokenClaims.self)
+        }
+    }
+
+    private func canRefetchForUnknownKey() -> Bool {
+        let now = ContinuousClock.now
+        if let last = lastRefetchForUnknownKey, now - last < .seconds(30) { return false }
+        lastRefetchForUnknownKey = now
+        return true
+    }
+
+    private func currentKeys() async throws -> JWTKeyCollection {
+        if let keys, let fetchedAt, ContinuousClock.now - fetchedAt < configuration.cacheLifetime {
+            return keys
+        }
+        switch configuration.keySource {
+        case .staticJWKS(let json):
+            let collection = try await JWTKeyCollection().add(jwksJSON: json)
+            keys = collection
+            fetchedAt = .now
+            return collection
+        case .staticPEM(let pem):
+            let collection = await JWTKeyCollection().add(ecdsa: try ES256PublicKey(pem: pem))
+            keys = collection
+            fetchedAt = .now
+            return collection
+        case .jwks:
+            do {
+                return try await fetchKeys()
+            } catch {
+                // Auth unreachable: keep verifying with the keys we have rather than locking everyone out.
+                if let keys {
+                    logger.warning("JWKS refresh failed, using cached keys", metadata: ["error": "\(error)"])
+                    return keys
+                }
+                throw APIError(.serviceUnavailable, code: "keys_unavailable", message: "token keys are not available yet")
+            }
+        }
+    }
+
+    private func fetchKeys() async throws -> JWTKeyCollection {
+        guard case .jwks(let url) = configuration.keySource else { return try await currentKeys() }
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = .GET
+        let response = try await httpClient.execute(request, timeout: .seconds(5))
+        guard response.status == .ok else {
+            throw APIError(.serviceUnavailable, code: "keys_unavailable", message: "JWKS answered \(response.status.code)")
+        }
+        let body = try await response.body.collect(upTo: 1 << 20)
+        let collection = try await JWTKeyCollection().add(jwksJSON: String(buffer: body))
+        keys = collection
+        fetchedAt = .now
+        return collection
+    }
+
+    static func apiError(for error: JWTError) -> APIError {
+        switch error.errorType {
+        case .claimVerificationFailure:
+            if error.failedClaim is ExpirationClaim {
+                return .unauthorized("access token has expired", code: "token_expired")
+            }
+            return .unauthorized("access token claims are invalid", code: "invalid_token")
+        case .signatureVerificationFailed:
+            return .unauthorized("access token signature is invalid", code: "invalid_token")
+        case .unknownKID:
+            return .unauthorized("access token was signed by an unknown key", code: "invalid_token")
+        default:
+            return .unauthorized("access token is malformed", code: "invalid_token")
+        }
+    }
+}

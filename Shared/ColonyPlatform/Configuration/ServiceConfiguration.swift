@@ -1,0 +1,87 @@
+import ColonyModels
+import Foundation
+import Logging
+
+/// Everything a Colony service reads from its environment at startup.
+public struct ServiceConfiguration: Sendable {
+    public var service: ColonyService
+    /// The app whose tokens this service accepts (nil for services that serve every app).
+    public var app: App?
+    public var httpHost: String
+    public var httpPort: Int
+    public var maxBodyBytes: Int
+    public var logLevel: Logger.Level
+    public var database: DatabaseConfiguration
+    public var kafkaBrokers: String
+    public var topicPrefix: String
+    public var tokens: TokenVerifierConfiguration
+
+    public init(service: ColonyService, app: App?, httpHost: String = "127.0.0.1", httpPort: Int = 8080, maxBodyBytes: Int = 1 << 20, logLevel: Logger.Level = .info, database: DatabaseConfiguration, kafkaBrokers: String, topicPrefix: String = EventTopics.defaultPrefix, tokens: TokenVerifierConfiguration) {
+        self.service = service
+        self.app = app
+        self.httpHost = httpHost
+        self.httpPort = httpPort
+        self.maxBodyBytes = maxBodyBytes
+        self.logLevel = logLevel
+        self.database = database
+        self.kafkaBrokers = kafkaBrokers
+        self.topicPrefix = topicPrefix
+        self.tokens = tokens
+    }
+
+    /// Reads the environment:
+    /// `COLONY_HTTP_HOST` (0.0.0.0), `COLONY_HTTP_PORT` (8080), `COLONY_MAX_BODY_BYTES` (1 MiB), `LOG_LEVEL` (info),
+    /// `COLONY_PG_HOST`, `COLONY_PG_PORT` (5432), `COLONY_PG_DATABASE` (colony), `COLONY_PG_USER` (colony_<service>),
+    /// `COLONY_PG_PASSWORD`, `COLONY_PG_POOL_SIZE` (8), `COLONY_KAFKA_BROKERS`, `COLONY_TOPIC_PREFIX` (colony),
+    /// `COLONY_JWKS_URL` or `COLONY_JWT_PUBLIC_KEY` (PEM), `COLONY_JWT_ISSUER` (colony-auth).
+    public static func load(service: ColonyService, app: App?, environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError) -> ServiceConfiguration {
+        let tokens = try TokenVerifierConfiguration.load(audience: app, environment: environment)
+        return ServiceConfiguration(
+            service: service,
+            app: app,
+            httpHost: environment.string("COLONY_HTTP_HOST", default: "0.0.0.0"),
+            httpPort: try environment.int("COLONY_HTTP_PORT", default: 8080, range: 1...65535),
+            maxBodyBytes: try environment.int("COLONY_MAX_BODY_BYTES", default: 1 << 20, range: 1024...(1 << 30)),
+            logLevel: try environment.enumeration("LOG_LEVEL", default: .info),
+            database: try DatabaseConfiguration.load(service: service, environment: environment),
+            kafkaBrokers: try environment.string("COLONY_KAFKA_BROKERS"),
+            topicPrefix: environment.string("COLONY_TOPIC_PREFIX", default: EventTopics.defaultPrefix),
+            tokens: tokens
+        )
+    }
+}
+
+/// Where a service's Postgres is and which role it logs in as.
+public struct DatabaseConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    public var database: String
+    public var user: String
+    public var password: String
+    /// The schema the service owns; its tables, migrations, outbox and inbox live there.
+    public var schema: String
+    public var poolSize: Int
+
+    public init(host: String, port: Int, database: String, user: String, password: String, schema: String, poolSize: Int = 8) {
+        self.host = host
+        self.port = port
+        self.database = database
+        self.user = user
+        self.password = password
+        self.schema = schema
+        self.poolSize = poolSize
+    }
+
+    public static func load(service: ColonyService, environment: EnvironmentReader) throws(ConfigurationError) -> DatabaseConfiguration {
+        DatabaseConfiguration(
+            host: try environment.string("COLONY_PG_HOST"),
+            port: try environment.int("COLONY_PG_PORT", default: 5432, range: 1...65535),
+            database: environment.string("COLONY_PG_DATABASE", default: "colony"),
+            user: environment.string("COLONY_PG_USER", default: DatabaseProvisioner.roleName(for: service.rawValue)),
+            password: try environment.string("COLONY_PG_PASSWORD"),
+            schema: environment.string("COLONY_PG_SCHEMA", default: service.rawValue),
+            poolSize: try environment.int("COLONY_PG_POOL_SIZE", default: 8, range: 1...200)
+        )
+    }
+}
+

@@ -1,0 +1,100 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// A service's Postgres: a pooled `PostgresClient` logged in as the service's role with the
+/// service's schema first on the search path. Run it as a lifecycle service.
+public struct Database: Service, Sendable {
+    public let client: PostgresClient
+    public let schema: String
+    public let logger: Logger
+
+    public init(configuration: DatabaseConfiguration, logger: Logger) {
+        var clientConfiguration = PostgresClient.Configuration(
+            host: configuration.host,
+            port: configuration.port,
+            username: configuration.user,
+            password: configuration.password,
+            database: configuration.database,
+            tls: .disable
+        )
+        clientConfiguration.options.maximumConnections = configuration.poolSize
+        clientConfiguration.options.minimumConnections = 0
+        clientConfiguration.options.connectTimeout = .seconds(5)
+        // Unqualified table names resolve to the service's own schema.
+        clientConfiguration.options.additionalStartupParameters = [("search_path", "\(configuration.schema),public")]
+        self.client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
+        self.schema = configuration.schema
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        await client.run()
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws. The
+    /// body's own error is rethrown as it is (not wrapped), so handlers can map it to a status.
+    public func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                try await body(connection)
+            }
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error
+        }
+    }
+
+    /// Runs one statement outside an explicit transaction.
+    @discardableResult
+    public func query(_ query: PostgresQuery) async throws -> PostgresRowSequence {
+        try await client.query(query, logger: logger)
+    }
+
+    /// True when a `SELECT 1` answers within the timeout (for `/ready`).
+    public func isReachable(timeout: Duration = .seconds(2)) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                do {
+                    let rows = try await client.query("SELECT 1", logger: logger)
+                    for try await _ in rows {}
+                    return true
+                } catch {
+                    return false
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+}
+
+/// Finds the handler's own error inside PostgresNIO's transaction wrapper.
+enum TransactionErrorUnwrapper {
+    static func underlying(_ error: any Error) -> (any Error)? {
+        (error as? PostgresTransactionError)?.closureError
+    }
+}
+
+extension PostgresConnection {
+    /// Runs SQL that may hold several statements (migrations, provisioning) with the simple
+    /// query protocol.
+    public func execute(script: String) async throws {
+        _ = try await simpleQuery(script).get()
+    }
+}
+
+/// Quotes an identifier (schema, role, table) for SQL built at run time.
+public func quoteIdentifier(_ name: String) -> String {
+    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}
+
+/// Quotes a string literal for SQL built at run time (DDL cannot take bind parameters).
+public func quoteLiteral(_ value: String) -> String {
+    "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Creates each service's schema and login role, with privileges on that schema only: the
+/// role owns its schema, may connect to the database, and reaches no other service's tables.
+/// Run by an operator's superuser connection (`colony-admin provision`), and by the tests.
+public struct DatabaseProvisioner: Sendable {
+    public let admin: PostgresClient
+    public let databaseName: String
+    public let logger: Logger
+
+    public init(admin: PostgresClient, databaseName: String, logger: Logger) {
+        self.admin = admin
+        self.databaseName = databaseName
+        self.logger = logger
+    }
+
+    public static func roleName(for service: String) -> String {
+        "colony_\(service)"
+    }
+
+    /// Creates (or updates the password of) `role` and creates `schema` owned by it. Re-run safe.
+    public func provision(schema: String, role: String, password: String, extensions: [String] = []) async throws {
+        let database = quoteIdentifier(databaseName)
+        let roleIdentifier = quoteIdentifier(role)
+        let schemaIdentifier = quoteIdentifier(schema)
+        var script = """
+            DO $provision$
+            BEGIN
+                IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = \(quoteLiteral(role))) THEN
+                    CREATE ROLE \(roleIdentifier) LOGIN PASSWORD \(quoteLiteral(password)) NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT;
+                ELSE
+                    ALTER ROLE \(roleIdentifier) LOGIN PASSWORD \(quoteLiteral(password)) NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT;
+                END IF;
+            END
+            $provision$;
+            REVOKE ALL ON DATABASE \(database) FROM PUBLIC;
+            REVOKE CREATE ON SCHEMA public FROM PUBLIC;
+            GRANT CONNECT ON DATABASE \(database) TO \(roleIdentifier);
+            CREATE SCHEMA IF NOT EXISTS \(schemaIdentifier) AUTHORIZATION \(roleIdentifier);
+            ALTER SCHEMA \(schemaIdentifier) OWNER TO \(roleIdentifier);
+            REVOKE ALL ON SCHEMA \(schemaIdentifier) FROM PUBLIC;
+            ALTER ROLE \(roleIdentifier) IN DATABASE \(database) SET search_path = \(schemaIdentifier), public;
+            """
+        // Extensions (PostGIS) live in `public`, created by the superuser; roles only use them.
+        for name in extensions {
+            script += "\nCREATE EXTENSION IF NOT EXISTS \(quoteIdentifier(name)) SCHEMA public;"
+        }
+        // Serialize concurrent provisioning: CREATE ROLE/SCHEMA race otherwise.
+        try await admin.withConnection { connection in
+            try await connection.query("SELECT pg_advisory_lock(hashtext('colony.provision'))", logger: logger)
+            do {
+                try await connection.execute(script: script)
+            } catch {
+                _ = try? await connection.query("SELECT pg_advisory_unlock(hashtext('colony.provision'))", logger: logger)
+                throw error
+            }
+            try await connection.query("SELECT pg_advisory_unlock(hashtext('colony.provision'))", logger: logger)
+        }
+        logger.info("provisioned schema", metadata: ["schema": "\(schema)", "role": "\(role)"])
+    }
+
+    /// Drops a schema with everything in it and its role (test teardown, decommissioning).
+    public func drop(schema: String, role: String) async throws {
+        try await admin.withConnection { connection in
+            try await connection.execute(script: """
+                SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = \(quoteLiteral(role));
+                DROP SCHEMA IF EXISTS \(quoteIdentifier(schema)) CASCADE;
+                DO $drop$
+                BEGIN
+                    IF EXISTS (SELECT FROM pg_roles WHERE rolname = \(quoteLiteral(role))) THEN
+                        EXECUTE 'REVOKE ALL ON DATABASE \(quoteIdentifier(databaseName).replacingOccurrences(of: "'", with: "''")) FROM \(roleIdentifierEscaped(role))';
+                        EXECUTE 'DROP ROLE \(roleIdentifierEscaped(role))';
+                    END IF;
+                END
+                $drop$;
+                """)
+        }
+    }
+
+    private func roleIdentifierEscaped(_ role: String) -> String {
+        quoteIdentifier(role).replacingOccurrences(of: "'", with: "''")
+    }
+}

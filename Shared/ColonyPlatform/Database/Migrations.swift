@@ -1,0 +1,98 @@
+import Logging
+import PostgresNIO
+
+/// One ordered step of a schema's history. Versions are applied in ascending order, once.
+public struct Migration: Sendable {
+    public var version: Int
+    public var name: String
+    public var sql: String
+
+    public init(version: Int, name: String, sql: String) {
+        self.version = version
+        self.name = name
+        self.sql = sql
+    }
+}
+
+/// Applies migrations to a service's schema under an advisory lock, recording each in the
+/// schema's own `schema_migrations` table. Running it again (or on several replicas at once)
+/// applies nothing twice. Platform tables (outbox, inbox, jobs) are their own component.
+public struct MigrationRunner: Sendable {
+    public let database: Database
+
+    public init(database: Database) {
+        self.database = database
+    }
+
+    /// Applies the platform's tables, then the service's migrations. Returns what was applied.
+    @discardableResult
+    public func migrate(_ migrations: [Migration], component: String = "service") async throws -> [Int] {
+        try await apply(PlatformMigrations.all, component: "platform")
+        return try await apply(migrations, component: component)
+    }
+
+    @discardableResult
+    func apply(_ migrations: [Migration], component: String) async throws -> [Int] {
+        let versions = migrations.map(\.version)
+        precondition(versions == versions.sorted() && Set(versions).count == versions.count, "migration versions must be unique and ascending")
+        let schema = database.schema
+        let logger = database.logger
+        return try await database.transaction { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(schema + ".migrations")))", logger: logger)
+            try await connection.execute(script: """
+                SET LOCAL search_path TO \(quoteIdentifier(schema));
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    component text NOT NULL,
+                    version integer NOT NULL,
+                    name text NOT NULL,
+                    applied_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (component, version)
+                );
+                """)
+            var applied = Set<Int>()
+            for try await version in try await connection.query("SELECT version FROM schema_migrations WHERE component = \(component)", logger: logger).decode(Int.self) {
+                applied.insert(version)
+            }
+            var newlyApplied: [Int] = []
+            for migration in migrations where !applied.contains(migration.version) {
+                try await connection.execute(script: migration.sql)
+                try await connection.query(
+                    "INSERT INTO schema_migrations (component, version, name) VALUES (\(component), \(migration.version), \(migration.name))",
+                    logger: logger
+                )
+                logger.info("migration applied", metadata: ["schema": "\(schema)", "component": "\(component)", "version": "\(migration.version)", "name": "\(migration.name)"])
+                newlyApplied.append(migration.version)
+            }
+            return newlyApplied
+        }
+    }
+}
+
+/// The tables every service schema has: the outbox, the inbox and the job ledger.
+enum PlatformMigrations {
+    static let all: [Migration] = [
+        Migration(version: 1, name: "outbox_inbox_jobs", sql: """
+            CREATE TABLE outbox (
+                position bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                event_id uuid NOT NULL UNIQUE,
+                topic text NOT NULL,
+                event_key text NOT NULL,
+                event_type text NOT NULL,
+                payload bytea NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now()
+            );
+            CREATE TABLE inbox (
+                event_id uuid PRIMARY KEY,
+                event_type text NOT NULL,
+                handled_at timestamptz NOT NULL DEFAULT now()
+            );
+            CREATE INDEX inbox_handled_at_idx ON inbox (handled_at);
+            CREATE TABLE job_runs (
+                job text PRIMARY KEY,
+                last_started_at timestamptz,
+                last_finished_at timestamptz,
+                last_error text
+            );
+            """),
+    ]
+}

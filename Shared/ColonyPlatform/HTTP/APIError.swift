@@ -1,0 +1,123 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// The one error shape every Colony endpoint answers with: `{"code", "message"}` and a status.
+public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
+    public var status: HTTPResponse.Status
+    public var code: String
+    public var message: String
+    public var headers: HTTPFields
+
+    public init(_ status: HTTPResponse.Status, code: String, message: String, headers: HTTPFields = [:]) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers
+    }
+
+    public static func badRequest(_ message: String, code: String = "bad_request") -> APIError {
+        APIError(.badRequest, code: code, message: message)
+    }
+
+    public static func unauthorized(_ message: String, code: String = "unauthorized") -> APIError {
+        APIError(.unauthorized, code: code, message: message, headers: [.wwwAuthenticate: "Bearer"])
+    }
+
+    public static func forbidden(_ message: String, code: String = "forbidden") -> APIError {
+        APIError(.forbidden, code: code, message: message)
+    }
+
+    public static func notFound(_ message: String = "not found", code: String = "not_found") -> APIError {
+        APIError(.notFound, code: code, message: message)
+    }
+
+    public static func conflict(_ message: String, code: String = "conflict") -> APIError {
+        APIError(.conflict, code: code, message: message)
+    }
+
+    public static func unprocessable(_ message: String, code: String = "validation_failed") -> APIError {
+        APIError(.unprocessableContent, code: code, message: message)
+    }
+
+    public static func tooManyRequests(retryAfterSeconds: Int, message: String = "too many requests, try again later") -> APIError {
+        APIError(.tooManyRequests, code: "rate_limited", message: message, headers: [.retryAfter: "\(max(1, retryAfterSeconds))"])
+    }
+
+    public static func payloadTooLarge(limit: Int) -> APIError {
+        APIError(.contentTooLarge, code: "payload_too_large", message: "request body exceeds \(limit) bytes")
+    }
+
+    public static let internalError = APIError(.internalServerError, code: "internal_error", message: "something went wrong on our side")
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        errorResponse()
+    }
+
+    /// The JSON response for this error.
+    public func errorResponse() -> Response {
+        struct Body: Encodable { let code: String; let message: String }
+        let data = (try? JSONEncoder().encode(Body(code: code, message: message))) ?? Data("{}".utf8)
+        var fields = headers
+        fields[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+extension APIError {
+    /// Maps any error to the API's shape: our own errors as they are, Hummingbird's (unknown
+    /// route, bad body) by status, anything else a 500 whose details stay in the log.
+    public static func from(_ error: any Error) -> APIError {
+        switch error {
+        case let error as APIError:
+            return error
+        case let error as ValidationErrors:
+            return .unprocessable(error.description)
+        case let error as HTTPError:
+            return APIError(error.status, code: code(for: error.status), message: error.body ?? error.status.reasonPhrase, headers: error.headers)
+        case let error as any HTTPResponseError:
+            return APIError(error.status, code: code(for: error.status), message: error.status.reasonPhrase)
+        default:
+            if let unwrapped = TransactionErrorUnwrapper.underlying(error) {
+                return from(unwrapped)
+            }
+            return .internalError
+        }
+    }
+
+    static func code(for status: HTTPResponse.Status) -> String {
+        switch status.code {
+        case 400: "bad_request"
+        case 401: "unauthorized"
+        case 403: "forbidden"
+        case 404: "not_found"
+        case 405: "method_not_allowed"
+        case 409: "conflict"
+        case 413: "payload_too_large"
+        case 422: "validation_failed"
+        case 429: "rate_limited"
+        case 500...: "internal_error"
+        default: "error"
+        }
+    }
+}
+
+/// Field-level input problems collected by a validator and answered together as one 422.
+public struct ValidationErrors: Error, CustomStringConvertible, Sendable {
+    public private(set) var problems: [String] = []
+
+    public init() {}
+
+    public mutating func check(_ condition: Bool, _ problem: @autoclosure () -> String) {
+        if !condition { problems.append(problem()) }
+    }
+
+    public var isEmpty: Bool { problems.isEmpty }
+
+    /// Throws when any check failed.
+    public func throwIfAny() throws(ValidationErrors) {
+        if !problems.isEmpty { throw self }
+    }
+
+    public var description: String { problems.joined(separator: "; ") }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The outermost middleware of every service: request and trace ids in the logger's metadata,
+/// the body size limit, JSON errors, one structured access-log line and metrics per request.
+public struct ColonyMiddleware: RouterMiddleware {
+    public typealias Context = ColonyRequestContext
+
+    let metrics: HTTPMetrics
+    let maxBodyBytes: Int
+
+    public init(metrics: HTTPMetrics, maxBodyBytes: Int) {
+        self.metrics = metrics
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        var context = context
+        let requestID = request.headers[.requestID].flatMap(Self.sanitized) ?? UUID().uuidString.lowercased()
+        let traceID = request.headers[.traceparent].flatMap(Self.traceID(fromTraceparent:)) ?? requestID
+        context.requestID = requestID
+        context.logger[metadataKey: "request_id"] = .string(requestID)
+        context.logger[metadataKey: "trace_id"] = .string(traceID)
+
+        var response: Response
+        do {
+            var request = request
+            if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBodyBytes {
+                throw APIError.payloadTooLarge(limit: maxBodyBytes)
+            }
+            // Streams without a length are cut off at the limit as they arrive.
+            request.body = try await Self.limited(request.body, to: maxBodyBytes)
+            response = try await next(request, context)
+        } catch {
+            let apiError = APIError.from(error)
+            if apiError.status.code >= 500 {
+                context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+            }
+            response = apiError.errorResponse()
+        }
+        response.headers[.requestID] = requestID
+
+        let duration = ContinuousClock.now - start
+        let route = context.endpointPath ?? "unmatched"
+        metrics.record(method: request.method.rawValue, route: route, status: response.status.code, duration: duration)
+        context.logger.info("request", metadata: [
+            "method": .string(request.method.rawValue),
+            "path": .string(request.uri.path),
+            "route": .string(route),
+            "status": .stringConvertible(response.status.code),
+            "duration_ms": .string(String(format: "%.2f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000)),
+        ])
+        return response
+    }
+
+    /// Collects a body of unknown length up to the limit, so handlers never see more.
+    static func limited(_ body: RequestBody, to limit: Int) async throws -> RequestBody {
+        do {
+            return RequestBody(buffer: try await body.collect(upTo: limit))
+        } catch let error as NIOTooManyBytesError {
+            _ = error
+            throw APIError.payloadTooLarge(limit: limit)
+        }
+    }
+
+    /// Accepts a caller's request id only if it is short and plain, so logs stay clean.
+    static func sanitized(_ value: String) -> String? {
+        guard (1...128).contains(value.count), value.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else { return nil }
+        return value
+    }
+
+    /// The trace id of a W3C `traceparent` header (`00-<trace id>-<span id>-<flags>`).
+    static func traceID(fromTraceparent value: String) -> String? {
+        let parts = value.split(separator: "-")
+        guard parts.count == 4, parts[1].count == 32, parts[1].allSatisfy(\.isHexDigit) else { return nil }
+        return String(parts[1])
+    }
+}
+
+extension HTTPField.Name {
+    public static let requestID = HTTPField.Name("X-Request-Id")!
+    public static let traceparent = HTTPField.Name("traceparent")!
+    public static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+    public static let apiKey = HTTPField.Name("apikey")!
+}

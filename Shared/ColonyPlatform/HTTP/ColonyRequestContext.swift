@@ -1,0 +1,78 @@
+import ColonyModels
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// The request context every Colony service uses: Colony's JSON coders, the request id, and the
+/// verified caller once the token middleware has run.
+public struct ColonyRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// Set by `TokenMiddleware`; nil on public routes.
+    public var user: AuthenticatedUser?
+    public var requestID: String = ""
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+    }
+
+    public var requestDecoder: ColonyRequestDecoder { ColonyRequestDecoder() }
+    public var responseEncoder: JSONEncoder { ColonyJSON.encoder() }
+    // The body limit is enforced by `ColonyMiddleware` from configuration; this is the backstop.
+    public var maxUploadSize: Int { 64 << 20 }
+
+    /// The caller, or 401 when the route is reached without a verified token.
+    public func requireUser() throws -> AuthenticatedUser {
+        guard let user else { throw APIError.unauthorized("missing access token") }
+        return user
+    }
+}
+
+/// Decodes JSON bodies with Colony's conventions and turns decoding failures into the API's
+/// errors: malformed JSON is 400, a well-formed body with wrong or missing fields is 422.
+public struct ColonyRequestDecoder: RequestDecoder {
+    public init() {}
+
+    public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
+        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        return try Self.decode(type, from: Data(buffer: buffer))
+    }
+
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        do {
+            return try ColonyJSON.decoder().decode(type, from: data)
+        } catch let error as DecodingError {
+            throw Self.apiError(for: error)
+        }
+    }
+
+    static func apiError(for error: DecodingError) -> APIError {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            let text = codingPath.map { $0.intValue.map(String.init) ?? snakeCase($0.stringValue) }.joined(separator: ".")
+            return text.isEmpty ? "body" : text
+        }
+        switch error {
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            return .badRequest("request body is not valid JSON", code: "malformed_json")
+        case .dataCorrupted(let context):
+            return .unprocessable("\(path(context.codingPath)): \(context.debugDescription)")
+        case .keyNotFound(let key, let context):
+            return .unprocessable("\(path(context.codingPath + [key])) is required")
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return .unprocessable("\(path(context.codingPath)) has the wrong type")
+        @unknown default:
+            return .unprocessable("request body does not match the expected shape")
+        }
+    }
+
+    static func snakeCase(_ key: String) -> String {
+        var result = ""
+        for character in key {
+            if character.isUppercase {
+                result += "_" + character.lowercased()
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,106 @@
+import ColonyKafka
+import ColonyModels
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// What a domain service is made of; `ServiceHost` wires it into the platform.
+public struct ServiceDefinition: Sendable {
+    public var migrations: [Migration]
+    /// Topics (by source service) whose events this service consumes; empty for none.
+    public var consumes: [ColonyService]
+    public var handleEvent: EventHandler?
+    public var jobs: [ScheduledJob]
+    /// Adds the service's routes to the router built by the platform.
+    public var addRoutes: @Sendable (Router<ColonyRequestContext>, ServiceContext) -> Void
+
+    public init(migrations: [Migration], consumes: [ColonyService] = [], handleEvent: EventHandler? = nil, jobs: [ScheduledJob] = [], addRoutes: @escaping @Sendable (Router<ColonyRequestContext>, ServiceContext) -> Void) {
+        self.migrations = migrations
+        self.consumes = consumes
+        self.handleEvent = handleEvent
+        self.jobs = jobs
+        self.addRoutes = addRoutes
+    }
+}
+
+/// The platform pieces a service's routes and domain code use.
+public struct ServiceContext: Sendable {
+    public let configuration: ServiceConfiguration
+    public let database: Database
+    public let outbox: Outbox
+    public let tokenMiddleware: TokenMiddleware
+    public let logger: Logger
+}
+
+/// Runs a service: applies migrations, then runs Postgres, the producer, the outbox relay, the
+/// event consumer, the job scheduler and the HTTP server as one service group. SIGTERM/SIGINT
+/// shut down in reverse order: stop accepting and drain HTTP, stop consuming and commit, stop
+/// the relay, flush the producer, close Postgres.
+public enum ServiceHost {
+    public static func run(_ definition: ServiceDefinition, configuration: ServiceConfiguration) async throws {
+        var logger = Logger(label: "colony.\(configuration.service.rawValue)")
+        logger.logLevel = configuration.logLevel
+        logger[metadataKey: "service"] = .string(configuration.service.rawValue)
+
+        try await migrate(definition.migrations, configuration: configuration, logger: logger)
+
+        let database = Database(configuration: configuration.database, logger: logger)
+        let producer = try KafkaProducer(
+            configuration: .producer(bootstrapServers: configuration.kafkaBrokers, clientId: "colony-\(configuration.service.rawValue)"),
+            logger: logger
+        )
+        let admin = KafkaAdmin(configuration: KafkaConfiguration(bootstrapServers: configuration.kafkaBrokers))
+        let outbox = Outbox(schema: configuration.database.schema, topicPrefix: configuration.topicPrefix)
+        let relay = OutboxRelay(database: database, producer: producer, admin: admin, outbox: outbox, logger: logger)
+        let verifier = TokenVerifier(configuration: configuration.tokens, logger: logger)
+        let context = ServiceContext(configuration: configuration, database: database, outbox: outbox, tokenMiddleware: TokenMiddleware(verifier: verifier), logger: logger)
+
+        let metrics = HTTPMetrics()
+        let router = ColonyRouter.make(
+            metrics: metrics,
+            maxBodyBytes: configuration.maxBodyBytes,
+            readiness: .standard(database: database, broker: { await producer.isBrokerReachable() })
+        )
+        definition.addRoutes(router, context)
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.httpHost, port: configuration.httpPort), serverName: "colony-\(configuration.service.rawValue)"),
+            logger: logger
+        )
+
+        var services: [any Service] = [database, producer, relay]
+        if let handleEvent = definition.handleEvent, !definition.consumes.isEmpty {
+            let topics = definition.consumes.map { EventTopics.topic(for: $0, prefix: configuration.topicPrefix) }
+            try await admin.createTopics(topics)
+            services.append(EventConsumer(
+                configuration: .consumer(bootstrapServers: configuration.kafkaBrokers, groupId: "colony-\(configuration.service.rawValue)"),
+                topics: topics,
+                database: database,
+                logger: logger,
+                handler: handleEvent
+            ))
+        }
+        if !definition.jobs.isEmpty {
+            services.append(JobScheduler(database: database, jobs: definition.jobs, logger: logger))
+        }
+        services.append(app)
+
+        let group = ServiceGroup(configuration: .init(
+            services: services.map { .init(service: $0) },
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        ))
+        try await group.run()
+    }
+
+    /// Applies migrations with a short-lived pool before anything else starts.
+    public static func migrate(_ migrations: [Migration], configuration: ServiceConfiguration, logger: Logger) async throws {
+        let database = Database(configuration: configuration.database, logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await database.client.run() }
+            defer { group.cancelAll() }
+            try await MigrationRunner(database: database).migrate(migrations)
+        }
+    }
+}
