@@ -75,6 +75,8 @@ let package = Package(
             dependencies: [
                 "ColonyPlatform",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Shared/ColonyTesting",
             swiftSettings: swiftSettings

@@ -1,1 +1,3 @@
-import ColonyPlatform
+@_exported import ColonyModels
+@_exported import ColonyPlatform
+@_exported import HummingbirdTesting

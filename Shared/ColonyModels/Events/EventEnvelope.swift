@@ -45,7 +45,7 @@ public struct EventEnvelope<Payload: EventPayload>: Codable, Sendable, Equatable
         self.source = Payload.source
         self.app = app
         self.aggregateId = aggregateId
-        self.occurredAt = occurredAt
+        self.occurredAt = ISO8601.wholeMilliseconds(occurredAt)
         self.actor = actor
         self.schemaVersion = Payload.schemaVersion
         self.payload = payload

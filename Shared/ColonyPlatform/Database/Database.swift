@@ -82,10 +82,87 @@ enum TransactionErrorUnwrapper {
 }
 
 extension PostgresConnection {
-    /// Runs SQL that may hold several statements (migrations, provisioning) with the simple
-    /// query protocol.
-    public func execute(script: String) async throws {
-        _ = try await simpleQuery(script).get()
+    /// Runs SQL that may hold several statements (migrations, provisioning), one statement at a
+    /// time: PostgresNIO speaks the extended protocol, which takes one statement per query.
+    public func execute(script: String, logger: Logger) async throws {
+        for statement in SQLScript.statements(in: script) {
+            try await query(PostgresQuery(unsafeSQL: statement), logger: logger)
+        }
+    }
+}
+
+/// Splits a SQL script into statements at top-level semicolons, leaving semicolons inside
+/// quotes, quoted identifiers, dollar-quoted bodies (`DO $$ … $$`) and comments alone.
+public enum SQLScript {
+    public static func statements(in script: String) -> [String] {
+        let characters = Array(script.unicodeScalars)
+        var statements: [String] = []
+        var current = String.UnicodeScalarView()
+        var index = 0
+        func flush() {
+            let text = String(current).trimmingCharacters(in: .whitespacesAndNewlines)
+            if !text.isEmpty { statements.append(text) }
+            current = String.UnicodeScalarView()
+        }
+        func starts(with token: [Unicode.Scalar], at position: Int) -> Bool {
+            position + token.count <= characters.count && Array(characters[position..<position + token.count]) == token
+        }
+        while index < characters.count {
+            let character = characters[index]
+            switch character {
+            case "'", "\"":
+                // Quoted literal or identifier; a doubled quote is an escaped quote.
+                current.append(character)
+                index += 1
+                while index < characters.count {
+                    current.append(characters[index])
+                    if characters[index] == character {
+                        if index + 1 < characters.count && characters[index + 1] == character {
+                            current.append(characters[index + 1])
+                            index += 2
+                            continue
+                        }
+                        index += 1
+                        break
+                    }
+                    index += 1
+                }
+            case "-" where starts(with: ["-", "-"], at: index):
+                while index < characters.count && characters[index] != "\n" { index += 1 }
+            case "/" where starts(with: ["/", "*"], at: index):
+                index += 2
+                while index < characters.count && !starts(with: ["*", "/"], at: index) { index += 1 }
+                index += 2
+            case "$":
+                // A dollar-quote tag: $$ or $name$.
+                var end = index + 1
+                while end < characters.count && (characters[end].properties.isAlphabetic || characters[end] == "_" || ("0"..."9").contains(characters[end])) { end += 1 }
+                if end < characters.count && characters[end] == "$" {
+                    let tag = Array(characters[index...end])
+                    current.append(contentsOf: tag)
+                    index = end + 1
+                    while index < characters.count && !starts(with: tag, at: index) {
+                        current.append(characters[index])
+                        index += 1
+                    }
+                    if index < characters.count {
+                        current.append(contentsOf: tag)
+                        index += tag.count
+                    }
+                } else {
+                    current.append(character)
+                    index += 1
+                }
+            case ";":
+                flush()
+                index += 1
+            default:
+                current.append(character)
+                index += 1
+            }
+        }
+        flush()
+        return statements
     }
 }
 

@@ -51,7 +51,7 @@ public struct DatabaseProvisioner: Sendable {
         try await admin.withConnection { connection in
             try await connection.query("SELECT pg_advisory_lock(hashtext('colony.provision'))", logger: logger)
             do {
-                try await connection.execute(script: script)
+                try await connection.execute(script: script, logger: logger)
             } catch {
                 _ = try? await connection.query("SELECT pg_advisory_unlock(hashtext('colony.provision'))", logger: logger)
                 throw error
@@ -75,7 +75,7 @@ public struct DatabaseProvisioner: Sendable {
                     END IF;
                 END
                 $drop$;
-                """)
+                """, logger: logger)
         }
     }
 

@@ -48,14 +48,14 @@ public struct MigrationRunner: Sendable {
                     applied_at timestamptz NOT NULL DEFAULT now(),
                     PRIMARY KEY (component, version)
                 );
-                """)
+                """, logger: logger)
             var applied = Set<Int>()
             for try await version in try await connection.query("SELECT version FROM schema_migrations WHERE component = \(component)", logger: logger).decode(Int.self) {
                 applied.insert(version)
             }
             var newlyApplied: [Int] = []
             for migration in migrations where !applied.contains(migration.version) {
-                try await connection.execute(script: migration.sql)
+                try await connection.execute(script: migration.sql, logger: logger)
                 try await connection.query(
                     "INSERT INTO schema_migrations (component, version, name) VALUES (\(component), \(migration.version), \(migration.name))",
                     logger: logger

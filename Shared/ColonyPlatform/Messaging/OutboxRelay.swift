@@ -9,10 +9,13 @@ import Synchronization
 /// Sends outbox rows to Kafka in outbox order and deletes them only once the broker
 /// acknowledged them. One relay per schema works at a time (an advisory lock), so order per
 /// aggregate key holds across replicas. A broker outage leaves rows waiting; a broker that
-/// comes back empty gets its topics recreated and everything unacknowledged resent.
+/// comes back empty gets its topics recreated and everything unacknowledged resent. The relay
+/// owns its producer: when a whole batch fails it starts a fresh one, since a producer whose
+/// broker lost all state (producer ids, topics) can stay stuck until its session is reset.
 public final class OutboxRelay: Service, Sendable {
     private let database: Database
-    private let producer: KafkaProducer
+    private let producerConfiguration: KafkaConfiguration
+    private let producer: Mutex<KafkaProducer>
     private let admin: KafkaAdmin
     private let outbox: Outbox
     private let logger: Logger
@@ -23,10 +26,11 @@ public final class OutboxRelay: Service, Sendable {
     private let signal = WakeSignal()
     private let stopping = Atomic<Bool>(false)
 
-    public init(database: Database, producer: KafkaProducer, admin: KafkaAdmin, outbox: Outbox, logger: Logger, batchSize: Int = 1000, topicPartitions: Int32 = 3, idleInterval: Duration = .milliseconds(500)) {
+    public init(database: Database, producerConfiguration: KafkaConfiguration, outbox: Outbox, logger: Logger, batchSize: Int = 1000, topicPartitions: Int32 = 3, idleInterval: Duration = .milliseconds(500)) throws {
         self.database = database
-        self.producer = producer
-        self.admin = admin
+        self.producerConfiguration = producerConfiguration
+        self.producer = Mutex(try KafkaProducer(configuration: producerConfiguration, logger: logger))
+        self.admin = KafkaAdmin(configuration: producerConfiguration)
         self.outbox = outbox
         self.logger = logger
         self.batchSize = batchSize
@@ -34,7 +38,14 @@ public final class OutboxRelay: Service, Sendable {
         self.idleInterval = idleInterval
     }
 
+    /// Whether a broker answers a metadata request (for `/ready`).
+    public func isBrokerReachable() async -> Bool {
+        await producer.withLock { $0 }.isBrokerReachable()
+    }
+
+    /// Relays until graceful shutdown, then flushes what is in flight.
     public func run() async throws {
+        defer { producer.withLock { $0 }.shutdown() }
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.listenForCommits() }
@@ -128,7 +139,8 @@ public final class OutboxRelay: Service, Sendable {
             guard !messages.isEmpty else { return .empty }
 
             try await self.ensureTopics(Set(messages.map(\.topic)))
-            let results = await self.producer.send(messages)
+            let producer = self.producer.withLock { $0 }
+            let results = await producer.send(messages)
             var delivered: [Int64] = []
             var firstError: KafkaError?
             for (position, result) in zip(positions, results) {
@@ -144,11 +156,29 @@ public final class OutboxRelay: Service, Sendable {
                 // The broker may have lost its topics (a memory-only broker restarted): recreate them next time.
                 self.knownTopics.withLock { $0.removeAll() }
                 if delivered.isEmpty {
+                    try self.replaceProducer(producer)
                     throw RelayFailure(failed: positions.count, firstError: firstError)
                 }
                 logger.warning("some outbox events not acknowledged, will resend", metadata: ["failed": "\(positions.count - delivered.count)", "error": "\(firstError)"])
             }
             return .sent(delivered.count)
+        }
+    }
+
+    /// Swaps in a fresh producer; the old one's remaining messages are purged (their rows are
+    /// still in the outbox and go out with the next batch).
+    private func replaceProducer(_ failed: KafkaProducer) throws {
+        let fresh = try KafkaProducer(configuration: producerConfiguration, logger: logger)
+        let replaced = producer.withLock { current -> Bool in
+            guard current === failed else { return false }
+            current = fresh
+            return true
+        }
+        if replaced {
+            failed.shutdown(flushTimeout: .zero)
+            logger.info("outbox relay restarted its Kafka producer")
+        } else {
+            fresh.shutdown(flushTimeout: .zero)
         }
     }
 

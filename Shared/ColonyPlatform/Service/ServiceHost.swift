@@ -36,7 +36,7 @@ public struct ServiceContext: Sendable {
 /// Runs a service: applies migrations, then runs Postgres, the producer, the outbox relay, the
 /// event consumer, the job scheduler and the HTTP server as one service group. SIGTERM/SIGINT
 /// shut down in reverse order: stop accepting and drain HTTP, stop consuming and commit, stop
-/// the relay, flush the producer, close Postgres.
+/// the relay and flush its producer, close Postgres.
 public enum ServiceHost {
     public static func run(_ definition: ServiceDefinition, configuration: ServiceConfiguration) async throws {
         var logger = Logger(label: "colony.\(configuration.service.rawValue)")
@@ -46,13 +46,14 @@ public enum ServiceHost {
         try await migrate(definition.migrations, configuration: configuration, logger: logger)
 
         let database = Database(configuration: configuration.database, logger: logger)
-        let producer = try KafkaProducer(
-            configuration: .producer(bootstrapServers: configuration.kafkaBrokers, clientId: "colony-\(configuration.service.rawValue)"),
-            logger: logger
-        )
         let admin = KafkaAdmin(configuration: KafkaConfiguration(bootstrapServers: configuration.kafkaBrokers))
         let outbox = Outbox(schema: configuration.database.schema, topicPrefix: configuration.topicPrefix)
-        let relay = OutboxRelay(database: database, producer: producer, admin: admin, outbox: outbox, logger: logger)
+        let relay = try OutboxRelay(
+            database: database,
+            producerConfiguration: .producer(bootstrapServers: configuration.kafkaBrokers, clientId: "colony-\(configuration.service.rawValue)"),
+            outbox: outbox,
+            logger: logger
+        )
         let verifier = TokenVerifier(configuration: configuration.tokens, logger: logger)
         let context = ServiceContext(configuration: configuration, database: database, outbox: outbox, tokenMiddleware: TokenMiddleware(verifier: verifier), logger: logger)
 
@@ -60,7 +61,7 @@ public enum ServiceHost {
         let router = ColonyRouter.make(
             metrics: metrics,
             maxBodyBytes: configuration.maxBodyBytes,
-            readiness: .standard(database: database, broker: { await producer.isBrokerReachable() })
+            readiness: .standard(database: database, broker: { await relay.isBrokerReachable() })
         )
         definition.addRoutes(router, context)
         let app = Application(
@@ -69,7 +70,7 @@ public enum ServiceHost {
             logger: logger
         )
 
-        var services: [any Service] = [database, producer, relay]
+        var services: [any Service] = [database, relay]
         if let handleEvent = definition.handleEvent, !definition.consumes.isEmpty {
             let topics = definition.consumes.map { EventTopics.topic(for: $0, prefix: configuration.topicPrefix) }
             try await admin.createTopics(topics)

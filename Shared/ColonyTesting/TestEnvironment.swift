@@ -1,0 +1,123 @@
+import ColonyKafka
+import ColonyModels
+import ColonyPlatform
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The local infrastructure tests run against, as `scripts/infra up` describes it in `.local/env`.
+public struct TestEnvironment: Sendable {
+    public var postgresHost: String
+    public var postgresPort: Int
+    public var postgresDatabase: String
+    public var adminUser: String
+    public var adminPassword: String
+    public var kafkaBrokers: String
+    /// The Tansu binary, for tests that start and stop a broker of their own.
+    public var tansuBinary: String?
+
+    public static func current() throws -> TestEnvironment {
+        let environment = EnvironmentReader()
+        do {
+            return TestEnvironment(
+                postgresHost: try environment.string("COLONY_PG_HOST"),
+                postgresPort: try environment.int("COLONY_PG_PORT", default: 5432),
+                postgresDatabase: environment.string("COLONY_PG_DATABASE", default: "colony"),
+                adminUser: environment.string("COLONY_PG_ADMIN_USER", default: "postgres"),
+                adminPassword: try environment.string("COLONY_PG_ADMIN_PASSWORD"),
+                kafkaBrokers: try environment.string("COLONY_KAFKA_BROKERS"),
+                tansuBinary: environment.optionalString("COLONY_TANSU_BIN")
+            )
+        } catch {
+            throw TestSetupError("\(error). Run the tests through scripts/test, or `scripts/infra up && source .local/env` first.")
+        }
+    }
+
+    public static let logger: Logger = {
+        var logger = Logger(label: "colony.test")
+        logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+        return logger
+    }()
+}
+
+public struct TestSetupError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A short random name part for schemas, roles, topics and groups, so parallel suites never meet.
+public func uniqueName(_ prefix: String) -> String {
+    let suffix = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
+    return "\(prefix)_\(suffix)"
+}
+
+/// A fresh schema with its own login role (provisioned exactly as `colony-admin provision` does),
+/// a running `Database` logged in as that role, platform migrations applied. Dropped afterwards.
+public func withTestDatabase<Result: Sendable>(
+    migrations: [Migration] = [],
+    poolSize: Int = 8,
+    _ body: (Database) async throws -> Result
+) async throws -> Result {
+    let environment = try TestEnvironment.current()
+    let name = uniqueName("t")
+    let configuration = DatabaseConfiguration(
+        host: environment.postgresHost,
+        port: environment.postgresPort,
+        database: environment.postgresDatabase,
+        user: name,
+        password: UUID().uuidString,
+        schema: name,
+        poolSize: poolSize
+    )
+    return try await withAdminClient { provisioner in
+        try await provisioner.provision(schema: name, role: name, password: configuration.password)
+        do {
+            let database = Database(configuration: configuration, logger: TestEnvironment.logger)
+            let result = try await withRunning(database) {
+                try await MigrationRunner(database: database).migrate(migrations)
+                return try await body(database)
+            }
+            try await provisioner.drop(schema: name, role: name)
+            return result
+        } catch {
+            try? await provisioner.drop(schema: name, role: name)
+            throw error
+        }
+    }
+}
+
+/// A superuser connection pool for provisioning, running for the body's duration.
+public func withAdminClient<Result: Sendable>(_ body: (DatabaseProvisioner) async throws -> Result) async throws -> Result {
+    let environment = try TestEnvironment.current()
+    let client = PostgresClient(
+        configuration: .init(host: environment.postgresHost, port: environment.postgresPort, username: environment.adminUser, password: environment.adminPassword, database: environment.postgresDatabase, tls: .disable),
+        backgroundLogger: TestEnvironment.logger
+    )
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { await client.run() }
+        defer { group.cancelAll() }
+        return try await body(DatabaseProvisioner(admin: client, databaseName: environment.postgresDatabase, logger: TestEnvironment.logger))
+    }
+}
+
+/// Runs a database's pool for the body's duration.
+public func withRunning<Result: Sendable>(_ database: Database, _ body: () async throws -> Result) async throws -> Result {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { await database.client.run() }
+        defer { group.cancelAll() }
+        return try await body()
+    }
+}
+
+/// Test-only Kafka settings: unique topic prefixes and consumer groups.
+public enum TestKafka {
+    public static func topicPrefix() -> String { uniqueName("t") }
+
+    public static func producer(brokers: String) -> KafkaConfiguration {
+        .producer(bootstrapServers: brokers, overrides: ["message.timeout.ms": "10000"])
+    }
+
+    public static func consumer(brokers: String, group: String = uniqueName("g")) -> KafkaConfiguration {
+        .consumer(bootstrapServers: brokers, groupId: group)
+    }
+}
