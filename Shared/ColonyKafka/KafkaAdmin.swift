@@ -14,15 +14,8 @@ public struct KafkaAdmin: Sendable {
         guard !names.isEmpty else { return }
         let configuration = self.configuration
         let milliseconds = Int32(timeout.components.seconds * 1000)
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            DispatchQueue.global().async {
-                do {
-                    try Self.createTopicsBlocking(configuration: configuration, names: names, partitions: partitions, milliseconds: milliseconds)
-                    continuation.resume()
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
+        try await BlockingWorker.runDetached(name: "colony-kafka-admin") {
+            try Self.createTopicsBlocking(configuration: configuration, names: names, partitions: partitions, milliseconds: milliseconds)
         }
     }
 

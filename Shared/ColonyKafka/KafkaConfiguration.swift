@@ -39,6 +39,9 @@ public struct KafkaConfiguration: Sendable {
             "heartbeat.interval.ms": "1000",
             "partition.assignment.strategy": "cooperative-sticky",
             "enable.partition.eof": "false",
+            // Answer fetches quickly when little is waiting: events drive live screens.
+            "fetch.wait.max.ms": "10",
+            "fetch.error.backoff.ms": "10",
         ])
         configuration.properties.merge(overrides) { _, new in new }
         return configuration

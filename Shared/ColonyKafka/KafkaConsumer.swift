@@ -4,13 +4,13 @@ import Logging
 import Synchronization
 
 /// A consumer-group consumer. Messages arrive through `messages()`, an `AsyncSequence` fed by
-/// batched polls on a private serial queue (librdkafka's poll blocks, so it stays off Swift's
-/// cooperative threads). Offsets are committed only for messages passed to `markHandled`:
+/// polls on a dedicated thread (one blocking poll, then whatever else is ready; librdkafka's poll
+/// blocks, so it stays off Swift's shared threads). Offsets are committed only for messages passed to `markHandled`:
 /// a message handled but not marked is delivered again after a restart or a rebalance.
 public final class KafkaConsumer: @unchecked Sendable {
-    // @unchecked: every call on `handle` that must not race (poll, commit, close) runs on `queue`.
+    // @unchecked: every call on `handle` that must not race (poll, commit, close) runs on `worker`.
     private let handle: OpaquePointer
-    private let queue: DispatchQueue
+    private let worker: BlockingWorker
     private let logger: Logger
     private let rebalanceContext: RebalanceContext
     private let closed = AtomicFlag()
@@ -19,7 +19,7 @@ public final class KafkaConsumer: @unchecked Sendable {
 
     public init(configuration: KafkaConfiguration, topics: [String], logger: Logger) throws {
         self.logger = logger
-        self.queue = DispatchQueue(label: "colony-kafka-consumer")
+        self.worker = BlockingWorker(name: "colony-kafka-consumer")
         let context = RebalanceContext(logger: logger)
         self.rebalanceContext = context
         let conf = try configuration.makeNativeConfiguration()
@@ -48,6 +48,7 @@ public final class KafkaConsumer: @unchecked Sendable {
             rd_kafka_consumer_close(handle)
         }
         rd_kafka_destroy(handle)
+        worker.stop()
     }
 
     /// The subscribed topics' messages, in order per partition. Ends when the consumer is closed
@@ -73,9 +74,7 @@ public final class KafkaConsumer: @unchecked Sendable {
     /// Commits the marked offsets now and waits for the broker's answer.
     public func commit() async throws {
         let handle = NativeHandle(pointer: self.handle)
-        let error: rd_kafka_resp_err_t = await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: rd_kafka_commit(handle.pointer, nil, 0)) }
-        }
+        let error = try await worker.run { rd_kafka_commit(handle.pointer, nil, 0) }
         if error != RD_KAFKA_RESP_ERR_NO_ERROR && error != RD_KAFKA_RESP_ERR__NO_OFFSET {
             throw KafkaError(error)
         }
@@ -91,22 +90,17 @@ public final class KafkaConsumer: @unchecked Sendable {
     public func close() async {
         guard !closed.testAndSet() else { return }
         let handle = NativeHandle(pointer: self.handle)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            queue.async {
-                rd_kafka_consumer_close(handle.pointer)
-                continuation.resume()
-            }
-        }
+        _ = try? await worker.run { rd_kafka_consumer_close(handle.pointer) }
     }
 
-    /// Polls one batch (up to 100 ms) on the consumer's queue.
+    /// Polls one batch (waiting up to 100 ms for the first message) on the consumer's thread.
     fileprivate func pollBatch() async throws -> [KafkaConsumerMessage] {
         let handle = NativeHandle(pointer: self.handle)
         let batchSize = self.batchSize
         let closed = self.closed
         let logger = self.logger
         return try await withCheckedThrowingContinuation { continuation in
-            queue.async {
+            worker.submit {
                 if closed.isSet {
                     continuation.resume(returning: [])
                     return
@@ -116,24 +110,31 @@ public final class KafkaConsumer: @unchecked Sendable {
                     return
                 }
                 defer { rd_kafka_queue_destroy(consumerQueue) }
+                // Wait (up to 100 ms) for one message, then take whatever else is already
+                // there without waiting: the batch call alone would wait for a full batch.
                 var buffer = [UnsafeMutablePointer<rd_kafka_message_t>?](repeating: nil, count: batchSize)
-                let count = rd_kafka_consume_batch_queue(consumerQueue, 100, &buffer, batchSize)
+                var count = 0
+                if let first = rd_kafka_consumer_poll(handle.pointer, 100) {
+                    buffer[0] = first
+                    let more = buffer.withUnsafeMutableBufferPointer { rest in
+                        rd_kafka_consume_batch_queue(consumerQueue, 0, rest.baseAddress! + 1, batchSize - 1)
+                    }
+                    count = 1 + max(0, more)
+                }
                 var messages: [KafkaConsumerMessage] = []
                 var fatal: KafkaError?
-                if count > 0 {
-                    messages.reserveCapacity(count)
-                    for index in 0..<count {
-                        guard let message = buffer[index] else { continue }
-                        defer { rd_kafka_message_destroy(message) }
-                        let error = message.pointee.err
-                        if error == RD_KAFKA_RESP_ERR_NO_ERROR {
-                            messages.append(KafkaConsumerMessage(native: message))
-                        } else if error == RD_KAFKA_RESP_ERR__FATAL {
-                            fatal = KafkaError(error)
-                        } else if error != RD_KAFKA_RESP_ERR__PARTITION_EOF {
-                            // Transport and broker errors are retried by librdkafka itself.
-                            logger.warning("Kafka consumer error", metadata: ["error": "\(KafkaError(error))"])
-                        }
+                messages.reserveCapacity(count)
+                for index in 0..<count {
+                    guard let message = buffer[index] else { continue }
+                    defer { rd_kafka_message_destroy(message) }
+                    let error = message.pointee.err
+                    if error == RD_KAFKA_RESP_ERR_NO_ERROR {
+                        messages.append(KafkaConsumerMessage(native: message))
+                    } else if error == RD_KAFKA_RESP_ERR__FATAL {
+                        fatal = KafkaError(error)
+                    } else if error != RD_KAFKA_RESP_ERR__PARTITION_EOF {
+                        // Transport and broker errors are retried by librdkafka itself.
+                        logger.warning("Kafka consumer error", metadata: ["error": "\(KafkaError(error))"])
                     }
                 }
                 if let fatal {

@@ -111,14 +111,12 @@ public final class KafkaProducer: Service, @unchecked Sendable {
     public func isBrokerReachable(timeout: Duration = .seconds(2)) async -> Bool {
         let handle = NativeHandle(pointer: self.handle)
         let milliseconds = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                var metadata: UnsafePointer<rd_kafka_metadata>? = nil
-                let error = rd_kafka_metadata(handle.pointer, 0, nil, &metadata, milliseconds)
-                if let metadata { rd_kafka_metadata_destroy(metadata) }
-                continuation.resume(returning: error == RD_KAFKA_RESP_ERR_NO_ERROR)
-            }
-        }
+        return (try? await BlockingWorker.runDetached(name: "colony-kafka-metadata") {
+            var metadata: UnsafePointer<rd_kafka_metadata>? = nil
+            let error = rd_kafka_metadata(handle.pointer, 0, nil, &metadata, milliseconds)
+            if let metadata { rd_kafka_metadata_destroy(metadata) }
+            return error == RD_KAFKA_RESP_ERR_NO_ERROR
+        }) ?? false
     }
 
     /// Runs until graceful shutdown, then flushes what is in flight and stops polling.

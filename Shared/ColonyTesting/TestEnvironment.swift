@@ -35,7 +35,7 @@ public struct TestEnvironment: Sendable {
 
     public static let logger: Logger = {
         var logger = Logger(label: "colony.test")
-        logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+        logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
         return logger
     }()
 }

@@ -24,7 +24,7 @@ struct KafkaClientTests {
             #expect(delivered.topic == topic)
             #expect(delivered.offset >= 0)
         }
-        #expect(Set(try reports.map { try $0.get().offset }).count == 20)
+        #expect(Set(try reports.map { try "\($0.get().partition)/\($0.get().offset)" }).count == 20)
         // One oversized message in a batch fails alone; its neighbours are delivered.
         let mixed = await producer.send([
             KafkaOutgoingMessage(topic: topic, key: "a", value: [1]),
