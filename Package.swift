@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // librdkafka, as Debian's librdkafka-dev installs it.
@@ -65,6 +66,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Shared/ColonyPlatform",
             swiftSettings: swiftSettings
@@ -109,7 +111,11 @@ let package = Package(
         ),
         .testTarget(
             name: "ColonyPlatformTests",
-            dependencies: ["ColonyPlatform", "ColonyTesting"],
+            dependencies: [
+                "ColonyPlatform",
+                "ColonyTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             path: "Tests/ColonyPlatformTests",
             swiftSettings: swiftSettings
         ),

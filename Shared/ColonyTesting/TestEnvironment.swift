@@ -58,6 +58,21 @@ public func withTestDatabase<Result: Sendable>(
     poolSize: Int = 8,
     _ body: (Database) async throws -> Result
 ) async throws -> Result {
+    try await withTestSchema(poolSize: poolSize) { configuration in
+        let database = Database(configuration: configuration, logger: TestEnvironment.logger)
+        return try await withRunning(database) {
+            try await MigrationRunner(database: database).migrate(migrations)
+            return try await body(database)
+        }
+    }
+}
+
+/// A fresh schema and login role, as connection settings for a service under test (for
+/// example one started with `ServiceHost`). Dropped afterwards.
+public func withTestSchema<Result: Sendable>(
+    poolSize: Int = 8,
+    _ body: (DatabaseConfiguration) async throws -> Result
+) async throws -> Result {
     let environment = try TestEnvironment.current()
     let name = uniqueName("t")
     let configuration = DatabaseConfiguration(
@@ -72,11 +87,7 @@ public func withTestDatabase<Result: Sendable>(
     return try await withAdminClient { provisioner in
         try await provisioner.provision(schema: name, role: name, password: configuration.password)
         do {
-            let database = Database(configuration: configuration, logger: TestEnvironment.logger)
-            let result = try await withRunning(database) {
-                try await MigrationRunner(database: database).migrate(migrations)
-                return try await body(database)
-            }
+            let result = try await body(configuration)
             try await provisioner.drop(schema: name, role: name)
             return result
         } catch {

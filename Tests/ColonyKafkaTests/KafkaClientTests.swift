@@ -1,6 +1,7 @@
 import ColonyKafka
 import ColonyTesting
 import Foundation
+import Synchronization
 import Testing
 
 /// The librdkafka wrapper against librdkafka's in-process mock cluster (fast, no broker) and
@@ -111,6 +112,60 @@ struct KafkaClientTests {
         #expect(again.map { String(decoding: $0.value, as: UTF8.self) } == "once")
     }
 
+    @Test("real broker: two group members share the partitions; when one leaves the other takes over", arguments: ["cooperative-sticky", "range"])
+    func rebalance(strategy: String) async throws {
+        let environment = try TestEnvironment.current()
+        let topic = uniqueName("rb")
+        try await KafkaAdmin(configuration: KafkaConfiguration(bootstrapServers: environment.kafkaBrokers)).createTopics([topic], partitions: 4)
+        let producer = try KafkaProducer(configuration: TestKafka.producer(brokers: environment.kafkaBrokers), logger: logger)
+        defer { producer.shutdown() }
+        let group = uniqueName("g")
+        let configuration = TestKafka.consumer(brokers: environment.kafkaBrokers, group: group)
+        var settings = configuration
+        settings.properties["partition.assignment.strategy"] = strategy
+
+        let first = try KafkaConsumer(configuration: settings, topics: [topic], logger: logger)
+        let second = try KafkaConsumer(configuration: settings, topics: [topic], logger: logger)
+        let tally = PartitionTally()
+        func drain(_ name: String, _ consumer: KafkaConsumer) -> Task<Void, any Error> {
+            Task {
+                for try await message in consumer.messages() {
+                    tally.record(name, partition: message.partition)
+                    consumer.markHandled(message)
+                }
+            }
+        }
+        let firstTask = drain("first", first)
+        let secondTask = drain("second", second)
+        // Keep producing across the partitions until both members have received something.
+        var sent = 0
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            _ = await producer.send((0..<64).map { KafkaOutgoingMessage(topic: topic, key: "k\($0)", value: Array("\(sent + $0)".utf8)) })
+            sent += 8
+            if tally.read({ $0["first"] != nil && $0["second"] != nil }) { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(tally.read { $0["first"] != nil && $0["second"] != nil }, "both members got partitions")
+
+        // The second member leaves; the first ends up with every partition.
+        second.stopDelivery()
+        try await secondTask.value
+        await second.close()
+        tally.reset("first")
+        let takeoverDeadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < takeoverDeadline {
+            _ = await producer.send((0..<64).map { KafkaOutgoingMessage(topic: topic, key: "k\($0)", value: Array("\(sent + $0)".utf8)) })
+            sent += 8
+            if tally.read({ $0["first"]?.count == 4 }) { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(tally.read { $0["first"]?.count } == 4, "the remaining member consumes all four partitions")
+        first.stopDelivery()
+        try await firstTask.value
+        await first.close()
+    }
+
     @Test("readiness: a reachable broker answers metadata, an unreachable one does not")
     func brokerReachability() async throws {
         let environment = try TestEnvironment.current()
@@ -132,5 +187,22 @@ struct KafkaClientTests {
         } catch {
             Issue.record("unexpected \(error)")
         }
+    }
+}
+
+/// Which partitions each group member has received messages from.
+final class PartitionTally: Sendable {
+    private let received = Mutex<[String: Set<Int32>]>([:])
+
+    func record(_ member: String, partition: Int32) {
+        received.withLock { _ = $0[member, default: []].insert(partition) }
+    }
+
+    func reset(_ member: String) {
+        received.withLock { $0[member] = [] }
+    }
+
+    func read<Value>(_ body: ([String: Set<Int32>]) -> Value) -> Value {
+        received.withLock { body($0) }
     }
 }

@@ -48,6 +48,7 @@ public actor TokenVerifier {
     private let httpClient: HTTPClient
     private let logger: Logger
     private var keys: JWTKeyCollection?
+    private var knownKeyIDs: Set<String> = []
     private var fetchedAt: ContinuousClock.Instant?
     private var lastRefetchForUnknownKey: ContinuousClock.Instant?
 
@@ -85,15 +86,31 @@ public actor TokenVerifier {
     }
 
     private func verifiedClaims(_ token: String) async throws -> AccessTokenClaims {
-        let keys = try await currentKeys()
-        do {
-            return try await keys.verify(token, as: AccessTokenClaims.self)
-        } catch let error as JWTError where error.errorType == .unknownKID {
-            // Keys rotated since the last fetch: refetch once (at most every 30 s), then retry.
-            guard case .jwks = configuration.keySource, canRefetchForUnknownKey() else { throw error }
-            let refreshed = try await fetchKeys()
-            return try await refreshed.verify(token, as: AccessTokenClaims.self)
+        var keys = try await currentKeys()
+        // Keys rotated since the last fetch (a `kid` we have not seen): refetch once, at most
+        // every 30 s, so a flood of forged key ids cannot hammer auth.
+        if case .jwks = configuration.keySource, let kid = Self.keyID(of: token), !knownKeyIDs.contains(kid), canRefetchForUnknownKey() {
+            keys = (try? await fetchKeys()) ?? keys
         }
+        return try await keys.verify(token, as: AccessTokenClaims.self)
+    }
+
+    /// The `kid` in a token's header, if it has one.
+    static func keyID(of token: String) -> String? {
+        guard let header = token.split(separator: ".", maxSplits: 1).first else { return nil }
+        var base64 = header.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return object["kid"] as? String
+    }
+
+    /// The key ids a JWKS document lists.
+    static func keyIDs(inJWKS json: String) -> Set<String> {
+        struct Document: Decodable { struct Key: Decodable { let kid: String? }; let keys: [Key] }
+        let document = try? JSONDecoder().decode(Document.self, from: Data(json.utf8))
+        return Set(document?.keys.compactMap(\.kid) ?? [])
     }
 
     private func canRefetchForUnknownKey() -> Bool {
@@ -141,8 +158,10 @@ public actor TokenVerifier {
             throw APIError(.serviceUnavailable, code: "keys_unavailable", message: "JWKS answered \(response.status.code)")
         }
         let body = try await response.body.collect(upTo: 1 << 20)
-        let collection = try await JWTKeyCollection().add(jwksJSON: String(buffer: body))
+        let json = String(buffer: body)
+        let collection = try await JWTKeyCollection().add(jwksJSON: json)
         keys = collection
+        knownKeyIDs = Self.keyIDs(inJWKS: json)
         fetchedAt = .now
         return collection
     }

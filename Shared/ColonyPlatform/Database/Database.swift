@@ -1,14 +1,17 @@
 import Foundation
 import Logging
 import PostgresNIO
+import NIOPosix
 import ServiceLifecycle
 
 /// A service's Postgres: a pooled `PostgresClient` logged in as the service's role with the
 /// service's schema first on the search path. Run it as a lifecycle service.
 public struct Database: Service, Sendable {
     public let client: PostgresClient
-    public let schema: String
+    public let configuration: DatabaseConfiguration
     public let logger: Logger
+
+    public var schema: String { configuration.schema }
 
     public init(configuration: DatabaseConfiguration, logger: Logger) {
         var clientConfiguration = PostgresClient.Configuration(
@@ -25,7 +28,7 @@ public struct Database: Service, Sendable {
         // Unqualified table names resolve to the service's own schema.
         clientConfiguration.options.additionalStartupParameters = [("search_path", "\(configuration.schema),public")]
         self.client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
-        self.schema = configuration.schema
+        self.configuration = configuration
         self.logger = logger
     }
 
@@ -49,6 +52,34 @@ public struct Database: Service, Sendable {
     @discardableResult
     public func query(_ query: PostgresQuery) async throws -> PostgresRowSequence {
         try await client.query(query, logger: logger)
+    }
+
+    /// Opens a connection of its own, outside the pool, for the body's duration: for session
+    /// state that must end with the session (a leader's advisory lock, LISTEN).
+    public func withDedicatedConnection<Value: Sendable>(_ body: (PostgresConnection) async throws -> Value) async throws -> Value {
+        var connectionConfiguration = PostgresConnection.Configuration(
+            host: configuration.host,
+            port: configuration.port,
+            username: configuration.user,
+            password: configuration.password,
+            database: configuration.database,
+            tls: .disable
+        )
+        connectionConfiguration.options.additionalStartupParameters = [("search_path", "\(configuration.schema),public")]
+        let connection = try await PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.any(),
+            configuration: connectionConfiguration,
+            id: Int.random(in: 1...Int.max),
+            logger: logger
+        ).get()
+        do {
+            let value = try await body(connection)
+            try? await connection.close()
+            return value
+        } catch {
+            try? await connection.close()
+            throw error
+        }
     }
 
     /// True when a `SELECT 1` answers within the timeout (for `/ready`).

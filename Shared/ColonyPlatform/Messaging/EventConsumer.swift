@@ -34,9 +34,11 @@ public final class EventConsumer: Service, Sendable {
         try await withGracefulShutdownHandler {
             do {
                 for try await message in consumer.messages() {
-                    await process(message)
-                    if stopping.load(ordering: .relaxed) { break }
+                    // A message whose handling was cut short by shutdown stays unmarked and is
+                    // delivered again after the restart.
+                    guard await process(message) else { break }
                     consumer.markHandled(message)
+                    if stopping.load(ordering: .relaxed) { break }
                 }
             } catch {
                 await consumer.close()
@@ -49,15 +51,16 @@ public final class EventConsumer: Service, Sendable {
         }
     }
 
-    /// Handles one message, retrying until it is applied (or found already applied).
-    private func process(_ message: KafkaConsumerMessage) async {
+    /// Handles one message, retrying until it is applied (or found already applied). Returns
+    /// false only when shutdown interrupted the retries.
+    private func process(_ message: KafkaConsumerMessage) async -> Bool {
         let event: ReceivedEvent
         do {
             event = try ReceivedEvent(bytes: message.value)
         } catch {
             // Not an envelope at all: no retry can fix it. Log it and move on.
             logger.error("skipping malformed event", metadata: ["topic": "\(message.topic)", "partition": "\(message.partition)", "offset": "\(message.offset)", "error": "\(error)"])
-            return
+            return true
         }
         var logger = self.logger
         logger[metadataKey: "event_id"] = .string(event.id.uuidString.lowercased())
@@ -69,11 +72,10 @@ public final class EventConsumer: Service, Sendable {
                     try await handler(event, connection)
                 }
                 logger.debug(applied ? "event handled" : "event already handled")
-                return
+                return true
             } catch {
-                if stopping.load(ordering: .relaxed) {
-                    // Shutting down: leave it uncommitted; it is redelivered after restart.
-                    return
+                if stopping.load(ordering: .relaxed) || Task.isCancelled {
+                    return false
                 }
                 logger.error("event handler failed, retrying", metadata: ["error": "\(error)", "retry_in": "\(backoff)"])
                 try? await Task.sleep(for: backoff)

@@ -7,11 +7,19 @@ import ServiceLifecycle
 import Synchronization
 
 /// Sends outbox rows to Kafka in outbox order and deletes them only once the broker
-/// acknowledged them. One relay per schema works at a time (an advisory lock), so order per
-/// aggregate key holds across replicas. A broker outage leaves rows waiting; a broker that
-/// comes back empty gets its topics recreated and everything unacknowledged resent. The relay
-/// owns its producer: when a whole batch fails it starts a fresh one, since a producer whose
-/// broker lost all state (producer ids, topics) can stay stuck until its session is reset.
+/// acknowledged them.
+///
+/// - One relay per schema works at a time: the leader holds a session advisory lock on a
+///   connection of its own (released when that session ends, even if the process dies), on
+///   which it also LISTENs, so each commit that published wakes it at once.
+/// - Batches are pipelined: the next batch is read and handed to the producer while earlier ones
+///   wait for their acknowledgements (librdkafka keeps them in order per partition). Rows in
+///   flight are remembered, so a row that becomes visible late (its transaction committed after
+///   a later one) is still sent.
+/// - A failed send (broker down) stops the pipeline: the relay waits for what is in flight,
+///   starts a fresh producer (one whose broker lost all state can stay stuck), backs off and
+///   resends everything still in the outbox, in order. A broker that comes back empty gets its
+///   topics recreated.
 public final class OutboxRelay: Service, Sendable {
     private let database: Database
     private let producerConfiguration: KafkaConfiguration
@@ -20,13 +28,23 @@ public final class OutboxRelay: Service, Sendable {
     private let outbox: Outbox
     private let logger: Logger
     private let batchSize: Int
+    private let maxBatchesInFlight: Int
     private let topicPartitions: Int32
     private let idleInterval: Duration
     private let knownTopics = Mutex<Set<String>>([])
     private let signal = WakeSignal()
     private let stopping = Atomic<Bool>(false)
+    private let isLeader = Atomic<Bool>(false)
+    private let pipeline = Mutex(Pipeline())
 
-    public init(database: Database, producerConfiguration: KafkaConfiguration, outbox: Outbox, logger: Logger, batchSize: Int = 1000, topicPartitions: Int32 = 3, idleInterval: Duration = .milliseconds(500)) throws {
+    /// Rows handed to the producer and not yet acknowledged or failed.
+    private struct Pipeline {
+        var inFlight: Set<Int64> = []
+        var batchesInFlight = 0
+        var failure: KafkaError?
+    }
+
+    public init(database: Database, producerConfiguration: KafkaConfiguration, outbox: Outbox, logger: Logger, batchSize: Int = 1000, maxBatchesInFlight: Int = 4, topicPartitions: Int32 = 3, idleInterval: Duration = .milliseconds(500)) throws {
         self.database = database
         self.producerConfiguration = producerConfiguration
         self.producer = Mutex(try KafkaProducer(configuration: producerConfiguration, logger: logger))
@@ -34,6 +52,7 @@ public final class OutboxRelay: Service, Sendable {
         self.outbox = outbox
         self.logger = logger
         self.batchSize = batchSize
+        self.maxBatchesInFlight = maxBatchesInFlight
         self.topicPartitions = topicPartitions
         self.idleInterval = idleInterval
     }
@@ -43,13 +62,14 @@ public final class OutboxRelay: Service, Sendable {
         await producer.withLock { $0 }.isBrokerReachable()
     }
 
-    /// Relays until graceful shutdown, then flushes what is in flight.
+    /// Relays until graceful shutdown (or cancellation), then waits for what is in flight and
+    /// flushes the producer.
     public func run() async throws {
         defer { producer.withLock { $0 }.shutdown() }
         await withGracefulShutdownHandler {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { await self.listenForCommits() }
-                await self.relayLoop()
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.holdLeadership() }
+                await self.relayLoop(group: &group)
                 group.cancelAll()
             }
         } onGracefulShutdown: {
@@ -58,33 +78,22 @@ public final class OutboxRelay: Service, Sendable {
         }
     }
 
-    /// Sends pending rows until the outbox is empty or shutdown begins.
-    private func relayLoop() async {
-        var backoff: Duration = .milliseconds(100)
-        while !stopping.load(ordering: .relaxed) && !Task.isCancelled {
-            do {
-                let outcome = try await relayBatch()
-                backoff = .milliseconds(100)
-                switch outcome {
-                case .sent(let count) where count >= batchSize:
-                    continue
-                case .sent, .empty, .otherRelayActive:
-                    await signal.wait(timeout: idleInterval)
-                }
-            } catch {
-                logger.warning("outbox relay failed, will retry", metadata: ["error": "\(error)", "retry_in": "\(backoff)"])
-                await signal.wait(timeout: backoff)
-                backoff = min(backoff * 2, .seconds(5))
-            }
-        }
-    }
+    private var shouldStop: Bool { stopping.load(ordering: .relaxed) || Task.isCancelled }
 
-    /// Wakes the relay on each commit that published (Postgres NOTIFY); polling covers gaps.
-    private func listenForCommits() async {
+    /// Takes the schema's relay lock on a dedicated session and listens there for commits.
+    private func holdLeadership() async {
+        let lockName = "\(database.schema).outbox_relay"
         while !Task.isCancelled {
             do {
-                try await database.client.withConnection { connection in
+                try await database.withDedicatedConnection { connection in
+                    while !Task.isCancelled {
+                        let locked = try await connection.query("SELECT pg_try_advisory_lock(hashtext(\(lockName)))", logger: logger)
+                            .collect().first?.decode(Bool.self) ?? false
+                        if locked { break }
+                        try await Task.sleep(for: .seconds(1))  // another replica relays; stand by
+                    }
                     try await connection.listen(on: outbox.notificationChannel) { notifications in
+                        self.isLeader.store(true, ordering: .relaxed)
                         self.signal.wake()  // catch up on anything committed before LISTEN
                         for try await _ in notifications {
                             self.signal.wake()
@@ -92,93 +101,131 @@ public final class OutboxRelay: Service, Sendable {
                     }
                 }
             } catch {
-                if Task.isCancelled { return }
-                logger.debug("outbox listener reconnecting", metadata: ["error": "\(error)"])
-                try? await Task.sleep(for: .seconds(1))
+                if Task.isCancelled { break }
+                logger.debug("outbox relay lost its session, reconnecting", metadata: ["error": "\(error)"])
             }
+            isLeader.store(false, ordering: .relaxed)
+            try? await Task.sleep(for: .seconds(1))
         }
+        isLeader.store(false, ordering: .relaxed)
     }
 
-    public enum BatchOutcome: Sendable, Equatable {
-        case sent(Int)
-        case empty
-        case otherRelayActive
-    }
-
-    struct RelayFailure: Error, CustomStringConvertible {
-        let failed: Int
-        let firstError: KafkaError
-        var description: String { "\(failed) outbox events not acknowledged: \(firstError)" }
-    }
-
-    /// Sends one batch and deletes what the broker acknowledged. Public for tests and tools.
-    public func relayBatch() async throws -> BatchOutcome {
-        let schema = database.schema
-        let batchSize = self.batchSize
-        let logger = self.logger
-        return try await database.transaction { connection in
-            let locked = try await connection.query("SELECT pg_try_advisory_xact_lock(hashtext(\(schema + ".outbox_relay")))", logger: logger)
-                .collect().first?.decode(Bool.self) ?? false
-            guard locked else { return .otherRelayActive }
-
-            var positions: [Int64] = []
-            var messages: [KafkaOutgoingMessage] = []
-            let rows = try await connection.query(
-                "SELECT position, event_id, topic, event_key, event_type, payload FROM outbox ORDER BY position LIMIT \(batchSize)",
-                logger: logger
-            )
-            for try await (position, eventID, topic, key, type, payload) in rows.decode((Int64, UUID, String, String, String, ByteBuffer).self) {
-                positions.append(position)
-                messages.append(KafkaOutgoingMessage(
-                    topic: topic,
-                    key: Array(key.utf8),
-                    value: Array(buffer: payload),
-                    headers: [("event_type", Array(type.utf8)), ("event_id", Array(eventID.uuidString.lowercased().utf8))]
-                ))
+    private func relayLoop(group: inout DiscardingTaskGroup) async {
+        var backoff: Duration = .milliseconds(100)
+        while !shouldStop {
+            if let failure = pipeline.withLock({ $0.batchesInFlight == 0 ? $0.failure : nil }) {
+                // Everything in flight has settled: start over with a fresh producer.
+                logger.warning("outbox relay failed, will retry", metadata: ["error": "\(failure)", "retry_in": "\(backoff)"])
+                knownTopics.withLock { $0.removeAll() }
+                replaceProducer()
+                pipeline.withLock { $0.failure = nil }
+                await signal.wait(timeout: backoff)
+                backoff = min(backoff * 2, .seconds(5))
+                continue
             }
-            guard !messages.isEmpty else { return .empty }
-
-            try await self.ensureTopics(Set(messages.map(\.topic)))
-            let producer = self.producer.withLock { $0 }
-            let results = await producer.send(messages)
-            var delivered: [Int64] = []
-            var firstError: KafkaError?
-            for (position, result) in zip(positions, results) {
-                switch result {
-                case .success: delivered.append(position)
-                case .failure(let error): firstError = firstError ?? error
+            let (busy, failed) = pipeline.withLock { ($0.batchesInFlight >= maxBatchesInFlight, $0.failure != nil) }
+            guard isLeader.load(ordering: .relaxed), !busy, !failed else {
+                await signal.wait(timeout: idleInterval)
+                continue
+            }
+            do {
+                let queued = try await sendNextBatch(group: &group)
+                if queued == 0 {
+                    await signal.wait(timeout: idleInterval)
+                } else if pipeline.withLock({ $0.failure == nil }) {
+                    backoff = .milliseconds(100)
                 }
+            } catch {
+                logger.warning("outbox relay could not read the outbox", metadata: ["error": "\(error)"])
+                await signal.wait(timeout: backoff)
+                backoff = min(backoff * 2, .seconds(5))
             }
-            if !delivered.isEmpty {
-                try await connection.query("DELETE FROM outbox WHERE position = ANY(\(delivered))", logger: logger)
-            }
-            if let firstError {
-                // The broker may have lost its topics (a memory-only broker restarted): recreate them next time.
-                self.knownTopics.withLock { $0.removeAll() }
-                if delivered.isEmpty {
-                    try self.replaceProducer(producer)
-                    throw RelayFailure(failed: positions.count, firstError: firstError)
-                }
-                logger.warning("some outbox events not acknowledged, will resend", metadata: ["failed": "\(positions.count - delivered.count)", "error": "\(firstError)"])
-            }
-            return .sent(delivered.count)
+        }
+        // Shutting down: let what is in flight be acknowledged and deleted.
+        while pipeline.withLock({ $0.batchesInFlight > 0 }) {
+            try? await Task.sleep(for: .milliseconds(5))
         }
     }
 
-    /// Swaps in a fresh producer; the old one's remaining messages are purged (their rows are
-    /// still in the outbox and go out with the next batch).
-    private func replaceProducer(_ failed: KafkaProducer) throws {
-        let fresh = try KafkaProducer(configuration: producerConfiguration, logger: logger)
-        let replaced = producer.withLock { current -> Bool in
-            guard current === failed else { return false }
-            current = fresh
-            return true
+    /// Reads the oldest rows not yet in flight and hands them to the producer; a child task
+    /// deletes them once acknowledged. Returns how many rows were queued.
+    private func sendNextBatch(group: inout DiscardingTaskGroup) async throws -> Int {
+        let inFlight = pipeline.withLock { Array($0.inFlight) }
+        let rows = try await database.query("""
+            SELECT position, event_id, topic, event_key, event_type, payload FROM outbox
+            WHERE NOT (position = ANY(\(inFlight)))
+            ORDER BY position LIMIT \(batchSize)
+            """)
+        var positions: [Int64] = []
+        var messages: [KafkaOutgoingMessage] = []
+        for try await (position, eventID, topic, key, type, payload) in rows.decode((Int64, UUID, String, String, String, ByteBuffer).self) {
+            positions.append(position)
+            messages.append(KafkaOutgoingMessage(
+                topic: topic,
+                key: Array(key.utf8),
+                value: Array(buffer: payload),
+                headers: [("event_type", Array(type.utf8)), ("event_id", Array(eventID.uuidString.lowercased().utf8))]
+            ))
         }
-        if replaced {
-            failed.shutdown(flushTimeout: .zero)
-            logger.info("outbox relay restarted its Kafka producer")
-        } else {
-            fresh.shutdown(flushTimeout: .zero)
+        guard !messages.isEmpty else { return 0 }
+        try await ensureTopics(Set(messages.map(\.topic)))
+
+        let producer = self.producer.withLock { $0 }
+        pipeline.withLock {
+            $0.inFlight.formUnion(positions)
+            $0.batchesInFlight += 1
+        }
+        let batch = messages
+        let batchPositions = positions
+        group.addTask {
+            let results = await producer.send(batch)
+            await self.settle(positions: batchPositions, results: results)
+        }
+        return batchPositions.count
+    }
+
+    /// Deletes the acknowledged rows of a batch and records a failure, if any.
+    private func settle(positions: [Int64], results: [Result<KafkaDeliveryReport, KafkaError>]) async {
+        var delivered: [Int64] = []
+        var firstError: KafkaError?
+        for (position, result) in zip(positions, results) {
+            switch result {
+            case .success: delivered.append(position)
+            case .failure(let error): firstError = firstError ?? error
+            }
+        }
+        var deleteFailure: (any Error)?
+        if !delivered.isEmpty {
+            do {
+                try await database.query("DELETE FROM outbox WHERE position = ANY(\(delivered))")
+            } catch {
+                // Sent but still in the outbox: sent again later (consumers' inboxes drop the repeat).
+                deleteFailure = error
+            }
+        }
+        pipeline.withLock {
+            $0.inFlight.subtract(positions)
+            $0.batchesInFlight -= 1
+            if let firstError { $0.failure = $0.failure ?? firstError }
+        }
+        if let deleteFailure {
+            logger.warning("could not delete relayed outbox rows", metadata: ["error": "\(deleteFailure)"])
+        }
+        signal.wake()
+    }
+
+    /// Swaps in a fresh producer; the old one's undelivered messages are purged (their rows are
+    /// still in the outbox and go out again).
+    private func replaceProducer() {
+        do {
+            let fresh = try KafkaProducer(configuration: producerConfiguration, logger: logger)
+            let old = producer.withLock { current -> KafkaProducer in
+                defer { current = fresh }
+                return current
+            }
+            old.shutdown(flushTimeout: .zero)
+        } catch {
+            logger.error("could not create a Kafka producer", metadata: ["error": "\(error)"])
         }
     }
 
@@ -187,5 +234,33 @@ public final class OutboxRelay: Service, Sendable {
         guard !missing.isEmpty else { return }
         try await admin.createTopics(Array(missing).sorted(), partitions: topicPartitions)
         knownTopics.withLock { $0.formUnion(missing) }
+    }
+
+    /// Sends everything now in the outbox and waits until it is acknowledged (tools, tests and
+    /// benchmarks that relay by hand). Requires that no relay loop runs for this schema.
+    public func drain() async throws {
+        try await database.withDedicatedConnection { _ in }  // fail fast when Postgres is unreachable
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { await self.holdLeadership() }
+            defer { group.cancelAll() }
+            while !isLeader.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(5)) }
+            var readError: (any Error)?
+            await withDiscardingTaskGroup { batches in
+                do {
+                    while try await sendNextBatch(group: &batches) > 0 {
+                        while pipeline.withLock({ $0.batchesInFlight >= maxBatchesInFlight }) {
+                            try? await Task.sleep(for: .milliseconds(1))
+                        }
+                    }
+                } catch {
+                    readError = error
+                }
+            }
+            if let readError { throw readError }
+            if let failure = pipeline.withLock({ $0.failure }) {
+                pipeline.withLock { $0.failure = nil }
+                throw failure
+            }
+        }
     }
 }

@@ -155,7 +155,7 @@ func outboxThroughput(count: Int) async throws -> (relay: Double, writers: Doubl
         try await database.transaction { connection in
             for key in warmUpKeys { try await outbox.publish(envelope(-1, key: key), on: connection, logger: logger) }
         }
-        while try await relay.relayBatch() != .empty {}
+        try await relay.drain()
         try await receiver.awaitWarmUp(warmUpKeys.count)
         // The measured events in larger transactions, so the relay has the full count waiting.
         for first in stride(from: 0, to: count, by: 1000) {

@@ -1,0 +1,126 @@
+import AsyncHTTPClient
+import ColonyKafka
+import ColonyTesting
+import Foundation
+import Hummingbird
+import NIOCore
+import PostgresNIO
+import Synchronization
+import Testing
+
+/// The whole platform wired as a service runs it: migrations, HTTP with tokens, outbox relay,
+/// consumer through the inbox, readiness, and shutdown on cancellation.
+@Suite("Service host", .serialized)
+struct ServiceHostTests {
+    @Test("a service publishes through its outbox, consumes the event and reports ready")
+    func endToEnd() async throws {
+        let environment = try TestEnvironment.current()
+        let tokens = TestTokens()
+        let port = try freePort()
+        let prefix = TestKafka.topicPrefix()
+        try await withTestSchema { databaseConfiguration in
+            let configuration = ServiceConfiguration(
+                service: .habits, app: .habithive, httpHost: "127.0.0.1", httpPort: port, logLevel: .error,
+                database: databaseConfiguration, kafkaBrokers: environment.kafkaBrokers, topicPrefix: prefix,
+                tokens: tokens.verifierConfiguration(audience: .habithive)
+            )
+            let definition = ServiceDefinition(
+                migrations: [Migration(version: 1, name: "pings", sql: "CREATE TABLE pings (user_id uuid NOT NULL, sequence int NOT NULL);")],
+                consumes: [.habits],
+                handleEvent: { event, connection in
+                    guard event.type == TestPing.eventType else { return }
+                    let ping = try event.decode(TestPing.self)
+                    try await connection.query("INSERT INTO pings (user_id, sequence) VALUES (\(ping.actor!), \(ping.payload.sequence))", logger: TestEnvironment.logger)
+                },
+                addRoutes: { router, service in
+                    router.group("habits/v1").add(middleware: service.tokenMiddleware).post("pings") { _, context -> Response in
+                        let user = try context.requireUser()
+                        try await service.database.transaction { connection in
+                            let event = EventEnvelope(app: .habithive, aggregateId: user.id.uuidString.lowercased(), actor: user.id, payload: TestPing(key: "p", sequence: 1))
+                            try await service.outbox.publish(event, on: connection, logger: context.logger)
+                        }
+                        return Response(status: .accepted)
+                    }
+                }
+            )
+            let user = UUID()
+            let token = try await tokens.token(user: user, app: .habithive)
+            let check = Database(configuration: databaseConfiguration, logger: TestEnvironment.logger)
+            try await withRunning(check) {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await ServiceHost.run(definition, configuration: configuration) }
+                    defer { group.cancelAll() }
+                    let base = "http://127.0.0.1:\(port)"
+                    try await waitUntil(timeout: .seconds(30)) {
+                        (try? await get("\(base)/ready").status) == .ok
+                    }
+                    var request = HTTPClientRequest(url: "\(base)/habits/v1/pings")
+                    request.method = .POST
+                    request.headers.add(name: "Authorization", value: "Bearer \(token)")
+                    let accepted = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
+                    #expect(accepted.status == .accepted)
+
+                    var unauthorized = HTTPClientRequest(url: "\(base)/habits/v1/pings")
+                    unauthorized.method = .POST
+                    #expect(try await HTTPClient.shared.execute(unauthorized, timeout: .seconds(5)).status == .unauthorized)
+
+                    try await waitUntil(timeout: .seconds(30)) {
+                        try await check.query("SELECT count(*) FROM pings WHERE user_id = \(user)").collect().first!.decode(Int.self) == 1
+                    }
+                    let metrics = try await get("\(base)/metrics")
+                    let text = String(buffer: try await metrics.body.collect(upTo: 1 << 20))
+                    #expect(text.contains(#"http_requests_total{method="POST",route="/habits/v1/pings",status="202"} 1"#))
+                }
+            }
+        }
+    }
+
+    func get(_ url: String) async throws -> HTTPClientResponse {
+        try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(5))
+    }
+}
+
+@Suite("Token keys from a JWKS URL")
+struct JWKSFetchTests {
+    @Test("keys are fetched from the JWKS URL, cached, and refetched when a new key id appears")
+    func rotation() async throws {
+        let first = TestTokens(keyID: "key-1")
+        let second = TestTokens(keyID: "key-2")
+        let published = Mutex<[TestTokens]>([first])
+        let fetches = Atomic<Int>(0)
+        let router = Router()
+        router.get("/auth/v1/.well-known/jwks.json") { _, _ -> Response in
+            fetches.add(1, ordering: .relaxed)
+            let keys = published.withLock { $0 }.map { tokens -> String in
+                let document = tokens.jwksJSON()
+                return String(document.dropFirst(#"{"keys":["#.count).dropLast(2))
+            }
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"keys":["# + keys.joined(separator: ",") + "]}")))
+        }
+        let port = try freePort()
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: TestEnvironment.logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.runService() }
+            defer { group.cancelAll() }
+            let url = URL(string: "http://127.0.0.1:\(port)/auth/v1/.well-known/jwks.json")!
+            let verifier = TokenVerifier(configuration: .init(keySource: .jwks(url), issuer: "colony-auth", audience: .unify), logger: TestEnvironment.logger)
+            try await waitUntil(timeout: .seconds(10)) {
+                (try? await verifier.verify(try await first.token(app: .unify))) != nil
+            }
+            _ = try await verifier.verify(try await first.token(app: .unify))
+            #expect(fetches.load(ordering: .relaxed) == 1, "cached")
+
+            // Auth rotates: the new key is published next to the old one.
+            published.withLock { $0 = [second, first] }
+            let user = UUID()
+            let verified = try await verifier.verify(try await second.token(user: user, app: .unify))
+            #expect(verified.id == user)
+            #expect(fetches.load(ordering: .relaxed) == 2)
+            // Tokens of the previous key keep working.
+            _ = try await verifier.verify(try await first.token(app: .unify))
+            // A token from a key nobody published is refused, without hammering the JWKS URL.
+            await #expect(throws: APIError.self) { try await verifier.verify(try await TestTokens(keyID: "key-3").token(app: .unify)) }
+            #expect(fetches.load(ordering: .relaxed) == 2)
+        }
+    }
+}
