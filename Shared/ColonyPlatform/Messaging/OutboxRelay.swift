@@ -35,6 +35,11 @@ public final class OutboxRelay: Service, Sendable {
     private let signal = WakeSignal()
     private let stopping = Atomic<Bool>(false)
     private let isLeader = Atomic<Bool>(false)
+    /// The leader's own session: it reads and deletes outbox rows there, with
+    /// `synchronous_commit` off (a delete lost in a crash only means a resend, which inboxes
+    /// absorb), so the relay neither waits for WAL flushes nor takes pool connections from the
+    /// service's requests.
+    private let session = Mutex<PostgresConnection?>(nil)
     private let pipeline = Mutex(Pipeline())
 
     /// Rows handed to the producer and not yet acknowledged or failed.
@@ -44,7 +49,10 @@ public final class OutboxRelay: Service, Sendable {
         var failure: KafkaError?
     }
 
-    public init(database: Database, producerConfiguration: KafkaConfiguration, outbox: Outbox, logger: Logger, batchSize: Int = 1000, maxBatchesInFlight: Int = 4, topicPartitions: Int32 = 3, idleInterval: Duration = .milliseconds(500)) throws {
+    public init(database: Database, producerConfiguration: KafkaConfiguration, outbox: Outbox, logger: Logger, batchSize: Int = 1000, maxBatchesInFlight: Int = 8, topicPartitions: Int32 = 3, idleInterval: Duration = .milliseconds(500)) throws {
+        // The relay batches rows itself: librdkafka need not hold messages back to batch them.
+        var producerConfiguration = producerConfiguration
+        producerConfiguration.properties["linger.ms"] = "0"
         self.database = database
         self.producerConfiguration = producerConfiguration
         self.producer = Mutex(try KafkaProducer(configuration: producerConfiguration, logger: logger))
@@ -92,7 +100,10 @@ public final class OutboxRelay: Service, Sendable {
                         if locked { break }
                         try await Task.sleep(for: .seconds(1))  // another replica relays; stand by
                     }
+                    try await connection.query("SET synchronous_commit = off", logger: logger)
                     try await connection.listen(on: outbox.notificationChannel) { notifications in
+                        self.session.withLock { $0 = connection }
+                        defer { self.session.withLock { $0 = nil } }
                         self.isLeader.store(true, ordering: .relaxed)
                         self.signal.wake()  // catch up on anything committed before LISTEN
                         for try await _ in notifications {
@@ -151,7 +162,7 @@ public final class OutboxRelay: Service, Sendable {
     /// deletes them once acknowledged. Returns how many rows were queued.
     private func sendNextBatch(group: inout DiscardingTaskGroup) async throws -> Int {
         let inFlight = pipeline.withLock { Array($0.inFlight) }
-        let rows = try await database.query("""
+        let rows = try await runOnSession("""
             SELECT position, event_id, topic, event_key, event_type, payload FROM outbox
             WHERE NOT (position = ANY(\(inFlight)))
             ORDER BY position LIMIT \(batchSize)
@@ -197,7 +208,7 @@ public final class OutboxRelay: Service, Sendable {
         var deleteFailure: (any Error)?
         if !delivered.isEmpty {
             do {
-                try await database.query("DELETE FROM outbox WHERE position = ANY(\(delivered))")
+                try await runOnSession("DELETE FROM outbox WHERE position = ANY(\(delivered))")
             } catch {
                 // Sent but still in the outbox: sent again later (consumers' inboxes drop the repeat).
                 deleteFailure = error
@@ -212,6 +223,15 @@ public final class OutboxRelay: Service, Sendable {
             logger.warning("could not delete relayed outbox rows", metadata: ["error": "\(deleteFailure)"])
         }
         signal.wake()
+    }
+
+    /// Runs a statement on the leader's session, or on the pool between sessions.
+    @discardableResult
+    private func runOnSession(_ query: PostgresQuery) async throws -> PostgresRowSequence {
+        if let connection = session.withLock({ $0 }) {
+            return try await connection.query(query, logger: logger)
+        }
+        return try await database.query(query)
     }
 
     /// Swaps in a fresh producer; the old one's undelivered messages are purged (their rows are

@@ -1,55 +1,61 @@
 import Synchronization
 
-/// Wakes one waiting loop early (a Postgres notification, a shutdown), or lets it sleep until
-/// a timeout. A wake with nobody waiting is remembered for the next wait.
+/// Wakes one waiting loop early (a Postgres notification, a settled batch, shutdown), or lets
+/// it sleep until a timeout. A wake with nobody waiting is remembered for the next wait.
 final class WakeSignal: Sendable {
     private struct State {
         var pending = false
-        var waiter: CheckedContinuation<Void, Never>?
+        var waiter: (id: UInt64, continuation: CheckedContinuation<Void, Never>)?
+        var nextID: UInt64 = 0
     }
 
     private let state = Mutex(State())
 
     func wake() {
-        let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
+        let continuation: CheckedContinuation<Void, Never>? = state.withLock { state in
             if let waiter = state.waiter {
                 state.waiter = nil
-                return waiter
+                return waiter.continuation
             }
             state.pending = true
             return nil
         }
-        waiter?.resume()
+        continuation?.resume()
+    }
+
+    /// Resumes the waiter `id` if it is still the one waiting (its timeout passed).
+    private func timeOut(_ id: UInt64) {
+        let continuation: CheckedContinuation<Void, Never>? = state.withLock { state in
+            guard let waiter = state.waiter, waiter.id == id else { return nil }
+            state.waiter = nil
+            return waiter.continuation
+        }
+        continuation?.resume()
     }
 
     func wait(timeout: Duration) async {
-        let alreadyWoken = state.withLock { state in
-            defer { state.pending = false }
-            return state.pending
-        }
-        if alreadyWoken { return }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await withCheckedContinuation { continuation in
-                    let resumeNow = self.state.withLock { state in
-                        if state.pending {
-                            state.pending = false
-                            return true
-                        }
-                        state.waiter = continuation
-                        return false
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let id: UInt64? = state.withLock { state in
+                    if state.pending || Task.isCancelled {
+                        state.pending = false
+                        return nil
                     }
-                    if resumeNow { continuation.resume() }
+                    state.nextID += 1
+                    state.waiter = (state.nextID, continuation)
+                    return state.nextID
+                }
+                guard let id else {
+                    continuation.resume()
+                    return
+                }
+                Task {
+                    try? await Task.sleep(for: timeout)
+                    self.timeOut(id)
                 }
             }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                self.wake()
-            }
-            await group.next()
-            group.cancelAll()
+        } onCancel: {
+            self.wake()
         }
-        // The timeout task may have left a wake behind after the waiter resumed; drop it only if
-        // it came from the timer would need more state, and an extra early pass is harmless.
     }
 }
