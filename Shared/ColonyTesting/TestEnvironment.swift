@@ -85,15 +85,24 @@ public func withTestSchema<Result: Sendable>(
         poolSize: poolSize
     )
     return try await withAdminClient { provisioner in
-        try await provisioner.provision(schema: name, role: name, password: configuration.password)
         do {
-            let result = try await body(configuration)
-            try await provisioner.drop(schema: name, role: name)
-            return result
+            try await provisioner.provision(schema: name, role: name, password: configuration.password)
+        } catch {
+            throw TestSetupError("provisioning \(name) failed: \(String(reflecting: error))")
+        }
+        let result: Result
+        do {
+            result = try await body(configuration)
         } catch {
             try? await provisioner.drop(schema: name, role: name)
             throw error
         }
+        do {
+            try await provisioner.drop(schema: name, role: name)
+        } catch {
+            throw TestSetupError("dropping \(name) failed: \(String(reflecting: error))")
+        }
+        return result
     }
 }
 

@@ -47,23 +47,15 @@ public struct DatabaseProvisioner: Sendable {
         for name in extensions {
             script += "\nCREATE EXTENSION IF NOT EXISTS \(quoteIdentifier(name)) SCHEMA public;"
         }
-        // Serialize concurrent provisioning: CREATE ROLE/SCHEMA race otherwise.
-        try await admin.withConnection { connection in
-            try await connection.query("SELECT pg_advisory_lock(hashtext('colony.provision'))", logger: logger)
-            do {
-                try await connection.execute(script: script, logger: logger)
-            } catch {
-                _ = try? await connection.query("SELECT pg_advisory_unlock(hashtext('colony.provision'))", logger: logger)
-                throw error
-            }
-            try await connection.query("SELECT pg_advisory_unlock(hashtext('colony.provision'))", logger: logger)
+        try await serialized { connection in
+            try await connection.execute(script: script, logger: logger)
         }
         logger.info("provisioned schema", metadata: ["schema": "\(schema)", "role": "\(role)"])
     }
 
     /// Drops a schema with everything in it and its role (test teardown, decommissioning).
     public func drop(schema: String, role: String) async throws {
-        try await admin.withConnection { connection in
+        try await serialized { connection in
             try await connection.execute(script: """
                 SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = \(quoteLiteral(role));
                 DROP SCHEMA IF EXISTS \(quoteIdentifier(schema)) CASCADE;
@@ -76,6 +68,21 @@ public struct DatabaseProvisioner: Sendable {
                 END
                 $drop$;
                 """, logger: logger)
+        }
+    }
+
+    /// Runs DDL on roles and database privileges one session at a time: concurrent GRANT/REVOKE
+    /// on the same database fail with "tuple concurrently updated".
+    private func serialized(_ body: (PostgresConnection) async throws -> Void) async throws {
+        try await admin.withConnection { connection in
+            try await connection.query("SELECT pg_advisory_lock(hashtext('colony.provision'))", logger: logger)
+            do {
+                try await body(connection)
+            } catch {
+                _ = try? await connection.query("SELECT pg_advisory_unlock(hashtext('colony.provision'))", logger: logger)
+                throw error
+            }
+            try await connection.query("SELECT pg_advisory_unlock(hashtext('colony.provision'))", logger: logger)
         }
     }
 
