@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .executable(name: "colony-admin", targets: ["ColonyAdmin"]),
         .executable(name: "colony-bench", targets: ["ColonyBench"]),
+        .executable(name: "colony-auth", targets: ["ColonyAuth"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -24,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.1.0"),
     ],
     targets: [
         // librdkafka, as Debian's librdkafka-dev installs it.
@@ -32,6 +34,12 @@ let package = Package(
             path: "Shared/CRdKafka",
             pkgConfig: "rdkafka",
             providers: [.apt(["librdkafka-dev"])]
+        ),
+        // libxcrypt, for bcrypt password hashes.
+        .systemLibrary(
+            name: "CCrypt",
+            path: "Shared/CCrypt",
+            providers: [.apt(["libcrypt-dev"])]
         ),
         // Domain types and the event contracts every service shares.
         .target(
@@ -95,6 +103,44 @@ let package = Package(
             name: "ColonyBench",
             dependencies: ["ColonyPlatform", "ColonyTesting"],
             path: "Tests/Benchmarks/ColonyBench",
+            swiftSettings: swiftSettings
+        ),
+        // Auth: Supabase-Auth-compatible sign-in for every app.
+        .target(
+            name: "AuthService",
+            dependencies: [
+                "ColonyPlatform",
+                "CCrypt",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Services/Auth/AuthService",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "ColonyAuth",
+            dependencies: ["AuthService"],
+            path: "Services/Auth",
+            exclude: ["AuthService"],
+            sources: ["main.swift"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AuthServiceTests",
+            dependencies: [
+                "AuthService",
+                "ColonyTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/AuthServiceTests",
             swiftSettings: swiftSettings
         ),
         .testTarget(

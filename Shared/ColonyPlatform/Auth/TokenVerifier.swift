@@ -70,13 +70,19 @@ public actor TokenVerifier {
         } catch {
             throw APIError.unauthorized("invalid access token", code: "invalid_token")
         }
-        guard claims.iss.value == configuration.issuer else {
+        return try Self.user(from: claims, issuer: configuration.issuer, audience: configuration.audience)
+    }
+
+    /// Checks the claims a verified signature vouches for: issuer, audience (the app, when the
+    /// caller serves one app) and a user id as subject.
+    public static func user(from claims: AccessTokenClaims, issuer: String, audience: App?) throws(APIError) -> AuthenticatedUser {
+        guard claims.iss.value == issuer else {
             throw APIError.unauthorized("token was not issued by Colony auth", code: "invalid_token")
         }
         guard let app = claims.aud.value.lazy.compactMap(App.init(rawValue:)).first else {
             throw APIError.unauthorized("token has no known app audience", code: "invalid_token")
         }
-        if let audience = configuration.audience, !claims.aud.value.contains(audience.rawValue) {
+        if let audience, !claims.aud.value.contains(audience.rawValue) {
             throw APIError.unauthorized("token is for another app", code: "invalid_token")
         }
         guard let id = UUID(uuidString: claims.sub.value) else {
@@ -166,7 +172,7 @@ public actor TokenVerifier {
         return collection
     }
 
-    static func apiError(for error: JWTError) -> APIError {
+    public static func apiError(for error: JWTError) -> APIError {
         switch error.errorType {
         case .claimVerificationFailure:
             if error.failedClaim is ExpirationClaim {

@@ -48,6 +48,11 @@ public struct Database: Service, Sendable {
         }
     }
 
+    /// Lends a pooled connection for several statements outside a transaction (reads).
+    public func withConnection<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await client.withConnection { connection in try await body(connection) }
+    }
+
     /// Runs one statement outside an explicit transaction.
     @discardableResult
     public func query(_ query: PostgresQuery) async throws -> PostgresRowSequence {

@@ -1,3 +1,4 @@
+import ColonyModels
 import Foundation
 import Hummingbird
 import NIOCore
@@ -8,12 +9,15 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
     public var code: String
     public var message: String
     public var headers: HTTPFields
+    /// Further fields some APIs add beside code and message (Supabase Auth's `weak_password`).
+    public var details: [String: JSONValue]
 
-    public init(_ status: HTTPResponse.Status, code: String, message: String, headers: HTTPFields = [:]) {
+    public init(_ status: HTTPResponse.Status, code: String, message: String, headers: HTTPFields = [:], details: [String: JSONValue] = [:]) {
         self.status = status
         self.code = code
         self.message = message
         self.headers = headers
+        self.details = details
     }
 
     public static func badRequest(_ message: String, code: String = "bad_request") -> APIError {
@@ -56,8 +60,12 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
 
     /// The JSON response for this error.
     public func errorResponse() -> Response {
-        struct Body: Encodable { let code: String; let message: String }
-        let data = (try? JSONEncoder().encode(Body(code: code, message: message))) ?? Data("{}".utf8)
+        var body = details
+        body["code"] = .string(code)
+        body["message"] = .string(message)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let data = (try? encoder.encode(body)) ?? Data("{}".utf8)
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))

@@ -86,4 +86,5 @@ extension HTTPField.Name {
     public static let traceparent = HTTPField.Name("traceparent")!
     public static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
     public static let apiKey = HTTPField.Name("apikey")!
+    public static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
 }

@@ -12,14 +12,17 @@ public struct ServiceDefinition: Sendable {
     public var consumes: [ColonyService]
     public var handleEvent: EventHandler?
     public var jobs: [ScheduledJob]
+    /// Further lifecycle services the domain runs (started before HTTP, stopped after it).
+    public var services: [any Service]
     /// Adds the service's routes to the router built by the platform.
     public var addRoutes: @Sendable (Router<ColonyRequestContext>, ServiceContext) -> Void
 
-    public init(migrations: [Migration], consumes: [ColonyService] = [], handleEvent: EventHandler? = nil, jobs: [ScheduledJob] = [], addRoutes: @escaping @Sendable (Router<ColonyRequestContext>, ServiceContext) -> Void) {
+    public init(migrations: [Migration], consumes: [ColonyService] = [], handleEvent: EventHandler? = nil, jobs: [ScheduledJob] = [], services: [any Service] = [], addRoutes: @escaping @Sendable (Router<ColonyRequestContext>, ServiceContext) -> Void) {
         self.migrations = migrations
         self.consumes = consumes
         self.handleEvent = handleEvent
         self.jobs = jobs
+        self.services = services
         self.addRoutes = addRoutes
     }
 }
@@ -85,6 +88,7 @@ public enum ServiceHost {
         if !definition.jobs.isEmpty {
             services.append(JobScheduler(database: database, jobs: definition.jobs, logger: logger))
         }
+        services.append(contentsOf: definition.services)
         services.append(app)
 
         let group = ServiceGroup(configuration: .init(

@@ -1,0 +1,43 @@
+import ColonyModels
+import ColonyPlatform
+import Foundation
+import Hummingbird
+import Logging
+
+/// The auth service: Supabase-Auth-compatible sign-in for the five apps' user pools.
+public enum AuthService {
+    public static var migrations: [Migration] { AuthMigrations.all }
+
+    /// Everything the service is made of. `sender` overrides the configured mail/SMS sender.
+    public static func definition(settings: AuthSettings, sender: (any MessageSender)? = nil) -> ServiceDefinition {
+        let hasher = PasswordHasher(cost: settings.bcryptCost, threads: settings.hashingThreads)
+        return ServiceDefinition(
+            migrations: AuthMigrations.all,
+            jobs: [
+                ScheduledJob(name: "auth.expire_codes_and_limits", interval: .seconds(600)) { database, logger in
+                    try await database.transaction { connection in
+                        try await OneTimeTokenStore(logger: logger).deleteExpired(on: connection)
+                    }
+                    try await RateLimiter(database: database, logger: logger).deleteOldWindows()
+                },
+            ],
+            services: [hasher],
+            addRoutes: { router, context in
+                let keyRing = KeyRing(database: context.database, issuer: settings.issuer, retiredKeyRetentionSeconds: settings.retiredKeyRetentionSeconds, logger: context.logger)
+                let accounts = Accounts(
+                    settings: settings, database: context.database, outbox: context.outbox, keyRing: keyRing, hasher: hasher,
+                    sender: sender ?? makeSender(settings.sender, logger: context.logger),
+                    apple: AppleIdentityVerifier(keysURL: settings.appleKeysURL), logger: context.logger
+                )
+                AuthRoutes(accounts: accounts, keyRing: keyRing, settings: settings).add(to: router)
+            }
+        )
+    }
+
+    public static func makeSender(_ configuration: SenderConfiguration, logger: Logger) -> any MessageSender {
+        switch configuration {
+        case .folder(let folder): FolderMessageSender(folder: folder, logger: logger)
+        case .webhook(let url): WebhookMessageSender(url: url)
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import ColonyModels
+import ColonyPlatform
+
+/// Supabase Auth's error codes and statuses (API version 2024-01-01: `{"code", "message"}`),
+/// which supabase clients turn into typed errors.
+enum AuthErrors {
+    static let invalidCredentials = APIError(.badRequest, code: "invalid_credentials", message: "Invalid login credentials")
+    static let emailNotConfirmed = APIError(.badRequest, code: "email_not_confirmed", message: "Email not confirmed")
+    static let phoneNotConfirmed = APIError(.badRequest, code: "phone_not_confirmed", message: "Phone not confirmed")
+    static let userAlreadyExists = APIError(.unprocessableContent, code: "user_already_exists", message: "User already registered")
+    static let emailOrPhoneTaken = APIError(.unprocessableContent, code: "email_exists", message: "A user with this email address or phone number has already been registered")
+    static let userNotFound = APIError(.notFound, code: "user_not_found", message: "User not found")
+    static let userBanned = APIError(.badRequest, code: "user_banned", message: "User is banned")
+    static let signupDisabled = APIError(.unprocessableContent, code: "signup_disabled", message: "Signups not allowed for this instance")
+    static let otpSignupDisabled = APIError(.unprocessableContent, code: "otp_disabled", message: "Signups not allowed for otp")
+    static let emailProviderDisabled = APIError(.unprocessableContent, code: "email_provider_disabled", message: "Email logins are disabled")
+    static let phoneProviderDisabled = APIError(.unprocessableContent, code: "phone_provider_disabled", message: "Phone logins are disabled")
+    static let providerDisabled = APIError(.badRequest, code: "provider_disabled", message: "Provider is not enabled")
+    static let otpExpired = APIError(.forbidden, code: "otp_expired", message: "Token has expired or is invalid")
+    static let refreshTokenNotFound = APIError(.badRequest, code: "refresh_token_not_found", message: "Invalid Refresh Token: Refresh Token Not Found")
+    static let refreshTokenAlreadyUsed = APIError(.badRequest, code: "refresh_token_already_used", message: "Invalid Refresh Token: Already Used")
+    static let sessionExpired = APIError(.badRequest, code: "session_expired", message: "Invalid Refresh Token: Session Expired")
+    static let sessionNotFound = APIError(.forbidden, code: "session_not_found", message: "Session from session_id claim in JWT does not exist")
+    static let noAuthorization = APIError(.unauthorized, code: "no_authorization", message: "This endpoint requires a Bearer token", headers: [.wwwAuthenticate: "Bearer"])
+    static let badJWT = APIError(.unauthorized, code: "bad_jwt", message: "invalid JWT: unable to parse or verify signature", headers: [.wwwAuthenticate: "Bearer"])
+    static let notAdmin = APIError(.forbidden, code: "not_admin", message: "User not allowed")
+    static let noAPIKey = APIError(.unauthorized, code: "no_api_key", message: "No API key found in request")
+    static let invalidAPIKey = APIError(.unauthorized, code: "invalid_api_key", message: "Invalid API key")
+    static let flowStateNotFound = APIError(.notFound, code: "flow_state_not_found", message: "invalid flow state, no valid flow state found")
+    static let badCodeVerifier = APIError(.badRequest, code: "bad_code_verifier", message: "code challenge does not match previously saved code verifier")
+    static let badOAuthCallback = APIError(.badRequest, code: "bad_oauth_callback", message: "The id token could not be verified")
+    static let reauthenticationNeeded = APIError(.unauthorized, code: "reauthentication_needed", message: "Password update requires reauthentication")
+    static let samePassword = APIError(.unprocessableContent, code: "same_password", message: "New password should be different from the old password.")
+    static let senderFailed = APIError(.badGateway, code: "unexpected_failure", message: "Error sending the message; try again later")
+
+    static func validation(_ message: String) -> APIError {
+        APIError(.unprocessableContent, code: "validation_failed", message: message)
+    }
+
+    static func badRequest(_ message: String) -> APIError {
+        APIError(.badRequest, code: "validation_failed", message: message)
+    }
+
+    static func weakPassword(reasons: [String], minimumLength: Int) -> APIError {
+        APIError(.unprocessableContent, code: "weak_password", message: "Password should be at least \(minimumLength) characters.",
+                 details: ["weak_password": .object(["reasons": .array(reasons.map(JSONValue.string))])])
+    }
+
+    static func overRequestRateLimit(retryAfter: Int) -> APIError {
+        APIError(.tooManyRequests, code: "over_request_rate_limit", message: "Request rate limit reached", headers: [.retryAfter: "\(max(1, retryAfter))"])
+    }
+
+    static func overSendRateLimit(channel: MessageChannel, retryAfter: Int) -> APIError {
+        APIError(.tooManyRequests, code: channel == .sms ? "over_sms_send_rate_limit" : "over_email_send_rate_limit",
+                 message: "For security purposes, you can only request this after \(max(1, retryAfter)) seconds.",
+                 headers: [.retryAfter: "\(max(1, retryAfter))"])
+    }
+}

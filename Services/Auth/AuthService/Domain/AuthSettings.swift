@@ -1,0 +1,243 @@
+import ColonyModels
+import ColonyPlatform
+import Foundation
+
+/// One app's sign-in settings: which methods are on, where links may redirect, token lifetimes.
+/// Defaults follow the seeds; an operator overrides any field per app with a JSON file
+/// (`COLONY_AUTH_APPS_FILE`, e.g. `{"unify": {"redirect_urls": ["unify://auth-callback"]}}`).
+public struct AppAuthSettings: Codable, Sendable, Equatable {
+    /// Email + password sign-up and sign-in.
+    public var emailEnabled: Bool
+    /// Passwordless email: magic link and 6-digit code.
+    public var magicLinkEnabled: Bool
+    /// Phone: SMS codes (and phone + password).
+    public var phoneEnabled: Bool
+    /// Sign in with Apple (`grant_type=id_token`, provider `apple`).
+    public var appleEnabled: Bool
+    public var disableSignup: Bool
+    /// Email sign-ups get a session at once instead of a confirmation mail.
+    public var emailAutoconfirm: Bool
+    /// Where `redirect_to` may point: exact URLs, or prefixes ending in `*`.
+    public var redirectUrls: [String]
+    /// The default redirect when a link names none (or names one not allowed).
+    public var siteUrl: String
+    /// Apple identity tokens must be issued for one of these (the app's bundle id).
+    public var appleBundleIds: [String]
+    public var accessTokenLifetimeSeconds: Int
+    /// A rotated refresh token is accepted again within this many seconds (Supabase: 10).
+    public var refreshTokenReuseIntervalSeconds: Int
+    /// Sessions end this long after sign-in (nil: never).
+    public var sessionTimeboxSeconds: Int?
+    /// Sessions end after this long without a refresh (nil: never).
+    public var sessionInactivityTimeoutSeconds: Int?
+
+    public init(emailEnabled: Bool = true, magicLinkEnabled: Bool = false, phoneEnabled: Bool = false, appleEnabled: Bool = false, disableSignup: Bool = false, emailAutoconfirm: Bool = true, redirectUrls: [String], siteUrl: String, appleBundleIds: [String] = [], accessTokenLifetimeSeconds: Int = 3600, refreshTokenReuseIntervalSeconds: Int = 10, sessionTimeboxSeconds: Int? = nil, sessionInactivityTimeoutSeconds: Int? = nil) {
+        self.emailEnabled = emailEnabled
+        self.magicLinkEnabled = magicLinkEnabled
+        self.phoneEnabled = phoneEnabled
+        self.appleEnabled = appleEnabled
+        self.disableSignup = disableSignup
+        self.emailAutoconfirm = emailAutoconfirm
+        self.redirectUrls = redirectUrls
+        self.siteUrl = siteUrl
+        self.appleBundleIds = appleBundleIds
+        self.accessTokenLifetimeSeconds = accessTokenLifetimeSeconds
+        self.refreshTokenReuseIntervalSeconds = refreshTokenReuseIntervalSeconds
+        self.sessionTimeboxSeconds = sessionTimeboxSeconds
+        self.sessionInactivityTimeoutSeconds = sessionInactivityTimeoutSeconds
+    }
+
+    /// The seeds' sign-in methods per app.
+    public static func defaults(for app: App) -> AppAuthSettings {
+        let callback = "\(app.rawValue)://auth-callback"
+        switch app {
+        case .mycirclee:  // email + password and magic link
+            return AppAuthSettings(magicLinkEnabled: true, redirectUrls: [callback], siteUrl: callback)
+        case .unify:  // email + password, confirmed by mail, redirect to unify://auth-callback
+            return AppAuthSettings(emailAutoconfirm: false, redirectUrls: [callback], siteUrl: callback)
+        case .habithive:  // phone OTP and Sign in with Apple
+            return AppAuthSettings(emailEnabled: false, phoneEnabled: true, appleEnabled: true, redirectUrls: [callback], siteUrl: callback, appleBundleIds: ["com.habithive.app"])
+        case .socialspot:  // email + password, Apple
+            return AppAuthSettings(appleEnabled: true, redirectUrls: [callback], siteUrl: callback, appleBundleIds: ["com.socialspot.app"])
+        case .ibelieveinyou:  // email + password
+            return AppAuthSettings(redirectUrls: [callback], siteUrl: callback)
+        }
+    }
+
+    /// Whether a link may send the user to `url`.
+    public func allowsRedirect(to url: String) -> Bool {
+        url == siteUrl || redirectUrls.contains { pattern in
+            pattern.hasSuffix("*") ? url.hasPrefix(String(pattern.dropLast())) : url == pattern
+        }
+    }
+
+    /// `redirect_to` if allowed, else the site URL (as Supabase Auth does).
+    public func redirect(_ requested: String?) -> String {
+        guard let requested, !requested.isEmpty, allowsRedirect(to: requested) else { return siteUrl }
+        return requested
+    }
+}
+
+/// A fixed-window limit: at most `count` hits per `windowSeconds`.
+public struct RateLimitRule: Sendable, Equatable {
+    public var count: Int
+    public var windowSeconds: Int
+
+    public init(_ count: Int, per windowSeconds: Int) {
+        self.count = count
+        self.windowSeconds = windowSeconds
+    }
+
+    /// Parses `COUNT/SECONDS`, e.g. `30/300`.
+    static func parse(_ text: String) -> RateLimitRule? {
+        let parts = text.split(separator: "/")
+        guard parts.count == 2, let count = Int(parts[0]), let seconds = Int(parts[1]), count > 0, seconds > 0 else { return nil }
+        return RateLimitRule(count, per: seconds)
+    }
+}
+
+/// Rate limits, in the spirit of Supabase Auth's defaults.
+public struct RateLimitSettings: Sendable, Equatable {
+    public var signUpPerIP = RateLimitRule(30, per: 300)
+    public var otpPerIP = RateLimitRule(30, per: 300)
+    public var signInPerIP = RateLimitRule(30, per: 300)
+    public var signInPerAccount = RateLimitRule(10, per: 300)
+    public var refreshPerIP = RateLimitRule(150, per: 300)
+    public var verifyPerIP = RateLimitRule(30, per: 300)
+    /// One mail or SMS per recipient per minute.
+    public var sendPerRecipient = RateLimitRule(1, per: 60)
+    /// A cap on SMS per number per hour.
+    public var smsPerNumber = RateLimitRule(5, per: 3600)
+
+    public init() {}
+
+    /// Effectively off (benchmarks).
+    public static let unlimited: RateLimitSettings = {
+        var settings = RateLimitSettings()
+        let open = RateLimitRule(1_000_000_000, per: 1)
+        settings.signUpPerIP = open
+        settings.otpPerIP = open
+        settings.signInPerIP = open
+        settings.signInPerAccount = open
+        settings.refreshPerIP = open
+        settings.verifyPerIP = open
+        settings.sendPerRecipient = open
+        settings.smsPerNumber = open
+        return settings
+    }()
+}
+
+/// Where outgoing mail and SMS go.
+public enum SenderConfiguration: Sendable, Equatable {
+    /// One JSON file per message in a folder (development and tests).
+    case folder(String)
+    /// POSTed as JSON to a provider bridge.
+    case webhook(URL)
+}
+
+/// Everything the auth service is configured with beyond the platform's settings.
+public struct AuthSettings: Sendable {
+    public var issuer: String
+    /// The public base URL of the auth API (`…/auth/v1`), used in mailed links.
+    public var publicURL: String
+    public var apps: [App: AppAuthSettings]
+    public var rateLimits: RateLimitSettings
+    /// Secret prefix of phone hashes (HabitHive's contact matching).
+    public var phonePepper: String
+    public var minimumPasswordLength = 6
+    public var bcryptCost: Int
+    public var hashingThreads: Int
+    public var sender: SenderConfiguration
+    public var appleKeysURL: URL
+    /// Codes and links by mail stay valid this long; SMS codes a shorter while.
+    public var emailCodeLifetimeSeconds = 3600
+    public var smsCodeLifetimeSeconds = 600
+    public var maxCodeAttempts = 5
+    /// Retired signing keys stay in the JWKS this long, so tokens they signed keep verifying.
+    public var retiredKeyRetentionSeconds = 86_400
+
+    public init(issuer: String = "colony-auth", publicURL: String, apps: [App: AppAuthSettings] = Dictionary(uniqueKeysWithValues: App.allCases.map { ($0, .defaults(for: $0)) }), rateLimits: RateLimitSettings = RateLimitSettings(), phonePepper: String, bcryptCost: Int = 10, hashingThreads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount - 1), sender: SenderConfiguration, appleKeysURL: URL = URL(string: "https://appleid.apple.com/auth/keys")!) {
+        self.issuer = issuer
+        self.publicURL = publicURL
+        self.apps = apps
+        self.rateLimits = rateLimits
+        self.phonePepper = phonePepper
+        self.bcryptCost = bcryptCost
+        self.hashingThreads = hashingThreads
+        self.sender = sender
+        self.appleKeysURL = appleKeysURL
+    }
+
+    public func app(_ app: App) -> AppAuthSettings {
+        apps[app] ?? .defaults(for: app)
+    }
+
+    /// Reads `COLONY_AUTH_*`: `PUBLIC_URL`, `PHONE_PEPPER` (required), `MAIL_DIR` or `WEBHOOK_URL`,
+    /// `APPS_FILE`, `BCRYPT_COST` (10), `HASH_THREADS`, `APPLE_KEYS_URL`, and rate limits as
+    /// `COLONY_AUTH_RATE_<NAME>=COUNT/SECONDS` (`SIGNUP_IP`, `OTP_IP`, `SIGNIN_IP`,
+    /// `SIGNIN_ACCOUNT`, `REFRESH_IP`, `VERIFY_IP`, `SEND_RECIPIENT`, `SMS_NUMBER`).
+    public static func load(environment: EnvironmentReader = EnvironmentReader(), port: Int, issuer: String) throws(ConfigurationError) -> AuthSettings {
+        let publicURL = environment.string("COLONY_AUTH_PUBLIC_URL", default: "http://127.0.0.1:\(port)/auth/v1")
+        let sender: SenderConfiguration
+        if let webhook = try environment.url("COLONY_AUTH_WEBHOOK_URL") {
+            sender = .webhook(webhook)
+        } else if let folder = environment.optionalString("COLONY_AUTH_MAIL_DIR") {
+            sender = .folder(folder)
+        } else {
+            throw ConfigurationError(variable: "COLONY_AUTH_MAIL_DIR", problem: "is required unless COLONY_AUTH_WEBHOOK_URL is set")
+        }
+        var settings = AuthSettings(
+            issuer: issuer,
+            publicURL: publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL,
+            phonePepper: try environment.string("COLONY_AUTH_PHONE_PEPPER"),
+            bcryptCost: try environment.int("COLONY_AUTH_BCRYPT_COST", default: 10, range: 4...16),
+            hashingThreads: try environment.int("COLONY_AUTH_HASH_THREADS", default: max(1, ProcessInfo.processInfo.activeProcessorCount - 1), range: 1...64),
+            sender: sender
+        )
+        if let apple = try environment.url("COLONY_AUTH_APPLE_KEYS_URL") { settings.appleKeysURL = apple }
+        if let file = environment.optionalString("COLONY_AUTH_APPS_FILE") {
+            settings.apps = try loadApps(file: file, variable: "COLONY_AUTH_APPS_FILE")
+        }
+        let rules: [(String, WritableKeyPath<RateLimitSettings, RateLimitRule>)] = [
+            ("SIGNUP_IP", \.signUpPerIP), ("OTP_IP", \.otpPerIP), ("SIGNIN_IP", \.signInPerIP),
+            ("SIGNIN_ACCOUNT", \.signInPerAccount), ("REFRESH_IP", \.refreshPerIP), ("VERIFY_IP", \.verifyPerIP),
+            ("SEND_RECIPIENT", \.sendPerRecipient), ("SMS_NUMBER", \.smsPerNumber),
+        ]
+        for (name, keyPath) in rules {
+            let variable = "COLONY_AUTH_RATE_\(name)"
+            guard let text = environment.optionalString(variable) else { continue }
+            guard let rule = RateLimitRule.parse(text) else {
+                throw ConfigurationError(variable: variable, problem: "must be COUNT/SECONDS, e.g. 30/300")
+            }
+            settings.rateLimits[keyPath: keyPath] = rule
+        }
+        return settings
+    }
+
+    /// Each app's defaults with the file's fields laid over them.
+    static func loadApps(file: String, variable: String) throws(ConfigurationError) -> [App: AppAuthSettings] {
+        let overrides: [String: [String: JSONValue]]
+        do {
+            overrides = try ColonyJSON.decoder().decode([String: [String: JSONValue]].self, from: Data(contentsOf: URL(fileURLWithPath: file)))
+        } catch {
+            throw ConfigurationError(variable: variable, problem: "could not read \(file) as JSON: \(error)")
+        }
+        var apps: [App: AppAuthSettings] = [:]
+        for app in App.allCases {
+            let base = AppAuthSettings.defaults(for: app)
+            guard let fields = overrides[app.rawValue] else { apps[app] = base; continue }
+            do {
+                let encoded = try ColonyJSON.encoder().encode(base)
+                var merged = try ColonyJSON.decoder().decode([String: JSONValue].self, from: encoded)
+                merged.merge(fields) { _, new in new }
+                apps[app] = try ColonyJSON.decoder().decode(AppAuthSettings.self, from: ColonyJSON.encoder().encode(merged))
+            } catch {
+                throw ConfigurationError(variable: variable, problem: "settings for \(app.rawValue) are invalid: \(error)")
+            }
+        }
+        if let unknown = overrides.keys.first(where: { App(rawValue: $0) == nil }) {
+            throw ConfigurationError(variable: variable, problem: "names an unknown app \"\(unknown)\"")
+        }
+        return apps
+    }
+}

@@ -1,0 +1,99 @@
+import AsyncHTTPClient
+import ColonyModels
+import Foundation
+import Logging
+import NIOCore
+
+public enum MessageChannel: String, Codable, Sendable {
+    case email, sms
+}
+
+/// A mail or SMS the auth service sends: a sign-in code, a link, or both.
+public struct OutgoingMessage: Codable, Sendable, Equatable {
+    public var app: App
+    public var channel: MessageChannel
+    /// An email address, or an E.164 phone number with its plus.
+    public var to: String
+    /// What the code or link does: signup, magiclink, recovery, email_change, sms, phone_change.
+    public var kind: String
+    public var subject: String
+    public var text: String
+    public var code: String
+    public var link: String?
+    public var sentAt: Date
+}
+
+/// Where mail and SMS go. Production providers sit behind the webhook; development and tests
+/// read the folder.
+public protocol MessageSender: Sendable {
+    func send(_ message: OutgoingMessage) async throws
+}
+
+/// Writes each message as `<unix ms>-<uuid>.json` into a folder (and logs it), where tests
+/// and a person at the terminal can read the codes.
+public struct FolderMessageSender: MessageSender {
+    public let folder: URL
+    let logger: Logger
+
+    public init(folder: String, logger: Logger) {
+        self.folder = URL(fileURLWithPath: folder, isDirectory: true)
+        self.logger = logger
+    }
+
+    public func send(_ message: OutgoingMessage) async throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let name = "\(Int64(message.sentAt.timeIntervalSince1970 * 1000))-\(UUID().uuidString.lowercased()).json"
+        let data = try ColonyJSON.encoder().encode(message)
+        // Written whole under a temporary name, then renamed: readers never see half a file.
+        let temporary = folder.appendingPathComponent(".\(name).tmp")
+        try data.write(to: temporary)
+        try FileManager.default.moveItem(at: temporary, to: folder.appendingPathComponent(name))
+        logger.info("message written", metadata: ["channel": "\(message.channel.rawValue)", "kind": "\(message.kind)", "file": "\(name)"])
+    }
+}
+
+/// POSTs each message as JSON to a provider bridge; any non-2xx answer is a failure.
+public struct WebhookMessageSender: MessageSender {
+    public let url: URL
+    let client: HTTPClient
+
+    public init(url: URL, client: HTTPClient = .shared) {
+        self.url = url
+        self.client = client
+    }
+
+    public func send(_ message: OutgoingMessage) async throws {
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(data: try ColonyJSON.encoder().encode(message)))
+        let response = try await client.execute(request, timeout: .seconds(10))
+        guard (200..<300).contains(response.status.code) else {
+            throw WebhookFailure(status: Int(response.status.code))
+        }
+    }
+
+    struct WebhookFailure: Error { var status: Int }
+}
+
+/// The wording of each message.
+enum MessageTemplates {
+    static func email(kind: OneTimeTokenKind, app: App, code: String, link: String) -> (subject: String, text: String) {
+        switch kind {
+        case .signup:
+            ("Confirm your signup", "Follow this link to confirm your account:\n\(link)\n\nOr enter this code: \(code)")
+        case .magiclink:
+            ("Your sign-in link", "Follow this link to sign in:\n\(link)\n\nOr enter this code: \(code)")
+        case .recovery:
+            ("Reset your password", "Follow this link to reset the password for your account:\n\(link)\n\nOr enter this code: \(code)")
+        case .emailChange:
+            ("Confirm your new email", "Follow this link to confirm the change of your email address:\n\(link)\n\nOr enter this code: \(code)")
+        case .sms, .phoneChange:
+            ("Your code", "Your code is \(code)")
+        }
+    }
+
+    static func sms(code: String) -> String {
+        "Your code is \(code)"
+    }
+}

@@ -1,0 +1,84 @@
+import CCrypt
+import Foundation
+import NIOPosix
+import ServiceLifecycle
+
+/// bcrypt through libxcrypt: `$2b$` hashes for new passwords, and verification of the
+/// `$2a$`/`$2b$`/`$2y$` hashes Supabase Auth exports.
+public enum Bcrypt {
+    public struct Failure: Error {}
+
+    public static func hash(_ password: String, cost: Int) throws -> String {
+        var salt = [CChar](repeating: 0, count: Int(CRYPT_GENSALT_OUTPUT_SIZE))
+        // nil random bytes: libxcrypt draws the salt from the kernel's entropy.
+        guard crypt_gensalt_rn("$2b$", UInt(cost), nil, 0, &salt, Int32(salt.count)) != nil else { throw Failure() }
+        return try crypt(password, setting: String(cString: salt))
+    }
+
+    public static func verify(_ password: String, hash: String) -> Bool {
+        guard hash.hasPrefix("$2"), let computed = try? crypt(password, setting: hash) else { return false }
+        return constantTimeEqual(Array(computed.utf8), Array(hash.utf8))
+    }
+
+    static func crypt(_ password: String, setting: String) throws -> String {
+        let data = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<crypt_data>.size, alignment: MemoryLayout<crypt_data>.alignment)
+        defer { data.deallocate() }
+        memset(data, 0, MemoryLayout<crypt_data>.size)
+        let state = data.bindMemory(to: crypt_data.self, capacity: 1)
+        guard let result = crypt_rn(password, setting, state, Int32(MemoryLayout<crypt_data>.size)) else { throw Failure() }
+        let text = String(cString: result)
+        guard !text.hasPrefix("*") else { throw Failure() }
+        return text
+    }
+
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for index in a.indices { difference |= a[index] ^ b[index] }
+        return difference == 0
+    }
+}
+
+/// Hashes and verifies passwords on threads of its own, at a lower priority: bcrypt takes tens
+/// of milliseconds of CPU, which must never run on the event loops or Swift's cooperative pool.
+public final class PasswordHasher: Service, Sendable {
+    private let pool: NIOThreadPool
+    public let cost: Int
+    public let threads: Int
+    private let dummyHash: String
+
+    public init(cost: Int, threads: Int) {
+        self.cost = cost
+        self.threads = threads
+        self.pool = NIOThreadPool(numberOfThreads: threads)
+        // Verified against when an account does not exist, at the same cost as real hashes.
+        self.dummyHash = (try? Bcrypt.hash(Secrets.opaqueToken(), cost: cost)) ?? ""
+        pool.start()
+    }
+
+    public func hash(_ password: String) async throws -> String {
+        let cost = self.cost
+        return try await pool.runIfActive {
+            colony_lower_current_thread_priority(10)
+            return try Bcrypt.hash(password, cost: cost)
+        }
+    }
+
+    public func verify(_ password: String, hash: String) async throws -> Bool {
+        try await pool.runIfActive {
+            colony_lower_current_thread_priority(10)
+            return Bcrypt.verify(password, hash: hash)
+        }
+    }
+
+    /// A hash to compare against when the account does not exist, so a wrong email costs as
+    /// much time as a wrong password (no account enumeration by timing).
+    public func dummyVerify(_ password: String) async throws {
+        _ = try await verify(password, hash: dummyHash)
+    }
+
+    public func run() async throws {
+        try? await gracefulShutdown()
+        try await pool.shutdownGracefully()
+    }
+}

@@ -1,0 +1,134 @@
+import ColonyPlatform
+
+/// The auth schema: five user pools in one set of tables, each row tagged with its app.
+enum AuthMigrations {
+    static let all: [Migration] = [
+        Migration(version: 1, name: "users, identities, sessions, tokens, keys, rate limits", sql: """
+            CREATE TABLE users (
+                id uuid PRIMARY KEY,
+                app text NOT NULL,
+                email text,
+                phone text,
+                encrypted_password text,
+                email_confirmed_at timestamptz,
+                phone_confirmed_at timestamptz,
+                confirmation_sent_at timestamptz,
+                recovery_sent_at timestamptz,
+                email_change_sent_at timestamptz,
+                phone_change_sent_at timestamptz,
+                new_email text,
+                new_phone text,
+                raw_app_meta_data jsonb NOT NULL DEFAULT '{}',
+                raw_user_meta_data jsonb NOT NULL DEFAULT '{}',
+                last_sign_in_at timestamptz,
+                banned_until timestamptz,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                updated_at timestamptz NOT NULL DEFAULT now()
+            );
+            -- One account per address and app; the same address may hold accounts in two apps.
+            CREATE UNIQUE INDEX users_app_email ON users (app, email) WHERE email IS NOT NULL;
+            CREATE UNIQUE INDEX users_app_phone ON users (app, phone) WHERE phone IS NOT NULL;
+            CREATE INDEX users_app_created ON users (app, created_at, id);
+
+            CREATE TABLE identities (
+                id uuid PRIMARY KEY,
+                user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                app text NOT NULL,
+                provider text NOT NULL,
+                provider_id text NOT NULL,
+                identity_data jsonb NOT NULL DEFAULT '{}',
+                last_sign_in_at timestamptz,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                updated_at timestamptz NOT NULL DEFAULT now(),
+                UNIQUE (app, provider, provider_id)
+            );
+            CREATE INDEX identities_user ON identities (user_id);
+
+            CREATE TABLE sessions (
+                id uuid PRIMARY KEY,
+                user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                app text NOT NULL,
+                aal text NOT NULL DEFAULT 'aal1',
+                amr jsonb NOT NULL DEFAULT '[]',
+                not_after timestamptz,
+                refreshed_at timestamptz,
+                user_agent text,
+                ip text,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                updated_at timestamptz NOT NULL DEFAULT now()
+            );
+            CREATE INDEX sessions_user ON sessions (user_id);
+
+            -- Only hashes are stored. A child token is HMAC(parent, salt), so the holder of the
+            -- parent can be handed the active token again without it being kept in clear.
+            CREATE TABLE refresh_tokens (
+                id bigserial PRIMARY KEY,
+                session_id uuid NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+                token_hash bytea NOT NULL UNIQUE,
+                parent_hash bytea,
+                salt bytea,
+                revoked_at timestamptz,
+                created_at timestamptz NOT NULL DEFAULT now()
+            );
+            CREATE INDEX refresh_tokens_session ON refresh_tokens (session_id, id);
+
+            -- Mailed and texted codes and links: single-use, short-lived, hashed, limited tries.
+            CREATE TABLE one_time_tokens (
+                id uuid PRIMARY KEY,
+                app text NOT NULL,
+                user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                kind text NOT NULL CHECK (kind IN ('signup', 'magiclink', 'recovery', 'email_change', 'sms', 'phone_change')),
+                recipient text NOT NULL,
+                code_hash bytea NOT NULL,
+                link_hash bytea UNIQUE,
+                attempts int NOT NULL DEFAULT 0,
+                redirect_to text,
+                code_challenge text,
+                code_challenge_method text,
+                expires_at timestamptz NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now()
+            );
+            CREATE INDEX one_time_tokens_lookup ON one_time_tokens (app, recipient, kind);
+            CREATE INDEX one_time_tokens_user ON one_time_tokens (user_id);
+
+            -- PKCE: an auth code handed to the app's redirect, exchanged with the code verifier.
+            CREATE TABLE flow_states (
+                auth_code_hash bytea PRIMARY KEY,
+                app text NOT NULL,
+                user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                code_challenge text NOT NULL,
+                code_challenge_method text NOT NULL,
+                authentication_method text NOT NULL,
+                expires_at timestamptz NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now()
+            );
+
+            -- ES256 signing keys. Exactly one is current; retired ones stay published a while.
+            CREATE TABLE signing_keys (
+                kid text PRIMARY KEY,
+                private_key_pem text NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                retired_at timestamptz
+            );
+            CREATE UNIQUE INDEX signing_keys_one_current ON signing_keys ((true)) WHERE retired_at IS NULL;
+
+            -- The keys apps ship (anon) and servers keep (service_role); they name the app.
+            CREATE TABLE api_keys (
+                key text PRIMARY KEY,
+                app text NOT NULL,
+                role text NOT NULL CHECK (role IN ('anon', 'service_role')),
+                created_at timestamptz NOT NULL DEFAULT now(),
+                revoked_at timestamptz
+            );
+            CREATE UNIQUE INDEX api_keys_one_active ON api_keys (app, role) WHERE revoked_at IS NULL;
+
+            -- Fixed-window counters shared by every replica.
+            CREATE TABLE rate_limits (
+                bucket text NOT NULL,
+                window_start timestamptz NOT NULL,
+                hits int NOT NULL,
+                PRIMARY KEY (bucket, window_start)
+            );
+            """),
+    ]
+}

@@ -1,0 +1,120 @@
+import ColonyModels
+import ColonyPlatform
+import Foundation
+import JWTKit
+import Logging
+
+/// The signing keys and API keys, loaded from the database and refreshed every 30 s, so every
+/// replica picks up a rotation or a new key without a restart.
+public actor KeyRing {
+    struct Snapshot: Sendable {
+        var keys: JWTKeyCollection
+        var currentKid: String
+        var jwksJSON: String
+        var apiKeys: [String: APIKeyRecord]
+        var loadedAt: ContinuousClock.Instant
+    }
+
+    private let database: Database
+    private let store: KeyStore
+    private let issuer: String
+    private let retention: TimeInterval
+    private var snapshot: Snapshot?
+    private var lastReloadForUnknownKey: ContinuousClock.Instant?
+
+    public init(database: Database, issuer: String, retiredKeyRetentionSeconds: Int, logger: Logger) {
+        self.database = database
+        self.store = KeyStore(logger: logger)
+        self.issuer = issuer
+        self.retention = TimeInterval(retiredKeyRetentionSeconds)
+    }
+
+    /// Creates the first signing key and the apps' API keys when missing.
+    public func ensureKeys() async throws {
+        let store = self.store, issuer = self.issuer
+        try await database.transaction { connection in
+            try await store.createKeyIfNone(on: connection)
+        }
+        let loaded = try await load()
+        try await database.transaction { connection in
+            try await store.createAPIKeysIfMissing(signer: loaded.keys, kid: loaded.currentKid, issuer: issuer, on: connection)
+        }
+        snapshot = try await load()
+    }
+
+    /// Retires the current signing key and starts signing with a new one.
+    public func rotate() async throws -> String {
+        let store = self.store
+        let kid = try await database.transaction { connection in try await store.rotate(on: connection) }
+        snapshot = try await load()
+        return kid
+    }
+
+    public func apiKeys() async throws -> [APIKeyRecord] {
+        try await current().apiKeys.values.sorted { ($0.app.rawValue, $0.role.rawValue) < ($1.app.rawValue, $1.role.rawValue) }
+    }
+
+    /// The app and role an `apikey` header names, or nil for an unknown key.
+    public func apiKey(_ key: String) async throws -> APIKeyRecord? {
+        if let found = try await current().apiKeys[key] { return found }
+        // A key made since the last load (say, by `colony-auth keys` on another machine):
+        // reload, but at most every 5 s, so garbage keys cannot hammer the database.
+        let now = ContinuousClock.now
+        if let last = lastReloadForUnknownKey, now - last < .seconds(5) { return nil }
+        lastReloadForUnknownKey = now
+        snapshot = try await load()
+        return snapshot?.apiKeys[key]
+    }
+
+    public func sign(_ claims: some JWTPayload) async throws -> String {
+        let snapshot = try await current()
+        return try await snapshot.keys.sign(claims, kid: JWKIdentifier(string: snapshot.currentKid))
+    }
+
+    /// Verifies an access token's signature and expiry against the published keys.
+    public func verify(_ token: String) async throws -> AccessTokenClaims {
+        try await current().keys.verify(token, as: AccessTokenClaims.self)
+    }
+
+    public func jwks() async throws -> String {
+        try await current().jwksJSON
+    }
+
+    private func current() async throws -> Snapshot {
+        if let snapshot, ContinuousClock.now - snapshot.loadedAt < .seconds(30) { return snapshot }
+        do {
+            if snapshot == nil { try await ensureKeys() } else { snapshot = try await load() }
+        } catch {
+            // The database hiccuped: keep the keys we have rather than failing every request.
+            if let snapshot { return snapshot }
+            throw error
+        }
+        return snapshot!
+    }
+
+    private func load() async throws -> Snapshot {
+        let store = self.store, retention = self.retention
+        let (records, apiKeys) = try await database.withConnection { connection in
+            (try await store.signingKeys(retention: retention, on: connection), try await store.apiKeys(on: connection))
+        }
+        guard let currentRecord = records.first(where: { $0.retiredAt == nil }) else {
+            throw APIError(.serviceUnavailable, code: "keys_unavailable", message: "no signing key; run `colony-auth keys`")
+        }
+        let keys = JWTKeyCollection()
+        var published: [String] = []
+        for record in records {
+            let privateKey = try ES256PrivateKey(pem: record.privateKeyPEM)
+            await keys.add(ecdsa: privateKey, kid: JWKIdentifier(string: record.kid))
+            if let parameters = privateKey.publicKey.parameters {
+                published.append(#"{"kty":"EC","crv":"P-256","alg":"ES256","use":"sig","key_ops":["verify"],"kid":"\#(record.kid)","x":"\#(parameters.x)","y":"\#(parameters.y)"}"#)
+            }
+        }
+        return Snapshot(
+            keys: keys,
+            currentKid: currentRecord.kid,
+            jwksJSON: #"{"keys":[\#(published.joined(separator: ","))]}"#,
+            apiKeys: Dictionary(apiKeys.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first }),
+            loadedAt: .now
+        )
+    }
+}

@@ -1,0 +1,210 @@
+import ColonyModels
+import ColonyPlatform
+import Foundation
+import Logging
+import PostgresNIO
+
+/// An account as stored: one row of `users` with its identities.
+public struct UserRecord: Sendable, Equatable {
+    public var id: UUID
+    public var app: App
+    public var email: String?
+    public var phone: String?
+    public var encryptedPassword: String?
+    public var emailConfirmedAt: Date?
+    public var phoneConfirmedAt: Date?
+    public var confirmationSentAt: Date?
+    public var recoverySentAt: Date?
+    public var emailChangeSentAt: Date?
+    public var phoneChangeSentAt: Date?
+    public var newEmail: String?
+    public var newPhone: String?
+    public var appMetadata: [String: JSONValue]
+    public var userMetadata: [String: JSONValue]
+    public var lastSignInAt: Date?
+    public var bannedUntil: Date?
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var identities: [IdentityRecord] = []
+
+    public var isBanned: Bool { bannedUntil.map { $0 > Date() } ?? false }
+}
+
+public struct IdentityRecord: Sendable, Equatable {
+    public var id: UUID
+    public var userId: UUID
+    public var provider: String
+    public var providerId: String
+    public var identityData: [String: JSONValue]
+    public var lastSignInAt: Date?
+    public var createdAt: Date
+    public var updatedAt: Date
+}
+
+/// Plain SQL over `users` and `identities`; every query is scoped to one app.
+struct UserStore {
+    let logger: Logger
+
+    private static let columns = """
+        id, app, email, phone, encrypted_password, email_confirmed_at, phone_confirmed_at,
+        confirmation_sent_at, recovery_sent_at, email_change_sent_at, phone_change_sent_at, new_email, new_phone,
+        raw_app_meta_data::text, raw_user_meta_data::text, last_sign_in_at, banned_until, created_at, updated_at
+        """
+
+    func find(id: UUID, app: App, on connection: PostgresConnection, forUpdate: Bool = false) async throws -> UserRecord? {
+        let lock = forUpdate ? " FOR UPDATE" : ""
+        let query = PostgresQuery(unsafeSQL: "SELECT \(Self.columns) FROM users WHERE id = $1 AND app = $2\(lock)", binds: try binds(id, app.rawValue))
+        return try await single(query, on: connection)
+    }
+
+    func find(email: String, app: App, on connection: PostgresConnection, forUpdate: Bool = false) async throws -> UserRecord? {
+        let lock = forUpdate ? " FOR UPDATE" : ""
+        let query = PostgresQuery(unsafeSQL: "SELECT \(Self.columns) FROM users WHERE email = $1 AND app = $2\(lock)", binds: try binds(email, app.rawValue))
+        return try await single(query, on: connection)
+    }
+
+    func find(phone: String, app: App, on connection: PostgresConnection, forUpdate: Bool = false) async throws -> UserRecord? {
+        let lock = forUpdate ? " FOR UPDATE" : ""
+        let query = PostgresQuery(unsafeSQL: "SELECT \(Self.columns) FROM users WHERE phone = $1 AND app = $2\(lock)", binds: try binds(phone, app.rawValue))
+        return try await single(query, on: connection)
+    }
+
+    /// A page of the app's accounts, oldest first, and the app's total.
+    func list(app: App, page: Int, perPage: Int, on connection: PostgresConnection) async throws -> (users: [UserRecord], total: Int) {
+        let query = PostgresQuery(unsafeSQL: "SELECT \(Self.columns) FROM users WHERE app = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3", binds: try binds(app.rawValue, perPage, (page - 1) * perPage))
+        var users = try await rows(query, on: connection)
+        let total = try await connection.query("SELECT count(*)::int FROM users WHERE app = \(app.rawValue)", logger: logger).collect().first?.decode(Int.self) ?? 0
+        for index in users.indices { users[index].identities = try await identities(of: users[index].id, on: connection) }
+        return (users, total)
+    }
+
+    /// Inserts the account; a second account with the address in the same app is
+    /// `user_already_exists` (the unique indexes decide, so concurrent sign-ups cannot both win).
+    func insert(_ user: UserRecord, on connection: PostgresConnection) async throws {
+        do {
+            try await connection.query("""
+                INSERT INTO users (id, app, email, phone, encrypted_password, email_confirmed_at, phone_confirmed_at,
+                    confirmation_sent_at, raw_app_meta_data, raw_user_meta_data, last_sign_in_at, banned_until, created_at, updated_at)
+                VALUES (\(user.id), \(user.app.rawValue), \(user.email), \(user.phone), \(user.encryptedPassword), \(user.emailConfirmedAt), \(user.phoneConfirmedAt),
+                    \(user.confirmationSentAt), \(try json(user.appMetadata))::jsonb, \(try json(user.userMetadata))::jsonb, \(user.lastSignInAt), \(user.bannedUntil), \(user.createdAt), \(user.updatedAt))
+                """, logger: logger)
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+            throw AuthErrors.userAlreadyExists
+        }
+    }
+
+    /// Writes every mutable field back.
+    func update(_ user: UserRecord, on connection: PostgresConnection) async throws {
+        do {
+            try await connection.query("""
+                UPDATE users SET email = \(user.email), phone = \(user.phone), encrypted_password = \(user.encryptedPassword),
+                    email_confirmed_at = \(user.emailConfirmedAt), phone_confirmed_at = \(user.phoneConfirmedAt),
+                    confirmation_sent_at = \(user.confirmationSentAt), recovery_sent_at = \(user.recoverySentAt),
+                    email_change_sent_at = \(user.emailChangeSentAt), phone_change_sent_at = \(user.phoneChangeSentAt),
+                    new_email = \(user.newEmail), new_phone = \(user.newPhone),
+                    raw_app_meta_data = \(try json(user.appMetadata))::jsonb, raw_user_meta_data = \(try json(user.userMetadata))::jsonb,
+                    last_sign_in_at = \(user.lastSignInAt), banned_until = \(user.bannedUntil), updated_at = now()
+                WHERE id = \(user.id)
+                """, logger: logger)
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+            throw AuthErrors.emailOrPhoneTaken
+        }
+    }
+
+    func delete(id: UUID, on connection: PostgresConnection) async throws {
+        try await connection.query("DELETE FROM users WHERE id = \(id)", logger: logger)
+    }
+
+    func touchSignIn(id: UUID, on connection: PostgresConnection) async throws -> Date {
+        try await connection.query("UPDATE users SET last_sign_in_at = now() WHERE id = \(id) RETURNING last_sign_in_at", logger: logger)
+            .collect().first?.decode(Date.self) ?? Date()
+    }
+
+    // MARK: identities
+
+    func identities(of userID: UUID, on connection: PostgresConnection) async throws -> [IdentityRecord] {
+        var result: [IdentityRecord] = []
+        let rows = try await connection.query("""
+            SELECT id, user_id, provider, provider_id, identity_data::text, last_sign_in_at, created_at, updated_at
+            FROM identities WHERE user_id = \(userID) ORDER BY created_at
+            """, logger: logger)
+        for try await (id, user, provider, providerID, data, lastSignIn, created, updated) in rows.decode((UUID, UUID, String, String, String, Date?, Date, Date).self) {
+            result.append(IdentityRecord(id: id, userId: user, provider: provider, providerId: providerID, identityData: try decodeJSON(data), lastSignInAt: lastSignIn, createdAt: created, updatedAt: updated))
+        }
+        return result
+    }
+
+    func findIdentity(provider: String, providerID: String, app: App, on connection: PostgresConnection) async throws -> UUID? {
+        try await connection.query("SELECT user_id FROM identities WHERE app = \(app.rawValue) AND provider = \(provider) AND provider_id = \(providerID)", logger: logger)
+            .collect().first?.decode(UUID.self)
+    }
+
+    /// Adds or refreshes the identity (provider data, last sign-in).
+    func upsertIdentity(userID: UUID, app: App, provider: String, providerID: String, data: [String: JSONValue], signedIn: Bool, on connection: PostgresConnection) async throws {
+        try await connection.query("""
+            INSERT INTO identities (id, user_id, app, provider, provider_id, identity_data, last_sign_in_at)
+            VALUES (\(UUID.timeOrdered()), \(userID), \(app.rawValue), \(provider), \(providerID), \(try json(data))::jsonb, \(signedIn ? Date() : nil))
+            ON CONFLICT (app, provider, provider_id) DO UPDATE SET
+                identity_data = identities.identity_data || EXCLUDED.identity_data,
+                last_sign_in_at = COALESCE(EXCLUDED.last_sign_in_at, identities.last_sign_in_at),
+                updated_at = now()
+            """, logger: logger)
+    }
+
+    func deleteIdentity(userID: UUID, provider: String, on connection: PostgresConnection) async throws {
+        try await connection.query("DELETE FROM identities WHERE user_id = \(userID) AND provider = \(provider)", logger: logger)
+    }
+
+    // MARK: helpers
+
+    private func single(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> UserRecord? {
+        guard var user = try await rows(query, on: connection).first else { return nil }
+        user.identities = try await identities(of: user.id, on: connection)
+        return user
+    }
+
+    private func rows(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> [UserRecord] {
+        var users: [UserRecord] = []
+        let rows = try await connection.query(query, logger: logger)
+        for try await row in rows {
+            let columns = row.makeRandomAccess()
+            guard let app = App(rawValue: try columns[1].decode(String.self)) else { continue }
+            users.append(UserRecord(
+                id: try columns[0].decode(UUID.self),
+                app: app,
+                email: try columns[2].decode(String?.self),
+                phone: try columns[3].decode(String?.self),
+                encryptedPassword: try columns[4].decode(String?.self),
+                emailConfirmedAt: try columns[5].decode(Date?.self),
+                phoneConfirmedAt: try columns[6].decode(Date?.self),
+                confirmationSentAt: try columns[7].decode(Date?.self),
+                recoverySentAt: try columns[8].decode(Date?.self),
+                emailChangeSentAt: try columns[9].decode(Date?.self),
+                phoneChangeSentAt: try columns[10].decode(Date?.self),
+                newEmail: try columns[11].decode(String?.self),
+                newPhone: try columns[12].decode(String?.self),
+                appMetadata: try decodeJSON(try columns[13].decode(String.self)),
+                userMetadata: try decodeJSON(try columns[14].decode(String.self)),
+                lastSignInAt: try columns[15].decode(Date?.self),
+                bannedUntil: try columns[16].decode(Date?.self),
+                createdAt: try columns[17].decode(Date.self),
+                updatedAt: try columns[18].decode(Date.self)
+            ))
+        }
+        return users
+    }
+
+    private func binds(_ values: any PostgresEncodable & Sendable...) throws -> PostgresBindings {
+        var bindings = PostgresBindings()
+        for value in values { try bindings.append(value) }
+        return bindings
+    }
+}
+
+func json(_ object: [String: JSONValue]) throws -> String {
+    String(decoding: try JSONEncoder().encode(object), as: UTF8.self)
+}
+
+func decodeJSON<T: Decodable>(_ text: String, as type: T.Type = T.self) throws -> T {
+    try JSONDecoder().decode(T.self, from: Data(text.utf8))
+}

@@ -1,0 +1,275 @@
+import ColonyModels
+import ColonyPlatform
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Supabase Auth's HTTP API under `/auth/v1`. Handlers decode, tell the app from the `apikey`,
+/// call `Accounts`, and encode.
+struct AuthRoutes {
+    let accounts: Accounts
+    let keyRing: KeyRing
+    let settings: AuthSettings
+
+    func add(to router: Router<ColonyRequestContext>) {
+        let group = router.group("auth/v1").add(middleware: SupabaseAPIVersionMiddleware())
+        group.post("signup", use: signUp)
+        group.post("token", use: token)
+        group.post("otp", use: otp)
+        group.post("verify", use: verify)
+        group.get("verify", use: verifyLink)
+        group.post("recover", use: recover)
+        group.get("user", use: getUser)
+        group.put("user", use: updateUser)
+        group.delete("user", use: deleteUser)
+        group.post("logout", use: logout)
+        group.get("settings", use: appSettings)
+        group.get(".well-known/jwks.json", use: jwks)
+        AdminRoutes(accounts: accounts, keyRing: keyRing).add(to: group)
+    }
+
+    // MARK: bodies
+
+    struct SignUpBody: Decodable {
+        var email: String?
+        var phone: String?
+        var password: String?
+        var data: [String: JSONValue]?
+        var codeChallenge: String?
+        var codeChallengeMethod: String?
+    }
+
+    struct TokenBody: Decodable {
+        var email: String?
+        var phone: String?
+        var password: String?
+        var refreshToken: String?
+        var provider: String?
+        var idToken: String?
+        var nonce: String?
+        var data: [String: JSONValue]?
+        var authCode: String?
+        var codeVerifier: String?
+    }
+
+    struct OTPBody: Decodable {
+        var email: String?
+        var phone: String?
+        var createUser: Bool?
+        var data: [String: JSONValue]?
+        var codeChallenge: String?
+        var codeChallengeMethod: String?
+    }
+
+    struct VerifyBody: Decodable {
+        var type: String
+        var token: String?
+        var tokenHash: String?
+        var email: String?
+        var phone: String?
+        var redirectTo: String?
+    }
+
+    struct RecoverBody: Decodable {
+        var email: String
+        var codeChallenge: String?
+        var codeChallengeMethod: String?
+    }
+
+    struct UpdateUserBody: Decodable {
+        var email: String?
+        var phone: String?
+        var password: String?
+        var data: [String: JSONValue]?
+        var nonce: String?
+        var codeChallenge: String?
+        var codeChallengeMethod: String?
+    }
+
+    // MARK: handlers
+
+    @Sendable func signUp(_ request: Request, context: ColonyRequestContext) async throws -> Response {
+        let app = try await anonApp(request)
+        let body = try await context.requestDecoder.decode(SignUpBody.self, from: request, context: context)
+        guard let password = body.password else { throw AuthErrors.validation("Signup requires a valid password") }
+        let result = try await accounts.signUp(
+            app: app, email: body.email, phone: body.phone, password: password, data: body.data ?? [:],
+            pkce: PKCEChallenge(challenge: body.codeChallenge, method: body.codeChallengeMethod),
+            redirectTo: request.uri.queryParameters["redirect_to"].map(String.init), client: client(request, context)
+        )
+        switch result {
+        case .session(let session): return try json(session, request, context)
+        case .user(let user): return try json(user, request, context)
+        }
+    }
+
+    @Sendable func token(_ request: Request, context: ColonyRequestContext) async throws -> Response {
+        let app = try await anonApp(request)
+        let grantType = request.uri.queryParameters["grant_type"].map(String.init) ?? ""
+        let body = try await context.requestDecoder.decode(TokenBody.self, from: request, context: context)
+        let client = client(request, context)
+        let session: SessionResponse
+        switch grantType {
+        case "password":
+            guard let password = body.password else { throw AuthErrors.invalidCredentials }
+            session = try await accounts.signInWithPassword(app: app, email: body.email, phone: body.phone, password: password, client: client)
+        case "refresh_token":
+            guard let refreshToken = body.refreshToken, !refreshToken.isEmpty else { throw AuthErrors.badRequest("refresh_token required") }
+            session = try await accounts.refresh(app: app, refreshToken: refreshToken, client: client)
+        case "id_token":
+            guard let idToken = body.idToken, let provider = body.provider else { throw AuthErrors.badRequest("provider and id_token are required") }
+            session = try await accounts.signInWithIDToken(app: app, provider: provider, idToken: idToken, nonce: body.nonce, data: body.data ?? [:], client: client)
+        case "pkce":
+            guard let authCode = body.authCode, let verifier = body.codeVerifier else { throw AuthErrors.badRequest("invalid request: both auth code and code verifier should be non-empty") }
+            session = try await accounts.exchangeAuthCode(app: app, authCode: authCode, codeVerifier: verifier, client: client)
+        default:
+            throw APIError(.badRequest, code: "unsupported_grant_type", message: "unsupported_grant_type")
+        }
+        return try json(session, request, context)
+    }
+
+    @Sendable func otp(_ request: Request, context: ColonyRequestContext) async throws -> Response {
+        let app = try await anonApp(request)
+        let body = try await context.requestDecoder.decode(OTPBody.self, from: request, context: context)
+        let messageID = try await accounts.sendOTP(
+            app: app, email: body.email, phone: body.phone, createUser: body.createUser ?? true, data: body.data ?? [:],
+            pkce: PKCEChallenge(challenge: body.codeChallenge, method: body.codeChallengeMethod),
+            redirectTo: request.uri.queryParameters["redirect_to"].map(String.init), client: client(request, context)
+        )
+        if let messageID { return try json(MessageIDResponse(messageId: messageID), request, context) }
+        return try json(EmptyResponse(), request, context)
+    }
+
+    @Sendable func verify(_ request: Request, context: ColonyRequestContext) async throws -> Response {
+        let app = try await anonApp(request)
+        let body = try await context.requestDecoder.decode(VerifyBody.self, from: request, context: context)
+        guard let type = Accounts.VerifyType(rawValue: body.type) else { throw AuthErrors.badRequest("Unsupported verification type") }
+        let session = try await accounts.verify(app: app, type: type, code: body.token, email: body.email, phone: body.phone, tokenHash: body.tokenHash, client: client(request, context))
+        return try json(session, request, context)
+    }
+
+    /// The mailed link: no API key, a redirect either way.
+    @Sendable func verifyLink(_ request: Request, context: ColonyRequestContext) async throws -> Response {
+        let query = request.uri.queryParameters
+        guard let token = query["token"].map(String.init), let type = query["type"].flatMap({ Accounts.VerifyType(rawValue: String($0)) }) else {
+            throw AuthErrors.badRequest("Verify requires a token and a type")
+        }
+        let (_, location) = try await accounts.verifyLink(type: type, token: token, redirectTo: query["redirect_to"].map(String.init), client: client(request, context))
+        return Response(status: .seeOther, headers: [.location: location])
+    }
+
+    @Sendable func recover(_ request: Request, context: ColonyRequestContext) async throws -> Response {
+        let app = try await anonApp(request)
+        let body = try await context.requestDecoder.decode(RecoverBody.self, from: request, context: context)
+        try await accounts.recover(app: app, email: body.email, pkce: PKCEChallenge(challenge: body.codeChallenge, method: body.codeChallengeMethod),
+                                   redirectTo: request.uri.queryParameters["redirect_to"].map(String.init), client: client(request, context))
+        return try json(EmptyResponse(), request, context)
+    }
+
+    @Sendable func getUser(_ request: Request, context: ColonyRequestContext) async throws -> Response {
+        let app = try await anonApp(request)
+        let caller = try await accounts.authenticate(app: app, bearer: bearer(request))
+        return try json(UserResource(try await accounts.user(app: app, id: caller.userID)), request, context)
+    }
+
+    @Sendable func updateUser(_ request: Request, context: ColonyRequestContext) async throws -> Response {
+        let app = try await anonApp(request)
+        let caller = try await accounts.authenticate(app: app, bearer: bearer(request))
+        let body = try await context.requestDecoder.decode(UpdateUserBody.self, from: request, context: context)
+        let user = try await accounts.updateUser(
+            app: app, caller: caller,
+            changes: .init(email: body.email, phone: body.phone, password: body.password, data: body.data, nonce: body.nonce),
+            pkce: PKCEChallenge(challenge: body.codeChallenge, method: body.codeChallengeMethod),
+            redirectTo: request.uri.queryParameters["redirect_to"].map(String.init)
+        )
+        return try json(user, request, context)
+    }
+
+    @Sendable func deleteUser(_ request: Request, context: ColonyRequestContext) async throws -> Response {
+        let app = try await anonApp(request)
+        let caller = try await accounts.authenticate(app: app, bearer: bearer(request))
+        try await accounts.deleteUser(app: app, id: caller.userID)
+        return Response(status: .noContent)
+    }
+
+    @Sendable func logout(_ request: Request, context: ColonyRequestContext) async throws -> Response {
+        let app = try await anonApp(request)
+        let caller = try await accounts.authenticate(app: app, bearer: bearer(request))
+        let scopeText = request.uri.queryParameters["scope"].map(String.init) ?? "global"
+        guard let scope = Accounts.LogoutScope(rawValue: scopeText) else {
+            throw AuthErrors.badRequest("Unsupported logout scope \"\(scopeText)\"")
+        }
+        try await accounts.logout(app: app, caller: caller, scope: scope)
+        return Response(status: .noContent)
+    }
+
+    @Sendable func appSettings(_ request: Request, context: ColonyRequestContext) async throws -> Response {
+        let app = try await anonApp(request)
+        let settings = settings.app(app)
+        let body: [String: JSONValue] = [
+            "external": .object([
+                "email": .bool(settings.emailEnabled || settings.magicLinkEnabled), "phone": .bool(settings.phoneEnabled),
+                "apple": .bool(settings.appleEnabled), "anonymous_users": .bool(false),
+            ]),
+            "disable_signup": .bool(settings.disableSignup),
+            "mailer_autoconfirm": .bool(settings.emailAutoconfirm),
+            "phone_autoconfirm": .bool(false),
+            "sms_provider": .string(settings.phoneEnabled ? "colony" : ""),
+            "saml_enabled": .bool(false),
+        ]
+        return try json(body, request, context)
+    }
+
+    /// Public: other services fetch it to verify access tokens.
+    @Sendable func jwks(_ request: Request, context: ColonyRequestContext) async throws -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "public, max-age=300"], body: .init(byteBuffer: ByteBuffer(string: try await keyRing.jwks())))
+    }
+
+    // MARK: helpers
+
+    /// The app the request's `apikey` names (anon or service role).
+    func anonApp(_ request: Request) async throws -> App {
+        guard let key = request.headers[.apiKey] ?? request.uri.queryParameters["apikey"].map(String.init), !key.isEmpty else {
+            throw AuthErrors.noAPIKey
+        }
+        guard let record = try await keyRing.apiKey(key) else { throw AuthErrors.invalidAPIKey }
+        return record.app
+    }
+
+    func bearer(_ request: Request) -> String? {
+        guard let header = request.headers[.authorization] else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return String(parts[1]).trimmingCharacters(in: .whitespaces)
+    }
+
+    func client(_ request: Request, _ context: ColonyRequestContext) -> ClientInfo {
+        ClientInfo(ip: context.clientIP(request), userAgent: request.headers[.userAgent])
+    }
+}
+
+func json(_ value: some Encodable, _ request: Request, _ context: ColonyRequestContext) throws -> Response {
+    try context.responseEncoder.encode(value, from: request, context: context)
+}
+
+/// Supabase clients read error codes from `{"code", "message"}` only when the response says it
+/// speaks API version 2024-01-01.
+struct SupabaseAPIVersionMiddleware: RouterMiddleware {
+    typealias Context = ColonyRequestContext
+    static let header = HTTPField.Name("X-Supabase-Api-Version")!
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            let apiError = APIError.from(error)
+            if apiError.status.code >= 500 {
+                context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+            }
+            response = apiError.errorResponse()
+        }
+        response.headers[Self.header] = "2024-01-01"
+        return response
+    }
+}

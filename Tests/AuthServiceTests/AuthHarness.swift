@@ -1,0 +1,134 @@
+import AsyncHTTPClient
+import AuthService
+import ColonyKafka
+import ColonyModels
+import ColonyPlatform
+import ColonyTesting
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// A running auth service on a fresh schema and topic prefix, as `ServiceHost` runs it.
+struct RunningAuth: Sendable {
+    let base: String
+    let port: Int
+    let topicPrefix: String
+    let mailDirectory: String
+    let database: DatabaseConfiguration
+    let anonKeys: [App: String]
+    let serviceKeys: [App: String]
+
+    var authURL: String { "\(base)/auth/v1" }
+
+    /// Sends a JSON request the way supabase clients do: `apikey` of the app, optional bearer.
+    func request(_ method: HTTPMethod, _ path: String, app: App = .mycirclee, bearer: String? = nil, apiKey: String? = nil, json body: [String: Any]? = nil, headers: [(String, String)] = []) async throws -> (status: Int, json: [String: Any], headers: HTTPHeaders) {
+        var request = HTTPClientRequest(url: "\(authURL)\(path)")
+        request.method = method
+        request.headers.add(name: "apikey", value: apiKey ?? anonKeys[app]!)
+        request.headers.add(name: "Content-Type", value: "application/json;charset=UTF-8")
+        if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body { request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: body))) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(15))
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        let object = (try? JSONSerialization.jsonObject(with: Data(buffer: bytes))) as? [String: Any] ?? [:]
+        return (Int(response.status.code), object, response.headers)
+    }
+
+    /// The newest message the development sender wrote to `recipient`.
+    func lastMessage(to recipient: String) throws -> OutgoingMessage? {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: mailDirectory)) ?? []
+        for name in files.filter({ $0.hasSuffix(".json") && !$0.hasPrefix(".") }).sorted().reversed() {
+            let data = try Data(contentsOf: URL(fileURLWithPath: mailDirectory).appendingPathComponent(name))
+            let message = try ColonyJSON.decoder().decode(OutgoingMessage.self, from: data)
+            if message.to == recipient { return message }
+        }
+        return nil
+    }
+}
+
+/// Settings for tests: open rate limits unless a test sets its own, a short reuse interval.
+func testAuthSettings(port: Int, mailDirectory: String, appleKeysURL: URL? = nil, configure: (inout AuthSettings) -> Void = { _ in }) -> AuthSettings {
+    var settings = AuthSettings(publicURL: "http://127.0.0.1:\(port)/auth/v1", rateLimits: .unlimited, phonePepper: "test-pepper", bcryptCost: 4, hashingThreads: 2, sender: .folder(mailDirectory))
+    if let appleKeysURL { settings.appleKeysURL = appleKeysURL }
+    for app in App.allCases { settings.apps[app]?.refreshTokenReuseIntervalSeconds = 2 }
+    configure(&settings)
+    return settings
+}
+
+/// Starts the auth service (migrations, keys, HTTP, outbox relay) and runs `body` against it.
+func withRunningAuth(configure: @escaping @Sendable (inout AuthSettings) -> Void = { _ in }, appleKeysURL: URL? = nil, _ body: @Sendable (RunningAuth) async throws -> Void) async throws {
+    let environment = try TestEnvironment.current()
+    let port = try freePort()
+    let prefix = TestKafka.topicPrefix()
+    let mailDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("mail")).path
+    defer { try? FileManager.default.removeItem(atPath: mailDirectory) }
+    try await withTestSchema { databaseConfiguration in
+        let settings = testAuthSettings(port: port, mailDirectory: mailDirectory, appleKeysURL: appleKeysURL, configure: configure)
+        let configuration = ServiceConfiguration(
+            service: .auth, app: nil, httpHost: "127.0.0.1", httpPort: port, logLevel: .error,
+            database: databaseConfiguration, kafkaBrokers: environment.kafkaBrokers, topicPrefix: prefix,
+            tokens: TestTokens().verifierConfiguration(audience: nil)
+        )
+        // The keys exist before the first request, as `colony-auth keys` leaves them.
+        try await ServiceHost.migrate(AuthService.migrations, configuration: configuration, logger: TestEnvironment.logger)
+        let database = Database(configuration: databaseConfiguration, logger: TestEnvironment.logger)
+        let keys = try await withRunning(database) {
+            let ring = KeyRing(database: database, issuer: settings.issuer, retiredKeyRetentionSeconds: settings.retiredKeyRetentionSeconds, logger: TestEnvironment.logger)
+            try await ring.ensureKeys()
+            return try await ring.apiKeys()
+        }
+        let running = RunningAuth(
+            base: "http://127.0.0.1:\(port)", port: port, topicPrefix: prefix, mailDirectory: mailDirectory, database: databaseConfiguration,
+            anonKeys: Dictionary(uniqueKeysWithValues: keys.filter { $0.role == .anon }.map { ($0.app, $0.key) }),
+            serviceKeys: Dictionary(uniqueKeysWithValues: keys.filter { $0.role == .serviceRole }.map { ($0.app, $0.key) })
+        )
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await ServiceHost.run(AuthService.definition(settings: settings), configuration: configuration) }
+            defer { group.cancelAll() }
+            try await waitUntil(timeout: .seconds(30)) {
+                let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: "\(running.base)/ready"), timeout: .seconds(2))
+                return response?.status == .ok
+            }
+            try await body(running)
+        }
+    }
+}
+
+func waitUntil(timeout: Duration, _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    Issue.record("condition not met within \(timeout)")
+    throw TestSetupError("timed out")
+}
+
+/// The events auth published, read from its topic.
+func authEvents(brokers: String, prefix: String, until done: @escaping @Sendable ([ReceivedEvent]) -> Bool) async throws -> [ReceivedEvent] {
+    let topic = EventTopics.topic(for: .auth, prefix: prefix)
+    try await KafkaAdmin(configuration: KafkaConfiguration(bootstrapServers: brokers)).createTopics([topic], partitions: 3)
+    let consumer = try KafkaConsumer(configuration: TestKafka.consumer(brokers: brokers), topics: [topic], logger: TestEnvironment.logger)
+    let collected: [ReceivedEvent] = try await withThrowingTaskGroup(of: [ReceivedEvent]?.self) { group in
+        group.addTask {
+            var events: [ReceivedEvent] = []
+            for try await message in consumer.messages() {
+                events.append(try ReceivedEvent(bytes: message.value))
+                consumer.markHandled(message)
+                if done(events) { return events }
+            }
+            return events
+        }
+        group.addTask {
+            try await Task.sleep(for: .seconds(30))
+            return nil
+        }
+        let first = try await group.next()!
+        group.cancelAll()
+        return first ?? []
+    }
+    await consumer.close()
+    return collected
+}

@@ -1,0 +1,346 @@
+import AsyncHTTPClient
+import AuthService
+import ColonyModels
+import ColonyPlatform
+import ColonyTesting
+import Crypto
+import CryptoExtras
+import Foundation
+import Hummingbird
+import JWTKit
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// The auth service from the outside: real Postgres, real broker, HTTP as clients speak it.
+@Suite("Auth service", .serialized)
+struct AuthServiceTests {
+    let password = "correct-horse-1"
+
+    func signUp(_ auth: RunningAuth, app: App = .mycirclee, email: String) async throws -> [String: Any] {
+        let response = try await auth.request(.POST, "/signup", app: app, json: ["email": email, "password": password, "data": ["full_name": "Ada"]])
+        #expect(response.status == 200, "\(response.json)")
+        return response.json
+    }
+
+    /// GET without following the redirect, to see where a link sends the app.
+    func withoutRedirects(_ url: String) async throws -> HTTPClientResponse {
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+        do {
+            let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
+            try await client.shutdown()
+            return response
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+
+    @Test("the official Supabase Python client passes its suite against the running service")
+    func supabasePythonClient() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let python = root.appendingPathComponent(".local/venv/bin/python").path
+        try #require(FileManager.default.isExecutableFile(atPath: python), "run scripts/setup: it creates .local/venv with supabase_auth")
+        try await withRunningAuth { auth in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: python)
+            process.arguments = ["-m", "pytest", "-q", "-p", "no:cacheprovider", root.appendingPathComponent("Tests/AuthClientTests").path]
+            var environment = ProcessInfo.processInfo.environment
+            environment["COLONY_AUTH_URL"] = auth.authURL
+            environment["COLONY_ANON_KEY"] = auth.anonKeys[.mycirclee]
+            environment["COLONY_ANON_KEY_HABITHIVE"] = auth.anonKeys[.habithive]
+            environment["COLONY_ANON_KEY_UNIFY"] = auth.anonKeys[.unify]
+            environment["COLONY_DEV_MAIL_DIR"] = auth.mailDirectory
+            environment["PYTHONDONTWRITEBYTECODE"] = "1"
+            process.environment = environment
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            let data = try await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
+            process.waitUntilExit()
+            let text = String(decoding: data, as: UTF8.self)
+            #expect(process.terminationStatus == 0, "pytest failed:\n\(text)")
+        }
+    }
+
+    @Test("refresh tokens rotate; the parent returns the active token; replays inside the reuse interval work; later ones end the session")
+    func refreshRotationAndReuseDetection() async throws {
+        try await withRunningAuth { auth in
+            let session = try await signUp(auth, email: "\(uniqueName("r"))@example.com")
+            let t0 = try #require(session["refresh_token"] as? String)
+            let first = try await auth.request(.POST, "/token?grant_type=refresh_token", json: ["refresh_token": t0])
+            #expect(first.status == 200)
+            let t1 = try #require(first.json["refresh_token"] as? String)
+            #expect(t1 != t0)
+            // A client that lost the answer presents t0 again: it gets the active t1 back.
+            let lost = try await auth.request(.POST, "/token?grant_type=refresh_token", json: ["refresh_token": t0])
+            #expect(lost.status == 200)
+            #expect(lost.json["refresh_token"] as? String == t1)
+            let second = try await auth.request(.POST, "/token?grant_type=refresh_token", json: ["refresh_token": t1])
+            let t2 = try #require(second.json["refresh_token"] as? String)
+
+            // Another session: a token two rotations old still works inside the 2 s reuse interval.
+            let other = try await auth.request(.POST, "/token?grant_type=password", json: ["email": (session["user"] as? [String: Any])?["email"] as? String ?? "", "password": password])
+            let b0 = try #require(other.json["refresh_token"] as? String)
+            let b1 = try #require(try await auth.request(.POST, "/token?grant_type=refresh_token", json: ["refresh_token": b0]).json["refresh_token"] as? String)
+            #expect(try await auth.request(.POST, "/token?grant_type=refresh_token", json: ["refresh_token": b1]).status == 200)
+            let withinInterval = try await auth.request(.POST, "/token?grant_type=refresh_token", json: ["refresh_token": b0])
+            #expect(withinInterval.status == 200, "\(withinInterval.json)")
+
+            // After the interval, replaying t0 (neither active nor the active token's parent) is
+            // theft: 400, and the whole session is revoked.
+            try await Task.sleep(for: .milliseconds(2200))
+            let replay = try await auth.request(.POST, "/token?grant_type=refresh_token", json: ["refresh_token": t0])
+            #expect(replay.status == 400)
+            #expect(replay.json["code"] as? String == "refresh_token_already_used")
+            let afterRevocation = try await auth.request(.POST, "/token?grant_type=refresh_token", json: ["refresh_token": t2])
+            #expect(afterRevocation.status == 400)
+            let access = try #require(second.json["access_token"] as? String)
+            #expect(try await auth.request(.GET, "/user", bearer: access).status == 403)
+            let garbage = try await auth.request(.POST, "/token?grant_type=refresh_token", json: ["refresh_token": "nope"])
+            #expect(garbage.json["code"] as? String == "refresh_token_not_found")
+        }
+    }
+
+    @Test("another service's token middleware accepts auth's tokens and rejects expired, tampered and cross-app ones")
+    func tokensAtAnotherService() async throws {
+        try await withRunningAuth(configure: { $0.apps[.mycirclee]?.accessTokenLifetimeSeconds = 1 }) { auth in
+            let circles = TokenVerifier(configuration: TokenVerifierConfiguration(keySource: .jwks(URL(string: "\(auth.authURL)/.well-known/jwks.json")!), issuer: "colony-auth", audience: .mycirclee), logger: TestEnvironment.logger)
+            let habits = TokenVerifier(configuration: TokenVerifierConfiguration(keySource: .jwks(URL(string: "\(auth.authURL)/.well-known/jwks.json")!), issuer: "colony-auth", audience: .habithive), logger: TestEnvironment.logger)
+            let session = try await signUp(auth, email: "\(uniqueName("t"))@example.com")
+            let token = try #require(session["access_token"] as? String)
+            let user = try await circles.verify(token)
+            #expect(user.app == .mycirclee)
+            #expect(user.id.uuidString.lowercased() == ((session["user"] as? [String: Any])?["id"] as? String))
+
+            var tampered = Array(token)
+            tampered[tampered.count - 5] = tampered[tampered.count - 5] == "A" ? "B" : "A"
+            await #expect(throws: APIError.self) { try await circles.verify(String(tampered)) }
+            do {
+                _ = try await habits.verify(token)
+                Issue.record("a mycirclee token was accepted for habithive")
+            } catch let error as APIError {
+                #expect(error.status == .unauthorized)
+            }
+            try await Task.sleep(for: .milliseconds(2100))
+            do {
+                _ = try await circles.verify(token)
+                Issue.record("an expired token was accepted")
+            } catch let error as APIError {
+                #expect(error.code == "token_expired")
+            }
+        }
+    }
+
+    @Test("sign-up is rate limited per IP with 429 and Retry-After")
+    func signUpRateLimit() async throws {
+        try await withRunningAuth(configure: { $0.rateLimits.signUpPerIP = RateLimitRule(3, per: 300) }) { auth in
+            for _ in 0..<3 {
+                _ = try await signUp(auth, email: "\(uniqueName("l"))@example.com")
+            }
+            let limited = try await auth.request(.POST, "/signup", json: ["email": "\(uniqueName("l"))@example.com", "password": password])
+            #expect(limited.status == 429)
+            #expect(limited.json["code"] as? String == "over_request_rate_limit")
+            #expect(Int(limited.headers.first(name: "Retry-After") ?? "") ?? 0 >= 1)
+        }
+    }
+
+    @Test("one send per recipient per minute: a second OTP request is 429")
+    func otpSendRateLimit() async throws {
+        try await withRunningAuth(configure: { $0.rateLimits.sendPerRecipient = RateLimitRule(1, per: 60) }) { auth in
+            let phone = "+1555\(Int.random(in: 1_000_000...9_999_999))"
+            #expect(try await auth.request(.POST, "/otp", app: .habithive, json: ["phone": phone]).status == 200)
+            let again = try await auth.request(.POST, "/otp", app: .habithive, json: ["phone": phone])
+            #expect(again.status == 429)
+            #expect(again.json["code"] as? String == "over_sms_send_rate_limit")
+        }
+    }
+
+    @Test("the same email is 422 twice in one app and fine in another; events carry the app and the phone hash")
+    func duplicatesAndEvents() async throws {
+        let environment = try TestEnvironment.current()
+        try await withRunningAuth { auth in
+            let email = "\(uniqueName("d"))@example.com"
+            let first = try await signUp(auth, app: .mycirclee, email: email)
+            let duplicate = try await auth.request(.POST, "/signup", app: .mycirclee, json: ["email": email.uppercased(), "password": password])
+            #expect(duplicate.status == 422)
+            #expect(duplicate.json["code"] as? String == "user_already_exists")
+            #expect(duplicate.headers.first(name: "X-Supabase-Api-Version") == "2024-01-01")
+            let other = try await auth.request(.POST, "/signup", app: .ibelieveinyou, json: ["email": email, "password": password])
+            #expect(other.status == 200)
+            let firstID = try #require((first["user"] as? [String: Any])?["id"] as? String)
+            #expect((other.json["user"] as? [String: Any])?["id"] as? String != firstID)
+
+            // A phone user of HabitHive: user_registered carries the peppered phone hash.
+            let phone = "+1555\(Int.random(in: 1_000_000...9_999_999))"
+            #expect(try await auth.request(.POST, "/otp", app: .habithive, json: ["phone": phone]).status == 200)
+            let code = try #require(try auth.lastMessage(to: phone)?.code)
+            let verified = try await auth.request(.POST, "/verify", app: .habithive, json: ["type": "sms", "phone": phone, "token": code])
+            #expect(verified.status == 200, "\(verified.json)")
+            let phoneUserID = try #require((verified.json["user"] as? [String: Any])?["id"] as? String)
+
+            // Deleting the account (the seeds' delete_user_account) emits user_deleted.
+            let access = try #require(first["access_token"] as? String)
+            #expect(try await auth.request(.DELETE, "/user", bearer: access).status == 204)
+            #expect(try await auth.request(.POST, "/token?grant_type=password", json: ["email": email, "password": password]).json["code"] as? String == "invalid_credentials")
+
+            let events = try await authEvents(brokers: environment.kafkaBrokers, prefix: auth.topicPrefix) { events in
+                events.contains { $0.type == .userDeleted } && events.filter { $0.type == .userRegistered }.count == 3
+            }
+            let registered = try events.filter { $0.type == .userRegistered }.map { try $0.decode(UserRegistered.self) }
+            #expect(registered.filter { $0.payload.email == email }.map(\.payload.app).sorted { $0.rawValue < $1.rawValue } == [.ibelieveinyou, .mycirclee])
+            let phoneEvent = try #require(registered.first { $0.payload.userId.uuidString.lowercased() == phoneUserID })
+            #expect(phoneEvent.payload.app == .habithive)
+            #expect(phoneEvent.payload.phoneHash == Credentials.phoneHash(digits: String(phone.dropFirst()), pepper: "test-pepper"))
+            let deleted = try events.filter { $0.type == .userDeleted }.map { try $0.decode(UserDeleted.self) }
+            #expect(deleted.map { $0.payload.userId.uuidString.lowercased() } == [firstID])
+            #expect(deleted.first?.aggregateId == firstID)
+        }
+    }
+
+    @Test("users imported with Supabase bcrypt hashes sign in with their old passwords")
+    func importThenSignIn() async throws {
+        try await withRunningAuth { auth in
+            // Supabase (Go's bcrypt) writes $2a$ hashes.
+            let hash = "$2a$" + (try Bcrypt.hash("imported-secret", cost: 10)).dropFirst(4)
+            let id = UUID()
+            let email = "\(uniqueName("i"))@example.com"
+            let csv = """
+                id,email,encrypted_password,email_confirmed_at,raw_app_meta_data,raw_user_meta_data,created_at
+                \(id.uuidString.lowercased()),\(email),\(hash),2024-05-01 10:00:00.123456+00,"{""provider"":""email"",""providers"":[""email""]}","{""full_name"":""Grace""}",2024-05-01 10:00:00+00
+                """
+            let records = try UserImportParser.parse(csv)
+            #expect(records.count == 1)
+            let settings = testAuthSettings(port: auth.port, mailDirectory: auth.mailDirectory)
+            let database = Database(configuration: auth.database, logger: TestEnvironment.logger)
+            try await withRunning(database) {
+                let accounts = Accounts(
+                    settings: settings, database: database, outbox: Outbox(schema: database.schema, topicPrefix: auth.topicPrefix),
+                    keyRing: KeyRing(database: database, issuer: settings.issuer, retiredKeyRetentionSeconds: 60, logger: TestEnvironment.logger),
+                    hasher: PasswordHasher(cost: 4, threads: 1), sender: FolderMessageSender(folder: auth.mailDirectory, logger: TestEnvironment.logger),
+                    apple: AppleIdentityVerifier(keysURL: settings.appleKeysURL), logger: TestEnvironment.logger
+                )
+                let (imported, skipped) = try await accounts.importUsers(records, into: .unify)
+                #expect(imported == 1 && skipped.isEmpty)
+                let again = try await accounts.importUsers(records, into: .unify)
+                #expect(again.imported == 0 && again.skipped.count == 1)
+            }
+            let signIn = try await auth.request(.POST, "/token?grant_type=password", app: .unify, json: ["email": email, "password": "imported-secret"])
+            #expect(signIn.status == 200, "\(signIn.json)")
+            let user = try #require(signIn.json["user"] as? [String: Any])
+            #expect(user["id"] as? String == id.uuidString.lowercased())
+            #expect((user["user_metadata"] as? [String: Any])?["full_name"] as? String == "Grace")
+            #expect(try await auth.request(.POST, "/token?grant_type=password", app: .unify, json: ["email": email, "password": "wrong-secret"]).status == 400)
+        }
+    }
+
+    @Test("a magic link redirects to the app with the session, and with an auth code under PKCE")
+    func magicLinkRedirects() async throws {
+        try await withRunningAuth { auth in
+            let email = "\(uniqueName("m"))@example.com"
+            #expect(try await auth.request(.POST, "/otp?redirect_to=mycirclee://auth-callback", json: ["email": email, "create_user": true]).status == 200)
+            let link = try #require(try auth.lastMessage(to: email)?.link)
+            let response = try await withoutRedirects(link)
+            #expect(response.status == .seeOther)
+            let location = try #require(response.headers.first(name: "Location"))
+            #expect(location.hasPrefix("mycirclee://auth-callback#access_token="))
+            // The same link twice: the app is told the link expired.
+            let second = try await withoutRedirects(link)
+            #expect(second.headers.first(name: "Location")?.contains("error_code=otp_expired") == true)
+
+            // PKCE: the link hands an auth code, exchanged with the verifier.
+            let verifier = "verifier-" + String(repeating: "x", count: 50)
+            let challenge = Data(SHA256.hash(data: Data(verifier.utf8))).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            let other = "\(uniqueName("p"))@example.com"
+            #expect(try await auth.request(.POST, "/otp", json: ["email": other, "code_challenge": challenge, "code_challenge_method": "s256"]).status == 200)
+            let pkceLink = try #require(try auth.lastMessage(to: other)?.link)
+            let redirected = try await withoutRedirects(pkceLink)
+            let code = try #require(redirected.headers.first(name: "Location").flatMap { URLComponents(string: $0)?.queryItems?.first { $0.name == "code" }?.value })
+            let exchanged = try await auth.request(.POST, "/token?grant_type=pkce", json: ["auth_code": code, "code_verifier": verifier])
+            #expect(exchanged.status == 200, "\(exchanged.json)")
+            #expect((exchanged.json["user"] as? [String: Any])?["email"] as? String == other)
+            #expect(try await auth.request(.POST, "/token?grant_type=pkce", json: ["auth_code": code, "code_verifier": verifier]).status == 404)
+        }
+    }
+
+    @Test("Sign in with Apple: verified token, nonce, bundle id; the first sign-in's name is kept")
+    func signInWithApple() async throws {
+        let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let primitives = try rsa.publicKey.getKeyPrimitives()
+        func base64URL(_ data: Data) -> String {
+            data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        let jwks = #"{"keys":[{"kty":"RSA","kid":"apple-test","use":"sig","alg":"RS256","n":"\#(base64URL(primitives.modulus))","e":"\#(base64URL(primitives.publicExponent))"}]}"#
+        let applePort = try freePort()
+        let appleRouter = Router()
+        appleRouter.get("auth/keys") { _, _ in jwks }
+        let appleApp = Application(router: appleRouter, configuration: .init(address: .hostname("127.0.0.1", port: applePort)), logger: TestEnvironment.logger)
+        let signer = await JWTKeyCollection().add(rsa: try Insecure.RSA.PrivateKey(backing: rsa), digestAlgorithm: .sha256, kid: "apple-test")
+        struct AppleClaims: JWTPayload {
+            var iss: IssuerClaim, aud: AudienceClaim, exp: ExpirationClaim, sub: SubjectClaim, nonce: String, email: String, email_verified: String
+            func verify(using algorithm: some JWTAlgorithm) async throws {}
+        }
+        @Sendable func idToken(audience: String = "com.habithive.app", nonce: String) async throws -> String {
+            let hashed = SHA256.hash(data: Data(nonce.utf8)).map { String(format: "%02x", $0) }.joined()
+            return try await signer.sign(AppleClaims(iss: "https://appleid.apple.com", aud: AudienceClaim(value: audience), exp: ExpirationClaim(value: Date().addingTimeInterval(600)), sub: "001234.apple", nonce: hashed, email: "apple-user@privaterelay.appleid.com", email_verified: "true"))
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await appleApp.runService() }
+            defer { group.cancelAll() }
+            try await withRunningAuth(appleKeysURL: URL(string: "http://127.0.0.1:\(applePort)/auth/keys")!) { auth in
+                let first = try await auth.request(.POST, "/token?grant_type=id_token", app: .habithive, json: [
+                    "provider": "apple", "id_token": try await idToken(nonce: "n-1"), "nonce": "n-1", "data": ["full_name": "Tim Apple"],
+                ])
+                #expect(first.status == 200, "\(first.json)")
+                let user = try #require(first.json["user"] as? [String: Any])
+                #expect((user["user_metadata"] as? [String: Any])?["full_name"] as? String == "Tim Apple")
+                // Apple sends no name the second time; the first one stays.
+                let second = try await auth.request(.POST, "/token?grant_type=id_token", app: .habithive, json: ["provider": "apple", "id_token": try await idToken(nonce: "n-2"), "nonce": "n-2"])
+                #expect(second.status == 200)
+                #expect((second.json["user"] as? [String: Any])?["id"] as? String == user["id"] as? String)
+                #expect(((second.json["user"] as? [String: Any])?["user_metadata"] as? [String: Any])?["full_name"] as? String == "Tim Apple")
+                let badNonce = try await auth.request(.POST, "/token?grant_type=id_token", app: .habithive, json: ["provider": "apple", "id_token": try await idToken(nonce: "n-3"), "nonce": "other"])
+                #expect(badNonce.status == 400)
+                let wrongApp = try await auth.request(.POST, "/token?grant_type=id_token", app: .habithive, json: ["provider": "apple", "id_token": try await idToken(audience: "com.other.app", nonce: "n-4"), "nonce": "n-4"])
+                #expect(wrongApp.status == 400)
+                let disabled = try await auth.request(.POST, "/token?grant_type=id_token", app: .unify, json: ["provider": "apple", "id_token": try await idToken(nonce: "n-5"), "nonce": "n-5"])
+                #expect(disabled.status == 400)
+            }
+        }
+    }
+
+    @Test("API keys, malformed bodies, unknown grants and admin endpoints answer as Supabase Auth does")
+    func errorsAndAdmin() async throws {
+        try await withRunningAuth { auth in
+            #expect(try await auth.request(.GET, "/settings", apiKey: "").status == 401)
+            #expect(try await auth.request(.GET, "/settings", apiKey: "not-a-key").json["code"] as? String == "invalid_api_key")
+            let settings = try await auth.request(.GET, "/settings", app: .habithive)
+            #expect((settings.json["external"] as? [String: Any])?["phone"] as? Bool == true)
+            #expect(try await auth.request(.POST, "/token?grant_type=magic", json: [:]).json["code"] as? String == "unsupported_grant_type")
+            #expect(try await auth.request(.POST, "/signup", json: ["email": "x@example.com", "password": "123"]).json["code"] as? String == "weak_password")
+            #expect(try await auth.request(.POST, "/signup", json: ["email": "not-an-email", "password": password]).status == 422)
+            #expect(try await auth.request(.POST, "/signup", app: .habithive, json: ["email": "\(uniqueName("e"))@example.com", "password": password]).json["code"] as? String == "email_provider_disabled")
+            #expect(try await auth.request(.GET, "/user").json["code"] as? String == "no_authorization")
+            #expect(try await auth.request(.GET, "/user", bearer: "a.b.c").status == 401)
+            let jwks = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(auth.authURL)/.well-known/jwks.json"), timeout: .seconds(5))
+            #expect(String(buffer: try await jwks.body.collect(upTo: 1 << 16)).contains(#""alg":"ES256""#))
+
+            // Admin: the service-role key of the app only.
+            let service = try #require(auth.serviceKeys[.unify])
+            #expect(try await auth.request(.GET, "/admin/users", app: .unify, bearer: auth.anonKeys[.unify]).status == 403)
+            let created = try await auth.request(.POST, "/admin/users", app: .unify, bearer: service, apiKey: service, json: ["email": "\(uniqueName("a"))@example.com", "password": password, "email_confirm": true, "user_metadata": ["name": "Admin Made"]])
+            #expect(created.status == 200, "\(created.json)")
+            let id = try #require(created.json["id"] as? String)
+            let list = try await auth.request(.GET, "/admin/users?per_page=10", app: .unify, bearer: service, apiKey: service)
+            #expect((list.json["users"] as? [[String: Any]])?.contains { $0["id"] as? String == id } == true)
+            // Another app's service key sees nothing of unify's users.
+            let foreign = try #require(auth.serviceKeys[.mycirclee])
+            #expect(try await auth.request(.GET, "/admin/users/\(id)", app: .mycirclee, bearer: foreign, apiKey: foreign).status == 404)
+            let updated = try await auth.request(.PUT, "/admin/users/\(id)", app: .unify, bearer: service, apiKey: service, json: ["user_metadata": ["name": "Renamed"]])
+            #expect((updated.json["user_metadata"] as? [String: Any])?["name"] as? String == "Renamed")
+            #expect(try await auth.request(.DELETE, "/admin/users/\(id)", app: .unify, bearer: service, apiKey: service).status == 200)
+            #expect(try await auth.request(.GET, "/admin/users/\(id)", app: .unify, bearer: service, apiKey: service).status == 404)
+        }
+    }
+}
