@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "colony-admin", targets: ["ColonyAdmin"]),
         .executable(name: "colony-bench", targets: ["ColonyBench"]),
         .executable(name: "colony-auth", targets: ["ColonyAuth"]),
+        .executable(name: "colony-auth-bench", targets: ["AuthBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -141,6 +142,16 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Tests/AuthServiceTests",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "AuthBench",
+            dependencies: [
+                "AuthService",
+                "ColonyTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Tests/Benchmarks/AuthBench",
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -98,6 +98,15 @@ struct AuthServiceTests {
             #expect(afterRevocation.status == 400)
             let access = try #require(second.json["access_token"] as? String)
             #expect(try await auth.request(.GET, "/user", bearer: access).status == 403)
+            // Two concurrent refreshes with one token (a client retrying): both get the same new token.
+            let fresh = try await auth.request(.POST, "/token?grant_type=password", json: ["email": (session["user"] as? [String: Any])?["email"] as? String ?? "", "password": password])
+            let c0 = try #require(fresh.json["refresh_token"] as? String)
+            async let firstTry = auth.request(.POST, "/token?grant_type=refresh_token", json: ["refresh_token": c0])
+            async let secondTry = auth.request(.POST, "/token?grant_type=refresh_token", json: ["refresh_token": c0])
+            let (a, b) = try await (firstTry, secondTry)
+            #expect(a.status == 200 && b.status == 200)
+            #expect(a.json["refresh_token"] as? String == b.json["refresh_token"] as? String)
+
             let garbage = try await auth.request(.POST, "/token?grant_type=refresh_token", json: ["refresh_token": "nope"])
             #expect(garbage.json["code"] as? String == "refresh_token_not_found")
         }
@@ -130,6 +139,28 @@ struct AuthServiceTests {
             } catch let error as APIError {
                 #expect(error.code == "token_expired")
             }
+        }
+    }
+
+    @Test("rotating the signing key keeps tokens signed by the old key valid, and the JWKS lists both")
+    func keyRotation() async throws {
+        try await withTestDatabase(migrations: AuthService.migrations) { database in
+            let ring = KeyRing(database: database, issuer: "colony-auth", retiredKeyRetentionSeconds: 3600, logger: TestEnvironment.logger)
+            try await ring.ensureKeys()
+            let claims = AccessTokenClaims(sub: UUID().uuidString.lowercased(), aud: "unify", iss: "colony-auth", exp: Date().addingTimeInterval(600))
+            let old = try await ring.sign(claims)
+            let newKid = try await ring.rotate()
+            let new = try await ring.sign(claims)
+            #expect(TokenVerifier.keyID(of: new) == newKid)
+            #expect(TokenVerifier.keyID(of: old) != newKid)
+            _ = try await ring.verify(old)
+            _ = try await ring.verify(new)
+            let jwks = try await ring.jwks()
+            #expect(jwks.components(separatedBy: "\"kid\"").count - 1 == 2)
+            // Other services verify both through the published set.
+            let verifier = TokenVerifier(configuration: TokenVerifierConfiguration(keySource: .staticJWKS(jwks), issuer: "colony-auth", audience: .unify), logger: TestEnvironment.logger)
+            _ = try await verifier.verify(old)
+            _ = try await verifier.verify(new)
         }
     }
 

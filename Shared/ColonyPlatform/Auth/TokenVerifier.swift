@@ -102,7 +102,7 @@ public actor TokenVerifier {
     }
 
     /// The `kid` in a token's header, if it has one.
-    static func keyID(of token: String) -> String? {
+    public static func keyID(of token: String) -> String? {
         guard let header = token.split(separator: ".", maxSplits: 1).first else { return nil }
         var base64 = header.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)

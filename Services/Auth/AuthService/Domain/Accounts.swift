@@ -62,6 +62,7 @@ public struct Accounts: Sendable {
     let sessions: SessionStore
     let oneTimeTokens: OneTimeTokenStore
     let limiter: RateLimiter
+    let ipLimiter: LocalRateLimiter
 
     public init(settings: AuthSettings, database: Database, outbox: Outbox, keyRing: KeyRing, hasher: PasswordHasher, sender: any MessageSender, apple: AppleIdentityVerifier, logger: Logger) {
         self.settings = settings
@@ -76,6 +77,7 @@ public struct Accounts: Sendable {
         self.sessions = SessionStore(logger: logger)
         self.oneTimeTokens = OneTimeTokenStore(logger: logger)
         self.limiter = RateLimiter(database: database, logger: logger)
+        self.ipLimiter = LocalRateLimiter()
     }
 
     // MARK: sign-up and password sign-in
@@ -85,7 +87,7 @@ public struct Accounts: Sendable {
         guard !appSettings.disableSignup else { throw AuthErrors.signupDisabled }
         let (email, phone) = try identifier(email: rawEmail, phone: rawPhone, app: appSettings)
         try validateNewPassword(password)
-        try await limiter.check("signup:ip:\(client.ip)", rule: settings.rateLimits.signUpPerIP)
+        try ipLimiter.check("signup:ip:\(client.ip)", rule: settings.rateLimits.signUpPerIP)
         let hash = try await hasher.hash(password)
         let now = Date()
         // Email sign-ups wait for the mailed confirmation unless the app autoconfirms; phone
@@ -123,7 +125,7 @@ public struct Accounts: Sendable {
             if rawEmail?.isEmpty == false || rawPhone?.isEmpty == false { throw AuthErrors.invalidCredentials }
             throw AuthErrors.validation("An email address or phone number is required")
         }
-        try await limiter.check("signin:ip:\(client.ip)", rule: settings.rateLimits.signInPerIP)
+        try ipLimiter.check("signin:ip:\(client.ip)", rule: settings.rateLimits.signInPerIP)
         try await limiter.check("signin:account:\(app.rawValue):\(email ?? phone!)", rule: settings.rateLimits.signInPerAccount)
         let found = try await database.withConnection { connection in
             if let email { return try await users.find(email: email, app: app, on: connection) }
@@ -145,17 +147,26 @@ public struct Accounts: Sendable {
     // MARK: refresh
 
     public func refresh(app: App, refreshToken: String, client: ClientInfo) async throws -> SessionResponse {
-        try await limiter.check("refresh:ip:\(client.ip)", rule: settings.rateLimits.refreshPerIP)
+        try ipLimiter.check("refresh:ip:\(client.ip)", rule: settings.rateLimits.refreshPerIP)
         let appSettings = settings.app(app)
         let presentedHash = Secrets.hash(refreshToken)
+        // Most refreshes present the active token of a live session: one statement does it.
+        let salt = RefreshTokenRules.newSalt()
+        let child = RefreshTokenRules.childToken(parent: refreshToken, salt: salt)
+        let rotated = try await database.withConnection { connection in
+            try await sessions.rotateIfActive(presentedHash: presentedHash, app: app, inactivityTimeoutSeconds: appSettings.sessionInactivityTimeoutSeconds, childHash: Secrets.hash(child), salt: salt, on: connection)
+        }
+        if let (session, user) = rotated {
+            return try await sessionResponse(user: user, session: session, refreshToken: child)
+        }
         enum Outcome: Sendable { case session(SessionResponse), failure(APIError) }
         // Failures that revoke (reuse, expiry) must commit, so they are returned, not thrown.
         let outcome: Outcome = try await database.transaction { connection in
-            guard let token = try await sessions.findToken(hash: presentedHash, on: connection),
-                  let session = try await sessions.find(id: token.sessionId, on: connection, forUpdate: true),
-                  session.app == app
-            else { return .failure(AuthErrors.refreshTokenNotFound) }
-            let active = try await sessions.activeToken(sessionID: session.id, on: connection)
+            guard let (token, session) = try await sessions.findTokenAndSession(hash: presentedHash, on: connection), session.app == app else {
+                return .failure(AuthErrors.refreshTokenNotFound)
+            }
+            // The active token matters only when a revoked token comes back.
+            let active = token.revokedAt == nil ? nil : try await sessions.activeToken(sessionID: session.id, on: connection)
             let decision = RefreshTokenRules.decide(
                 token: .init(revokedAt: token.revokedAt, isParentOfActive: active?.parentHash == presentedHash),
                 session: .init(createdAt: session.createdAt, refreshedAt: session.refreshedAt, notAfter: session.notAfter),
@@ -177,13 +188,12 @@ public struct Accounts: Sendable {
                 guard let active, let salt = active.salt else { return .failure(AuthErrors.refreshTokenNotFound) }
                 newToken = RefreshTokenRules.childToken(parent: refreshToken, salt: salt)
                 guard Secrets.hash(newToken) == active.tokenHash else { return .failure(AuthErrors.refreshTokenNotFound) }
+                try await sessions.markRefreshed(id: session.id, on: connection)
             case .rotate, .rotateWithinReuseInterval:
-                try await sessions.revokeToken(id: token.id, on: connection)
                 let salt = RefreshTokenRules.newSalt()
                 newToken = RefreshTokenRules.childToken(parent: refreshToken, salt: salt)
-                try await sessions.insertToken(sessionID: session.id, hash: Secrets.hash(newToken), parentHash: presentedHash, salt: salt, on: connection)
+                try await sessions.rotate(tokenID: token.id, sessionID: session.id, childHash: Secrets.hash(newToken), parentHash: presentedHash, salt: salt, on: connection)
             }
-            try await sessions.markRefreshed(id: session.id, on: connection)
             return .session(try await sessionResponse(user: user, session: session, refreshToken: newToken))
         }
         switch outcome {
@@ -198,7 +208,7 @@ public struct Accounts: Sendable {
         let appSettings = settings.app(app)
         guard provider == "apple" else { throw APIError(.badRequest, code: "validation_failed", message: "Custom OIDC provider \"\(provider)\" not allowed") }
         guard appSettings.appleEnabled else { throw AuthErrors.providerDisabled }
-        try await limiter.check("signin:ip:\(client.ip)", rule: settings.rateLimits.signInPerIP)
+        try ipLimiter.check("signin:ip:\(client.ip)", rule: settings.rateLimits.signInPerIP)
         let identity = try await apple.verify(idToken: idToken, bundleIDs: appSettings.appleBundleIds, nonce: nonce)
         var identityData: [String: JSONValue] = [
             "sub": .string(identity.subject), "iss": .string(AppleIdentityVerifier.issuer),
@@ -278,7 +288,7 @@ public struct Accounts: Sendable {
         } else {
             throw AuthErrors.validation("An email address or phone number is required")
         }
-        try await limiter.check("otp:ip:\(client.ip)", rule: settings.rateLimits.otpPerIP)
+        try ipLimiter.check("otp:ip:\(client.ip)", rule: settings.rateLimits.otpPerIP)
         let recipient = email ?? phone!
         let kind: OneTimeTokenKind = email != nil ? .magiclink : .sms
         let pending: (message: OutgoingMessage, rule: RateLimitRule?) = try await database.transaction { connection in
@@ -308,7 +318,7 @@ public struct Accounts: Sendable {
     /// `POST /recover`: a reset link and code, answered the same whether or not the account exists.
     public func recover(app: App, email rawEmail: String, pkce: PKCEChallenge?, redirectTo: String?, client: ClientInfo) async throws {
         guard let email = Credentials.normalizedEmail(rawEmail) else { throw AuthErrors.validation("Unable to validate email address: invalid format") }
-        try await limiter.check("otp:ip:\(client.ip)", rule: settings.rateLimits.otpPerIP)
+        try ipLimiter.check("otp:ip:\(client.ip)", rule: settings.rateLimits.otpPerIP)
         let pending: (message: OutgoingMessage, rule: RateLimitRule?)? = try await database.transaction { connection in
             guard var user = try await users.find(email: email, app: app, on: connection, forUpdate: true) else { return nil }
             let prepared = try await prepareMessage(user: &user, kind: .recovery, recipient: email, redirectTo: redirectTo, pkce: pkce, on: connection)
@@ -336,7 +346,7 @@ public struct Accounts: Sendable {
 
     /// `POST /verify` with the code and its recipient, or with the link's token hash.
     public func verify(app: App, type: VerifyType, code: String?, email rawEmail: String?, phone rawPhone: String?, tokenHash: String?, client: ClientInfo) async throws -> SessionResponse {
-        try await limiter.check("verify:ip:\(client.ip)", rule: settings.rateLimits.verifyPerIP)
+        try ipLimiter.check("verify:ip:\(client.ip)", rule: settings.rateLimits.verifyPerIP)
         // A wrong code returns nil rather than throwing, so its counted attempt commits.
         let session: SessionResponse? = try await database.transaction { connection in
             let token: OneTimeTokenRecord
@@ -376,7 +386,7 @@ public struct Accounts: Sendable {
     public func verifyLink(type: VerifyType, token linkToken: String, redirectTo requested: String?, client: ClientInfo) async throws -> (app: App?, location: String) {
         var linkApp: App?
         do {
-            try await limiter.check("verify:ip:\(client.ip)", rule: settings.rateLimits.verifyPerIP)
+            try ipLimiter.check("verify:ip:\(client.ip)", rule: settings.rateLimits.verifyPerIP)
             let location: String = try await database.transaction { connection in
                 guard let token = try await oneTimeTokens.findByLink(app: nil, linkHash: Secrets.hash(linkToken), on: connection), type.kinds.contains(token.kind) else {
                     throw AuthErrors.otpExpired
@@ -766,9 +776,8 @@ public struct Accounts: Sendable {
             notAfter: appSettings.sessionTimeboxSeconds.map { now.addingTimeInterval(TimeInterval($0)) },
             refreshedAt: nil, createdAt: now
         )
-        try await sessions.create(session, userAgent: client.userAgent, ip: client.ip, on: connection)
         let refreshToken = Secrets.opaqueToken()
-        try await sessions.insertToken(sessionID: session.id, hash: Secrets.hash(refreshToken), parentHash: nil, salt: nil, on: connection)
+        try await sessions.create(session, firstTokenHash: Secrets.hash(refreshToken), userAgent: client.userAgent, ip: client.ip, on: connection)
         user.lastSignInAt = try await users.touchSignIn(id: userID, on: connection)
         return try await sessionResponse(user: user, session: session, refreshToken: refreshToken)
     }
@@ -783,7 +792,8 @@ public struct Accounts: Sendable {
             role: "authenticated", sessionId: session.id.uuidString.lowercased(), email: user.email ?? "", phone: user.phone ?? "",
             appMetadata: user.appMetadata, userMetadata: user.userMetadata, aal: session.aal, amr: session.amr, isAnonymous: false
         )
-        let accessToken = try await keyRing.sign(claims)
+        let (kid, key) = try await keyRing.signingKey()
+        let accessToken = try CompactJWS.sign(claims, kid: kid, key: key)
         return SessionResponse(accessToken: accessToken, expiresIn: lifetime, expiresAt: Int(expiresAt.timeIntervalSince1970), refreshToken: refreshToken, user: UserResource(user))
     }
 

@@ -49,10 +49,7 @@ public enum Secrets {
     public static func opaqueToken() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return base64URL(bytes)
     }
 
     /// A 6-digit code, uniformly drawn.
@@ -69,6 +66,22 @@ public enum Secrets {
     public static func codeHash(_ code: String, recipient: String) -> [UInt8] {
         hash(recipient + ":" + code)
     }
+}
+
+/// Base64url without padding (RFC 4648 §5), byte by byte: tokens are made on every request.
+func base64URL(_ bytes: some Sequence<UInt8>) -> String {
+    let encoded = Data(bytes).base64EncodedData()
+    var output = [UInt8]()
+    output.reserveCapacity(encoded.count)
+    for byte in encoded {
+        switch byte {
+        case UInt8(ascii: "+"): output.append(UInt8(ascii: "-"))
+        case UInt8(ascii: "/"): output.append(UInt8(ascii: "_"))
+        case UInt8(ascii: "="): continue
+        default: output.append(byte)
+        }
+    }
+    return String(decoding: output, as: UTF8.self)
 }
 
 func hex(_ digest: some Sequence<UInt8>) -> String {

@@ -59,14 +59,14 @@ public final class PasswordHasher: Service, Sendable {
     public func hash(_ password: String) async throws -> String {
         let cost = self.cost
         return try await pool.runIfActive {
-            colony_lower_current_thread_priority(10)
+            colony_lower_current_thread_priority()
             return try Bcrypt.hash(password, cost: cost)
         }
     }
 
     public func verify(_ password: String, hash: String) async throws -> Bool {
         try await pool.runIfActive {
-            colony_lower_current_thread_priority(10)
+            colony_lower_current_thread_priority()
             return Bcrypt.verify(password, hash: hash)
         }
     }

@@ -59,10 +59,7 @@ public enum RefreshTokenRules {
     /// hashes yet the active token can be handed again to the holder of its parent.
     public static func childToken(parent: String, salt: [UInt8]) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: salt, using: SymmetricKey(data: Data(parent.utf8)))
-        return Data(mac).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return base64URL(Array(mac))
     }
 
     public static func newSalt() -> [UInt8] {

@@ -1,8 +1,21 @@
 import ColonyModels
 import ColonyPlatform
+import Crypto
 import Foundation
 import JWTKit
 import Logging
+
+/// A compact JWS (ES256) over JSON claims, as jwt-kit writes it: `header.payload.signature`.
+enum CompactJWS {
+    static func sign(_ claims: some Encodable, kid: String, key: P256.Signing.PrivateKey) throws -> String {
+        let header = #"{"alg":"ES256","kid":"\#(kid)","typ":"JWT"}"#
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        let input = base64URL(Array(header.utf8)) + "." + base64URL(try encoder.encode(claims))
+        let signature = try key.signature(for: Data(input.utf8))
+        return input + "." + base64URL(signature.rawRepresentation)
+    }
+}
 
 /// The signing keys and API keys, loaded from the database and refreshed every 30 s, so every
 /// replica picks up a rotation or a new key without a restart.
@@ -10,6 +23,8 @@ public actor KeyRing {
     struct Snapshot: Sendable {
         var keys: JWTKeyCollection
         var currentKid: String
+        /// The current key as swift-crypto's type: access tokens are signed with it directly.
+        var signingKey: P256.Signing.PrivateKey
         var jwksJSON: String
         var apiKeys: [String: APIKeyRecord]
         var loadedAt: ContinuousClock.Instant
@@ -66,9 +81,17 @@ public actor KeyRing {
         return snapshot?.apiKeys[key]
     }
 
+    /// Signs with the current key (API keys and other rare tokens).
     public func sign(_ claims: some JWTPayload) async throws -> String {
         let snapshot = try await current()
         return try await snapshot.keys.sign(claims, kid: JWKIdentifier(string: snapshot.currentKid))
+    }
+
+    /// The current key and its id, for signing access tokens outside the actor: every sign-in
+    /// and refresh signs one, and they need not queue behind each other.
+    public func signingKey() async throws -> (kid: String, key: P256.Signing.PrivateKey) {
+        let snapshot = try await current()
+        return (snapshot.currentKid, snapshot.signingKey)
     }
 
     /// Verifies an access token's signature and expiry against the published keys.
@@ -112,6 +135,7 @@ public actor KeyRing {
         return Snapshot(
             keys: keys,
             currentKid: currentRecord.kid,
+            signingKey: try P256.Signing.PrivateKey(pemRepresentation: currentRecord.privateKeyPEM),
             jwksJSON: #"{"keys":[\#(published.joined(separator: ","))]}"#,
             apiKeys: Dictionary(apiKeys.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first }),
             loadedAt: .now

@@ -2,6 +2,7 @@ import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// Fixed-window counters in Postgres, so every replica counts against the same limit. Hits are
 /// counted outside the request's transaction: a request that fails still counts.
@@ -34,5 +35,32 @@ struct RateLimiter {
 
     func deleteOldWindows() async throws {
         try await database.query("DELETE FROM rate_limits WHERE window_start < now() - interval '1 day'")
+    }
+}
+
+/// Per-IP limits, counted in this replica's memory as Supabase Auth counts them: an IP limit is
+/// a flood guard, and a Postgres write per request would cost more than the request itself.
+/// Behind N replicas an IP gets up to N times the limit. Limits that protect a person (per
+/// account, per recipient) are counted in Postgres by `RateLimiter`.
+final class LocalRateLimiter: Sendable {
+    private struct Window { var start: Int; var hits: Int }
+    private let windows = Mutex<[String: Window]>([:])
+
+    /// Throws 429 `over_request_rate_limit` when the IP is over the rule.
+    func check(_ bucket: String, rule: RateLimitRule, now: Date = Date()) throws {
+        let second = Int(now.timeIntervalSince1970)
+        let start = second - second % rule.windowSeconds
+        let key = "\(bucket)|\(rule.windowSeconds)"
+        let retryAfter: Int? = windows.withLock { windows in
+            if windows.count > 100_000 {
+                // Old windows of idle callers: drop them now and then.
+                windows = windows.filter { $0.value.start >= start - 3600 }
+            }
+            var window = windows[key].flatMap { $0.start == start ? $0 : nil } ?? Window(start: start, hits: 0)
+            window.hits += 1
+            windows[key] = window
+            return window.hits > rule.count ? start + rule.windowSeconds - second : nil
+        }
+        if let retryAfter { throw AuthErrors.overRequestRateLimit(retryAfter: retryAfter) }
     }
 }

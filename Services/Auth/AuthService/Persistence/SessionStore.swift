@@ -29,11 +29,16 @@ struct RefreshTokenRecord: Sendable {
 struct SessionStore {
     let logger: Logger
 
-    func create(_ session: SessionRecord, userAgent: String?, ip: String?, on connection: PostgresConnection) async throws {
+    /// The session and its first refresh token, in one statement.
+    func create(_ session: SessionRecord, firstTokenHash: [UInt8], userAgent: String?, ip: String?, on connection: PostgresConnection) async throws {
         try await connection.query("""
-            INSERT INTO sessions (id, user_id, app, aal, amr, not_after, user_agent, ip, created_at)
-            VALUES (\(session.id), \(session.userId), \(session.app.rawValue), \(session.aal), \(try json(session.amr))::jsonb,
-                    \(session.notAfter), \(userAgent), \(ip), \(session.createdAt))
+            WITH created AS (
+                INSERT INTO sessions (id, user_id, app, aal, amr, not_after, user_agent, ip, created_at)
+                VALUES (\(session.id), \(session.userId), \(session.app.rawValue), \(session.aal), \(try json(session.amr))::jsonb,
+                        \(session.notAfter), \(userAgent), \(ip), \(session.createdAt))
+                RETURNING id
+            )
+            INSERT INTO refresh_tokens (session_id, token_hash) SELECT id, \(ByteBuffer(bytes: firstTokenHash)) FROM created
             """, logger: logger)
     }
 
@@ -49,7 +54,122 @@ struct SessionStore {
     }
 
     func exists(id: UUID, userID: UUID, on connection: PostgresConnection) async throws -> Bool {
-        try await connection.query("SELECT 1 FROM sessions WHERE id = \(id) AND user_id = \(userID)", logger: logger).collect().isEmpty == false
+        for try await _ in try await connection.execute(SessionExists(id: id, userID: userID), logger: logger) { return true }
+        return false
+    }
+
+    // Prepared statements: the hot paths of refresh and `GET /user`.
+
+    struct SessionExists: PostgresPreparedStatement {
+        static let sql = "SELECT 1 FROM sessions WHERE id = $1 AND user_id = $2"
+        var id: UUID
+        var userID: UUID
+        func makeBindings() throws -> PostgresBindings { var b = PostgresBindings(); b.append(id); b.append(userID); return b }
+        func decodeRow(_ row: PostgresRow) throws -> Int { 1 }
+    }
+
+    struct TokenAndSession: PostgresPreparedStatement {
+        static let sql = """
+            SELECT t.id, t.session_id, t.token_hash, t.parent_hash, t.salt, t.revoked_at,
+                   s.user_id, s.app, s.aal, s.amr::text, s.not_after, s.refreshed_at, s.created_at
+            FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id
+            WHERE t.token_hash = $1 FOR UPDATE OF s, t
+            """
+        var hash: [UInt8]
+        func makeBindings() throws -> PostgresBindings { var b = PostgresBindings(); b.append(ByteBuffer(bytes: hash)); return b }
+        func decodeRow(_ row: PostgresRow) throws -> (RefreshTokenRecord, SessionRecord)? {
+            let c = row.makeRandomAccess()
+            guard let app = App(rawValue: try c[7].decode(String.self)) else { return nil }
+            let token = RefreshTokenRecord(id: try c[0].decode(Int64.self), sessionId: try c[1].decode(UUID.self), tokenHash: Array(buffer: try c[2].decode(ByteBuffer.self)),
+                                           parentHash: try c[3].decode(ByteBuffer?.self).map { Array(buffer: $0) }, salt: try c[4].decode(ByteBuffer?.self).map { Array(buffer: $0) },
+                                           revokedAt: try c[5].decode(Date?.self))
+            let session = SessionRecord(id: token.sessionId, userId: try c[6].decode(UUID.self), app: app, aal: try c[8].decode(String.self),
+                                        amr: try decodeJSON(try c[9].decode(String.self)), notAfter: try c[10].decode(Date?.self),
+                                        refreshedAt: try c[11].decode(Date?.self), createdAt: try c[12].decode(Date.self))
+            return (token, session)
+        }
+    }
+
+    /// The common refresh in one statement, outside a transaction: rotates the presented token
+    /// only if it is active, its session is live and its user not banned, and returns the
+    /// session and user. No row: something needs the careful path (a replay, an expired
+    /// session, an unknown token), which `Accounts.refresh` takes.
+    struct RotateIfActive: PostgresPreparedStatement {
+        static let sql = """
+            WITH candidate AS (
+                SELECT t.id, t.session_id FROM refresh_tokens t
+                JOIN sessions s ON s.id = t.session_id
+                JOIN users u ON u.id = s.user_id
+                WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND s.app = $2
+                  AND (s.not_after IS NULL OR s.not_after > now())
+                  AND ($3::int IS NULL OR coalesce(s.refreshed_at, s.created_at) > now() - make_interval(secs => $3::int))
+                  AND (u.banned_until IS NULL OR u.banned_until <= now())
+                FOR UPDATE OF t
+            ),
+            revoked AS (
+                UPDATE refresh_tokens SET revoked_at = now() WHERE id IN (SELECT id FROM candidate) AND revoked_at IS NULL RETURNING session_id
+            ),
+            touched AS (
+                UPDATE sessions SET refreshed_at = now(), updated_at = now() WHERE id IN (SELECT session_id FROM revoked)
+                RETURNING id, user_id, app, aal, amr, not_after, refreshed_at, created_at
+            ),
+            inserted AS (
+                INSERT INTO refresh_tokens (session_id, token_hash, parent_hash, salt) SELECT id, $4, $1, $5 FROM touched
+            )
+            SELECT touched.id, touched.user_id, touched.app, touched.aal, touched.amr::text, touched.not_after, touched.refreshed_at, touched.created_at, u.*
+            FROM touched, LATERAL (SELECT \(UserStore.columns) FROM users WHERE users.id = touched.user_id) u
+            """
+        var presentedHash: [UInt8]
+        var app: String
+        var inactivityTimeoutSeconds: Int?
+        var childHash: [UInt8]
+        var salt: [UInt8]
+        func makeBindings() throws -> PostgresBindings {
+            var b = PostgresBindings()
+            b.append(ByteBuffer(bytes: presentedHash))
+            b.append(app)
+            b.append(inactivityTimeoutSeconds)
+            b.append(ByteBuffer(bytes: childHash))
+            b.append(ByteBuffer(bytes: salt))
+            return b
+        }
+        func decodeRow(_ row: PostgresRow) throws -> (SessionRecord, UserRecord)? {
+            let c = row.makeRandomAccess()
+            guard let app = App(rawValue: try c[2].decode(String.self)), let user = try UserStore.user(from: row, offset: 8) else { return nil }
+            let session = SessionRecord(id: try c[0].decode(UUID.self), userId: try c[1].decode(UUID.self), app: app, aal: try c[3].decode(String.self),
+                                        amr: try decodeJSON(try c[4].decode(String.self)), notAfter: try c[5].decode(Date?.self),
+                                        refreshedAt: try c[6].decode(Date?.self), createdAt: try c[7].decode(Date.self))
+            return (session, user)
+        }
+    }
+
+    func rotateIfActive(presentedHash: [UInt8], app: App, inactivityTimeoutSeconds: Int?, childHash: [UInt8], salt: [UInt8], on connection: PostgresConnection) async throws -> (SessionRecord, UserRecord)? {
+        let statement = RotateIfActive(presentedHash: presentedHash, app: app.rawValue, inactivityTimeoutSeconds: inactivityTimeoutSeconds, childHash: childHash, salt: salt)
+        for try await found in try await connection.execute(statement, logger: logger) { return found }
+        return nil
+    }
+
+    struct Rotate: PostgresPreparedStatement {
+        static let sql = """
+            WITH revoked AS (UPDATE refresh_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL),
+                 touched AS (UPDATE sessions SET refreshed_at = now(), updated_at = now() WHERE id = $2)
+            INSERT INTO refresh_tokens (session_id, token_hash, parent_hash, salt) VALUES ($2, $3, $4, $5)
+            """
+        var tokenID: Int64
+        var sessionID: UUID
+        var childHash: [UInt8]
+        var parentHash: [UInt8]
+        var salt: [UInt8]
+        func makeBindings() throws -> PostgresBindings {
+            var b = PostgresBindings()
+            b.append(tokenID)
+            b.append(sessionID)
+            b.append(ByteBuffer(bytes: childHash))
+            b.append(ByteBuffer(bytes: parentHash))
+            b.append(ByteBuffer(bytes: salt))
+            return b
+        }
+        func decodeRow(_ row: PostgresRow) throws -> Int { 0 }
     }
 
     func markRefreshed(id: UUID, on connection: PostgresConnection) async throws {
@@ -83,6 +203,18 @@ struct SessionStore {
         try await tokens(connection.query("""
             SELECT id, session_id, token_hash, parent_hash, salt, revoked_at FROM refresh_tokens WHERE token_hash = \(ByteBuffer(bytes: hash)) FOR UPDATE
             """, logger: logger)).first
+    }
+
+    /// The token with this hash and its session, both locked: concurrent refreshes of one
+    /// session take turns.
+    func findTokenAndSession(hash: [UInt8], on connection: PostgresConnection) async throws -> (RefreshTokenRecord, SessionRecord)? {
+        for try await found in try await connection.execute(TokenAndSession(hash: hash), logger: logger) { return found }
+        return nil
+    }
+
+    /// One round trip for a rotation: revoke the presented token, add its child, note the refresh.
+    func rotate(tokenID: Int64, sessionID: UUID, childHash: [UInt8], parentHash: [UInt8], salt: [UInt8], on connection: PostgresConnection) async throws {
+        for try await _ in try await connection.execute(Rotate(tokenID: tokenID, sessionID: sessionID, childHash: childHash, parentHash: parentHash, salt: salt), logger: logger) {}
     }
 
     /// The session's newest token not yet revoked.

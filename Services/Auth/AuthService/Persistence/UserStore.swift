@@ -45,22 +45,61 @@ public struct IdentityRecord: Sendable, Equatable {
 struct UserStore {
     let logger: Logger
 
-    private static let columns = """
+    static let columns = """
         id, app, email, phone, encrypted_password, email_confirmed_at, phone_confirmed_at,
         confirmation_sent_at, recovery_sent_at, email_change_sent_at, phone_change_sent_at, new_email, new_phone,
-        raw_app_meta_data::text, raw_user_meta_data::text, last_sign_in_at, banned_until, created_at, updated_at
+        raw_app_meta_data::text, raw_user_meta_data::text, last_sign_in_at, banned_until, created_at, updated_at,
+        (SELECT coalesce(json_agg(json_build_object(
+            'id', i.id, 'user_id', i.user_id, 'provider', i.provider, 'provider_id', i.provider_id, 'identity_data', i.identity_data,
+            'last_sign_in_at', to_char(i.last_sign_in_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+            'created_at', to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+            'updated_at', to_char(i.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) ORDER BY i.created_at), '[]')::text
+         FROM identities i WHERE i.user_id = users.id) AS identities
         """
 
+    /// By id: the hot path of refresh and `GET /user`, so a prepared statement (parsed and
+    /// planned once per connection).
     func find(id: UUID, app: App, on connection: PostgresConnection, forUpdate: Bool = false) async throws -> UserRecord? {
-        let lock = forUpdate ? " FOR UPDATE" : ""
-        let query = PostgresQuery(unsafeSQL: "SELECT \(Self.columns) FROM users WHERE id = $1 AND app = $2\(lock)", binds: try binds(id, app.rawValue))
-        return try await single(query, on: connection)
+        if forUpdate {
+            for try await user in try await connection.execute(UserByIDForUpdate(id: id, app: app.rawValue), logger: logger) { return user }
+        } else {
+            for try await user in try await connection.execute(UserByID(id: id, app: app.rawValue), logger: logger) { return user }
+        }
+        return nil
+    }
+
+    struct UserByID: PostgresPreparedStatement {
+        static let sql = "SELECT \(UserStore.columns) FROM users WHERE id = $1 AND app = $2"
+        var id: UUID
+        var app: String
+        func makeBindings() throws -> PostgresBindings { try UserStore.bindings(id, app) }
+        func decodeRow(_ row: PostgresRow) throws -> UserRecord? { try UserStore.user(from: row) }
+    }
+
+    struct UserByIDForUpdate: PostgresPreparedStatement {
+        static let sql = "SELECT \(UserStore.columns) FROM users WHERE id = $1 AND app = $2 FOR UPDATE"
+        var id: UUID
+        var app: String
+        func makeBindings() throws -> PostgresBindings { try UserStore.bindings(id, app) }
+        func decodeRow(_ row: PostgresRow) throws -> UserRecord? { try UserStore.user(from: row) }
     }
 
     func find(email: String, app: App, on connection: PostgresConnection, forUpdate: Bool = false) async throws -> UserRecord? {
-        let lock = forUpdate ? " FOR UPDATE" : ""
-        let query = PostgresQuery(unsafeSQL: "SELECT \(Self.columns) FROM users WHERE email = $1 AND app = $2\(lock)", binds: try binds(email, app.rawValue))
+        if !forUpdate {
+            // Sign-in's lookup: prepared.
+            for try await user in try await connection.execute(UserByEmail(email: email, app: app.rawValue), logger: logger) { return user }
+            return nil
+        }
+        let query = PostgresQuery(unsafeSQL: "SELECT \(Self.columns) FROM users WHERE email = $1 AND app = $2 FOR UPDATE", binds: try binds(email, app.rawValue))
         return try await single(query, on: connection)
+    }
+
+    struct UserByEmail: PostgresPreparedStatement {
+        static let sql = "SELECT \(UserStore.columns) FROM users WHERE email = $1 AND app = $2"
+        var email: String
+        var app: String
+        func makeBindings() throws -> PostgresBindings { try UserStore.bindings(email, app) }
+        func decodeRow(_ row: PostgresRow) throws -> UserRecord? { try UserStore.user(from: row) }
     }
 
     func find(phone: String, app: App, on connection: PostgresConnection, forUpdate: Bool = false) async throws -> UserRecord? {
@@ -72,9 +111,8 @@ struct UserStore {
     /// A page of the app's accounts, oldest first, and the app's total.
     func list(app: App, page: Int, perPage: Int, on connection: PostgresConnection) async throws -> (users: [UserRecord], total: Int) {
         let query = PostgresQuery(unsafeSQL: "SELECT \(Self.columns) FROM users WHERE app = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3", binds: try binds(app.rawValue, perPage, (page - 1) * perPage))
-        var users = try await rows(query, on: connection)
+        let users = try await rows(query, on: connection)
         let total = try await connection.query("SELECT count(*)::int FROM users WHERE app = \(app.rawValue)", logger: logger).collect().first?.decode(Int.self) ?? 0
-        for index in users.indices { users[index].identities = try await identities(of: users[index].id, on: connection) }
         return (users, total)
     }
 
@@ -157,44 +195,64 @@ struct UserStore {
 
     // MARK: helpers
 
+    /// The identities column: a JSON array built by the query.
+    static func identities(fromJSON text: String) throws -> [IdentityRecord] {
+        struct Row: Decodable {
+            var id: UUID, userId: UUID, provider: String, providerId: String, identityData: [String: JSONValue]
+            var lastSignInAt: Date?, createdAt: Date, updatedAt: Date
+        }
+        return try ColonyJSON.decoder().decode([Row].self, from: Data(text.utf8)).map {
+            IdentityRecord(id: $0.id, userId: $0.userId, provider: $0.provider, providerId: $0.providerId, identityData: $0.identityData, lastSignInAt: $0.lastSignInAt, createdAt: $0.createdAt, updatedAt: $0.updatedAt)
+        }
+    }
+
     private func single(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> UserRecord? {
-        guard var user = try await rows(query, on: connection).first else { return nil }
-        user.identities = try await identities(of: user.id, on: connection)
-        return user
+        try await rows(query, on: connection).first
     }
 
     private func rows(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> [UserRecord] {
         var users: [UserRecord] = []
-        let rows = try await connection.query(query, logger: logger)
-        for try await row in rows {
-            let columns = row.makeRandomAccess()
-            guard let app = App(rawValue: try columns[1].decode(String.self)) else { continue }
-            users.append(UserRecord(
-                id: try columns[0].decode(UUID.self),
-                app: app,
-                email: try columns[2].decode(String?.self),
-                phone: try columns[3].decode(String?.self),
-                encryptedPassword: try columns[4].decode(String?.self),
-                emailConfirmedAt: try columns[5].decode(Date?.self),
-                phoneConfirmedAt: try columns[6].decode(Date?.self),
-                confirmationSentAt: try columns[7].decode(Date?.self),
-                recoverySentAt: try columns[8].decode(Date?.self),
-                emailChangeSentAt: try columns[9].decode(Date?.self),
-                phoneChangeSentAt: try columns[10].decode(Date?.self),
-                newEmail: try columns[11].decode(String?.self),
-                newPhone: try columns[12].decode(String?.self),
-                appMetadata: try decodeJSON(try columns[13].decode(String.self)),
-                userMetadata: try decodeJSON(try columns[14].decode(String.self)),
-                lastSignInAt: try columns[15].decode(Date?.self),
-                bannedUntil: try columns[16].decode(Date?.self),
-                createdAt: try columns[17].decode(Date.self),
-                updatedAt: try columns[18].decode(Date.self)
-            ))
+        for try await row in try await connection.query(query, logger: logger) {
+            if let user = try Self.user(from: row) { users.append(user) }
         }
         return users
     }
 
+    /// A user from `columns`, which start at `offset` in the row.
+    static func user(from row: PostgresRow, offset: Int = 0) throws -> UserRecord? {
+            let columns = row.makeRandomAccess()
+            guard let app = App(rawValue: try columns[offset + 1].decode(String.self)) else { return nil }
+            return UserRecord(
+                id: try columns[offset + 0].decode(UUID.self),
+                app: app,
+                email: try columns[offset + 2].decode(String?.self),
+                phone: try columns[offset + 3].decode(String?.self),
+                encryptedPassword: try columns[offset + 4].decode(String?.self),
+                emailConfirmedAt: try columns[offset + 5].decode(Date?.self),
+                phoneConfirmedAt: try columns[offset + 6].decode(Date?.self),
+                confirmationSentAt: try columns[offset + 7].decode(Date?.self),
+                recoverySentAt: try columns[offset + 8].decode(Date?.self),
+                emailChangeSentAt: try columns[offset + 9].decode(Date?.self),
+                phoneChangeSentAt: try columns[offset + 10].decode(Date?.self),
+                newEmail: try columns[offset + 11].decode(String?.self),
+                newPhone: try columns[offset + 12].decode(String?.self),
+                appMetadata: try decodeJSON(try columns[offset + 13].decode(String.self)),
+                userMetadata: try decodeJSON(try columns[offset + 14].decode(String.self)),
+                lastSignInAt: try columns[offset + 15].decode(Date?.self),
+                bannedUntil: try columns[offset + 16].decode(Date?.self),
+                createdAt: try columns[offset + 17].decode(Date.self),
+                updatedAt: try columns[offset + 18].decode(Date.self),
+                identities: try Self.identities(fromJSON: try columns[offset + 19].decode(String.self))
+            )
+    }
+
     private func binds(_ values: any PostgresEncodable & Sendable...) throws -> PostgresBindings {
+        var bindings = PostgresBindings()
+        for value in values { try bindings.append(value) }
+        return bindings
+    }
+
+    static func bindings(_ values: any PostgresEncodable & Sendable...) throws -> PostgresBindings {
         var bindings = PostgresBindings()
         for value in values { try bindings.append(value) }
         return bindings
