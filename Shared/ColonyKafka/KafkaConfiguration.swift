@@ -20,6 +20,9 @@ public struct KafkaConfiguration: Sendable {
             "linger.ms": "1",
             "message.timeout.ms": "30000",
             "partitioner": "murmur2_random",  // Java client's partitioner: same key, same partition as other clients
+            // Small requests go out at once; with Nagle a pipelined request can wait ~40 ms for
+            // the broker's delayed ACK.
+            "socket.nagle.disable": "true",
         ])
         configuration.properties.merge(overrides) { _, new in new }
         return configuration
@@ -41,6 +44,7 @@ public struct KafkaConfiguration: Sendable {
             "enable.partition.eof": "false",
             // Answer fetches quickly when little is waiting: events drive live screens.
             "fetch.wait.max.ms": "10",
+            "socket.nagle.disable": "true",
             "fetch.error.backoff.ms": "10",
         ])
         configuration.properties.merge(overrides) { _, new in new }

@@ -1,6 +1,7 @@
 import ColonyModels
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 
 /// The one error shape every Colony endpoint answers with: `{"code", "message"}` and a status.
@@ -56,6 +57,16 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         errorResponse()
+    }
+
+    /// The JSON response for any error a handler threw; unexpected ones (500) are logged with
+    /// their details, which never reach the client.
+    public static func response(for error: any Error, logger: Logger) -> Response {
+        let apiError = APIError.from(error)
+        if apiError.status.code >= 500 {
+            logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+        }
+        return apiError.errorResponse()
     }
 
     /// The JSON response for this error.

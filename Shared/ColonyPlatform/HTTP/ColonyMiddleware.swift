@@ -36,11 +36,7 @@ public struct ColonyMiddleware: RouterMiddleware {
             request.body = try await Self.limited(request.body, to: maxBodyBytes)
             response = try await next(request, context)
         } catch {
-            let apiError = APIError.from(error)
-            if apiError.status.code >= 500 {
-                context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
-            }
-            response = apiError.errorResponse()
+            response = APIError.response(for: error, logger: context.logger)
         }
         response.headers[.requestID] = requestID
 

@@ -277,13 +277,11 @@ public struct Accounts: Sendable {
         let appSettings = settings.app(app)
         let email: String?
         let phone: String?
-        if let rawEmail, !rawEmail.isEmpty {
+        if let normalized = try Credentials.email(rawEmail) {
             guard appSettings.magicLinkEnabled else { throw AuthErrors.emailProviderDisabled }
-            guard let normalized = Credentials.normalizedEmail(rawEmail) else { throw AuthErrors.validation("Unable to validate email address: invalid format") }
             (email, phone) = (normalized, nil)
-        } else if let rawPhone, !rawPhone.isEmpty {
+        } else if let normalized = try Credentials.phone(rawPhone) {
             guard appSettings.phoneEnabled else { throw AuthErrors.phoneProviderDisabled }
-            guard let normalized = Credentials.normalizedPhone(rawPhone) else { throw AuthErrors.validation("Invalid phone number format (E.164 required)") }
             (email, phone) = (nil, normalized)
         } else {
             throw AuthErrors.validation("An email address or phone number is required")
@@ -317,7 +315,7 @@ public struct Accounts: Sendable {
 
     /// `POST /recover`: a reset link and code, answered the same whether or not the account exists.
     public func recover(app: App, email rawEmail: String, pkce: PKCEChallenge?, redirectTo: String?, client: ClientInfo) async throws {
-        guard let email = Credentials.normalizedEmail(rawEmail) else { throw AuthErrors.validation("Unable to validate email address: invalid format") }
+        guard let email = try Credentials.email(rawEmail) else { throw AuthErrors.validation("An email address is required") }
         try ipLimiter.check("otp:ip:\(client.ip)", rule: settings.rateLimits.otpPerIP)
         let pending: (message: OutgoingMessage, rule: RateLimitRule?)? = try await database.transaction { connection in
             guard var user = try await users.find(email: email, app: app, on: connection, forUpdate: true) else { return nil }
@@ -436,28 +434,23 @@ public struct Accounts: Sendable {
             if user.phoneConfirmedAt == nil { user.phoneConfirmedAt = now }
         case .emailChange:
             guard let newEmail = user.newEmail, newEmail == token.recipient else { throw AuthErrors.otpExpired }
-            user.email = newEmail
-            user.newEmail = nil
-            user.emailChangeSentAt = nil
-            user.emailConfirmedAt = now
-            addProvider("email", to: &user)
-            try await users.update(user, on: connection)
-            try await addIdentity(for: user, provider: "email", on: connection)
-            try await publishUpdated(user, on: connection)
-            return user
+            (user.email, user.newEmail, user.emailChangeSentAt, user.emailConfirmedAt) = (newEmail, nil, nil, now)
+            return try await saveChangedAddress(&user, provider: "email", on: connection)
         case .phoneChange:
             guard let newPhone = user.newPhone, newPhone == token.recipient else { throw AuthErrors.otpExpired }
-            user.phone = newPhone
-            user.newPhone = nil
-            user.phoneChangeSentAt = nil
-            user.phoneConfirmedAt = now
-            addProvider("phone", to: &user)
-            try await users.update(user, on: connection)
-            try await addIdentity(for: user, provider: "phone", on: connection)
-            try await publishUpdated(user, on: connection)
-            return user
+            (user.phone, user.newPhone, user.phoneChangeSentAt, user.phoneConfirmedAt) = (newPhone, nil, nil, now)
+            return try await saveChangedAddress(&user, provider: "phone", on: connection)
         }
         try await users.update(user, on: connection)
+        return user
+    }
+
+    /// A confirmed new email or phone: saved, its identity added, announced.
+    private func saveChangedAddress(_ user: inout UserRecord, provider: String, on connection: PostgresConnection) async throws -> UserRecord {
+        addProvider(provider, to: &user)
+        try await users.update(user, on: connection)
+        try await addIdentity(for: user, provider: provider, on: connection)
+        try await publishUpdated(user, on: connection)
         return user
     }
 
@@ -516,16 +509,8 @@ public struct Accounts: Sendable {
     /// or phone once the code sent to it is verified.
     public func updateUser(app: App, caller: AuthenticatedCaller, changes: UserChanges, pkce: PKCEChallenge?, redirectTo: String?) async throws -> UserResource {
         let appSettings = settings.app(app)
-        let newEmail = try changes.email.flatMap { raw -> String? in
-            guard !raw.isEmpty else { return nil }
-            guard let email = Credentials.normalizedEmail(raw) else { throw AuthErrors.validation("Unable to validate email address: invalid format") }
-            return email
-        }
-        let newPhone = try changes.phone.flatMap { raw -> String? in
-            guard !raw.isEmpty else { return nil }
-            guard let phone = Credentials.normalizedPhone(raw) else { throw AuthErrors.validation("Invalid phone number format (E.164 required)") }
-            return phone
-        }
+        let newEmail = try Credentials.email(changes.email)
+        let newPhone = try Credentials.phone(changes.phone)
         var newHash: String?
         if let password = changes.password {
             try validateNewPassword(password)
@@ -616,16 +601,8 @@ public struct Accounts: Sendable {
     }
 
     public func adminCreate(app: App, attributes: AdminUserAttributes) async throws -> UserResource {
-        let email = try attributes.email.flatMap { raw -> String? in
-            guard !raw.isEmpty else { return nil }
-            guard let email = Credentials.normalizedEmail(raw) else { throw AuthErrors.validation("Unable to validate email address: invalid format") }
-            return email
-        }
-        let phone = try attributes.phone.flatMap { raw -> String? in
-            guard !raw.isEmpty else { return nil }
-            guard let phone = Credentials.normalizedPhone(raw) else { throw AuthErrors.validation("Invalid phone number format (E.164 required)") }
-            return phone
-        }
+        let email = try Credentials.email(attributes.email)
+        let phone = try Credentials.phone(attributes.phone)
         guard email != nil || phone != nil else { throw AuthErrors.validation("An email address or phone number is required") }
         var hash: String?
         if let password = attributes.password {
@@ -659,13 +636,15 @@ public struct Accounts: Sendable {
         return try await database.transaction { connection in
             guard var user = try await users.find(id: id, app: app, on: connection, forUpdate: true) else { throw AuthErrors.userNotFound }
             var announce = false
-            if let raw = attributes.email, !raw.isEmpty {
-                guard let email = Credentials.normalizedEmail(raw) else { throw AuthErrors.validation("Unable to validate email address: invalid format") }
-                if email != user.email { user.email = email; announce = true; addProvider("email", to: &user) }
+            if let email = try Credentials.email(attributes.email), email != user.email {
+                user.email = email
+                announce = true
+                addProvider("email", to: &user)
             }
-            if let raw = attributes.phone, !raw.isEmpty {
-                guard let phone = Credentials.normalizedPhone(raw) else { throw AuthErrors.validation("Invalid phone number format (E.164 required)") }
-                if phone != user.phone { user.phone = phone; announce = true; addProvider("phone", to: &user) }
+            if let phone = try Credentials.phone(attributes.phone), phone != user.phone {
+                user.phone = phone
+                announce = true
+                addProvider("phone", to: &user)
             }
             if let hash { user.encryptedPassword = hash }
             if attributes.emailConfirm == true, user.emailConfirmedAt == nil { user.emailConfirmedAt = Date() }
@@ -696,14 +675,12 @@ public struct Accounts: Sendable {
 
     /// The one identifier a sign-up uses, normalized, with the app's method switched on.
     private func identifier(email rawEmail: String?, phone rawPhone: String?, app: AppAuthSettings) throws -> (String?, String?) {
-        if let rawEmail, !rawEmail.isEmpty {
+        if let email = try Credentials.email(rawEmail) {
             guard app.emailEnabled else { throw AuthErrors.emailProviderDisabled }
-            guard let email = Credentials.normalizedEmail(rawEmail) else { throw AuthErrors.validation("Unable to validate email address: invalid format") }
             return (email, nil)
         }
-        if let rawPhone, !rawPhone.isEmpty {
+        if let phone = try Credentials.phone(rawPhone) {
             guard app.phoneEnabled else { throw AuthErrors.phoneProviderDisabled }
-            guard let phone = Credentials.normalizedPhone(rawPhone) else { throw AuthErrors.validation("Invalid phone number format (E.164 required)") }
             return (nil, phone)
         }
         throw AuthErrors.validation("To signup, please provide your email or phone number")

@@ -56,3 +56,19 @@ enum AuthErrors {
                  headers: [.retryAfter: "\(max(1, retryAfter))"])
     }
 }
+
+extension Credentials {
+    /// An email address as typed: nil when absent or empty, 422 when malformed.
+    static func email(_ raw: String?) throws -> String? {
+        guard let raw, !raw.isEmpty else { return nil }
+        guard let email = normalizedEmail(raw) else { throw AuthErrors.validation("Unable to validate email address: invalid format") }
+        return email
+    }
+
+    /// A phone number as typed: nil when absent or empty, 422 when it is not E.164.
+    static func phone(_ raw: String?) throws -> String? {
+        guard let raw, !raw.isEmpty else { return nil }
+        guard let phone = normalizedPhone(raw) else { throw AuthErrors.validation("Invalid phone number format (E.164 required)") }
+        return phone
+    }
+}

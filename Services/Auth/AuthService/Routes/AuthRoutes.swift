@@ -263,11 +263,7 @@ struct SupabaseAPIVersionMiddleware: RouterMiddleware {
         do {
             response = try await next(request, context)
         } catch {
-            let apiError = APIError.from(error)
-            if apiError.status.code >= 500 {
-                context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
-            }
-            response = apiError.errorResponse()
+            response = APIError.response(for: error, logger: context.logger)
         }
         response.headers[Self.header] = "2024-01-01"
         return response
