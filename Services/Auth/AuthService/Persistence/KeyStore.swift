@@ -81,7 +81,7 @@ struct KeyStore {
         let existing = Set(try await apiKeys(on: connection).map { "\($0.app.rawValue)/\($0.role.rawValue)" })
         for app in App.allCases {
             for role in [APIKeyRecord.Role.anon, .serviceRole] where !existing.contains("\(app.rawValue)/\(role.rawValue)") {
-                let now = Date()
+                let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))  // integer iat/exp
                 let claims = APIKeyClaims(iss: IssuerClaim(value: issuer), role: role.rawValue, ref: app.rawValue, iat: IssuedAtClaim(value: now), exp: ExpirationClaim(value: now.addingTimeInterval(10 * 365 * 86_400)))
                 let key = try await signer.sign(claims, kid: JWKIdentifier(string: kid))
                 try await connection.query("""
