@@ -164,6 +164,56 @@ struct AuthServiceTests {
         }
     }
 
+    @Test("email change, password recovery and logout scopes work as Supabase's do")
+    func emailChangeRecoveryAndLogoutScopes() async throws {
+        try await withRunningAuth { auth in
+            let email = "\(uniqueName("c"))@example.com"
+            let session = try await signUp(auth, email: email)
+            let access = try #require(session["access_token"] as? String)
+
+            // Email change: confirmed by the code sent to the new address.
+            let newEmail = "\(uniqueName("n"))@example.com"
+            let pending = try await auth.request(.PUT, "/user", bearer: access, json: ["email": newEmail])
+            #expect(pending.status == 200)
+            #expect(pending.json["new_email"] as? String == newEmail)
+            #expect(pending.json["email"] as? String == email)
+            let code = try #require(try auth.lastMessage(to: newEmail)?.code)
+            #expect(try await auth.request(.POST, "/verify", json: ["type": "email_change", "email": newEmail, "token": "000000"]).status == 403)
+            let changed = try await auth.request(.POST, "/verify", json: ["type": "email_change", "email": newEmail, "token": code])
+            #expect(changed.status == 200, "\(changed.json)")
+            #expect((changed.json["user"] as? [String: Any])?["email"] as? String == newEmail)
+
+            // Recovery: the code signs in, then the password is replaced.
+            #expect(try await auth.request(.POST, "/recover", json: ["email": newEmail]).status == 200)
+            #expect(try await auth.request(.POST, "/recover", json: ["email": "nobody-\(uniqueName("x"))@example.com"]).status == 200)
+            let recoveryCode = try #require(try auth.lastMessage(to: newEmail)?.code)
+            let recovered = try await auth.request(.POST, "/verify", json: ["type": "recovery", "email": newEmail, "token": recoveryCode])
+            let recoveredAccess = try #require(recovered.json["access_token"] as? String)
+            #expect(try await auth.request(.PUT, "/user", bearer: recoveredAccess, json: ["password": "brand-new-pass"]).status == 200)
+            #expect(try await auth.request(.POST, "/token?grant_type=password", json: ["email": newEmail, "password": "brand-new-pass"]).status == 200)
+            // The new password ended the other sessions.
+            #expect(try await auth.request(.GET, "/user", bearer: access).status == 403)
+
+            // Logout scopes: others keeps this session, local ends only this one, global ends all.
+            func signIn() async throws -> String {
+                try #require(try await auth.request(.POST, "/token?grant_type=password", json: ["email": newEmail, "password": "brand-new-pass"]).json["access_token"] as? String)
+            }
+            let (a, b, c) = (try await signIn(), try await signIn(), try await signIn())
+            #expect(try await auth.request(.POST, "/logout?scope=others", bearer: a).status == 204)
+            #expect(try await auth.request(.GET, "/user", bearer: a).status == 200)
+            #expect(try await auth.request(.GET, "/user", bearer: b).status == 403)
+            let d = try await signIn()
+            #expect(try await auth.request(.POST, "/logout?scope=local", bearer: a).status == 204)
+            #expect(try await auth.request(.GET, "/user", bearer: a).status == 403)
+            #expect(try await auth.request(.GET, "/user", bearer: d).status == 200)
+            #expect(try await auth.request(.POST, "/logout?scope=global", bearer: d).status == 204)
+            #expect(try await auth.request(.GET, "/user", bearer: d).status == 403)
+            #expect(try await auth.request(.GET, "/user", bearer: c).status == 403)
+            let e = try await signIn()
+            #expect(try await auth.request(.POST, "/logout?scope=everything", bearer: e).status == 400)
+        }
+    }
+
     @Test("sign-up is rate limited per IP with 429 and Retry-After")
     func signUpRateLimit() async throws {
         try await withRunningAuth(configure: { $0.rateLimits.signUpPerIP = RateLimitRule(3, per: 300) }) { auth in
