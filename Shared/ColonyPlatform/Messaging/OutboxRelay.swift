@@ -141,10 +141,13 @@ public final class OutboxRelay: Service, Sendable {
             }
             do {
                 let queued = try await sendNextBatch(group: &group)
-                if queued == 0 {
-                    await signal.wait(timeout: idleInterval)
-                } else if pipeline.withLock({ $0.failure == nil }) {
+                if queued > 0, pipeline.withLock({ $0.failure == nil }) {
                     backoff = .milliseconds(100)
+                }
+                // A short batch emptied what was visible: the next commit's notification (or
+                // one that came during the read) wakes the loop, so no empty read follows.
+                if queued < batchSize {
+                    await signal.wait(timeout: idleInterval)
                 }
             } catch {
                 logger.warning("outbox relay could not read the outbox", metadata: ["error": "\(error)"])
@@ -214,15 +217,19 @@ public final class OutboxRelay: Service, Sendable {
                 deleteFailure = error
             }
         }
-        pipeline.withLock {
-            $0.inFlight.subtract(positions)
-            $0.batchesInFlight -= 1
-            if let firstError { $0.failure = $0.failure ?? firstError }
+        let loopWaitsForUs = pipeline.withLock { state -> Bool in
+            let wasFull = state.batchesInFlight >= maxBatchesInFlight
+            state.inFlight.subtract(positions)
+            state.batchesInFlight -= 1
+            if let firstError { state.failure = state.failure ?? firstError }
+            return wasFull || state.failure != nil
         }
         if let deleteFailure {
             logger.warning("could not delete relayed outbox rows", metadata: ["error": "\(deleteFailure)"])
         }
-        signal.wake()
+        // Only a loop held back by a full pipeline or a failure waits for settled batches;
+        // waking it otherwise would only cost an empty read of the outbox.
+        if loopWaitsForUs || stopping.load(ordering: .relaxed) { signal.wake() }
     }
 
     /// Runs a statement on the leader's session, or on the pool between sessions.
