@@ -12,7 +12,8 @@ public enum Bcrypt {
         var salt = [CChar](repeating: 0, count: Int(CRYPT_GENSALT_OUTPUT_SIZE))
         // nil random bytes: libxcrypt draws the salt from the kernel's entropy.
         guard crypt_gensalt_rn("$2b$", UInt(cost), nil, 0, &salt, Int32(salt.count)) != nil else { throw Failure() }
-        return try crypt(password, setting: String(cString: salt))
+        let setting = salt.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return try crypt(password, setting: String(decoding: setting, as: UTF8.self))
     }
 
     public static func verify(_ password: String, hash: String) -> Bool {
