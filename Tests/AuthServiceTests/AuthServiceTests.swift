@@ -57,7 +57,7 @@ struct AuthServiceTests {
             process.standardOutput = output
             process.standardError = output
             try process.run()
-            let data = try await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
+            let data = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
             process.waitUntilExit()
             let text = String(decoding: data, as: UTF8.self)
             #expect(process.terminationStatus == 0, "pytest failed:\n\(text)")

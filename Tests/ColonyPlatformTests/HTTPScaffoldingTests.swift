@@ -101,7 +101,7 @@ struct HTTPScaffoldingTests {
 
             let unknownRoute = try await client.execute(uri: "/habits/v1/nothing-here", method: .get, headers: bearer(token))
             #expect(unknownRoute.status == .notFound)
-            #expect(try errorBody(unknownRoute)["code"] == "not_found")
+            #expect(try errorBody(unknownRoute)["code"] == "route_not_found")
 
             let malformed = try await client.execute(uri: "/habits/v1/echo", method: .post, headers: bearer(token), body: ByteBuffer(string: "{not json"))
             #expect(malformed.status == .badRequest)

@@ -27,7 +27,7 @@ struct ServiceHostTests {
             let definition = ServiceDefinition(
                 migrations: [Migration(version: 1, name: "pings", sql: "CREATE TABLE pings (user_id uuid NOT NULL, sequence int NOT NULL);")],
                 consumes: [.habits],
-                handleEvent: { event, connection in
+                handleEvent: { event, connection, _ in
                     guard event.type == TestPing.eventType else { return }
                     let ping = try event.decode(TestPing.self)
                     try await connection.query("INSERT INTO pings (user_id, sequence) VALUES (\(ping.actor!), \(ping.payload.sequence))", logger: TestEnvironment.logger)

@@ -13,14 +13,14 @@ public enum AuthService {
         let hasher = PasswordHasher(cost: settings.bcryptCost, threads: settings.hashingThreads)
         return ServiceDefinition(
             migrations: AuthMigrations.all,
-            jobs: [
+            jobs: { _ in [
                 ScheduledJob(name: "auth.expire_codes_and_limits", interval: .seconds(600)) { database, logger in
                     try await database.transaction { connection in
                         try await OneTimeTokenStore(logger: logger).deleteExpired(on: connection)
                     }
                     try await RateLimiter(database: database, logger: logger).deleteOldWindows()
                 },
-            ],
+            ] },
             services: [hasher],
             addRoutes: { router, context in
                 let keyRing = KeyRing(database: context.database, issuer: settings.issuer, retiredKeyRetentionSeconds: settings.retiredKeyRetentionSeconds, logger: context.logger)

@@ -92,6 +92,10 @@ extension APIError {
             return error
         case let error as ValidationErrors:
             return .unprocessable(error.description)
+        case let error as HTTPError where error.status == .notFound && error.body == nil:
+            // The router found no route: a distinct code, so clients (and the OpenAPI tests)
+            // can tell a missing route from a missing record.
+            return APIError(.notFound, code: "route_not_found", message: "no route for this method and path")
         case let error as HTTPError:
             return APIError(error.status, code: code(for: error.status), message: error.body ?? error.status.reasonPhrase, headers: error.headers)
         case let error as any HTTPResponseError:

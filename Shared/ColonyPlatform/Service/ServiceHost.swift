@@ -3,6 +3,7 @@ import ColonyModels
 import Foundation
 import Hummingbird
 import Logging
+import PostgresNIO
 import ServiceLifecycle
 
 /// What a domain service is made of; `ServiceHost` wires it into the platform.
@@ -10,14 +11,17 @@ public struct ServiceDefinition: Sendable {
     public var migrations: [Migration]
     /// Topics (by source service) whose events this service consumes; empty for none.
     public var consumes: [ColonyService]
-    public var handleEvent: EventHandler?
-    public var jobs: [ScheduledJob]
+    /// Handles one consumed event inside the inbox transaction; the context gives it the
+    /// service's outbox and logger.
+    public var handleEvent: ServiceEventHandler?
+    /// The periodic jobs, made with the service's context.
+    public var jobs: @Sendable (ServiceContext) -> [ScheduledJob]
     /// Further lifecycle services the domain runs (started before HTTP, stopped after it).
     public var services: [any Service]
     /// Adds the service's routes to the router built by the platform.
     public var addRoutes: @Sendable (Router<ColonyRequestContext>, ServiceContext) -> Void
 
-    public init(migrations: [Migration], consumes: [ColonyService] = [], handleEvent: EventHandler? = nil, jobs: [ScheduledJob] = [], services: [any Service] = [], addRoutes: @escaping @Sendable (Router<ColonyRequestContext>, ServiceContext) -> Void) {
+    public init(migrations: [Migration], consumes: [ColonyService] = [], handleEvent: ServiceEventHandler? = nil, jobs: @escaping @Sendable (ServiceContext) -> [ScheduledJob] = { _ in [] }, services: [any Service] = [], addRoutes: @escaping @Sendable (Router<ColonyRequestContext>, ServiceContext) -> Void) {
         self.migrations = migrations
         self.consumes = consumes
         self.handleEvent = handleEvent
@@ -26,6 +30,8 @@ public struct ServiceDefinition: Sendable {
         self.addRoutes = addRoutes
     }
 }
+
+public typealias ServiceEventHandler = @Sendable (ReceivedEvent, PostgresConnection, ServiceContext) async throws -> Void
 
 /// The platform pieces a service's routes and domain code use.
 public struct ServiceContext: Sendable {
@@ -78,15 +84,17 @@ public enum ServiceHost {
             let topics = definition.consumes.map { EventTopics.topic(for: $0, prefix: configuration.topicPrefix) }
             try await admin.createTopics(topics)
             services.append(EventConsumer(
-                configuration: .consumer(bootstrapServers: configuration.kafkaBrokers, groupId: "colony-\(configuration.service.rawValue)"),
+                // One group per service and deployment: the topic prefix names the deployment.
+                configuration: .consumer(bootstrapServers: configuration.kafkaBrokers, groupId: "\(configuration.topicPrefix)-\(configuration.service.rawValue)"),
                 topics: topics,
                 database: database,
                 logger: logger,
-                handler: handleEvent
+                handler: { event, connection in try await handleEvent(event, connection, context) }
             ))
         }
-        if !definition.jobs.isEmpty {
-            services.append(JobScheduler(database: database, jobs: definition.jobs, logger: logger))
+        let jobs = definition.jobs(context)
+        if !jobs.isEmpty {
+            services.append(JobScheduler(database: database, jobs: jobs, logger: logger))
         }
         services.append(contentsOf: definition.services)
         services.append(app)

@@ -219,7 +219,7 @@ func dualWriteLatency(rate: Int, seconds: Int) async throws -> [Double] {
                 writers.addTask {
                     let event = envelope(sequence, key: "key-\(sequence % 16)")
                     let value = try event.encoded()
-                    try await database.transaction { connection in
+                    _ = try await database.transaction { connection in
                         try await connection.query("INSERT INTO app_rows (sequence, body) VALUES (\(sequence), \(String(decoding: value, as: UTF8.self)))", logger: logger)
                     }
                     committed.add(0, sequence: sequence, at: now())
