@@ -14,6 +14,8 @@ let package = Package(
         .executable(name: "colony-bench", targets: ["ColonyBench"]),
         .executable(name: "colony-auth", targets: ["ColonyAuth"]),
         .executable(name: "colony-auth-bench", targets: ["AuthBench"]),
+        .executable(name: "colony-habits", targets: ["ColonyHabits"]),
+        .executable(name: "colony-habits-bench", targets: ["HabitsBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -152,6 +154,47 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Tests/Benchmarks/AuthBench",
+            swiftSettings: swiftSettings
+        ),
+        // Habits: HabitHive's habits, hives and shared streaks.
+        .target(
+            name: "HabitsService",
+            dependencies: [
+                "ColonyPlatform",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Services/Habits/HabitsService",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "ColonyHabits",
+            dependencies: ["HabitsService"],
+            path: "Services/Habits",
+            exclude: ["HabitsService"],
+            sources: ["main.swift"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HabitsServiceTests",
+            dependencies: [
+                "HabitsService",
+                "ColonyTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/HabitsServiceTests",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "HabitsBench",
+            dependencies: [
+                "HabitsService",
+                "ColonyTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Tests/Benchmarks/HabitsBench",
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,97 @@
+import ColonyModels
+import ColonyPlatform
+import Foundation
+
+/// When a habit or hive is due: every day, or the weekdays in the mask (bit 0 = Monday …
+/// bit 6 = Sunday, 127 = all; the seed's "Mon..Sun").
+public struct Schedule: Sendable, Equatable {
+    public var daily: Bool
+    public var weekmask: Int
+
+    public init(daily: Bool, weekmask: Int) {
+        self.daily = daily
+        self.weekmask = weekmask
+    }
+
+    public static let everyDay = Schedule(daily: true, weekmask: 127)
+
+    public func isScheduled(_ day: LocalDate) -> Bool {
+        daily || weekmask & (1 << day.weekdayIndex) != 0
+    }
+}
+
+/// The habit fields a client sends on create and update, validated together.
+public struct HabitDraft: Sendable, Equatable {
+    public var name: String
+    public var emoji: String?
+    public var colorHex: String
+    public var type: HabitType
+    public var targetPerDay: Int
+    public var scheduleDaily: Bool
+    public var scheduleWeekmask: Int
+    public var reminderTimes: [String]
+
+    public init(name: String, emoji: String? = nil, colorHex: String = "#FF9F1C", type: HabitType = .checkbox, targetPerDay: Int = 1, scheduleDaily: Bool = true, scheduleWeekmask: Int = 127, reminderTimes: [String] = []) {
+        self.name = name
+        self.emoji = emoji
+        self.colorHex = colorHex
+        self.type = type
+        self.targetPerDay = targetPerDay
+        self.scheduleDaily = scheduleDaily
+        self.scheduleWeekmask = scheduleWeekmask
+        self.reminderTimes = reminderTimes
+    }
+
+    public var schedule: Schedule { Schedule(daily: scheduleDaily, weekmask: scheduleWeekmask) }
+
+    /// Trims the name and reports every problem at once (422).
+    public func validated() throws -> HabitDraft {
+        var draft = self
+        draft.name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        draft.emoji = emoji.flatMap { $0.isEmpty ? nil : $0 }
+        draft.colorHex = colorHex.uppercased()
+        var errors = ValidationErrors()
+        errors.check((1...100).contains(draft.name.count), "name must be 1–100 characters")
+        errors.check((draft.emoji?.count ?? 0) <= 8, "emoji must be at most 8 characters")
+        errors.check(HabitRules.isColorHex(colorHex), "color_hex must look like #RRGGBB")
+        errors.check((1...1000).contains(targetPerDay), "target_per_day must be between 1 and 1000")
+        errors.check(type == .counter || targetPerDay == 1, "a checkbox habit has target_per_day 1")
+        errors.check((1...127).contains(scheduleWeekmask), "schedule_weekmask must name at least one weekday (1–127, bit 0 = Monday)")
+        errors.check(reminderTimes.count <= 10, "at most 10 reminder_times")
+        errors.check(reminderTimes.allSatisfy(HabitRules.isReminderTime), "reminder_times are HH:MM (24-hour)")
+        try errors.throwIfAny()
+        return draft
+    }
+}
+
+public enum HabitRules {
+    /// `#RRGGBB`.
+    public static func isColorHex(_ text: String) -> Bool {
+        let characters = Array(text.utf8)
+        guard characters.count == 7, characters[0] == UInt8(ascii: "#") else { return false }
+        return characters.dropFirst().allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 70) || ($0 >= 97 && $0 <= 102) }
+    }
+
+    /// `HH:MM`, 00:00–23:59.
+    public static func isReminderTime(_ text: String) -> Bool {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count == 2, parts[1].count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]) else { return false }
+        return (0...23).contains(hour) && (0...59).contains(minute)
+    }
+
+    /// The value actually stored for a log: at least 1, at most the target (the seed's cap).
+    public static func cappedValue(_ requested: Int, target: Int) -> Int {
+        min(max(requested, 1), target)
+    }
+
+    /// How far back a past day may be logged or adjusted from the month view.
+    public static let pastDaysEditable = 365
+
+    /// A log for `day` is allowed when it is not in the user's future and not too old.
+    public static func checkLoggable(_ day: LocalDate, today: LocalDate) throws {
+        guard day <= today else { throw HabitsErrors.validation("cannot log a day in the future (today is \(today))") }
+        guard today.days(since: day) <= pastDaysEditable else { throw HabitsErrors.validation("cannot log a day more than \(pastDaysEditable) days ago") }
+    }
+
+    public static let themes: Set<String> = ["honey", "mint", "night"]
+}

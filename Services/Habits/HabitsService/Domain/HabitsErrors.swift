@@ -1,0 +1,25 @@
+import ColonyPlatform
+
+/// The habits service's errors, one place for their codes and messages.
+enum HabitsErrors {
+    static let habitNotFound = APIError.notFound("habit not found", code: "habit_not_found")
+    static let hiveNotFound = APIError.notFound("hive not found", code: "hive_not_found")
+    static let memberNotFound = APIError.notFound("not a member of this hive", code: "member_not_found")
+    static let logNotFound = APIError.notFound("no log for that day", code: "log_not_found")
+    static let profileGone = APIError.unauthorized("this account was deleted", code: "account_deleted")
+
+    static let ownerOnly = APIError.forbidden("only the hive's owner can do that", code: "owner_only")
+    static let ownerCannotLeave = APIError.conflict("the owner cannot leave the hive; delete it instead", code: "owner_cannot_leave")
+    static let cannotRemoveOwner = APIError.conflict("the owner cannot be removed", code: "cannot_remove_owner")
+
+    static let inviteInvalid = APIError.notFound("invalid invite code", code: "invite_invalid")
+    static let inviteExpired = APIError.conflict("this invite has expired", code: "invite_expired")
+    static let inviteExhausted = APIError.conflict("this invite has been used up", code: "invite_exhausted")
+    static let alreadyMember = APIError.conflict("you are already a member of this hive", code: "already_member")
+    static let hiveFull = APIError.conflict("this hive is full (10 members)", code: "hive_full")
+
+    static let idempotencyKeyReused = APIError(.unprocessableContent, code: "idempotency_key_reused", message: "this Idempotency-Key was used with a different request")
+    static let idempotencyKeyInvalid = APIError.badRequest("Idempotency-Key must be 1–255 printable characters", code: "invalid_idempotency_key")
+
+    static func validation(_ message: String) -> APIError { .unprocessable(message) }
+}

@@ -1,0 +1,109 @@
+import ColonyModels
+import ColonyPlatform
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The user's profile and contacts, and what auth's events do to them.
+struct Profiles: Sendable {
+    let outbox: Outbox
+    let phonePepper: String
+    let logger: Logger
+    var store: ProfileStore { ProfileStore(logger: logger) }
+    var contacts: ContactStore { ContactStore(logger: logger) }
+
+    func get(_ userID: UUID, on connection: PostgresConnection) async throws -> ProfileRow {
+        guard let profile = try await store.ensure(userID, on: connection) else { throw HabitsErrors.profileGone }
+        return profile
+    }
+
+    func update(_ userID: UUID, _ changes: ProfileStore.Changes, on connection: PostgresConnection) async throws -> ProfileRow {
+        var changes = changes
+        var errors = ValidationErrors()
+        if let name = changes.displayName?.trimmingCharacters(in: .whitespacesAndNewlines) {
+            changes.displayName = name
+            errors.check((1...60).contains(name.count), "display_name must be 1–60 characters")
+        }
+        if let timezone = changes.timezone { errors.check(UserClock.isValidTimeZone(timezone), "timezone must be an IANA time zone such as Europe/Berlin") }
+        if let hour = changes.dayStartHour { errors.check((0...23).contains(hour), "day_start_hour must be between 0 and 23") }
+        if let theme = changes.theme { errors.check(HabitRules.themes.contains(theme), "theme must be honey, mint or night") }
+        if case .some(.some(let url)) = changes.avatarUrl {
+            errors.check(url.count <= 2048 && (url.hasPrefix("https://") || url.hasPrefix("http://")), "avatar_url must be an http(s) URL")
+        }
+        try errors.throwIfAny()
+        _ = try await get(userID, on: connection)
+        guard let profile = try await store.update(userID, changes, on: connection) else { throw HabitsErrors.profileGone }
+        return profile
+    }
+
+    // MARK: contacts
+
+    struct PepperInfo: Codable, Sendable {
+        var pepper: String
+        var algorithm: String
+    }
+
+    /// What clients hash contacts with: lowercase hex SHA-256 of pepper ‖ E.164 number, the
+    /// same hash auth computes for each account's phone.
+    var pepper: PepperInfo { PepperInfo(pepper: phonePepper, algorithm: "hex(sha256(pepper || e164))") }
+
+    static let maxContactsPerUpload = 5000
+
+    func uploadContacts(_ uploaded: [ContactStore.Contact], userID: UUID, on connection: PostgresConnection) async throws -> [ContactStore.Match] {
+        var errors = ValidationErrors()
+        errors.check(uploaded.count <= Self.maxContactsPerUpload, "at most \(Self.maxContactsPerUpload) contacts per upload")
+        errors.check(uploaded.allSatisfy { Self.isHash($0.hash) }, "each hash is 64 lowercase hex characters")
+        errors.check(uploaded.allSatisfy { ($0.displayName?.count ?? 0) <= 200 }, "display_name is at most 200 characters")
+        try errors.throwIfAny()
+        _ = try await get(userID, on: connection)
+        // One row per hash (the last name wins), so the upsert never meets a hash twice.
+        var unique: [String: ContactStore.Contact] = [:]
+        for contact in uploaded { unique[contact.hash] = contact }
+        try await contacts.upsert(Array(unique.values), userID: userID, on: connection)
+        return try await contacts.matches(userID: userID, on: connection)
+    }
+
+    func matches(userID: UUID, on connection: PostgresConnection) async throws -> [ContactStore.Match] {
+        _ = try await get(userID, on: connection)
+        return try await contacts.matches(userID: userID, on: connection)
+    }
+
+    func deleteContacts(userID: UUID, on connection: PostgresConnection) async throws {
+        try await contacts.deleteAll(userID: userID, on: connection)
+    }
+
+    static func isHash(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
+    }
+
+    // MARK: auth's events
+
+    /// The name a new profile takes from sign-up metadata. Colony's event decoder turns
+    /// snake_case keys into camelCase, nested metadata keys included, so both spellings count.
+    static func displayName(from metadata: [String: JSONValue]) -> String? {
+        for key in ["display_name", "displayName", "full_name", "fullName", "name"] {
+            if case .string(let value) = metadata[key] {
+                let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+                if !trimmed.isEmpty { return String(trimmed.prefix(60)) }
+            }
+        }
+        return nil
+    }
+
+    func registered(_ userID: UUID, metadata: [String: JSONValue], phoneHash: String?, on connection: PostgresConnection) async throws {
+        try await store.upsertFromAuth(userID, displayName: Self.displayName(from: metadata), phoneHash: phoneHash, on: connection)
+    }
+
+    /// Erases the account: hives it owns are deleted (their members are told), it leaves the
+    /// others (their members are told), then the profile goes with everything it wrote.
+    func erase(_ userID: UUID, on connection: PostgresConnection) async throws {
+        let hives = Hives(outbox: outbox, logger: logger)
+        for hive in try await hives.store.owned(by: userID, on: connection) {
+            try await hives.delete(hive, reason: .accountDeleted, on: connection)
+        }
+        for hive in try await hives.store.joined(by: userID, on: connection) {
+            try await hives.removeMember(hive, userID: userID, reason: .accountDeleted, now: Date(), on: connection)
+        }
+        try await store.erase(userID, on: connection)
+    }
+}

@@ -1,0 +1,64 @@
+import ColonyModels
+import ColonyPlatform
+import Foundation
+import Hummingbird
+import Logging
+
+/// The habits service's own settings, from the environment.
+public struct HabitsSettings: Sendable {
+    /// The pepper auth hashes phone numbers with; clients hash contacts with it too.
+    public var phonePepper: String
+    /// How often the hive jobs (close days, at-risk alerts) run.
+    public var jobInterval: Duration
+
+    public init(phonePepper: String, jobInterval: Duration = .seconds(3600)) {
+        self.phonePepper = phonePepper
+        self.jobInterval = jobInterval
+    }
+
+    /// `COLONY_HABITS_PHONE_PEPPER` (required; the same value as auth's
+    /// `COLONY_AUTH_PHONE_PEPPER`), `COLONY_HABITS_JOB_INTERVAL_SECONDS` (3600).
+    public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> HabitsSettings {
+        HabitsSettings(
+            phonePepper: try environment.string("COLONY_HABITS_PHONE_PEPPER"),
+            jobInterval: .seconds(try environment.int("COLONY_HABITS_JOB_INTERVAL_SECONDS", default: 3600, range: 10...86400))
+        )
+    }
+}
+
+/// The habits service: HabitHive's habits, logs, insights, hives, shared streaks and contacts.
+public enum HabitsService {
+    public static var migrations: [Migration] { HabitsMigrations.all }
+
+    /// `catalog` collects the registered routes (the OpenAPI tests read it).
+    public static func definition(settings: HabitsSettings, catalog: RouteCatalog = RouteCatalog()) -> ServiceDefinition {
+        ServiceDefinition(
+            migrations: HabitsMigrations.all,
+            consumes: [.auth],
+            handleEvent: { event, connection, context in
+                let profiles = Profiles(outbox: context.outbox, phonePepper: settings.phonePepper, logger: context.logger)
+                try await AuthEventHandler(profiles: profiles).handle(event, on: connection)
+            },
+            jobs: { context in [
+                ScheduledJob(name: "habits.hive_days", interval: settings.jobInterval) { database, logger in
+                    let jobs = HiveJobs(database: database, outbox: context.outbox, logger: logger)
+                    try await jobs.closeDueDays()
+                    try await jobs.alertHivesAtRisk()
+                    try await database.transaction { try await IdempotencyStore(logger: logger).deleteExpired(on: $0) }
+                },
+            ] },
+            addRoutes: { router, context in
+                let profiles = Profiles(outbox: context.outbox, phonePepper: settings.phonePepper, logger: context.logger)
+                HabitsRoutes(
+                    database: context.database,
+                    habits: Habits(outbox: context.outbox, logger: context.logger),
+                    hives: Hives(outbox: context.outbox, logger: context.logger),
+                    profiles: profiles,
+                    idempotency: IdempotencyStore(logger: context.logger)
+                ).add(to: router, tokenMiddleware: context.tokenMiddleware, catalog: catalog)
+            }
+        )
+    }
+
+    public static var openAPIDocument: OpenAPIDocument { OpenAPIDocument(json: HabitsOpenAPI.json) }
+}

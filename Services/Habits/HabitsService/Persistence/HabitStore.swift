@@ -1,0 +1,127 @@
+import ColonyModels
+import Foundation
+import Logging
+import PostgresNIO
+
+/// `habits` and `habit_logs`. Every statement names the owner, so another user's habit is
+/// simply not found.
+struct HabitStore: Sendable {
+    let logger: Logger
+
+    func insert(_ draft: HabitDraft, userID: UUID, on connection: PostgresConnection) async throws -> HabitRow {
+        try await connection.query("""
+            INSERT INTO habits (user_id, name, emoji, color_hex, type, target_per_day, schedule_daily, schedule_weekmask, reminder_times)
+            VALUES (\(userID), \(draft.name), \(draft.emoji), \(draft.colorHex), \(draft.type.rawValue)::habit_type, \(draft.targetPerDay),
+                    \(draft.scheduleDaily), \(draft.scheduleWeekmask), \(draft.reminderTimes)::text[])
+            RETURNING \(unescaped: HabitRow.columns)
+            """, logger: logger).collect().first.map(HabitRow.init(row:))!
+    }
+
+    func list(userID: UUID, includeArchived: Bool, on connection: PostgresConnection) async throws -> [HabitRow] {
+        try await connection.query("""
+            SELECT \(unescaped: HabitRow.columns) FROM habits
+            WHERE user_id = \(userID) AND (is_active OR \(includeArchived))
+            ORDER BY created_at DESC, id
+            """, logger: logger).collect().map(HabitRow.init(row:))
+    }
+
+    func find(_ habitID: UUID, userID: UUID, forUpdate: Bool = false, on connection: PostgresConnection) async throws -> HabitRow? {
+        try await connection.query("""
+            SELECT \(unescaped: HabitRow.columns) FROM habits WHERE id = \(habitID) AND user_id = \(userID) \(unescaped: forUpdate ? "FOR UPDATE" : "")
+            """, logger: logger).collect().first.map(HabitRow.init(row:))
+    }
+
+    /// The habit with its owner's clock, in one round trip (what logging needs).
+    func findWithClock(_ habitID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> (habit: HabitRow, clock: UserClock)? {
+        let rows = try await connection.query("""
+            SELECT \(unescaped: HabitRow.columns.split(separator: ",").map { "h." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")), p.timezone, p.day_start_hour
+            FROM habits h JOIN profiles p ON p.id = h.user_id
+            WHERE h.id = \(habitID) AND h.user_id = \(userID)
+            """, logger: logger).collect()
+        guard let row = rows.first else { return nil }
+        let habit = try HabitRow(row: row)
+        let random = row.makeRandomAccess()
+        let clock = UserClock(timeZoneIdentifier: try random["timezone"].decode(String.self), dayStartHour: try random["day_start_hour"].decode(Int.self)) ?? .utc
+        return (habit, clock)
+    }
+
+    func update(_ habitID: UUID, userID: UUID, _ draft: HabitDraft, on connection: PostgresConnection) async throws -> HabitRow? {
+        try await connection.query("""
+            UPDATE habits SET name = \(draft.name), emoji = \(draft.emoji), color_hex = \(draft.colorHex), type = \(draft.type.rawValue)::habit_type,
+                target_per_day = \(draft.targetPerDay), schedule_daily = \(draft.scheduleDaily), schedule_weekmask = \(draft.scheduleWeekmask),
+                reminder_times = \(draft.reminderTimes)::text[], updated_at = now()
+            WHERE id = \(habitID) AND user_id = \(userID)
+            RETURNING \(unescaped: HabitRow.columns)
+            """, logger: logger).collect().first.map(HabitRow.init(row:))
+    }
+
+    func setActive(_ habitID: UUID, userID: UUID, active: Bool, on connection: PostgresConnection) async throws -> HabitRow? {
+        try await connection.query("""
+            UPDATE habits SET is_active = \(active), updated_at = now() WHERE id = \(habitID) AND user_id = \(userID)
+            RETURNING \(unescaped: HabitRow.columns)
+            """, logger: logger).collect().first.map(HabitRow.init(row:))
+    }
+
+    func delete(_ habitID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> Bool {
+        try await connection.query("DELETE FROM habits WHERE id = \(habitID) AND user_id = \(userID) RETURNING id", logger: logger).collect().count == 1
+    }
+
+    /// The outcome of writing a day's log.
+    enum LogWrite {
+        case inserted(HabitLogRow)
+        case updated(HabitLogRow, previousValue: Int)
+        /// Same value as stored: nothing changed (a replay).
+        case unchanged(HabitLogRow)
+    }
+
+    /// One log per habit and day: inserts, or sets the new value; a write of the value already
+    /// stored changes nothing, so replays leave no trace.
+    func writeLog(habitID: UUID, userID: UUID, day: LocalDate, value: Int, source: String, on connection: PostgresConnection) async throws -> LogWrite {
+        let rows = try await connection.query("""
+            WITH previous AS (SELECT value FROM habit_logs WHERE habit_id = \(habitID) AND log_date = \(day))
+            INSERT INTO habit_logs AS l (habit_id, user_id, log_date, value, source)
+            VALUES (\(habitID), \(userID), \(day), \(value), \(source))
+            ON CONFLICT (habit_id, log_date) DO UPDATE SET value = EXCLUDED.value, source = EXCLUDED.source, created_at = now()
+                WHERE l.value <> EXCLUDED.value
+            RETURNING \(unescaped: HabitLogRow.columns), (SELECT value FROM previous)
+            """, logger: logger).collect()
+        if let row = rows.first {
+            let log = try HabitLogRow(row: row)
+            let previous = try row.makeRandomAccess()[7].decode(Int?.self)
+            return previous.map { .updated(log, previousValue: $0) } ?? .inserted(log)
+        }
+        let existing = try await connection.query("SELECT \(unescaped: HabitLogRow.columns) FROM habit_logs WHERE habit_id = \(habitID) AND log_date = \(day)", logger: logger)
+            .collect().first.map(HabitLogRow.init(row:))
+        guard let existing else { throw HabitsErrors.habitNotFound }
+        return .unchanged(existing)
+    }
+
+    func logs(habitID: UUID, userID: UUID, from: LocalDate?, to: LocalDate?, on connection: PostgresConnection) async throws -> [HabitLogRow] {
+        try await connection.query("""
+            SELECT \(unescaped: HabitLogRow.columns) FROM habit_logs
+            WHERE habit_id = \(habitID) AND user_id = \(userID)
+              AND (\(from)::date IS NULL OR log_date >= \(from)) AND (\(to)::date IS NULL OR log_date <= \(to))
+            ORDER BY log_date
+            """, logger: logger).collect().map(HabitLogRow.init(row:))
+    }
+
+    /// Every log of the user's habits since `since`, for insights.
+    func values(userID: UUID, habitID: UUID?, since: LocalDate?, on connection: PostgresConnection) async throws -> [UUID: [LocalDate: Int]] {
+        var result: [UUID: [LocalDate: Int]] = [:]
+        let rows = try await connection.query("""
+            SELECT habit_id, log_date, value FROM habit_logs
+            WHERE user_id = \(userID) AND (\(habitID)::uuid IS NULL OR habit_id = \(habitID)) AND (\(since)::date IS NULL OR log_date >= \(since))
+            """, logger: logger)
+        for try await (habit, day, value) in rows.decode((UUID, LocalDate, Int).self) {
+            result[habit, default: [:]][day] = value
+        }
+        return result
+    }
+
+    func deleteLog(habitID: UUID, userID: UUID, day: LocalDate, on connection: PostgresConnection) async throws -> HabitLogRow? {
+        try await connection.query("""
+            DELETE FROM habit_logs WHERE habit_id = \(habitID) AND user_id = \(userID) AND log_date = \(day)
+            RETURNING \(unescaped: HabitLogRow.columns)
+            """, logger: logger).collect().first.map(HabitLogRow.init(row:))
+    }
+}

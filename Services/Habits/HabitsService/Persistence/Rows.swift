@@ -1,0 +1,133 @@
+import ColonyModels
+import Foundation
+import PostgresNIO
+
+// The service's own rows (the shared ones live in ColonyModels), each with the column list its
+// SELECTs and RETURNINGs use and the decoder for that list.
+
+/// `profiles`, as the user sees their own.
+public struct ProfileRow: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var displayName: String
+    public var avatarUrl: String?
+    public var timezone: String
+    public var dayStartHour: Int
+    public var theme: String
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    static let columns = "id, display_name, avatar_url, timezone, day_start_hour, theme, created_at, updated_at"
+
+    init(row: PostgresRow) throws {
+        (id, displayName, avatarUrl, timezone, dayStartHour, theme, createdAt, updatedAt) = try row.decode((UUID, String, String?, String, Int, String, Date, Date).self)
+    }
+
+    /// The user's clock; UTC at 0 h if stored values are somehow unusable.
+    var clock: UserClock { UserClock(timeZoneIdentifier: timezone, dayStartHour: dayStartHour) ?? .utc }
+}
+
+/// `habits`.
+public struct HabitRow: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var userId: UUID
+    public var name: String
+    public var emoji: String?
+    public var colorHex: String
+    public var type: HabitType
+    public var targetPerDay: Int
+    public var scheduleDaily: Bool
+    public var scheduleWeekmask: Int
+    public var reminderTimes: [String]
+    public var isActive: Bool
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    static let columns = "id, user_id, name, emoji, color_hex, type::text, target_per_day, schedule_daily, schedule_weekmask, reminder_times, is_active, created_at, updated_at"
+
+    init(row: PostgresRow) throws {
+        let typeName: String
+        (id, userId, name, emoji, colorHex, typeName, targetPerDay, scheduleDaily, scheduleWeekmask, reminderTimes, isActive, createdAt, updatedAt) =
+            try row.decode((UUID, UUID, String, String?, String, String, Int, Bool, Int, [String], Bool, Date, Date).self)
+        type = HabitType(rawValue: typeName) ?? .checkbox
+    }
+
+    var schedule: Schedule { Schedule(daily: scheduleDaily, weekmask: scheduleWeekmask) }
+}
+
+extension HabitLogRow {
+    static let columns = "id, habit_id, user_id, log_date, value, source, created_at"
+
+    init(row: PostgresRow) throws {
+        let (id, habitId, userId, logDate, value, source, createdAt) = try row.decode((UUID, UUID, UUID, LocalDate, Int, String, Date).self)
+        self.init(id: id, habitId: habitId, userId: userId, logDate: logDate, value: value, source: source, createdAt: createdAt)
+    }
+}
+
+extension HiveRow {
+    static let columns = "id, name, owner_id, color_hex, type::text, target_per_day, rule, threshold, schedule_daily, schedule_weekmask, current_length, last_advanced_on, created_at"
+
+    init(row: PostgresRow) throws {
+        let (id, name, ownerId, colorHex, typeName, target, rule, threshold, daily, mask, length, lastAdvanced, createdAt) =
+            try row.decode((UUID, String, UUID, String, String, Int, String, Int?, Bool, Int, Int, LocalDate?, Date).self)
+        self.init(id: id, name: name, ownerId: ownerId, colorHex: colorHex, type: HabitType(rawValue: typeName) ?? .checkbox, targetPerDay: target, rule: rule,
+                  threshold: threshold, scheduleDaily: daily, scheduleWeekmask: mask, currentLength: length, lastAdvancedOn: lastAdvanced, createdAt: createdAt)
+    }
+
+    var schedule: Schedule { Schedule(daily: scheduleDaily, weekmask: scheduleWeekmask) }
+    var streak: SharedStreak { SharedStreak(currentLength: currentLength, lastAdvancedOn: lastAdvancedOn) }
+}
+
+extension HiveMemberRow {
+    static let columns = "hive_id, user_id, role, joined_at"
+
+    init(row: PostgresRow) throws {
+        let (hiveId, userId, role, joinedAt) = try row.decode((UUID, UUID, String, Date).self)
+        self.init(hiveId: hiveId, userId: userId, role: role, joinedAt: joinedAt)
+    }
+}
+
+extension HiveMemberDayRow {
+    static let columns = "hive_id, user_id, day_date, value"
+
+    init(row: PostgresRow) throws {
+        let (hiveId, userId, day, value) = try row.decode((UUID, UUID, LocalDate, Int).self)
+        self.init(hiveId: hiveId, userId: userId, dayDate: day, value: value)
+    }
+}
+
+extension HiveDayRow {
+    static let columns = "hive_id, day_date, complete_count, required_count, advanced"
+
+    init(row: PostgresRow) throws {
+        let (hiveId, day, complete, required, advanced) = try row.decode((UUID, LocalDate, Int, Int, Bool).self)
+        self.init(hiveId: hiveId, dayDate: day, completeCount: complete, requiredCount: required, advanced: advanced)
+    }
+}
+
+/// `hive_invites`.
+public struct HiveInviteRow: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var hiveId: UUID
+    public var code: String
+    public var createdBy: UUID
+    public var expiresAt: Date
+    public var maxUses: Int
+    public var useCount: Int
+    public var createdAt: Date
+
+    static let columns = "id, hive_id, code, created_by, expires_at, max_uses, use_count, created_at"
+
+    init(row: PostgresRow) throws {
+        (id, hiveId, code, createdBy, expiresAt, maxUses, useCount, createdAt) = try row.decode((UUID, UUID, String, UUID, Date, Int, Int, Date).self)
+    }
+}
+
+extension ActivityEventRow {
+    static let columns = "id, actor_id, hive_id, habit_id, type::text, data::text, created_at"
+
+    init(row: PostgresRow) throws {
+        let (id, actorId, hiveId, habitId, typeName, data, createdAt) = try row.decode((UUID, UUID?, UUID?, UUID?, String, String, Date).self)
+        let object = (try? JSONDecoder().decode([String: JSONValue].self, from: Data(data.utf8))) ?? [:]
+        self.init(id: id, actorId: actorId, hiveId: hiveId, habitId: habitId, type: ActivityType(rawValue: typeName) ?? .habitCompleted, data: object, createdAt: createdAt)
+    }
+}

@@ -1,0 +1,243 @@
+import AsyncHTTPClient
+import ColonyModels
+import ColonyPlatform
+import ColonyTesting
+import Foundation
+import HabitsService
+import NIOCore
+import PostgresNIO
+import Synchronization
+
+// colony-habits-bench: the habits service in release mode on the local Postgres and broker.
+//   1. log-habit requests/s and p50/p99 at 32 connections, beside pgbench running the same SQL
+//      transaction (the statements the service sends for one log) on the same database;
+//   2. the hourly advancement job over 10,000 hives.
+// Run through scripts/bench.   colony-habits-bench [--seconds S] [--hives N]
+
+let (seconds, hiveCount): (Int, Int) = {
+    var seconds = 20
+    var hives = 10_000
+    var iterator = CommandLine.arguments.dropFirst().makeIterator()
+    while let argument = iterator.next() {
+        switch (argument, iterator.next().flatMap(Int.init)) {
+        case ("--seconds", let value?): seconds = value
+        case ("--hives", let value?): hives = value
+        default:
+            FileHandle.standardError.write(Data("usage: colony-habits-bench [--seconds S] [--hives N]\n".utf8))
+            exit(2)
+        }
+    }
+    return (seconds, hives)
+}()
+
+let environment = try TestEnvironment.current()
+let connections = 32
+let habitsPerSide = 1280
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    guard !sorted.isEmpty else { return .nan }
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+}
+func format(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
+
+/// Deterministic ids, so pgbench can name a habit and its owner from a number.
+func habitID(_ n: Int) -> UUID { UUID(uuidString: "00000000-0000-4000-8000-\(String(format: "%012d", n))")! }
+func userID(_ n: Int) -> UUID { UUID(uuidString: "00000000-0000-4000-9000-\(String(format: "%012d", n))")! }
+
+/// Habits 1…2·habitsPerSide, one owner per 40 habits, owners in UTC.
+func seedHabits(_ database: Database) async throws {
+    let total = 2 * habitsPerSide
+    let owners = (total + 39) / 40
+    try await database.query("""
+        INSERT INTO profiles (id, display_name, timezone, day_start_hour)
+        SELECT ('00000000-0000-4000-9000-' || lpad(n::text, 12, '0'))::uuid, 'Bench ' || n, 'UTC', 0 FROM generate_series(1, \(owners)) n
+        """)
+    try await database.query("""
+        INSERT INTO habits (id, user_id, name)
+        SELECT ('00000000-0000-4000-8000-' || lpad(n::text, 12, '0'))::uuid, ('00000000-0000-4000-9000-' || lpad(((n - 1) / 40 + 1)::text, 12, '0'))::uuid, 'Habit ' || n
+        FROM generate_series(1, \(total)) n
+        """)
+}
+
+/// The service's statements for one log, as pgbench runs them: the habit with its owner's
+/// clock, the upsert, the feed line, the outbox row and its notification.
+func pgbenchScript(schema: String) -> String {
+    let payload = String(repeating: "7b", count: 700)  // an encoded event is about 700 bytes
+    return """
+        \\set n random(\(habitsPerSide + 1), \(2 * habitsPerSide))
+        \\set d random(0, 40000)
+        BEGIN;
+        SELECT h.id, h.user_id, h.name, h.emoji, h.color_hex, h.type::text, h.target_per_day, h.schedule_daily, h.schedule_weekmask, h.reminder_times, h.is_active, h.created_at, h.updated_at, p.timezone, p.day_start_hour FROM habits h JOIN profiles p ON p.id = h.user_id WHERE h.id = ('00000000-0000-4000-8000-' || lpad(:n::text, 12, '0'))::uuid AND h.user_id = ('00000000-0000-4000-9000-' || lpad(((:n - 1) / 40 + 1)::text, 12, '0'))::uuid;
+        WITH previous AS (SELECT value FROM habit_logs WHERE habit_id = ('00000000-0000-4000-8000-' || lpad(:n::text, 12, '0'))::uuid AND log_date = '1990-01-01'::date + :d) INSERT INTO habit_logs AS l (habit_id, user_id, log_date, value, source) VALUES (('00000000-0000-4000-8000-' || lpad(:n::text, 12, '0'))::uuid, ('00000000-0000-4000-9000-' || lpad(((:n - 1) / 40 + 1)::text, 12, '0'))::uuid, '1990-01-01'::date + :d, 1, 'manual') ON CONFLICT (habit_id, log_date) DO UPDATE SET value = EXCLUDED.value, source = EXCLUDED.source, created_at = now() WHERE l.value <> EXCLUDED.value RETURNING id, habit_id, user_id, log_date, value, source, created_at, (SELECT value FROM previous);
+        INSERT INTO activity_events (id, actor_id, hive_id, habit_id, type, data, dedupe_key, created_at) SELECT id, nullif(actor, '00000000-0000-0000-0000-000000000000'), nullif(hive, '00000000-0000-0000-0000-000000000000'), nullif(habit, '00000000-0000-0000-0000-000000000000'), type::activity_type, data::jsonb, nullif(dedupe, ''), at FROM unnest(ARRAY[gen_random_uuid()], ARRAY[('00000000-0000-4000-9000-' || lpad(((:n - 1) / 40 + 1)::text, 12, '0'))::uuid], ARRAY['00000000-0000-0000-0000-000000000000'::uuid], ARRAY[('00000000-0000-4000-8000-' || lpad(:n::text, 12, '0'))::uuid], ARRAY['habit_completed'], ARRAY['{"log_date":"2026-01-01"}'], ARRAY['habit_completed:' || :n || ':' || :d], ARRAY[now()]) AS e(id, actor, hive, habit, type, data, dedupe, at) ON CONFLICT (dedupe_key) DO NOTHING RETURNING id;
+        INSERT INTO outbox (event_id, topic, event_key, event_type, payload) VALUES (gen_random_uuid(), 'colony.habits', 'key', 'habit_logged', '\\x\(payload)'::bytea);
+        SELECT pg_notify('\(schema)_outbox', '');
+        COMMIT;
+        """
+}
+
+struct LoadResult {
+    var rate: Double
+    var p50: Double
+    var p99: Double
+    var errors: Int
+}
+
+/// 32 connections logging distinct (habit, day) pairs for the duration.
+func runServiceLoad(base: String, tokens: [Int: String], today: LocalDate) async throws -> LoadResult {
+    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)))
+    let errors = ErrorCount()
+    let deadline = now() + UInt64(seconds) * 1_000_000_000
+    let start = now()
+    let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
+        for connection in 0..<connections {
+            group.addTask {
+                var samples: [Double] = []
+                var i = 0
+                // Connection c owns habits c, c+32, …: no two connections write the same row.
+                let own = stride(from: connection + 1, through: habitsPerSide, by: connections).map { $0 }
+                while now() < deadline {
+                    let n = own[(i / 365) % own.count]
+                    let day = today.adding(days: -(i % 365))
+                    i += 1
+                    var request = HTTPClientRequest(url: "\(base)/habits/v1/habits/\(habitID(n).uuidString.lowercased())/logs")
+                    request.method = .POST
+                    request.headers.add(name: "Authorization", value: "Bearer \(tokens[(n - 1) / 40 + 1]!)")
+                    request.headers.add(name: "Content-Type", value: "application/json")
+                    request.body = .bytes(ByteBuffer(string: "{\"date\":\"\(day)\",\"value\":1}"))
+                    let began = now()
+                    let response = try await client.execute(request, timeout: .seconds(30))
+                    _ = try await response.body.collect(upTo: 1 << 16)
+                    if response.status != .ok { errors.value.add(1, ordering: .relaxed) }
+                    samples.append(Double(now() - began) / 1e6)
+                }
+                return samples
+            }
+        }
+        return try await group.reduce(into: [Double]()) { $0 += $1 }.sorted()
+    }
+    let elapsed = Double(now() - start) / 1e9
+    try await client.shutdown()
+    return LoadResult(rate: Double(latencies.count) / elapsed, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), errors: errors.value.load(ordering: .relaxed))
+}
+
+final class ErrorCount: Sendable {
+    let value = Atomic<Int>(0)
+}
+
+/// pgbench with the same script, 32 clients, per-transaction log for percentiles.
+func runPgbench(schema: String) throws -> LoadResult {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("pgbench"))
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let script = directory.appendingPathComponent("log_habit.sql")
+    try pgbenchScript(schema: schema).write(to: script, atomically: true, encoding: .utf8)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["pgbench", "-n", "-M", "prepared", "-c", "\(connections)", "-j", "2", "-T", "\(seconds)", "-f", script.path,
+                         "-h", environment.postgresHost, "-p", "\(environment.postgresPort)", "-U", environment.adminUser, "--log", "--log-prefix", directory.appendingPathComponent("tx").path,
+                         environment.postgresDatabase]
+    var env = ProcessInfo.processInfo.environment
+    env["PGPASSWORD"] = environment.adminPassword
+    env["PGOPTIONS"] = "-c search_path=\(schema),public"
+    process.environment = env
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { throw TestSetupError("pgbench failed:\n\(text)") }
+    var latencies: [Double] = []
+    var failed = 0
+    for file in try FileManager.default.contentsOfDirectory(atPath: directory.path) where file.hasPrefix("tx") {
+        for line in try String(contentsOfFile: directory.appendingPathComponent(file).path, encoding: .utf8).split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count > 2, let micros = Double(fields[2]) else { failed += 1; continue }
+            latencies.append(micros / 1000)
+        }
+    }
+    latencies.sort()
+    let tps = text.split(separator: "\n").first { $0.hasPrefix("tps") }.flatMap { line in
+        line.split(separator: " ").dropFirst(2).first.flatMap { Double($0) }
+    } ?? Double(latencies.count) / Double(seconds)
+    return LoadResult(rate: tps, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), errors: failed)
+}
+
+/// 10,000 hives of three members in three time zones, two days open; returns the job's time.
+func advancementJob(_ database: Database, outbox: Outbox) async throws -> (seconds: Double, report: HiveJobs.ClosingReport) {
+    let today = UserClock.utc.localDay(at: Date())
+    try await database.query("""
+        INSERT INTO profiles (id, display_name, timezone, day_start_hour)
+        SELECT ('00000000-0000-4000-a000-' || lpad(n::text, 12, '0'))::uuid, 'Member ' || n,
+               (ARRAY['UTC', 'America/New_York', 'Asia/Tokyo'])[n % 3 + 1], 4
+        FROM generate_series(1, \(3 * hiveCount)) n
+        """)
+    try await database.query("""
+        INSERT INTO hives (id, name, owner_id, current_length, last_advanced_on, last_closed_on)
+        SELECT ('00000000-0000-4000-b000-' || lpad(n::text, 12, '0'))::uuid, 'Hive ' || n,
+               ('00000000-0000-4000-a000-' || lpad((3 * n - 2)::text, 12, '0'))::uuid, 5, \(today.adding(days: -4)), \(today.adding(days: -4))
+        FROM generate_series(1, \(hiveCount)) n
+        """)
+    try await database.query("""
+        INSERT INTO hive_members (hive_id, user_id, role)
+        SELECT ('00000000-0000-4000-b000-' || lpad(n::text, 12, '0'))::uuid, ('00000000-0000-4000-a000-' || lpad((3 * n - 2 + k)::text, 12, '0'))::uuid,
+               CASE WHEN k = 0 THEN 'owner' ELSE 'member' END
+        FROM generate_series(1, \(hiveCount)) n, generate_series(0, 2) k
+        """)
+    // Half the hives had everyone done three days ago; the other half miss one member.
+    try await database.query("""
+        INSERT INTO hive_member_days (hive_id, user_id, day_date, value)
+        SELECT m.hive_id, m.user_id, \(today.adding(days: -3)), 1 FROM hive_members m
+        WHERE m.hive_id::text >= '00000000-0000-4000-b000-' AND (m.role = 'owner' OR right(m.hive_id::text, 1) IN ('0', '2', '4', '6', '8'))
+        """)
+    let jobs = HiveJobs(database: database, outbox: outbox, logger: TestEnvironment.logger)
+    let started = now()
+    let report = try await jobs.closeDueDays()
+    return (Double(now() - started) / 1e9, report)
+}
+
+func benchmark() async throws {
+print("colony-habits-bench: \(connections) connections, \(seconds) s per phase, \(hiveCount) hives for the job")
+try await withTestSchema(poolSize: 8) { databaseConfiguration in
+    let port = try freePort()
+    let tokens = TestTokens()
+    let configuration = ServiceConfiguration(
+        service: .habits, app: .habithive, httpHost: "127.0.0.1", httpPort: port, logLevel: .error,
+        database: databaseConfiguration, kafkaBrokers: environment.kafkaBrokers, topicPrefix: TestKafka.topicPrefix(),
+        tokens: tokens.verifierConfiguration(audience: .habithive)
+    )
+    try await ServiceHost.migrate(HabitsService.migrations, configuration: configuration, logger: TestEnvironment.logger)
+    let database = Database(configuration: databaseConfiguration, logger: TestEnvironment.logger)
+    try await withRunning(database) {
+        try await seedHabits(database)
+        var userTokens: [Int: String] = [:]
+        for n in 1...((2 * habitsPerSide + 39) / 40) { userTokens[n] = try await tokens.token(user: userID(n), app: .habithive) }
+        let base = "http://127.0.0.1:\(port)"
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await ServiceHost.run(HabitsService.definition(settings: HabitsSettings(phonePepper: "bench")), configuration: configuration) }
+            defer { group.cancelAll() }
+            while (try? await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/ready"), timeout: .seconds(2)))?.status != .ok {
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            let today = UserClock.utc.localDay(at: Date())
+            let baseline = try runPgbench(schema: databaseConfiguration.schema)
+            let service = try await runServiceLoad(base: base, tokens: userTokens, today: today)
+            print("")
+            print("log a habit (insert log, feed line, outbox event), \(connections) connections:")
+            print("  pgbench, same SQL transaction  \(format(baseline.rate, 0)) tx/s   p50 \(format(baseline.p50, 2)) ms   p99 \(format(baseline.p99, 2)) ms")
+            print("  habits service over HTTP      \(format(service.rate, 0)) req/s  p50 \(format(service.p50, 2)) ms   p99 \(format(service.p99, 2)) ms   errors \(service.errors)")
+            let ratio = service.rate / baseline.rate
+            let p99Budget = 2 * baseline.p99 + 5
+            print("  throughput ratio \(format(ratio, 2)) (target >= 0.5: \(ratio >= 0.5 ? "met" : "NOT met"));  p99 \(format(service.p99, 2)) ms vs budget 2 x pgbench p99 + 5 = \(format(p99Budget, 2)) ms (\(service.p99 <= p99Budget ? "met" : "NOT met"))")
+
+            let (jobSeconds, report) = try await advancementJob(database, outbox: Outbox(schema: databaseConfiguration.schema, topicPrefix: configuration.topicPrefix))
+            print("")
+            print("hourly advancement job, \(hiveCount) hives x 3 members:")
+            print("  \(format(jobSeconds, 2)) s: \(report.hives) hives, \(report.closedDays) days closed, \(report.advanced) advanced, \(report.broken) broken (target < 10 s: \(jobSeconds < 10 ? "met" : "NOT met"))")
+        }
+    }
+}
+}
+
+try await benchmark()
