@@ -21,12 +21,40 @@ public struct Outbox: Sendable {
     /// Records the event in the current transaction. Call it on the connection of the
     /// transaction that makes the change the event describes.
     public func publish<Payload: EventPayload>(_ event: EventEnvelope<Payload>, on connection: PostgresConnection, logger: Logger) async throws {
-        let payload = try event.encoded()
-        try await connection.query("""
-            INSERT INTO outbox (event_id, topic, event_key, event_type, payload)
-            VALUES (\(event.id), \(event.topic(prefix: topicPrefix)), \(event.aggregateId), \(event.type.rawValue), \(ByteBuffer(bytes: payload)))
-            """, logger: logger)
-        try await connection.query("SELECT pg_notify(\(notificationChannel), '')", logger: logger)
+        // One prepared statement (planned once per connection) writes the row and notifies.
+        let statement = PublishStatement(eventID: event.id, topic: event.topic(prefix: topicPrefix), key: event.aggregateId, type: event.type.rawValue,
+                                         payload: ByteBuffer(bytes: try event.encoded()), channel: notificationChannel)
+        for try await _ in try await connection.execute(statement, logger: logger) {}
+    }
+
+    struct PublishStatement: PostgresPreparedStatement {
+        static let sql = """
+            WITH inserted AS (
+                INSERT INTO outbox (event_id, topic, event_key, event_type, payload) VALUES ($1, $2, $3, $4, $5) RETURNING 1
+            )
+            SELECT pg_notify($6, '') FROM inserted
+            """
+        typealias Row = Void
+
+        var eventID: UUID
+        var topic: String
+        var key: String
+        var type: String
+        var payload: ByteBuffer
+        var channel: String
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 6)
+            bindings.append(eventID)
+            bindings.append(topic)
+            bindings.append(key)
+            bindings.append(type)
+            bindings.append(payload)
+            bindings.append(channel)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws {}
     }
 
     /// Records many events (of any types) in the current transaction with one statement, for

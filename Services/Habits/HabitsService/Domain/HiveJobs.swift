@@ -6,14 +6,14 @@ import PostgresNIO
 
 /// The hourly work on all hives: close the days that ended for every member, and warn hives at
 /// risk. Both start from one scan of members' clocks and write in chunks, each chunk its own
-/// transaction, so 10,000 hives take a few dozen statements rather than tens of thousands.
+/// transaction, so 10,000 hives take about a hundred statements rather than tens of thousands.
 public struct HiveJobs: Sendable {
     let database: Database
     let outbox: Outbox
     let logger: Logger
     let chunkSize: Int
 
-    public init(database: Database, outbox: Outbox, logger: Logger, chunkSize: Int = 500) {
+    public init(database: Database, outbox: Outbox, logger: Logger, chunkSize: Int = 1000) {
         self.database = database
         self.outbox = outbox
         self.logger = logger

@@ -26,18 +26,13 @@ struct ActivityStore: Sendable {
         encoder.outputFormatting = .sortedKeys
         let data = try entries.map { String(decoding: try encoder.encode($0.row.data), as: UTF8.self) }
         // Arrays cannot carry NULLs here: empty strings and the nil UUID stand for them.
-        let rows = try await connection.query("""
-            INSERT INTO activity_events (id, actor_id, hive_id, habit_id, type, data, dedupe_key, created_at)
-            SELECT id, nullif(actor, \(UUID.nilUUID)), nullif(hive, \(UUID.nilUUID)), nullif(habit, \(UUID.nilUUID)), type::activity_type, data::jsonb, nullif(dedupe, ''), at
-            FROM unnest(\(entries.map(\.row.id))::uuid[], \(entries.map { $0.row.actorId ?? .nilUUID })::uuid[], \(entries.map { $0.row.hiveId ?? .nilUUID })::uuid[],
-                        \(entries.map { $0.row.habitId ?? .nilUUID })::uuid[], \(entries.map(\.row.type.rawValue))::text[], \(data)::text[],
-                        \(entries.map { $0.dedupeKey ?? "" })::text[], \(entries.map(\.row.createdAt))::timestamptz[])
-                AS e(id, actor, hive, habit, type, data, dedupe, at)
-            ON CONFLICT (dedupe_key) DO NOTHING
-            RETURNING id
-            """, logger: logger)
+        let statement = RecordActivity(
+            ids: entries.map(\.row.id), actors: entries.map { $0.row.actorId ?? .nilUUID }, hives: entries.map { $0.row.hiveId ?? .nilUUID },
+            habits: entries.map { $0.row.habitId ?? .nilUUID }, types: entries.map(\.row.type.rawValue), data: data,
+            dedupeKeys: entries.map { $0.dedupeKey ?? "" }, times: entries.map(\.row.createdAt)
+        )
         var written = Set<UUID>()
-        for try await id in rows.decode(UUID.self) { written.insert(id) }
+        for try await id in try await connection.execute(statement, logger: logger) { written.insert(id) }
         return entries.map(\.row).filter { written.contains($0.id) }
     }
 

@@ -33,11 +33,8 @@ struct HabitStore: Sendable {
 
     /// The habit with its owner's clock, in one round trip (what logging needs).
     func findWithClock(_ habitID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> (habit: HabitRow, clock: UserClock)? {
-        let rows = try await connection.query("""
-            SELECT \(unescaped: HabitRow.columns.split(separator: ",").map { "h." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")), p.timezone, p.day_start_hour
-            FROM habits h JOIN profiles p ON p.id = h.user_id
-            WHERE h.id = \(habitID) AND h.user_id = \(userID)
-            """, logger: logger).collect()
+        var rows: [PostgresRow] = []
+        for try await row in try await connection.execute(FindHabitWithClock(habitID: habitID, userID: userID), logger: logger) { rows.append(row) }
         guard let row = rows.first else { return nil }
         let habit = try HabitRow(row: row)
         let random = row.makeRandomAccess()
@@ -77,14 +74,8 @@ struct HabitStore: Sendable {
     /// One log per habit and day: inserts, or sets the new value; a write of the value already
     /// stored changes nothing, so replays leave no trace.
     func writeLog(habitID: UUID, userID: UUID, day: LocalDate, value: Int, source: String, on connection: PostgresConnection) async throws -> LogWrite {
-        let rows = try await connection.query("""
-            WITH previous AS (SELECT value FROM habit_logs WHERE habit_id = \(habitID) AND log_date = \(day))
-            INSERT INTO habit_logs AS l (habit_id, user_id, log_date, value, source)
-            VALUES (\(habitID), \(userID), \(day), \(value), \(source))
-            ON CONFLICT (habit_id, log_date) DO UPDATE SET value = EXCLUDED.value, source = EXCLUDED.source, created_at = now()
-                WHERE l.value <> EXCLUDED.value
-            RETURNING \(unescaped: HabitLogRow.columns), (SELECT value FROM previous)
-            """, logger: logger).collect()
+        var rows: [PostgresRow] = []
+        for try await row in try await connection.execute(WriteHabitLog(habitID: habitID, userID: userID, day: day, value: value, source: source), logger: logger) { rows.append(row) }
         if let row = rows.first {
             let log = try HabitLogRow(row: row)
             let previous = try row.makeRandomAccess()[7].decode(Int?.self)
