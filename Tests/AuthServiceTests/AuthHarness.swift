@@ -96,39 +96,7 @@ func withRunningAuth(configure: @escaping @Sendable (inout AuthSettings) -> Void
     }
 }
 
-func waitUntil(timeout: Duration, _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(100))
-    }
-    Issue.record("condition not met within \(timeout)")
-    throw TestSetupError("timed out")
-}
-
 /// The events auth published, read from its topic.
 func authEvents(brokers: String, prefix: String, until done: @escaping @Sendable ([ReceivedEvent]) -> Bool) async throws -> [ReceivedEvent] {
-    let topic = EventTopics.topic(for: .auth, prefix: prefix)
-    try await KafkaAdmin(configuration: KafkaConfiguration(bootstrapServers: brokers)).createTopics([topic], partitions: 3)
-    let consumer = try KafkaConsumer(configuration: TestKafka.consumer(brokers: brokers), topics: [topic], logger: TestEnvironment.logger)
-    let collected: [ReceivedEvent] = try await withThrowingTaskGroup(of: [ReceivedEvent]?.self) { group in
-        group.addTask {
-            var events: [ReceivedEvent] = []
-            for try await message in consumer.messages() {
-                events.append(try ReceivedEvent(bytes: message.value))
-                consumer.markHandled(message)
-                if done(events) { return events }
-            }
-            return events
-        }
-        group.addTask {
-            try await Task.sleep(for: .seconds(30))
-            return nil
-        }
-        let first = try await group.next()!
-        group.cancelAll()
-        return first ?? []
-    }
-    await consumer.close()
-    return collected
+    try await collectEvents(brokers: brokers, topic: EventTopics.topic(for: .auth, prefix: prefix), until: done)
 }

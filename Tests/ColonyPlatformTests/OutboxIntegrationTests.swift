@@ -221,12 +221,3 @@ struct OutboxIntegrationTests {
     }
 }
 
-/// Polls a condition until it holds or the timeout passes (then fails the test).
-func waitUntil(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(100))
-    }
-    Issue.record("condition not met within \(timeout)")
-}

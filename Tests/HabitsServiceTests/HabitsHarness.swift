@@ -116,16 +116,6 @@ func withRunningHabits(_ body: @Sendable (RunningHabits) async throws -> Void) a
     }
 }
 
-func waitUntil(timeout: Duration, _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(100))
-    }
-    Issue.record("condition not met within \(timeout)")
-    throw TestSetupError("timed out")
-}
-
 extension JSONValue {
     var stringValue: String? { if case .string(let value) = self { value } else { nil } }
     var intValue: Int? { if case .number(let value) = self { Int(value) } else { nil } }

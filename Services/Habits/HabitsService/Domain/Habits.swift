@@ -13,14 +13,9 @@ struct Habits: Sendable {
     var profiles: ProfileStore { ProfileStore(logger: logger) }
     var activity: ActivityStore { ActivityStore(logger: logger) }
 
-    func profile(_ userID: UUID, on connection: PostgresConnection) async throws -> ProfileRow {
-        guard let profile = try await profiles.ensure(userID, on: connection) else { throw HabitsErrors.profileGone }
-        return profile
-    }
-
     func create(_ draft: HabitDraft, userID: UUID, on connection: PostgresConnection) async throws -> HabitRow {
         let draft = try draft.validated()
-        _ = try await profile(userID, on: connection)
+        _ = try await profiles.require(userID, on: connection)
         return try await store.insert(draft, userID: userID, on: connection)
     }
 
@@ -141,7 +136,7 @@ struct Habits: Sendable {
 
     /// Completion across all active habits, and each habit's current streak.
     func overallInsights(userID: UUID, now: Date = Date(), on connection: PostgresConnection) async throws -> OverallInsights {
-        let clock = try await profile(userID, on: connection).clock
+        let clock = try await profiles.require(userID, on: connection).clock
         let today = clock.localDay(at: now)
         let habits = try await store.list(userID: userID, includeArchived: false, on: connection)
         let values = try await store.values(userID: userID, habitID: nil, since: nil, on: connection)

@@ -15,11 +15,6 @@ struct Hives: Sendable {
     var activity: ActivityStore { ActivityStore(logger: logger) }
     var closer: HiveDayCloser { HiveDayCloser(outbox: outbox, logger: logger) }
 
-    func profile(_ userID: UUID, on connection: PostgresConnection) async throws -> ProfileRow {
-        guard let profile = try await profiles.ensure(userID, on: connection) else { throw HabitsErrors.profileGone }
-        return profile
-    }
-
     func memberHive(_ hiveID: UUID, userID: UUID, forUpdate: Bool = false, on connection: PostgresConnection) async throws -> HiveRow {
         guard let hive = try await store.findForMember(hiveID, userID: userID, forUpdate: forUpdate, on: connection) else { throw HabitsErrors.hiveNotFound }
         return hive
@@ -35,7 +30,7 @@ struct Hives: Sendable {
 
     func create(name: String, draft: HabitDraft, userID: UUID, now: Date = Date(), on connection: PostgresConnection) async throws -> HiveDetail {
         let draft = try draft.validated()
-        let owner = try await profile(userID, on: connection)
+        let owner = try await profiles.require(userID, on: connection)
         return try await create(.init(name: draft.name, colorHex: draft.colorHex, type: draft.type, targetPerDay: draft.targetPerDay, scheduleDaily: draft.scheduleDaily,
                                       scheduleWeekmask: draft.scheduleWeekmask, sourceHabitID: nil), owner: owner, now: now, on: connection)
     }
@@ -47,7 +42,7 @@ struct Hives: Sendable {
         guard let (habit, clock) = try await habits.findWithClock(habitID, userID: userID, on: connection) else { throw HabitsErrors.habitNotFound }
         let name = name?.trimmingCharacters(in: .whitespacesAndNewlines) ?? habit.name
         guard (1...100).contains(name.count) else { throw HabitsErrors.validation("name must be 1–100 characters") }
-        let owner = try await profile(userID, on: connection)
+        let owner = try await profiles.require(userID, on: connection)
         let detail = try await create(.init(name: name, colorHex: habit.colorHex, type: habit.type, targetPerDay: habit.targetPerDay, scheduleDaily: habit.scheduleDaily,
                                             scheduleWeekmask: habit.scheduleWeekmask, sourceHabitID: habit.id), owner: owner, now: now, on: connection)
         if backfillDays > 0 {
@@ -78,7 +73,7 @@ struct Hives: Sendable {
     }
 
     func list(userID: UUID, now: Date = Date(), on connection: PostgresConnection) async throws -> [HiveSummary] {
-        let today = try await profile(userID, on: connection).clock.localDay(at: now)
+        let today = try await profiles.require(userID, on: connection).clock.localDay(at: now)
         return try await store.listForMember(userID, today: today, on: connection).map {
             HiveSummary(hive: $0.hive, memberCount: $0.memberCount, today: Today(date: today, done: $0.doneToday, required: $0.memberCount, doneByMe: $0.doneByMe))
         }
@@ -160,8 +155,9 @@ struct Hives: Sendable {
     func logToday(_ hiveID: UUID, userID: UUID, value: Int, at: Date?, now: Date = Date(), on connection: PostgresConnection) async throws -> LogResult {
         guard value >= 1 else { throw HabitsErrors.validation("value must be at least 1") }
         if let at, at > now.addingTimeInterval(300) { throw HabitsErrors.validation("at cannot be in the future") }
-        let hive = try await memberHive(hiveID, userID: userID, forUpdate: true, on: connection)
+        // Locks the hive and loads its members' clocks; only a member finds their own clock there.
         guard let candidate = try await closer.lockCandidates([hiveID], on: connection).first, let clock = candidate.members[userID] else { throw HabitsErrors.hiveNotFound }
+        let hive = candidate.hive
         let day = clock.localDay(at: at ?? now)
         guard day > candidate.lastClosedOn else {
             throw APIError.conflict("the hive's day \(day) is already closed", code: "day_closed")
@@ -191,8 +187,8 @@ struct Hives: Sendable {
     /// The owner's "advance now": closes what can be closed and re-checks `day` (default: the
     /// owner's today), as the seed's `advance_hive_day` answers.
     func advanceNow(_ hiveID: UUID, userID: UUID, day: LocalDate?, now: Date = Date(), on connection: PostgresConnection) async throws -> AdvanceResult {
-        _ = try await ownedHive(hiveID, userID: userID, forUpdate: true, on: connection)
-        guard let candidate = try await closer.lockCandidates([hiveID], on: connection).first else { throw HabitsErrors.hiveNotFound }
+        guard let candidate = try await closer.lockCandidates([hiveID], on: connection).first, candidate.members[userID] != nil else { throw HabitsErrors.hiveNotFound }
+        guard candidate.hive.ownerId == userID else { throw HabitsErrors.ownerOnly }
         let day = day ?? (candidate.members[userID] ?? .utc).localDay(at: now)
         let outcome = try await closer.settle([candidate], openDays: [hiveID: day], now: now, on: connection)
         let hive = outcome.hives[hiveID] ?? candidate.hive
@@ -227,7 +223,7 @@ struct Hives: Sendable {
     func join(code: String, userID: UUID, now: Date = Date(), on connection: PostgresConnection) async throws -> HiveDetail {
         let code = code.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         guard !code.isEmpty, code.count <= 64, let found = try await store.invite(code: code, forUpdate: false, on: connection) else { throw HabitsErrors.inviteInvalid }
-        _ = try await profile(userID, on: connection)
+        _ = try await profiles.require(userID, on: connection)
         guard let hive = try await store.lock(found.hiveId, on: connection),
               let invite = try await store.invite(code: code, forUpdate: true, on: connection) else { throw HabitsErrors.inviteInvalid }
         let memberIDs = try await store.memberIDs(hive.id, on: connection)

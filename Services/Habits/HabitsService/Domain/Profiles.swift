@@ -13,8 +13,7 @@ struct Profiles: Sendable {
     var contacts: ContactStore { ContactStore(logger: logger) }
 
     func get(_ userID: UUID, on connection: PostgresConnection) async throws -> ProfileRow {
-        guard let profile = try await store.ensure(userID, on: connection) else { throw HabitsErrors.profileGone }
-        return profile
+        try await store.require(userID, on: connection)
     }
 
     func update(_ userID: UUID, _ changes: ProfileStore.Changes, on connection: PostgresConnection) async throws -> ProfileRow {

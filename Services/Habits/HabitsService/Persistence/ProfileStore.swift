@@ -31,6 +31,12 @@ struct ProfileStore: Sendable {
         return try await rows.collect().first.map(ProfileRow.init(row:))
     }
 
+    /// `ensure`, with a deleted account answered as 401 `account_deleted`.
+    func require(_ userID: UUID, on connection: PostgresConnection) async throws -> ProfileRow {
+        guard let profile = try await ensure(userID, on: connection) else { throw HabitsErrors.profileGone }
+        return profile
+    }
+
     func find(_ userID: UUID, on connection: PostgresConnection) async throws -> ProfileRow? {
         try await connection.query("SELECT \(unescaped: ProfileRow.columns) FROM profiles WHERE id = \(userID)", logger: logger)
             .collect().first.map(ProfileRow.init(row:))

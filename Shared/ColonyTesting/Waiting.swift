@@ -1,0 +1,41 @@
+import ColonyKafka
+import ColonyModels
+import Foundation
+
+/// Polls a condition until it holds; throws (failing the test) when the timeout passes first.
+public func waitUntil(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    throw TestSetupError("condition not met within \(timeout)")
+}
+
+/// Reads a service's topic from the start with a fresh consumer group until `done` holds for
+/// what arrived, or the timeout passes (then returns nothing, so the test's expectations fail).
+public func collectEvents(brokers: String, topic: String, timeout: Duration = .seconds(30), until done: @escaping @Sendable ([ReceivedEvent]) -> Bool) async throws -> [ReceivedEvent] {
+    try await KafkaAdmin(configuration: KafkaConfiguration(bootstrapServers: brokers)).createTopics([topic], partitions: 3)
+    let consumer = try KafkaConsumer(configuration: TestKafka.consumer(brokers: brokers), topics: [topic], logger: TestEnvironment.logger)
+    let collected: [ReceivedEvent] = try await withThrowingTaskGroup(of: [ReceivedEvent]?.self) { group in
+        group.addTask {
+            var events: [ReceivedEvent] = []
+            if done(events) { return events }
+            for try await message in consumer.messages() {
+                events.append(try ReceivedEvent(bytes: message.value))
+                consumer.markHandled(message)
+                if done(events) { return events }
+            }
+            return events
+        }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            return nil
+        }
+        let first = try await group.next()!
+        group.cancelAll()
+        return first ?? []
+    }
+    await consumer.close()
+    return collected
+}
