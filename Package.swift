@@ -82,6 +82,19 @@ let package = Package(
             path: "Shared/ColonyPlatform",
             swiftSettings: swiftSettings
         ),
+        // File storage every service with uploads uses: buckets, filesystem and S3 backends, signed URLs.
+        .target(
+            name: "ColonyStorage",
+            dependencies: [
+                "ColonyPlatform",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Shared/ColonyStorage",
+            swiftSettings: swiftSettings
+        ),
         // Test support: fresh schemas and topics, token minting, app testing.
         .target(
             name: "ColonyTesting",
@@ -90,6 +103,8 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Shared/ColonyTesting",
             swiftSettings: swiftSettings
@@ -195,6 +210,16 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Tests/Benchmarks/HabitsBench",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ColonyStorageTests",
+            dependencies: [
+                "ColonyStorage",
+                "ColonyTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Tests/ColonyStorageTests",
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -49,4 +49,10 @@ public enum JSONValue: Codable, Sendable, Hashable {
         if case .string(let value) = self { return value }
         return nil
     }
+
+    public var intValue: Int? { if case .number(let value) = self { Int(value) } else { nil } }
+    public var doubleValue: Double? { if case .number(let value) = self { value } else { nil } }
+    public var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
+    public var objectValue: [String: JSONValue]? { if case .object(let value) = self { value } else { nil } }
+    public var arrayValue: [JSONValue]? { if case .array(let value) = self { value } else { nil } }
 }

@@ -44,10 +44,7 @@ public final class BrokerProcess: @unchecked Sendable {
         self.process = nil
         // Foundation's waitUntilExit spins a run loop that async code does not drive; kill and
         // reap directly (ECHILD means Foundation reaped it first, which is as good).
-        let pid = process.processIdentifier
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        killAndReap(process)
         while canConnect(port: port) { usleep(10_000) }
     }
 
@@ -76,7 +73,17 @@ public func freePort() throws -> Int {
     return Int(UInt16(bigEndian: address.sin_port))
 }
 
-func canConnect(port: Int) -> Bool {
+/// Kills a child process and reaps it without a run loop (ECHILD means Foundation reaped it
+/// first, which is as good).
+public func killAndReap(_ process: Process) {
+    let pid = process.processIdentifier
+    kill(pid, SIGKILL)
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+}
+
+/// Whether something accepts TCP connections on 127.0.0.1:`port`.
+public func canConnect(port: Int) -> Bool {
     let socket = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard socket >= 0 else { return false }
     defer { close(socket) }

@@ -35,7 +35,8 @@ public struct TestTokens: Sendable {
         expiresIn: TimeInterval = 3600,
         issuer: String? = nil,
         audience: String? = nil,
-        role: String = "authenticated"
+        role: String = "authenticated",
+        email: String? = nil
     ) async throws -> String {
         let claims = AccessTokenClaims(
             sub: user.uuidString.lowercased(),
@@ -44,7 +45,8 @@ public struct TestTokens: Sendable {
             exp: Date().addingTimeInterval(expiresIn),
             iat: Date(),
             role: role,
-            sessionId: UUID().uuidString.lowercased()
+            sessionId: UUID().uuidString.lowercased(),
+            email: email
         )
         let keys = await JWTKeyCollection().add(ecdsa: privateKey, kid: JWKIdentifier(string: keyID))
         return try await keys.sign(claims, kid: JWKIdentifier(string: keyID))

@@ -72,3 +72,18 @@ public struct UserDeleted: EventPayload {
         self.deletedAt = deletedAt
     }
 }
+
+/// Reading sign-up metadata (`user_metadata`) the way every service does.
+public enum SignUpMetadata {
+    /// The name the user gave at sign-up, trimmed and cut to `maxLength`. Colony's event decoder
+    /// camel-cases nested keys, so both spellings of each key count.
+    public static func displayName(_ metadata: [String: JSONValue], maxLength: Int) -> String? {
+        for key in ["display_name", "displayName", "full_name", "fullName", "name"] {
+            if case .string(let value) = metadata[key] {
+                let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+                if !trimmed.isEmpty { return String(trimmed.prefix(maxLength)) }
+            }
+        }
+        return nil
+    }
+}

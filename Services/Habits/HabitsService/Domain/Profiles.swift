@@ -77,16 +77,9 @@ struct Profiles: Sendable {
 
     // MARK: auth's events
 
-    /// The name a new profile takes from sign-up metadata. Colony's event decoder turns
-    /// snake_case keys into camelCase, nested metadata keys included, so both spellings count.
+    /// The name a new user takes from sign-up metadata.
     static func displayName(from metadata: [String: JSONValue]) -> String? {
-        for key in ["display_name", "displayName", "full_name", "fullName", "name"] {
-            if case .string(let value) = metadata[key] {
-                let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
-                if !trimmed.isEmpty { return String(trimmed.prefix(60)) }
-            }
-        }
-        return nil
+        SignUpMetadata.displayName(metadata, maxLength: 60)
     }
 
     func registered(_ userID: UUID, metadata: [String: JSONValue], phoneHash: String?, on connection: PostgresConnection) async throws {

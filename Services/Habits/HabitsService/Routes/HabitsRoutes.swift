@@ -297,15 +297,13 @@ struct HabitsRoutes: Sendable {
         var matches: [ContactStore.Match]
     }
 
-    struct Empty: Encodable, Sendable {}
+    typealias Empty = RouteSupport.Empty
 
     // MARK: plumbing
 
     /// A read: the caller's id and a pooled connection.
     func read<Output: Encodable & Sendable>(_ context: ColonyRequestContext, _ body: @Sendable (UUID, PostgresConnection) async throws -> Output) async throws -> Response {
-        let user = try context.requireUser().id
-        let output = try await database.withConnection { connection in try await body(user, connection) }
-        return try json(output, status: .ok)
+        try await RouteSupport(database: database).read(context, body)
     }
 
     /// A write in one transaction. With an `Idempotency-Key`, the answer is stored in the same
@@ -336,25 +334,10 @@ struct HabitsRoutes: Sendable {
         }
     }
 
-    static func response(_ body: ByteBuffer, status: HTTPResponse.Status) -> Response {
-        if status == .noContent { return Response(status: status) }
-        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
-    }
-
-    func json(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response {
-        Self.response(ByteBuffer(data: try ColonyJSON.encoder().encode(value)), status: status)
-    }
-
-    func decode<T: Decodable>(_ type: T.Type, _ body: ByteBuffer, emptyAs empty: T? = nil) throws -> T {
-        if body.readableBytes == 0, let empty { return empty }
-        return try ColonyRequestDecoder.decode(type, from: Data(buffer: body))
-    }
-
-    /// A path id; anything that is not a UUID cannot name a record, so it is the record's 404.
-    func uuid(_ context: ColonyRequestContext, _ name: String, _ notFound: APIError) throws -> UUID {
-        guard let text = context.parameters.get(name), let id = UUID(uuidString: text) else { throw notFound }
-        return id
-    }
+    static func response(_ body: ByteBuffer, status: HTTPResponse.Status) -> Response { RouteSupport.response(body, status: status) }
+    func json(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response { try RouteSupport.json(value, status: status) }
+    func decode<T: Decodable>(_ type: T.Type, _ body: ByteBuffer, emptyAs empty: T? = nil) throws -> T { try RouteSupport.decode(type, body, emptyAs: empty) }
+    func uuid(_ context: ColonyRequestContext, _ name: String, _ notFound: APIError) throws -> UUID { try RouteSupport.uuid(context, name, notFound) }
 
     func date(_ request: Request, _ name: String) throws -> LocalDate? {
         guard let text = request.uri.queryParameters[Substring(name)] else { return nil }

@@ -1,0 +1,202 @@
+import ColonyPlatform
+import Crypto
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// Colony's file storage: checks uploads against their bucket's rules, stores them in a
+/// backend, and hands out and serves URLs (public ones, and signed ones for private buckets).
+public struct Storage: Sendable {
+    public let backend: any StorageBackend
+    /// Where clients reach the download routes, without a trailing slash (the gateway's URL).
+    public let publicBaseURL: String
+    public let defaultSignedURLTTL: Duration
+    private let signingKey: SymmetricKey
+
+    /// `signingKey` signs download URLs; every replica serving the same buckets needs the same one.
+    public init(backend: any StorageBackend, publicBaseURL: String, signingKey: [UInt8], defaultSignedURLTTL: Duration = .seconds(3600)) {
+        precondition(!signingKey.isEmpty, "storage signing key must not be empty")
+        var base = publicBaseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        self.backend = backend
+        self.publicBaseURL = base
+        self.signingKey = SymmetricKey(data: signingKey)
+        self.defaultSignedURLTTL = defaultSignedURLTTL
+    }
+
+    /// Checks, then stores (replacing any object under the same key). Throws APIError: 400
+    /// `invalid_key`; 422 `unsupported_media_type` when the declared type is missing, not
+    /// allowed for the bucket, or not what the bytes' signature says; 422 `empty_file`;
+    /// 422 `file_too_large`. Content type parameters are ignored, case does not matter.
+    public func upload(_ body: ByteBuffer, contentType: String?, to bucket: StorageBucket, key: String) async throws -> StoredObject {
+        try StorageKey.validate(key)
+        let type = contentType.map(ContentType.normalised) ?? ""
+        guard bucket.allowedContentTypes.contains(type) else {
+            let allowed = bucket.allowedContentTypes.sorted().joined(separator: ", ")
+            throw APIError.unprocessable("content type must be one of: \(allowed)", code: "unsupported_media_type")
+        }
+        guard body.readableBytes > 0 else { throw APIError.unprocessable("the file is empty", code: "empty_file") }
+        guard body.readableBytes <= bucket.maxBytes else {
+            throw APIError.unprocessable("the file is larger than \(bucket.maxBytes) bytes", code: "file_too_large")
+        }
+        guard ContentType.matches(body, type: type) else {
+            throw APIError.unprocessable("the file's content is not \(type)", code: "unsupported_media_type")
+        }
+        try await backend.put(bucket: bucket.name, key: key, body: body, contentType: type)
+        let version = Int64(Date().timeIntervalSince1970 * 1000)
+        return StoredObject(
+            bucket: bucket.name, key: key, contentType: type, size: body.readableBytes, version: version,
+            publicURL: publicURL(bucket, key: key, version: version)
+        )
+    }
+
+    /// Deletes the object; a missing one is fine.
+    public func remove(_ bucket: StorageBucket, key: String) async throws {
+        try StorageKey.validate(key)
+        try await backend.delete(bucket: bucket.name, key: key)
+    }
+
+    /// The URL clients fetch the object by. Public bucket: `{base}/storage/v1/object/public/{bucket}/{key}`,
+    /// with `?v={version}` when given (then cached as immutable). Private bucket: a signed URL
+    /// valid for the default TTL, so a service can rebuild a working URL from a stored key.
+    public func publicURL(_ bucket: StorageBucket, key: String, version: Int64?) -> String {
+        guard bucket.isPublic else { return signedURL(bucket, key: key, expiresIn: defaultSignedURLTTL) }
+        return "\(publicBaseURL)/storage/v1/object/public/\(bucket.name)/\(key)" + (version.map { "?v=\($0)" } ?? "")
+    }
+
+    /// `{base}/storage/v1/object/sign/{bucket}/{key}?token={expiry}.{signature}`, for any bucket.
+    public func signedURL(_ bucket: StorageBucket, key: String, expiresIn: Duration) -> String {
+        let expires = Int64(Date().timeIntervalSince1970) + expiresIn.components.seconds
+        return "\(publicBaseURL)/storage/v1/object/sign/\(bucket.name)/\(key)?token=\(token(bucket: bucket.name, key: key, expires: expires))"
+    }
+
+    /// Whether the backend answers, for `/ready`.
+    public func isReachable() async -> Bool {
+        await backend.isReachable()
+    }
+
+    /// `{expiry unix seconds}.{base64url(HMAC-SHA256(bucket \n key \n expiry))}`: the expiry
+    /// travels in the clear and is covered by the MAC, so no server-side state is needed.
+    func token(bucket: String, key: String, expires: Int64) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Self.signedMessage(bucket, key, expires), using: signingKey)
+        return "\(expires).\(Self.base64URL(Data(mac)))"
+    }
+
+    /// The token's expiry when it is genuine and current; else 400 `invalid_signature`.
+    @discardableResult
+    func verify(token: String, bucket: String, key: String, now: Date = Date()) throws(APIError) -> Int64 {
+        let parts = token.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, let expires = Int64(parts[0]), let mac = Self.data(base64URL: String(parts[1])),
+              // Constant time, so timing does not reveal how much of a forged MAC was right.
+              HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Self.signedMessage(bucket, key, expires), using: signingKey)
+        else {
+            throw APIError.badRequest("invalid signature", code: "invalid_signature")
+        }
+        guard expires >= Int64(now.timeIntervalSince1970) else {
+            throw APIError.badRequest("signature expired", code: "invalid_signature")
+        }
+        return expires
+    }
+
+    private static func signedMessage(_ bucket: String, _ key: String, _ expires: Int64) -> Data {
+        Data("\(bucket)\n\(key)\n\(expires)".utf8)
+    }
+
+    static func base64URL(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func data(base64URL text: String) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        return Data(base64Encoded: base64)
+    }
+}
+
+// MARK: - Download routes
+
+extension Storage {
+    /// Download routes for `buckets` (the service that owns a bucket serves it; the gateway
+    /// routes `/storage/v1/object/*/{bucket}/` to that service):
+    /// - `GET /storage/v1/object/public/{bucket}/{key...}`: public buckets only (a private one
+    ///   answers 404, as if the object did not exist); cached for a year when `?v=` is present.
+    /// - `GET /storage/v1/object/sign/{bucket}/{key...}?token=`: any bucket; a bad or expired
+    ///   token is 400 `invalid_signature`.
+    public func addRoutes(to router: Router<ColonyRequestContext>, buckets: [StorageBucket]) {
+        for bucket in buckets {
+            router.get(RouterPath("/storage/v1/object/public/\(bucket.name)/**")) { request, context -> Response in
+                guard bucket.isPublic else { throw APIError.notFound("object not found") }
+                let key = try Self.key(context)
+                let versioned = request.uri.queryParameters["v"] != nil
+                return try await download(bucket, key: key, cacheControl: versioned ? "public, max-age=31536000, immutable" : "public, max-age=60")
+            }
+            router.get(RouterPath("/storage/v1/object/sign/\(bucket.name)/**")) { request, context -> Response in
+                let key = try Self.key(context)
+                guard let token = request.uri.queryParameters["token"] else {
+                    throw APIError.badRequest("missing token", code: "invalid_signature")
+                }
+                let expires = try verify(token: String(token), bucket: bucket.name, key: key)
+                // Clients may keep it until the token runs out, but no shared cache may.
+                let remaining = max(0, expires - Int64(Date().timeIntervalSince1970))
+                return try await download(bucket, key: key, cacheControl: "private, max-age=\(remaining)")
+            }
+        }
+    }
+
+    private static func key(_ context: ColonyRequestContext) throws(APIError) -> String {
+        let key = context.parameters.getCatchAll().joined(separator: "/")
+        try StorageKey.validate(key)
+        return key
+    }
+
+    private func download(_ bucket: StorageBucket, key: String, cacheControl: String) async throws -> Response {
+        guard let object = try await backend.get(bucket: bucket.name, key: key) else {
+            throw APIError.notFound("object not found")
+        }
+        let headers: HTTPFields = [
+            .contentType: object.contentType,
+            .cacheControl: cacheControl,
+            // Uploads are user content: browsers must not second-guess the type we checked.
+            .xContentTypeOptions: "nosniff",
+        ]
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: object.body))
+    }
+}
+
+// MARK: - Configuration
+
+extension Storage {
+    enum BackendKind: String {
+        case filesystem, s3
+    }
+
+    /// Reads `COLONY_STORAGE_BACKEND` ("filesystem" | "s3"), `COLONY_STORAGE_PATH`,
+    /// `COLONY_STORAGE_PUBLIC_URL`, `COLONY_STORAGE_SIGNING_KEY` (required, 32+ characters) and,
+    /// for S3, `COLONY_STORAGE_S3_ENDPOINT`, `_REGION`, `_BUCKET`, `_ACCESS_KEY_ID`, `_SECRET_ACCESS_KEY`.
+    public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> Storage {
+        let kind = try environment.enumeration("COLONY_STORAGE_BACKEND", default: BackendKind.filesystem)
+        let baseURL = try environment.url("COLONY_STORAGE_PUBLIC_URL")?.absoluteString ?? "http://localhost:8080"
+        let signingKey = try environment.string("COLONY_STORAGE_SIGNING_KEY")
+        guard signingKey.count >= 32 else {
+            throw ConfigurationError(variable: "COLONY_STORAGE_SIGNING_KEY", problem: "must be at least 32 characters")
+        }
+        let backend: any StorageBackend
+        switch kind {
+        case .filesystem:
+            backend = FileSystemStorageBackend(root: environment.string("COLONY_STORAGE_PATH", default: "/var/lib/colony/storage"))
+        case .s3:
+            guard let endpoint = try environment.url("COLONY_STORAGE_S3_ENDPOINT") else {
+                throw ConfigurationError(variable: "COLONY_STORAGE_S3_ENDPOINT", problem: "is required when COLONY_STORAGE_BACKEND is s3")
+            }
+            backend = S3StorageBackend(configuration: S3Configuration(
+                endpoint: endpoint.absoluteString,
+                region: environment.string("COLONY_STORAGE_S3_REGION", default: "us-east-1"),
+                bucket: try environment.string("COLONY_STORAGE_S3_BUCKET"),
+                accessKeyID: try environment.string("COLONY_STORAGE_S3_ACCESS_KEY_ID"),
+                secretAccessKey: try environment.string("COLONY_STORAGE_S3_SECRET_ACCESS_KEY")
+            ))
+        }
+        return Storage(backend: backend, publicBaseURL: baseURL, signingKey: Array(signingKey.utf8))
+    }
+}

@@ -1,0 +1,129 @@
+import AsyncHTTPClient
+import ColonyKafka
+import ColonyModels
+import ColonyPlatform
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// A domain service running as `ServiceHost` runs it, on a fresh schema and topic prefix, with a
+/// token minter for its app's users and a producer for auth's events. Each service's tests wrap
+/// it in a one-line harness (`withRunningHabits`, `withRunningChat`, …).
+public struct RunningService: Sendable {
+    public let base: String
+    public let apiPrefix: String
+    public let app: App
+    public let tokens: TestTokens
+    public let database: DatabaseConfiguration
+    public let topicPrefix: String
+    public let brokers: String
+    public let catalog: RouteCatalog
+
+    public var apiURL: String { "\(base)\(apiPrefix)" }
+
+    public struct Reply: Sendable {
+        public var status: Int
+        public var body: [String: JSONValue]
+        public var array: [JSONValue]
+        public var headers: HTTPHeaders
+        public var bytes: ByteBuffer
+        public var code: String? { body["code"]?.stringValue }
+    }
+
+    /// A user with a token for the service's app.
+    public struct User: Sendable {
+        public let id: UUID
+        public let token: String
+
+        public init(id: UUID, token: String) {
+            self.id = id
+            self.token = token
+        }
+    }
+
+    public func user(_ id: UUID = UUID(), app: App? = nil, email: String? = nil) async throws -> User {
+        User(id: id, token: try await tokens.token(user: id, app: app ?? self.app, email: email))
+    }
+
+    /// A request to `path` under the API prefix (or a full URL): a JSON object, raw JSON text, or
+    /// raw bytes with their content type.
+    public func request(_ method: HTTPMethod, _ path: String, as user: User?, json: [String: Any]? = nil, raw: String? = nil,
+                        bytes: ByteBuffer? = nil, contentType: String? = nil, headers: [(String, String)] = []) async throws -> Reply {
+        var request = HTTPClientRequest(url: path.hasPrefix("http") ? path : "\(apiURL)\(path)")
+        request.method = method
+        if let user { request.headers.add(name: "Authorization", value: "Bearer \(user.token)") }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let json {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: json)))
+        } else if let raw {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: raw))
+        } else if let bytes {
+            if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
+            request.body = .bytes(bytes)
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let collected = try await response.body.collect(upTo: 64 << 20)
+        let value = try? JSONDecoder().decode(JSONValue.self, from: Data(buffer: collected))
+        var body: [String: JSONValue] = [:]
+        var array: [JSONValue] = []
+        if case .object(let object) = value { body = object }
+        if case .array(let items) = value { array = items }
+        return Reply(status: Int(response.status.code), body: body, array: array, headers: response.headers, bytes: collected)
+    }
+
+    /// Publishes an auth event on the auth topic, as the auth service's relay would.
+    public func publishAuthEvent<Payload: EventPayload>(_ payload: Payload, user: UUID, app: App? = nil) async throws {
+        let producer = try KafkaProducer(configuration: TestKafka.producer(brokers: brokers), logger: TestEnvironment.logger)
+        defer { producer.shutdown() }
+        let envelope = EventEnvelope(app: app ?? self.app, aggregateId: user.uuidString.lowercased(), actor: user, payload: payload)
+        try await producer.send(KafkaOutgoingMessage(topic: envelope.topic(prefix: topicPrefix), key: Array(envelope.aggregateId.utf8), value: try envelope.encoded()))
+    }
+
+    /// Runs `body` with the service's database (its own role), for jobs and direct checks.
+    public func withDatabase<Result: Sendable>(_ body: (Database) async throws -> Result) async throws -> Result {
+        let database = Database(configuration: database, logger: TestEnvironment.logger)
+        return try await withRunning(database) { try await body(database) }
+    }
+
+    /// The events the service published to its topic, from the start, until `until` holds.
+    public func events(of service: ColonyService, until: @escaping @Sendable ([ReceivedEvent]) -> Bool, timeout: Duration = .seconds(30)) async throws -> [ReceivedEvent] {
+        try await collectEvents(brokers: brokers, topic: EventTopics.topic(for: service, prefix: topicPrefix), timeout: timeout, until: until)
+    }
+}
+
+/// Starts the service `definition` makes (given the route catalog to fill and the base URL it
+/// will answer on) and runs `body` against it once `/ready` answers.
+public func withRunningService(
+    _ service: ColonyService, app: App, apiPrefix: String,
+    configure: @Sendable (inout ServiceConfiguration) -> Void = { _ in },
+    definition: @escaping @Sendable (_ catalog: RouteCatalog, _ baseURL: String) -> ServiceDefinition,
+    _ body: @Sendable (RunningService) async throws -> Void
+) async throws {
+    let environment = try TestEnvironment.current()
+    let port = try freePort()
+    let prefix = TestKafka.topicPrefix()
+    let tokens = TestTokens()
+    let catalog = RouteCatalog()
+    try await withTestSchema { databaseConfiguration in
+        var configuration = ServiceConfiguration(
+            service: service, app: app, httpHost: "127.0.0.1", httpPort: port, logLevel: TestEnvironment.logger.logLevel,
+            database: databaseConfiguration, kafkaBrokers: environment.kafkaBrokers, topicPrefix: prefix,
+            tokens: tokens.verifierConfiguration(audience: app)
+        )
+        configure(&configuration)
+        let running = RunningService(base: "http://127.0.0.1:\(port)", apiPrefix: apiPrefix, app: app, tokens: tokens, database: databaseConfiguration,
+                                     topicPrefix: prefix, brokers: environment.kafkaBrokers, catalog: catalog)
+        let configured = configuration
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await ServiceHost.run(definition(catalog, running.base), configuration: configured) }
+            defer { group.cancelAll() }
+            try await waitUntil(timeout: .seconds(30)) {
+                let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: "\(running.base)/ready"), timeout: .seconds(2))
+                return response?.status == .ok
+            }
+            try await body(running)
+        }
+    }
+}
