@@ -16,6 +16,8 @@ let package = Package(
         .executable(name: "colony-auth-bench", targets: ["AuthBench"]),
         .executable(name: "colony-habits", targets: ["ColonyHabits"]),
         .executable(name: "colony-habits-bench", targets: ["HabitsBench"]),
+        .executable(name: "colony-chat", targets: ["ColonyChat"]),
+        .executable(name: "colony-chat-bench", targets: ["ChatBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -210,6 +212,47 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Tests/Benchmarks/HabitsBench",
+            swiftSettings: swiftSettings
+        ),
+        // Chat: Unify's groups, messages, unread counts and calendar events.
+        .target(
+            name: "ChatService",
+            dependencies: [
+                "ColonyPlatform",
+                "ColonyStorage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Services/Chat/ChatService",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "ColonyChat",
+            dependencies: ["ChatService"],
+            path: "Services/Chat",
+            exclude: ["ChatService"],
+            sources: ["main.swift"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ChatServiceTests",
+            dependencies: [
+                "ChatService",
+                "ColonyTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Tests/ChatServiceTests",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "ChatBench",
+            dependencies: [
+                "ChatService",
+                "ColonyStorage",
+                "ColonyTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Tests/Benchmarks/ChatBench",
             swiftSettings: swiftSettings
         ),
         .testTarget(

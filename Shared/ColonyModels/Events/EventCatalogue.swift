@@ -3,6 +3,11 @@
 public enum EventCatalogue {
     public static let types: [ColonyService: [EventType]] = [
         .auth: [.userRegistered, .userUpdated, .userDeleted],
+        .habits: [.habitLogged, .hiveCreated, .hiveJoined, .hiveLeft, .hiveDeleted, .hiveDayLogged, .hiveAdvanced, .hiveBroken, .hiveAtRisk, .streakMilestone],
+        .chat: [
+            .groupCreated, .groupUpdated, .groupDeleted, .groupMemberAdded, .groupMemberRemoved, .groupRoleChanged,
+            .messageSent, .messageEdited, .messageDeleted, .calendarEventCreated, .calendarEventUpdated, .calendarEventDeleted,
+        ],
     ]
 
     public static func source(of type: EventType) -> ColonyService? {

@@ -6,7 +6,6 @@ import Foundation
 import HabitsService
 import NIOCore
 import PostgresNIO
-import Synchronization
 
 // colony-habits-bench: the habits service in release mode on the local Postgres and broker.
 //   1. log-habit requests/s and p50/p99 at 32 connections, beside pgbench running the same SQL
@@ -33,12 +32,6 @@ let (seconds, hiveCount): (Int, Int) = {
 let environment = try TestEnvironment.current()
 let connections = 32
 let habitsPerSide = 1280
-func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
-func percentile(_ sorted: [Double], _ p: Double) -> Double {
-    guard !sorted.isEmpty else { return .nan }
-    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
-}
-func format(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
 
 /// Deterministic ids, so pgbench can name a habit and its owner from a number.
 func habitID(_ n: Int) -> UUID { UUID(uuidString: "00000000-0000-4000-8000-\(String(format: "%012d", n))")! }
@@ -75,101 +68,20 @@ func pgbenchScript(schema: String) -> String {
         """
 }
 
-struct LoadResult {
-    var rate: Double
-    var mean: Double = .nan
-    var p50: Double
-    var p99: Double
-    var errors: Int
-}
-
 /// 32 connections logging distinct (habit, day) pairs for the duration.
 func runServiceLoad(base: String, tokens: [Int: String], today: LocalDate) async throws -> LoadResult {
-    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)))
-    let errors = ErrorCount()
-    let deadline = now() + UInt64(seconds) * 1_000_000_000
-    let start = now()
-    let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
-        for connection in 0..<connections {
-            group.addTask {
-                var samples: [Double] = []
-                var i = 0
-                // Connection c owns habits c, c+32, …: no two connections write the same row.
-                let own = stride(from: connection + 1, through: habitsPerSide, by: connections).map { $0 }
-                while now() < deadline {
-                    let n = own[(i / 365) % own.count]
-                    let day = today.adding(days: -(i % 365))
-                    i += 1
-                    var request = HTTPClientRequest(url: "\(base)/habits/v1/habits/\(habitID(n).uuidString.lowercased())/logs")
-                    request.method = .POST
-                    request.headers.add(name: "Authorization", value: "Bearer \(tokens[(n - 1) / 40 + 1]!)")
-                    request.headers.add(name: "Content-Type", value: "application/json")
-                    request.body = .bytes(ByteBuffer(string: "{\"date\":\"\(day)\",\"value\":1}"))
-                    let began = now()
-                    let response = try await client.execute(request, timeout: .seconds(30))
-                    _ = try await response.body.collect(upTo: 1 << 16)
-                    if response.status != .ok { errors.value.add(1, ordering: .relaxed) }
-                    samples.append(Double(now() - began) / 1e6)
-                }
-                return samples
-            }
-        }
-        return try await group.reduce(into: [Double]()) { $0 += $1 }.sorted()
-    }
-    let elapsed = Double(now() - start) / 1e9
-    try await client.shutdown()
-    return LoadResult(rate: Double(latencies.count) / elapsed, mean: latencies.reduce(0, +) / Double(max(1, latencies.count)), p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), errors: errors.value.load(ordering: .relaxed))
-}
-
-final class ErrorCount: Sendable {
-    let value = Atomic<Int>(0)
-}
-
-/// pgbench with the same script, 32 clients, per-transaction log for percentiles.
-func runPgbench(schema: String, mode: String = "prepared") throws -> LoadResult {
-    // pgbench's -T relies on SIGALRM, which a child of this process does not get (signals are
-    // blocked in Swift's threads), so it runs a transaction count sized from a short first run.
-    let probe = try runPgbench(schema: schema, mode: mode, transactionsPerClient: 30)
-    let perClient = max(30, Int(probe.rate * Double(seconds) / Double(connections)))
-    return try runPgbench(schema: schema, mode: mode, transactionsPerClient: perClient)
-}
-
-func runPgbench(schema: String, mode: String, transactionsPerClient: Int) throws -> LoadResult {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("pgbench"))
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let script = directory.appendingPathComponent("log_habit.sql")
-    try pgbenchScript(schema: schema).write(to: script, atomically: true, encoding: .utf8)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["pgbench", "-n", "-M", mode, "-c", "\(connections)", "-j", "2", "-t", "\(transactionsPerClient)", "-f", script.path,
-                         "-h", environment.postgresHost, "-p", "\(environment.postgresPort)", "-U", environment.adminUser, "--log", "--log-prefix", directory.appendingPathComponent("tx").path,
-                         environment.postgresDatabase]
-    var env = ProcessInfo.processInfo.environment
-    env["PGPASSWORD"] = environment.adminPassword
-    env["PGOPTIONS"] = "-c search_path=\(schema),public"
-    process.environment = env
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw TestSetupError("pgbench failed:\n\(text)") }
-    var latencies: [Double] = []
-    var failed = 0
-    for file in try FileManager.default.contentsOfDirectory(atPath: directory.path) where file.hasPrefix("tx") {
-        for line in try String(contentsOfFile: directory.appendingPathComponent(file).path, encoding: .utf8).split(separator: "\n") {
-            let fields = line.split(separator: " ")
-            guard fields.count > 2, let micros = Double(fields[2]) else { failed += 1; continue }
-            latencies.append(micros / 1000)
-        }
-    }
-    latencies.sort()
-    let tps = text.split(separator: "\n").first { $0.hasPrefix("tps") }.flatMap { line in
-        line.split(separator: " ").dropFirst(2).first.flatMap { Double($0) }
-    } ?? 0
-    return LoadResult(rate: tps, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), errors: failed)
+    try await runHTTPLoad(connections: connections, seconds: seconds, makeRequest: { connection, i in
+        // Connection c owns habits c+1, c+1+32, …: no two connections write the same row.
+        let owned = (habitsPerSide - (connection + 1)) / connections + 1
+        let n = connection + 1 + ((i / 365) % owned) * connections
+        let day = today.adding(days: -(i % 365))
+        var request = HTTPClientRequest(url: "\(base)/habits/v1/habits/\(habitID(n).uuidString.lowercased())/logs")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(tokens[(n - 1) / 40 + 1]!)")
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(string: "{\"date\":\"\(day)\",\"value\":1}"))
+        return request
+    }, expect: .ok)
 }
 
 /// 10,000 hives of three members in three time zones, two days open; returns the job's time.
@@ -200,9 +112,9 @@ func advancementJob(_ database: Database, outbox: Outbox) async throws -> (secon
         WHERE m.hive_id::text >= '00000000-0000-4000-b000-' AND (m.role = 'owner' OR right(m.hive_id::text, 1) IN ('0', '2', '4', '6', '8'))
         """)
     let jobs = HiveJobs(database: database, outbox: outbox, logger: TestEnvironment.logger)
-    let started = now()
+    let started = monotonicNanoseconds()
     let report = try await jobs.closeDueDays()
-    return (Double(now() - started) / 1e9, report)
+    return (Double(monotonicNanoseconds() - started) / 1e9, report)
 }
 
 func benchmark() async throws {
@@ -231,10 +143,11 @@ try await withTestSchema(poolSize: connections) { databaseConfiguration in
                 try await Task.sleep(for: .milliseconds(200))
             }
             let today = UserClock.utc.localDay(at: Date())
-            let baseline = try runPgbench(schema: databaseConfiguration.schema)
+            let script = pgbenchScript(schema: databaseConfiguration.schema)
+            let baseline = try runPgbench(script: script, schema: databaseConfiguration.schema, environment: environment, connections: connections, seconds: seconds)
             // Profile: PostgresNIO sends each statement unnamed (parse and plan every time), as
             // pgbench does with -M extended; the gap between the two modes is that cost.
-            let extended = try runPgbench(schema: databaseConfiguration.schema, mode: "extended")
+            let extended = try runPgbench(script: script, schema: databaseConfiguration.schema, environment: environment, connections: connections, seconds: seconds, mode: "extended")
             let service = try await runServiceLoad(base: base, tokens: userTokens, today: today)
             print("")
             print("log a habit (insert log, feed line, outbox event), \(connections) connections:")
@@ -243,14 +156,8 @@ try await withTestSchema(poolSize: connections) { databaseConfiguration in
             print("  habits service over HTTP      \(format(service.rate, 0)) req/s  p50 \(format(service.p50, 2)) ms   p99 \(format(service.p99, 2)) ms   errors \(service.errors)")
             // Where the service's time goes: its own per-route histogram (handler + database) against
             // what the load generator measured (plus HTTP and the generator's share of the CPU).
-            let metrics = try await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/metrics"), timeout: .seconds(5))
-            let exposition = String(buffer: try await metrics.body.collect(upTo: 1 << 22))
-            func metric(_ suffix: String) -> Double {
-                exposition.split(separator: "\n").filter { $0.hasPrefix("http_request_duration_seconds_\(suffix)") && $0.contains("method=\"POST\"") && $0.contains("logs") }
-                    .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.reduce(0, +)
-            }
-            let serverMean = metric("sum") / max(1, metric("count")) * 1000
-            print("  server-side mean per request (handler and database, from /metrics) \(format(serverMean, 2)) ms; client-side mean \(format(service.mean, 2)) ms")
+            let serverSideMean = try await serverMean(metricsURL: "\(base)/metrics", method: "POST", pathContains: "logs")
+            print("  server-side mean per request (handler and database, from /metrics) \(format(serverSideMean, 2)) ms; client-side mean \(format(service.mean, 2)) ms")
             print("  service / pgbench -M extended: \(format(service.rate / extended.rate, 2))")
             let ratio = service.rate / baseline.rate
             let p99Budget = 2 * baseline.p99 + 5

@@ -1,0 +1,74 @@
+import ColonyModels
+import ColonyPlatform
+import ColonyStorage
+import Foundation
+import Hummingbird
+import Logging
+
+/// The chat service's own settings, from the environment.
+public struct ChatSettings: Sendable {
+    public var maxImageBytes: Int
+    public var maxVoiceBytes: Int
+    public var maxVoiceSeconds: Double
+    /// How long a voice message's signed URL stays valid.
+    public var voiceURLLifetime: Duration
+
+    public init(maxImageBytes: Int = 5 << 20, maxVoiceBytes: Int = 10 << 20, maxVoiceSeconds: Double = 600, voiceURLLifetime: Duration = .seconds(3600)) {
+        self.maxImageBytes = maxImageBytes
+        self.maxVoiceBytes = maxVoiceBytes
+        self.maxVoiceSeconds = maxVoiceSeconds
+        self.voiceURLLifetime = voiceURLLifetime
+    }
+
+    /// `COLONY_CHAT_MAX_IMAGE_BYTES` (5 MiB), `COLONY_CHAT_MAX_VOICE_BYTES` (10 MiB),
+    /// `COLONY_CHAT_MAX_VOICE_SECONDS` (600), `COLONY_CHAT_VOICE_URL_SECONDS` (3600).
+    public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> ChatSettings {
+        ChatSettings(
+            maxImageBytes: try environment.int("COLONY_CHAT_MAX_IMAGE_BYTES", default: 5 << 20, range: 1024...(64 << 20)),
+            maxVoiceBytes: try environment.int("COLONY_CHAT_MAX_VOICE_BYTES", default: 10 << 20, range: 1024...(64 << 20)),
+            maxVoiceSeconds: Double(try environment.int("COLONY_CHAT_MAX_VOICE_SECONDS", default: 600, range: 1...7200)),
+            voiceURLLifetime: .seconds(try environment.int("COLONY_CHAT_VOICE_URL_SECONDS", default: 3600, range: 60...604_800))
+        )
+    }
+
+    /// The request body limit the service needs: twice the largest upload, so a file somewhat
+    /// over its limit gets the bucket's clear 422 and only absurd bodies the platform's 413.
+    public var maxBodyBytes: Int { 2 * max(maxImageBytes, maxVoiceBytes) }
+}
+
+/// The chat service: Unify's users, groups, members, messages, unread counts and calendar events.
+public enum ChatService {
+    public static var migrations: [Migration] { ChatMigrations.all }
+
+    /// `catalog` collects the registered routes (the OpenAPI tests read it).
+    public static func definition(settings: ChatSettings, storage: Storage, catalog: RouteCatalog = RouteCatalog()) -> ServiceDefinition {
+        let media = ChatMedia(
+            storage: storage,
+            profilePictures: .images("profile-pictures", maxBytes: settings.maxImageBytes),
+            groupPictures: .images("group-pictures", maxBytes: settings.maxImageBytes),
+            voiceMessages: .audio("voice-messages", maxBytes: settings.maxVoiceBytes, isPublic: false),
+            voiceURLLifetime: settings.voiceURLLifetime
+        )
+        return ServiceDefinition(
+            migrations: ChatMigrations.all,
+            consumes: [.auth],
+            handleEvent: { event, connection, context in
+                let groups = Groups(outbox: context.outbox, media: media, logger: context.logger)
+                try await AuthEventHandler(users: groups.users, groups: groups).handle(event, on: connection)
+            },
+            addRoutes: { router, context in
+                storage.addRoutes(to: router, buckets: media.buckets)
+                ChatRoutes(
+                    support: RouteSupport(database: context.database),
+                    users: Users(outbox: context.outbox, media: media, logger: context.logger),
+                    groups: Groups(outbox: context.outbox, media: media, logger: context.logger),
+                    messages: Messages(outbox: context.outbox, media: media, maxVoiceSeconds: settings.maxVoiceSeconds, logger: context.logger),
+                    events: CalendarEvents(outbox: context.outbox, logger: context.logger),
+                    uploadLimit: settings.maxBodyBytes
+                ).add(to: router, tokenMiddleware: context.tokenMiddleware, catalog: catalog)
+            }
+        )
+    }
+
+    public static var openAPIDocument: OpenAPIDocument { OpenAPIDocument(json: ChatOpenAPI.json) }
+}

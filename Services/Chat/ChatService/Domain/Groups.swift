@@ -1,0 +1,225 @@
+import ColonyModels
+import ColonyPlatform
+import ColonyStorage
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// Groups and their members: creation, renaming, pictures, adding by email, roles, ownership
+/// transfer, leaving and deletion. Each operation runs in the caller's transaction and publishes
+/// its events through the outbox in it.
+struct Groups: Sendable {
+    let outbox: Outbox
+    let media: ChatMedia
+    let logger: Logger
+    var store: GroupStore { GroupStore(logger: logger) }
+    var users: Users { Users(outbox: outbox, media: media, logger: logger) }
+
+    // MARK: reading
+
+    /// The group and my membership; 404 when I am not a member.
+    func membership(_ groupID: UUID, userID: UUID, lock: Bool = false, on connection: PostgresConnection) async throws -> GroupStore.Membership {
+        guard let membership = try await store.membership(groupID, userID: userID, lock: lock, on: connection) else { throw ChatErrors.groupNotFound }
+        return membership
+    }
+
+    func view(_ group: StoredGroup, member: GroupMemberRow, unreadCount: Int? = nil, lastMessageAt: Date? = nil) -> GroupView {
+        GroupView(id: group.id, name: group.name, ownerId: group.ownerId, pictureUrl: media.groupPictureURL(group.id, version: group.pictureVersion),
+                  createdAt: group.createdAt, updatedAt: group.updatedAt, role: member.role, lastReadAt: member.lastReadAt,
+                  unreadCount: unreadCount, lastMessageAt: lastMessageAt)
+    }
+
+    func row(_ group: StoredGroup) -> GroupRow {
+        GroupRow(id: group.id, name: group.name, ownerId: group.ownerId, pictureUrl: media.groupPictureURL(group.id, version: group.pictureVersion),
+                 createdAt: group.createdAt, updatedAt: group.updatedAt)
+    }
+
+    func memberView(_ profile: GroupStore.MemberProfile) -> MemberView {
+        MemberView(groupId: profile.member.groupId, userId: profile.member.userId, role: profile.member.role, joinedAt: profile.member.joinedAt,
+                   lastReadAt: profile.member.lastReadAt, displayName: profile.displayName, avatarUrl: media.avatarURL(profile.member.userId, version: profile.avatarVersion))
+    }
+
+    func list(userID: UUID, on connection: PostgresConnection) async throws -> [GroupView] {
+        _ = try await users.require(userID, on: connection)
+        return try await store.summaries(userID: userID, on: connection).map {
+            view($0.group, member: $0.member, unreadCount: $0.unreadCount, lastMessageAt: $0.lastMessageAt)
+        }
+    }
+
+    func get(_ groupID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> GroupView {
+        let membership = try await membership(groupID, userID: userID, on: connection)
+        return view(membership.group, member: membership.member)
+    }
+
+    func members(_ groupID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> [MemberView] {
+        _ = try await membership(groupID, userID: userID, on: connection)
+        return try await store.members(groupID, on: connection).map(memberView)
+    }
+
+    func unreadCounts(userID: UUID, on connection: PostgresConnection) async throws -> [UnreadCount] {
+        try await store.unreadCounts(userID: userID, on: connection).map { UnreadCount(groupId: $0.0, unreadCount: $0.1) }
+    }
+
+    // MARK: creating and changing
+
+    /// Creates the group with me as owner and, optionally, members added by email (all or none:
+    /// unknown addresses are reported back, as the seed's `unknownAppleIds`).
+    func create(name: String, memberEmails: [String], userID: UUID, on connection: PostgresConnection) async throws -> GroupView {
+        let name = try ChatRules.groupName(name)
+        let emails = try ChatRules.emails(memberEmails)
+        _ = try await users.require(userID, on: connection)
+        let memberIDs = try await resolve(emails, on: connection).filter { $0 != userID }
+        let group = try await store.create(id: .timeOrdered(), name: name, ownerID: userID, on: connection)
+        let owner = try await store.addMembers(group.id, userIDs: [userID], role: .owner, on: connection)
+        let members = memberIDs.isEmpty ? [] : try await store.addMembers(group.id, userIDs: memberIDs, role: .user, on: connection)
+        try await publish(GroupCreated(group: row(group), members: owner + members), group: group.id, actor: userID, on: connection)
+        return view(group, member: owner[0], unreadCount: 0)
+    }
+
+    func rename(_ groupID: UUID, name: String, userID: UUID, on connection: PostgresConnection) async throws -> GroupView {
+        let name = try ChatRules.groupName(name)
+        let membership = try await membership(groupID, userID: userID, lock: true, on: connection)
+        try GroupPolicy.require(membership.member.role, .rename)
+        guard let group = try await store.update(groupID, name: name, on: connection) else { throw ChatErrors.groupNotFound }
+        try await publish(GroupUpdated(group: row(group)), group: groupID, actor: userID, on: connection)
+        return view(group, member: membership.member)
+    }
+
+    /// Stores the picture as `{group_id}` (owner or admin), replacing the old one.
+    func setPicture(_ groupID: UUID, image: ByteBuffer, contentType: String?, userID: UUID, on connection: PostgresConnection) async throws -> GroupView {
+        let membership = try await membership(groupID, userID: userID, lock: true, on: connection)
+        try GroupPolicy.require(membership.member.role, .changePicture)
+        let stored = try await media.storage.upload(image, contentType: contentType, to: media.groupPictures, key: ChatMedia.key(groupID))
+        guard let group = try await store.update(groupID, pictureVersion: .some(stored.version), on: connection) else { throw ChatErrors.groupNotFound }
+        try await publish(GroupUpdated(group: row(group)), group: groupID, actor: userID, on: connection)
+        return view(group, member: membership.member)
+    }
+
+    func removePicture(_ groupID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> GroupView {
+        let membership = try await membership(groupID, userID: userID, lock: true, on: connection)
+        try GroupPolicy.require(membership.member.role, .changePicture)
+        try await media.storage.remove(media.groupPictures, key: ChatMedia.key(groupID))
+        guard let group = try await store.update(groupID, pictureVersion: .some(nil), on: connection) else { throw ChatErrors.groupNotFound }
+        try await publish(GroupUpdated(group: row(group)), group: groupID, actor: userID, on: connection)
+        return view(group, member: membership.member)
+    }
+
+    /// Adds Unify users by email (owner or admin); all or none. Those already in are skipped.
+    func addMembers(_ groupID: UUID, emails: [String], userID: UUID, on connection: PostgresConnection) async throws -> AddMembersResult {
+        let emails = try ChatRules.emails(emails)
+        guard !emails.isEmpty else { throw ChatErrors.validation("emails must name at least one address") }
+        let membership = try await membership(groupID, userID: userID, lock: true, on: connection)
+        try GroupPolicy.require(membership.member.role, .addMembers)
+        let added = try await store.addMembers(groupID, userIDs: try await resolve(emails, on: connection), role: .user, on: connection)
+        for member in added {
+            try await publish(GroupMemberAdded(member: member, groupName: membership.group.name), group: groupID, actor: userID, on: connection)
+        }
+        let addedIDs = Set(added.map(\.userId))
+        return AddMembersResult(added: try await store.members(groupID, on: connection).filter { addedIDs.contains($0.member.userId) }.map(memberView))
+    }
+
+    /// Removes another member: the owner removes anyone, admins remove users.
+    func removeMember(_ groupID: UUID, member memberID: UUID, userID: UUID, on connection: PostgresConnection) async throws {
+        let membership = try await membership(groupID, userID: userID, lock: true, on: connection)
+        guard memberID != userID else { throw ChatErrors.validation("to leave a group, use leave") }
+        guard let target = try await store.member(groupID, userID: memberID, on: connection) else { throw ChatErrors.memberNotFound }
+        try GroupPolicy.require(membership.member.role, .removeMember(targetRole: target.role))
+        try await removeMembership(groupID, userID: memberID, reason: .removed, actor: userID, on: connection)
+    }
+
+    /// Promotes a user to admin or demotes an admin to user (owner only).
+    func setRole(_ groupID: UUID, member memberID: UUID, role: GroupRole, userID: UUID, on connection: PostgresConnection) async throws -> MemberView {
+        let membership = try await membership(groupID, userID: userID, lock: true, on: connection)
+        try GroupPolicy.require(membership.member.role, .changeRoles)
+        guard role != .owner else { throw ChatErrors.cannotChangeOwnerRole }
+        guard let target = try await store.member(groupID, userID: memberID, on: connection) else { throw ChatErrors.memberNotFound }
+        guard target.role != .owner else { throw ChatErrors.cannotChangeOwnerRole }
+        if target.role != role, let changed = try await store.setRole(groupID, userID: memberID, role: role, on: connection) {
+            try await publish(GroupRoleChanged(member: changed, previousRole: target.role), group: groupID, actor: userID, on: connection)
+        }
+        guard let profile = try await store.members(groupID, on: connection).first(where: { $0.member.userId == memberID }) else { throw ChatErrors.memberNotFound }
+        return memberView(profile)
+    }
+
+    /// Hands the group to another member (owner only); the old owner stays as an admin.
+    func transferOwnership(_ groupID: UUID, to newOwner: UUID, userID: UUID, on connection: PostgresConnection) async throws -> GroupView {
+        let membership = try await membership(groupID, userID: userID, lock: true, on: connection)
+        try GroupPolicy.require(membership.member.role, .transferOwnership)
+        guard newOwner != userID, try await store.member(groupID, userID: newOwner, on: connection) != nil else { throw ChatErrors.successorNotMember }
+        let group = try await transfer(groupID, from: userID, to: newOwner, on: connection)
+        return view(group, member: try await self.membership(groupID, userID: userID, on: connection).member)
+    }
+
+    /// Leaves the group. The owner must name a successor, who becomes owner first.
+    func leave(_ groupID: UUID, successor: UUID?, userID: UUID, on connection: PostgresConnection) async throws {
+        let membership = try await membership(groupID, userID: userID, lock: true, on: connection)
+        if membership.member.role == .owner {
+            guard let successor else { throw ChatErrors.successorRequired }
+            guard successor != userID, try await store.member(groupID, userID: successor, on: connection) != nil else { throw ChatErrors.successorNotMember }
+            try await transfer(groupID, from: userID, to: successor, on: connection)
+        }
+        try await removeMembership(groupID, userID: userID, reason: .left, actor: userID, on: connection)
+    }
+
+    /// Deletes the group with its messages and events (owner only); voice files and the picture
+    /// are removed after the rows.
+    func delete(_ groupID: UUID, userID: UUID, on connection: PostgresConnection) async throws {
+        let membership = try await membership(groupID, userID: userID, lock: true, on: connection)
+        try GroupPolicy.require(membership.member.role, .deleteGroup)
+        try await deleteGroup(groupID, actor: userID, on: connection)
+    }
+
+    /// Marks the group read up to now (or `at`), for unread counts.
+    func markRead(_ groupID: UUID, at time: Date?, userID: UUID, on connection: PostgresConnection) async throws -> GroupView {
+        let membership = try await membership(groupID, userID: userID, on: connection)
+        guard let member = try await store.markRead(groupID, userID: userID, at: time, on: connection) else { throw ChatErrors.groupNotFound }
+        return view(membership.group, member: member, unreadCount: nil)
+    }
+
+    // MARK: shared steps
+
+    @discardableResult
+    func transfer(_ groupID: UUID, from oldOwner: UUID, to newOwner: UUID, on connection: PostgresConnection) async throws -> StoredGroup {
+        // Demote first: the one-owner index allows a single owner row at any moment.
+        guard let demoted = try await store.setRole(groupID, userID: oldOwner, role: .admin, on: connection),
+              let previous = try await store.member(groupID, userID: newOwner, on: connection),
+              let promoted = try await store.setRole(groupID, userID: newOwner, role: .owner, on: connection),
+              let group = try await store.update(groupID, ownerID: newOwner, on: connection) else { throw ChatErrors.memberNotFound }
+        try await publish(GroupRoleChanged(member: demoted, previousRole: .owner), group: groupID, actor: oldOwner, on: connection)
+        try await publish(GroupRoleChanged(member: promoted, previousRole: previous.role), group: groupID, actor: oldOwner, on: connection)
+        try await publish(GroupUpdated(group: row(group)), group: groupID, actor: oldOwner, on: connection)
+        return group
+    }
+
+    func removeMembership(_ groupID: UUID, userID: UUID, reason: GroupLeaveReason, actor: UUID, on connection: PostgresConnection) async throws {
+        guard let removed = try await store.removeMember(groupID, userID: userID, on: connection) else { throw ChatErrors.memberNotFound }
+        try await publish(GroupMemberRemoved(member: removed, reason: reason), group: groupID, actor: actor, on: connection)
+    }
+
+    func deleteGroup(_ groupID: UUID, actor: UUID, on connection: PostgresConnection) async throws {
+        guard let group = try await store.update(groupID, on: connection) else { throw ChatErrors.groupNotFound }
+        let memberIDs = try await store.memberIDs(groupID, on: connection)
+        let events = CalendarEvents(outbox: outbox, logger: logger)
+        for event in try await events.store.list(userID: actor, groupID: groupID, from: .distantPast, to: .distantFuture, limit: 100_000, on: connection) {
+            try await events.publishDeleted(event, actor: actor, on: connection)
+        }
+        let voicePaths = try await store.delete(groupID, on: connection)
+        try await publish(GroupDeleted(group: row(group), memberIds: memberIDs), group: groupID, actor: actor, on: connection)
+        for path in voicePaths { try await media.storage.remove(media.voiceMessages, key: path) }
+        if group.pictureVersion != nil { try await media.storage.remove(media.groupPictures, key: ChatMedia.key(groupID)) }
+    }
+
+    /// User ids for these emails; any unknown address fails the whole request.
+    func resolve(_ emails: [String], on connection: PostgresConnection) async throws -> [UUID] {
+        guard !emails.isEmpty else { return [] }
+        let found = try await UserStore(logger: logger).byEmail(emails, on: connection)
+        let unknown = emails.filter { found[$0.lowercased()] == nil }
+        guard unknown.isEmpty else { throw ChatErrors.unknownEmails(unknown) }
+        return emails.compactMap { found[$0.lowercased()] }
+    }
+
+    func publish<Payload: EventPayload>(_ payload: Payload, group: UUID, actor: UUID?, on connection: PostgresConnection) async throws {
+        try await outbox.publish(EventEnvelope(app: .unify, aggregateId: group.uuidString.lowercased(), actor: actor, payload: payload), on: connection, logger: logger)
+    }
+}

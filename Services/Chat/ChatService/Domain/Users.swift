@@ -1,0 +1,94 @@
+import ColonyModels
+import ColonyPlatform
+import ColonyStorage
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// Unify's `user` profiles: kept from auth's events, edited by their owner, erased with everything
+/// the account wrote.
+struct Users: Sendable {
+    let outbox: Outbox
+    let media: ChatMedia
+    let logger: Logger
+    var store: UserStore { UserStore(logger: logger) }
+
+    func view(_ user: StoredUser) -> UserView {
+        UserView(id: user.id, displayName: user.displayName, email: user.email, avatarUrl: media.avatarURL(user.id, version: user.avatarVersion),
+                 createdAt: user.createdAt, updatedAt: user.updatedAt)
+    }
+
+    /// The caller's row, created if the registration event is late; 401 once the account is gone.
+    func require(_ userID: UUID, email: String? = nil, on connection: PostgresConnection) async throws -> StoredUser {
+        guard let user = try await store.ensure(userID, email: email, on: connection) else { throw ChatErrors.accountDeleted }
+        return user
+    }
+
+    func get(_ userID: UUID, on connection: PostgresConnection) async throws -> UserView {
+        view(try await require(userID, on: connection))
+    }
+
+    func rename(_ userID: UUID, displayName: String, on connection: PostgresConnection) async throws -> UserView {
+        let name = try ChatRules.displayName(displayName)
+        _ = try await require(userID, on: connection)
+        guard let user = try await store.update(userID, displayName: name, avatarVersion: nil, on: connection) else { throw ChatErrors.accountDeleted }
+        return view(user)
+    }
+
+    /// Stores the picture as `{user_id}`, replacing the old one, and bumps the URL's version.
+    func setAvatar(_ userID: UUID, image: ByteBuffer, contentType: String?, on connection: PostgresConnection) async throws -> UserView {
+        _ = try await require(userID, on: connection)
+        let stored = try await media.storage.upload(image, contentType: contentType, to: media.profilePictures, key: ChatMedia.key(userID))
+        guard let user = try await store.update(userID, displayName: nil, avatarVersion: .some(stored.version), on: connection) else { throw ChatErrors.accountDeleted }
+        return view(user)
+    }
+
+    func removeAvatar(_ userID: UUID, on connection: PostgresConnection) async throws -> UserView {
+        _ = try await require(userID, on: connection)
+        try await media.storage.remove(media.profilePictures, key: ChatMedia.key(userID))
+        guard let user = try await store.update(userID, displayName: nil, avatarVersion: .some(nil), on: connection) else { throw ChatErrors.accountDeleted }
+        return view(user)
+    }
+
+    // MARK: auth's events
+
+    /// The name a new user takes from sign-up metadata.
+    static func displayName(from metadata: [String: JSONValue]) -> String? {
+        SignUpMetadata.displayName(metadata, maxLength: ChatRules.maxDisplayName)
+    }
+
+    func registered(_ userID: UUID, email: String?, metadata: [String: JSONValue], on connection: PostgresConnection) async throws {
+        try await store.upsertFromAuth(userID, displayName: Self.displayName(from: metadata), email: email, on: connection)
+    }
+
+    /// Erases the account: groups it owns pass to their longest-standing admin (or member) or,
+    /// when it was alone, are deleted; it leaves the others; its messages (with voice files),
+    /// events and pictures go. Runs inside the inbox transaction, so a redelivery is a no-op.
+    func erase(_ userID: UUID, groups: Groups, on connection: PostgresConnection) async throws {
+        guard try await store.find(userID, on: connection) != nil else {
+            try await store.erase(userID, on: connection)
+            return
+        }
+        let groupStore = GroupStore(logger: logger)
+        for groupID in try await groupStore.owned(by: userID, on: connection) {
+            if let successor = try await groupStore.successor(groupID, excluding: userID, on: connection) {
+                try await groups.transfer(groupID, from: userID, to: successor, on: connection)
+                try await groups.removeMembership(groupID, userID: userID, reason: .accountDeleted, actor: userID, on: connection)
+            } else {
+                try await groups.deleteGroup(groupID, actor: userID, on: connection)
+            }
+        }
+        for groupID in try await groupStore.joined(by: userID, on: connection) {
+            try await groups.removeMembership(groupID, userID: userID, reason: .accountDeleted, actor: userID, on: connection)
+        }
+        let events = CalendarEvents(outbox: outbox, logger: logger)
+        for event in try await events.store.created(by: userID, on: connection) {
+            try await events.publishDeleted(event, actor: userID, on: connection)
+        }
+        let voicePaths = try await MessageStore(logger: logger).voicePaths(sentBy: userID, on: connection)
+        try await store.erase(userID, on: connection)
+        for path in voicePaths { try await media.storage.remove(media.voiceMessages, key: path) }
+        try await media.storage.remove(media.profilePictures, key: ChatMedia.key(userID))
+    }
+}

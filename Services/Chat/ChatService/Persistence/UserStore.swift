@@ -1,0 +1,82 @@
+import ColonyModels
+import Foundation
+import Logging
+import PostgresNIO
+
+/// `users`: profiles from auth's events, and the erasure of a whole account.
+struct UserStore: Sendable {
+    let logger: Logger
+
+    /// A new user's name when sign-up gave none: the email's local part, else "Unify user".
+    static func defaultName(email: String?) -> String {
+        if let local = email?.split(separator: "@").first, !local.isEmpty { return String(local.prefix(60)) }
+        return "Unify user"
+    }
+
+    /// The user, created from the token when the registration event has not arrived yet. nil
+    /// when the account was deleted.
+    func ensure(_ userID: UUID, email: String?, on connection: PostgresConnection) async throws -> StoredUser? {
+        try await connection.query("""
+            WITH inserted AS (
+                INSERT INTO users (id, display_name, email)
+                SELECT \(userID), \(Self.defaultName(email: email)), \(email)
+                WHERE NOT EXISTS (SELECT 1 FROM deleted_users WHERE user_id = \(userID))
+                ON CONFLICT (id) DO NOTHING
+                RETURNING \(unescaped: StoredUser.columns)
+            )
+            SELECT \(unescaped: StoredUser.columns) FROM inserted
+            UNION ALL
+            SELECT \(unescaped: StoredUser.columns) FROM users WHERE id = \(userID)
+            LIMIT 1
+            """, logger: logger).collect().first.map(StoredUser.init(row:))
+    }
+
+    func find(_ userID: UUID, on connection: PostgresConnection) async throws -> StoredUser? {
+        try await connection.query("SELECT \(unescaped: StoredUser.columns) FROM users WHERE id = \(userID)", logger: logger)
+            .collect().first.map(StoredUser.init(row:))
+    }
+
+    /// From `user_registered`/`user_updated`: creates the user or refreshes email and name.
+    func upsertFromAuth(_ userID: UUID, displayName: String?, email: String?, on connection: PostgresConnection) async throws {
+        try await connection.query("""
+            INSERT INTO users (id, display_name, email)
+            SELECT \(userID), \(displayName ?? Self.defaultName(email: email)), \(email)
+            WHERE NOT EXISTS (SELECT 1 FROM deleted_users WHERE user_id = \(userID))
+            ON CONFLICT (id) DO UPDATE SET
+                email = EXCLUDED.email,
+                display_name = coalesce(\(displayName), users.display_name),
+                updated_at = now()
+            """, logger: logger)
+    }
+
+    func update(_ userID: UUID, displayName: String?, avatarVersion: Int64??, on connection: PostgresConnection) async throws -> StoredUser? {
+        let setAvatar = avatarVersion != nil
+        let version: Int64? = avatarVersion ?? nil
+        return try await connection.query("""
+            UPDATE users SET
+                display_name = coalesce(\(displayName), display_name),
+                avatar_version = CASE WHEN \(setAvatar) THEN \(version) ELSE avatar_version END,
+                updated_at = now()
+            WHERE id = \(userID)
+            RETURNING \(unescaped: StoredUser.columns)
+            """, logger: logger).collect().first.map(StoredUser.init(row:))
+    }
+
+    /// Users of these addresses (case-insensitive), by lowercased address.
+    func byEmail(_ emails: [String], on connection: PostgresConnection) async throws -> [String: UUID] {
+        let lowered = emails.map { $0.lowercased() }
+        var found: [String: UUID] = [:]
+        for try await (email, id) in try await connection.query("""
+            SELECT lower(email), id FROM users WHERE lower(email) = ANY(\(lowered))
+            """, logger: logger).decode((String, UUID).self) {
+            found[email] = id
+        }
+        return found
+    }
+
+    /// Deletes the user row (memberships, messages and events cascade) and remembers the id.
+    func erase(_ userID: UUID, on connection: PostgresConnection) async throws {
+        try await connection.query("INSERT INTO deleted_users (user_id) VALUES (\(userID)) ON CONFLICT DO NOTHING", logger: logger)
+        try await connection.query("DELETE FROM users WHERE id = \(userID)", logger: logger)
+    }
+}

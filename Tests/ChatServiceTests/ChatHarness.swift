@@ -1,0 +1,69 @@
+import ChatService
+import ColonyModels
+import ColonyPlatform
+import ColonyStorage
+import ColonyTesting
+import Foundation
+import NIOCore
+import Testing
+
+/// A running chat service (see `RunningService`) with its storage directory.
+struct RunningChat: Sendable {
+    let service: RunningService
+    let storageRoot: String
+
+    /// A unify user whose row exists with this email (as `user_registered` would make it).
+    func user(email: String? = nil) async throws -> RunningService.User {
+        let id = UUID()
+        let user = try await service.user(id, email: email ?? "u\(id.uuidString.prefix(8).lowercased())@example.com")
+        let reply = try await service.request(.GET, "/me", as: user)
+        #expect(reply.status == 200, "\(reply.body)")
+        return user
+    }
+
+    func email(of user: RunningService.User) async throws -> String {
+        try await service.request(.GET, "/me", as: user).body["email"]?.stringValue ?? ""
+    }
+
+    /// A group owned by `owner` with `admins` (promoted) and `members` (plain users).
+    func group(owner: RunningService.User, admins: [RunningService.User] = [], members: [RunningService.User] = [], name: String = "Crew") async throws -> UUID {
+        var emails: [String] = []
+        for user in admins + members { emails.append(try await email(of: user)) }
+        let created = try await service.request(.POST, "/groups", as: owner, json: ["name": name, "member_emails": emails])
+        #expect(created.status == 201, "\(created.body)")
+        let id = try #require(created.body["id"]?.stringValue.flatMap(UUID.init(uuidString:)))
+        for admin in admins {
+            let promoted = try await service.request(.PATCH, "/groups/\(id)/members/\(admin.id)", as: owner, json: ["role": "admin"])
+            #expect(promoted.status == 200, "\(promoted.body)")
+        }
+        return id
+    }
+
+    /// Files in the storage directory, relative to it.
+    var storedFiles: [String] {
+        var result: [String] = []
+        let enumerator = FileManager.default.enumerator(atPath: storageRoot)
+        while let path = enumerator?.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: "\(storageRoot)/\(path)", isDirectory: &isDirectory), !isDirectory.boolValue { result.append(path) }
+        }
+        return result.sorted()
+    }
+}
+
+enum AudioFixtures {
+    static let m4a = ByteBuffer(bytes: [0x00, 0x00, 0x00, 0x20] + Array("ftypM4A ".utf8) + [UInt8](repeating: 7, count: 200))
+    static let png = ByteBuffer(bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D] + Array("IHDR".utf8) + [UInt8](repeating: 1, count: 64))
+}
+
+/// Starts the chat service with filesystem storage in a fresh directory and small upload limits.
+func withRunningChat(settings: ChatSettings = ChatSettings(maxImageBytes: 64 << 10, maxVoiceBytes: 256 << 10), _ body: @Sendable (RunningChat) async throws -> Void) async throws {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-chat-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    try await withRunningService(.chat, app: .unify, apiPrefix: "/chat/v1", configure: { $0.maxBodyBytes = settings.maxBodyBytes }, definition: { catalog, base in
+        let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("chat-tests-signing-key-0123456789abcdef".utf8))
+        return ChatService.definition(settings: settings, storage: storage, catalog: catalog)
+    }) { service in
+        try await body(RunningChat(service: service, storageRoot: root))
+    }
+}

@@ -1,0 +1,329 @@
+import ChatService
+import ColonyModels
+import ColonyPlatform
+import ColonyTesting
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// The chat service from the outside: real Postgres, real broker, HTTP with unify tokens.
+@Suite("Chat service")
+struct ChatServiceTests {
+    typealias User = RunningService.User
+
+    func id(_ reply: RunningService.Reply) throws -> String { try #require(reply.body["id"]?.stringValue).lowercased() }
+    /// JSON ids compared as UUIDs (their case is not part of the contract).
+    func uuid(_ value: JSONValue?) -> UUID? { value?.stringValue.flatMap(UUID.init(uuidString:)) }
+
+    @Test("the OpenAPI document lists exactly the routes the service registered, and each answers")
+    func openAPIMatchesRoutes() async throws {
+        try await withRunningChat { chat in
+            let documented = try ChatService.openAPIDocument.operations()
+            let registered = chat.service.catalog.routes
+            #expect(documented.subtracting(registered).isEmpty, "documented but not served: \(documented.subtracting(registered).sorted())")
+            #expect(registered.subtracting(documented).isEmpty, "served but not documented: \(registered.subtracting(documented).sorted())")
+            let served = try await chat.service.request(.GET, "\(chat.service.apiURL)/openapi.json", as: nil)
+            #expect(served.status == 200 && served.body["openapi"]?.stringValue == "3.1.0")
+            let user = try await chat.user()
+            for operation in documented.sorted() {
+                let path = operation.path.replacingOccurrences(of: #"\{[a-z_]+\}"#, with: UUID().uuidString.lowercased(), options: .regularExpression)
+                let reply = try await chat.service.request(HTTPMethod(rawValue: operation.method), "\(chat.service.base)\(path)", as: user)
+                #expect(reply.code != "route_not_found", "\(operation) is not routed")
+                #expect(reply.status < 500, "\(operation) answered \(reply.status): \(reply.body)")
+            }
+        }
+    }
+
+    @Test("tokens of other apps get 401; the user row appears on first request with the token's email")
+    func authentication() async throws {
+        try await withRunningChat { chat in
+            #expect(try await chat.service.request(.GET, "/me", as: nil).status == 401)
+            let other = try await chat.service.user(app: .habithive)
+            #expect(try await chat.service.request(.GET, "/me", as: other).status == 401)
+            let user = try await chat.service.user(email: "Ada@Example.com")
+            let me = try await chat.service.request(.GET, "/me", as: user)
+            #expect(me.status == 200 && me.body["email"]?.stringValue == "Ada@Example.com" && me.body["display_name"]?.stringValue == "Ada")
+            let renamed = try await chat.service.request(.PATCH, "/me", as: user, json: ["display_name": "Ada L."])
+            #expect(renamed.status == 200 && renamed.body["display_name"]?.stringValue == "Ada L.")
+            let blank = try await chat.service.request(.PATCH, "/me", as: user, json: ["display_name": "  "])
+            #expect(blank.status == 422)
+        }
+    }
+
+    @Test("groups: create with members by email; unknown addresses are reported and nothing is written")
+    func createAndAddByEmail() async throws {
+        try await withRunningChat { chat in
+            let owner = try await chat.user(), friend = try await chat.user(email: "friend@example.com")
+            let unknown = try await chat.service.request(.POST, "/groups", as: owner, json: ["name": "Trip", "member_emails": ["FRIEND@example.com", "ghost@example.com"]])
+            #expect(unknown.status == 422 && unknown.code == "unknown_emails")
+            #expect(unknown.body["unknown_emails"]?.arrayValue?.compactMap(\.stringValue) == ["ghost@example.com"], "\(unknown.body)")
+            #expect(try await chat.service.request(.GET, "/groups", as: owner).array.isEmpty)
+
+            let empty = try await chat.service.request(.POST, "/groups", as: owner, json: ["name": "   "])
+            #expect(empty.status == 422)
+            #expect(try await chat.service.request(.GET, "/groups", as: owner).array.isEmpty)
+
+            let created = try await chat.service.request(.POST, "/groups", as: owner, json: ["name": " Trip ", "member_emails": ["FRIEND@example.com"]])
+            #expect(created.status == 201 && created.body["name"]?.stringValue == "Trip" && created.body["role"]?.stringValue == "owner")
+            let group = try id(created)
+            let members = try await chat.service.request(.GET, "/groups/\(group)/members", as: friend)
+            #expect(members.array.map { $0["role"]?.stringValue } == ["owner", "user"])
+            #expect(members.array.allSatisfy { $0["email"] == nil }, "co-members' emails stay private")
+
+            let third = try await chat.user()
+            let add = try await chat.service.request(.POST, "/groups/\(group)/members", as: owner, json: ["emails": [try await chat.email(of: third), "nobody@example.com"]])
+            #expect(add.status == 422 && add.code == "unknown_emails")
+            #expect(try await chat.service.request(.GET, "/groups/\(group)", as: third).status == 404)
+            let added = try await chat.service.request(.POST, "/groups/\(group)/members", as: owner, json: ["emails": [try await chat.email(of: third)]])
+            #expect(added.status == 200 && added.body["added"]?.arrayValue?.count == 1)
+            let again = try await chat.service.request(.POST, "/groups/\(group)/members", as: owner, json: ["emails": [try await chat.email(of: third)]])
+            #expect(again.status == 200 && again.body["added"]?.arrayValue?.isEmpty == true)
+        }
+    }
+
+    @Test("ownership: transfer makes the old owner an admin; the owner cannot leave without a successor")
+    func ownershipAndLeaving() async throws {
+        try await withRunningChat { chat in
+            let owner = try await chat.user(), admin = try await chat.user(), member = try await chat.user(), outsider = try await chat.user()
+            let group = try await chat.group(owner: owner, admins: [admin], members: [member])
+
+            let noSuccessor = try await chat.service.request(.POST, "/groups/\(group)/leave", as: owner)
+            #expect(noSuccessor.status == 409 && noSuccessor.code == "cannot_leave_as_owner_without_successor")
+            let badSuccessor = try await chat.service.request(.POST, "/groups/\(group)/leave", as: owner, json: ["successor_id": outsider.id.uuidString])
+            #expect(badSuccessor.status == 422 && badSuccessor.code == "invalid_successor")
+            #expect(try await chat.service.request(.GET, "/groups/\(group)", as: owner).body["role"]?.stringValue == "owner")
+
+            let transferred = try await chat.service.request(.POST, "/groups/\(group)/transfer", as: owner, json: ["new_owner_id": member.id.uuidString])
+            #expect(transferred.status == 200 && uuid(transferred.body["owner_id"]) == member.id && transferred.body["role"]?.stringValue == "admin")
+            let oldOwnerNow = try await chat.service.request(.PATCH, "/groups/\(group)", as: owner, json: ["name": "Mine again"])
+            #expect(oldOwnerNow.status == 403 && oldOwnerNow.code == "not_group_owner")
+
+            let left = try await chat.service.request(.POST, "/groups/\(group)/leave", as: member, json: ["successor_id": admin.id.uuidString])
+            #expect(left.status == 204)
+            let detail = try await chat.service.request(.GET, "/groups/\(group)", as: admin)
+            #expect(detail.body["role"]?.stringValue == "owner" && uuid(detail.body["owner_id"]) == admin.id)
+            #expect(try await chat.service.request(.GET, "/groups/\(group)", as: member).status == 404)
+            let roles = try await chat.service.request(.GET, "/groups/\(group)/members", as: admin).array.compactMap { $0["role"]?.stringValue }
+            #expect(roles == ["owner", "admin"])
+
+            let events = try await chat.service.events(of: .chat) { events in events.contains { $0.type == .groupMemberRemoved } }
+            #expect(events.filter { $0.type == .groupRoleChanged }.count >= 5)
+        }
+    }
+
+    @Test("unread counts across members, and mark-read")
+    func unreadCounts() async throws {
+        try await withRunningChat { chat in
+            let a = try await chat.user(), b = try await chat.user(), c = try await chat.user()
+            let group = try await chat.group(owner: a, members: [b, c])
+            let other = try await chat.group(owner: b, members: [c])
+            for text in ["one", "two", "three"] { _ = try await chat.service.request(.POST, "/groups/\(group)/messages", as: a, json: ["content": text]) }
+            _ = try await chat.service.request(.POST, "/groups/\(group)/messages", as: b, json: ["content": "four"])
+            _ = try await chat.service.request(.POST, "/groups/\(other)/messages", as: b, json: ["content": "elsewhere"])
+
+            func counts(_ user: User) async throws -> [UUID: Int] {
+                let reply = try await chat.service.request(.GET, "/groups/unread", as: user)
+                return Dictionary(uniqueKeysWithValues: reply.array.map { (uuid($0["group_id"]) ?? UUID(), $0["unread_count"]?.intValue ?? -1) })
+            }
+            let g = group, o = other
+            #expect(try await counts(a) == [g: 1])
+            #expect(try await counts(b) == [g: 3, o: 0])
+            #expect(try await counts(c) == [g: 4, o: 1])
+            let list = try await chat.service.request(.GET, "/groups", as: c)
+            #expect(uuid(list.array.first?["id"]) == o, "most recently active first")
+            #expect(list.array.map { $0["unread_count"]?.intValue } == [1, 4])
+
+            let read = try await chat.service.request(.POST, "/groups/\(group)/read", as: c)
+            #expect(read.status == 200)
+            #expect(try await counts(c) == [g: 0, o: 1])
+            _ = try await chat.service.request(.POST, "/groups/\(group)/messages", as: a, json: ["content": "five"])
+            #expect(try await counts(c) == [g: 1, o: 1])
+            #expect(try await counts(b) == [g: 4, o: 0])
+        }
+    }
+
+    @Test("voice: upload → message with a signed URL → delete removes the file")
+    func voiceMessages() async throws {
+        try await withRunningChat { chat in
+            let owner = try await chat.user(), member = try await chat.user()
+            let group = try await chat.group(owner: owner, members: [member])
+            let sent = try await chat.service.request(.POST, "/groups/\(group)/messages/voice?duration=4.25", as: member, bytes: AudioFixtures.m4a, contentType: "audio/mp4")
+            #expect(sent.status == 201, "\(sent.body)")
+            #expect(sent.body["message_type"]?.stringValue == "voice" && sent.body["voice_duration"]?.doubleValue == 4.25)
+            let url = try #require(sent.body["voice_url"]?.stringValue)
+            #expect(url.contains("/storage/v1/object/sign/voice-messages/"))
+            #expect(chat.storedFiles.contains { $0.contains(try! id(sent)) })
+
+            let download = try await chat.service.request(.GET, url, as: nil)
+            #expect(download.status == 200 && download.bytes == AudioFixtures.m4a)
+            let publicPath = url.replacingOccurrences(of: "/object/sign/", with: "/object/public/").components(separatedBy: "?")[0]
+            #expect(try await chat.service.request(.GET, publicPath, as: nil).status == 404, "the voice bucket is private")
+
+            let history = try await chat.service.request(.GET, "/groups/\(group)/messages", as: owner)
+            #expect(history.body["messages"]?.arrayValue?.first?["voice_url"]?.stringValue?.contains("token=") == true)
+            #expect(uuid(history.body["messages"]?.arrayValue?.first?["user"]?["id"]) == member.id)
+
+            let deleted = try await chat.service.request(.DELETE, "/groups/\(group)/messages/\(try id(sent))", as: member)
+            #expect(deleted.status == 204)
+            #expect(!chat.storedFiles.contains { $0.contains(try! id(sent)) }, "\(chat.storedFiles)")
+            #expect(try await chat.service.request(.GET, url, as: nil).status == 404)
+        }
+    }
+
+    @Test("bad input gets 422 and writes nothing")
+    func badInput() async throws {
+        try await withRunningChat { chat in
+            let owner = try await chat.user()
+            let group = try await chat.group(owner: owner)
+            let wrongType = try await chat.service.request(.POST, "/groups/\(group)/messages/voice?duration=3", as: owner, bytes: AudioFixtures.png, contentType: "image/png")
+            #expect(wrongType.status == 422 && wrongType.code == "unsupported_media_type", "\(wrongType.body)")
+            let lying = try await chat.service.request(.POST, "/groups/\(group)/messages/voice?duration=3", as: owner, bytes: AudioFixtures.png, contentType: "audio/mp4")
+            #expect(lying.status == 422 && lying.code == "unsupported_media_type")
+            var big = ByteBuffer(bytes: [0x00, 0x00, 0x00, 0x20] + Array("ftypM4A ".utf8))
+            big.writeRepeatingByte(1, count: (256 << 10))
+            let oversized = try await chat.service.request(.POST, "/groups/\(group)/messages/voice?duration=3", as: owner, bytes: big, contentType: "audio/mp4")
+            #expect(oversized.status == 422 && oversized.code == "file_too_large", "\(oversized.status) \(oversized.body)")
+            let noDuration = try await chat.service.request(.POST, "/groups/\(group)/messages/voice", as: owner, bytes: AudioFixtures.m4a, contentType: "audio/mp4")
+            #expect(noDuration.status == 422)
+            let nanDuration = try await chat.service.request(.POST, "/groups/\(group)/messages/voice?duration=nan", as: owner, bytes: AudioFixtures.m4a, contentType: "audio/mp4")
+            #expect(nanDuration.status == 422)
+            let emptyText = try await chat.service.request(.POST, "/groups/\(group)/messages", as: owner, json: ["content": "  "])
+            #expect(emptyText.status == 422)
+            let malformed = try await chat.service.request(.POST, "/groups/\(group)/messages", as: owner, raw: "{\"content\": 5")
+            #expect(malformed.status == 400 || malformed.status == 422)
+            let emptyName = try await chat.service.request(.PATCH, "/groups/\(group)", as: owner, json: ["name": ""])
+            #expect(emptyName.status == 422)
+            let backwards = try await chat.service.request(.POST, "/events", as: owner, json: ["title": "Oops", "starts_at": "2030-01-02T10:00:00Z", "ends_at": "2030-01-02T09:00:00Z"])
+            #expect(backwards.status == 422 && backwards.body["message"]?.stringValue?.contains("ends_at") == true)
+            let badPicture = try await chat.service.request(.PUT, "/groups/\(group)/picture", as: owner, bytes: AudioFixtures.m4a, contentType: "image/jpeg")
+            #expect(badPicture.status == 422)
+            let badCursor = try await chat.service.request(.GET, "/groups/\(group)/messages?before=xyz", as: owner)
+            #expect(badCursor.status == 422)
+
+            let history = try await chat.service.request(.GET, "/groups/\(group)/messages", as: owner)
+            #expect(history.body["messages"]?.arrayValue?.isEmpty == true)
+            #expect(chat.storedFiles.isEmpty, "\(chat.storedFiles)")
+            #expect(try await chat.service.request(.GET, "/groups/\(group)", as: owner).body["name"]?.stringValue == "Crew")
+            let events = try await chat.service.request(.GET, "/events?from=2030-01-01T00:00:00Z&to=2030-02-01T00:00:00Z", as: owner)
+            #expect(events.status == 200 && events.array.isEmpty)
+        }
+    }
+
+    @Test("history pages both ways by cursor, with the sender's name")
+    func historyPaging() async throws {
+        try await withRunningChat { chat in
+            let owner = try await chat.user(), member = try await chat.user()
+            let group = try await chat.group(owner: owner, members: [member])
+            for index in 0..<25 {
+                let reply = try await chat.service.request(.POST, "/groups/\(group)/messages", as: index.isMultiple(of: 2) ? owner : member, json: ["content": "m\(index)"])
+                #expect(reply.status == 201)
+            }
+            func contents(_ reply: RunningService.Reply) -> [String] { reply.body["messages"]?.arrayValue?.compactMap { $0["content"]?.stringValue } ?? [] }
+            let latest = try await chat.service.request(.GET, "/groups/\(group)/messages?limit=10", as: member)
+            #expect(contents(latest) == (15..<25).map { "m\($0)" })
+            #expect(latest.body["has_more"]?.boolValue == true)
+            let older = try await chat.service.request(.GET, "/groups/\(group)/messages?limit=10&before=\(latest.body["older_cursor"]?.stringValue ?? "")", as: member)
+            #expect(contents(older) == (5..<15).map { "m\($0)" })
+            let oldest = try await chat.service.request(.GET, "/groups/\(group)/messages?limit=10&before=\(older.body["older_cursor"]?.stringValue ?? "")", as: member)
+            #expect(contents(oldest) == (0..<5).map { "m\($0)" } && oldest.body["has_more"]?.boolValue == false && oldest.body["older_cursor"] == nil)
+            let newer = try await chat.service.request(.GET, "/groups/\(group)/messages?limit=7&after=\(oldest.body["newer_cursor"]?.stringValue ?? "")", as: member)
+            #expect(contents(newer) == (5..<12).map { "m\($0)" } && newer.body["has_more"]?.boolValue == true)
+            let first = latest.body["messages"]?.arrayValue?.first
+            #expect(first?["user"]?["display_name"]?.stringValue != nil && uuid(first?["sent_by"]) == member.id, "m15 is the member's")
+        }
+    }
+
+    @Test("calendar: personal events are invisible to others; group events to outsiders; ranges")
+    func calendarVisibility() async throws {
+        try await withRunningChat { chat in
+            let owner = try await chat.user(), member = try await chat.user()
+            let group = try await chat.group(owner: owner, members: [member])
+            let personal = try await chat.service.request(.POST, "/events", as: owner, json: ["title": "Dentist", "starts_at": "2030-03-01T09:00:00Z", "ends_at": "2030-03-01T10:00:00Z"])
+            #expect(personal.status == 201 && personal.body["group_id"] == nil)
+            let shared = try await chat.service.request(.POST, "/events", as: member, json: ["title": "Dinner", "details": "8 pm", "starts_at": "2030-03-02T19:00:00Z", "ends_at": "2030-03-02T21:00:00Z", "group_id": group.uuidString])
+            #expect(shared.status == 201)
+            let range = "/events?from=2030-03-01T00:00:00Z&to=2030-03-31T00:00:00Z"
+            #expect(try await chat.service.request(.GET, range, as: owner).array.compactMap { $0["title"]?.stringValue } == ["Dentist", "Dinner"])
+            #expect(try await chat.service.request(.GET, range, as: member).array.compactMap { $0["title"]?.stringValue } == ["Dinner"])
+            #expect(try await chat.service.request(.GET, "/events/\(try id(personal))", as: member).status == 404)
+            #expect(try await chat.service.request(.PATCH, "/events/\(try id(personal))", as: member, json: ["title": "Mine"]).status == 404)
+            #expect(try await chat.service.request(.DELETE, "/events/\(try id(personal))", as: member).status == 404)
+            let narrow = try await chat.service.request(.GET, "/events?from=2030-03-02T20:00:00Z&to=2030-03-02T20:30:00Z", as: member)
+            #expect(narrow.array.count == 1, "overlapping events count")
+            let moved = try await chat.service.request(.PATCH, "/events/\(try id(shared))", as: member, json: ["starts_at": "2030-03-03T19:00:00Z"])
+            #expect(moved.status == 422, "moving the start past the end is refused")
+            let cleared = try await chat.service.request(.PATCH, "/events/\(try id(shared))", as: owner, json: ["details": NSNull()])
+            #expect(cleared.status == 200 && cleared.body["details"] == nil)
+            #expect(try await chat.service.request(.GET, "/events?from=2030-03-02T00:00:00Z&to=2030-03-01T00:00:00Z", as: owner).status == 422)
+        }
+    }
+
+    @Test("pictures: avatar and group picture replace the old file and bump the URL's version")
+    func pictures() async throws {
+        try await withRunningChat { chat in
+            let owner = try await chat.user()
+            let first = try await chat.service.request(.PUT, "/me/avatar", as: owner, bytes: AudioFixtures.png, contentType: "image/png")
+            let url1 = try #require(first.body["avatar_url"]?.stringValue)
+            try await Task.sleep(for: .milliseconds(5))
+            let second = try await chat.service.request(.PUT, "/me/avatar", as: owner, bytes: AudioFixtures.png, contentType: "image/png")
+            let url2 = try #require(second.body["avatar_url"]?.stringValue)
+            #expect(url1 != url2 && url2.contains("/storage/v1/object/public/profile-pictures/\(owner.id.uuidString.lowercased())?v="))
+            #expect(chat.storedFiles.filter { $0.contains("profile-pictures") && !$0.contains(".") }.count <= 1)
+            let fetched = try await chat.service.request(.GET, url2, as: nil)
+            #expect(fetched.status == 200 && fetched.headers.first(name: "Content-Type") == "image/png")
+            let removed = try await chat.service.request(.DELETE, "/me/avatar", as: owner)
+            #expect(removed.status == 200 && removed.body["avatar_url"] == nil)
+            #expect(try await chat.service.request(.GET, url2, as: nil).status == 404)
+        }
+    }
+
+    @Test("auth's events: user_registered names the user; user_deleted erases them, their voice files, and passes their groups on")
+    func authEvents() async throws {
+        try await withRunningChat { chat in
+            let gone = UUID(), heir = try await chat.user()
+            try await chat.service.publishAuthEvent(UserRegistered(userId: gone, app: .unify, email: "gone@example.com", phone: nil, phoneHash: nil,
+                                                                   userMetadata: ["display_name": .string("Gone Soon")], createdAt: Date()), user: gone)
+            let goneUser = try await chat.service.user(gone)
+            try await waitUntil { try await chat.service.request(.GET, "/me", as: goneUser).body["display_name"]?.stringValue == "Gone Soon" }
+            let owned = try await chat.group(owner: goneUser, members: [heir])
+            let alone = try await chat.group(owner: goneUser, name: "Solo")
+            _ = try await chat.service.request(.POST, "/groups/\(owned)/messages/voice?duration=1", as: goneUser, bytes: AudioFixtures.m4a, contentType: "audio/mp4")
+            _ = try await chat.service.request(.POST, "/groups/\(owned)/messages", as: heir, json: ["content": "stays"])
+            #expect(chat.storedFiles.count == 1)
+
+            try await chat.service.publishAuthEvent(UserDeleted(userId: gone, app: .unify, deletedAt: Date()), user: gone)
+            try await waitUntil { try await chat.service.request(.GET, "/me", as: goneUser).status == 401 }
+            let group = try await chat.service.request(.GET, "/groups/\(owned)", as: heir)
+            #expect(group.body["role"]?.stringValue == "owner")
+            let history = try await chat.service.request(.GET, "/groups/\(owned)/messages", as: heir)
+            #expect(history.body["messages"]?.arrayValue?.compactMap { $0["content"]?.stringValue } == ["stays"])
+            #expect(chat.storedFiles.isEmpty, "\(chat.storedFiles)")
+            let events = try await chat.service.events(of: .chat) { events in events.contains { $0.type == .groupDeleted } }
+            #expect(events.contains { $0.type == .groupDeleted && $0.header.aggregateId == alone.uuidString.lowercased() })
+        }
+    }
+
+    @Test("every change leaves through the outbox with the row in the seed's shape")
+    func outboxEvents() async throws {
+        try await withRunningChat { chat in
+            let owner = try await chat.user(), member = try await chat.user()
+            let group = try await chat.group(owner: owner, members: [member])
+            let sent = try await chat.service.request(.POST, "/groups/\(group)/messages", as: member, json: ["content": "hello"])
+            _ = try await chat.service.request(.PATCH, "/groups/\(group)/messages/\(try id(sent))", as: member, json: ["content": "hello!"])
+            _ = try await chat.service.request(.DELETE, "/groups/\(group)/messages/\(try id(sent))", as: owner)
+            let event = try await chat.service.request(.POST, "/events", as: member, json: ["title": "x", "starts_at": "2030-01-01T00:00:00Z", "ends_at": "2030-01-01T01:00:00Z", "group_id": group.uuidString])
+            _ = try await chat.service.request(.PATCH, "/events/\(try id(event))", as: member, json: ["title": "y"])
+            _ = try await chat.service.request(.DELETE, "/events/\(try id(event))", as: owner)
+            _ = try await chat.service.request(.DELETE, "/groups/\(group)", as: owner)
+            let events = try await chat.service.events(of: .chat) { events in events.contains { $0.type == .groupDeleted } }
+            let types = events.map(\.type)
+            for type: EventType in [.groupCreated, .messageSent, .messageEdited, .messageDeleted, .calendarEventCreated, .calendarEventUpdated, .calendarEventDeleted, .groupDeleted] {
+                #expect(types.contains(type), "missing \(type)")
+            }
+            let message = try #require(events.first { $0.type == .messageSent }).decode(MessageSent.self)
+            #expect(message.payload.message.content == "hello" && message.payload.message.sentBy == member.id && message.aggregateId == group.uuidString.lowercased())
+            #expect(message.app == .unify)
+        }
+    }
+}
