@@ -34,6 +34,11 @@ public struct LocalDate: Codable, Sendable, Hashable, Comparable, CustomStringCo
         self.dayNumber = dayNumber
     }
 
+    /// The UTC calendar day containing `instant`.
+    public static func utcDay(of instant: Date) -> LocalDate {
+        LocalDate(dayNumber: Int((instant.timeIntervalSince1970 / 86_400).rounded(.down)))
+    }
+
     /// Parses `YYYY-MM-DD`; nil for anything else or an impossible day.
     public init?(_ text: some StringProtocol) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)

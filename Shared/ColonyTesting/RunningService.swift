@@ -5,6 +5,7 @@ import ColonyPlatform
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// A domain service running as `ServiceHost` runs it, on a fresh schema and topic prefix, with a
 /// token minter for its app's users and a producer for auth's events. Each service's tests wrap
@@ -96,7 +97,7 @@ public struct RunningService: Sendable {
 /// Starts the service `definition` makes (given the route catalog to fill and the base URL it
 /// will answer on) and runs `body` against it once `/ready` answers.
 public func withRunningService(
-    _ service: ColonyService, app: App, apiPrefix: String,
+    _ service: ColonyService, app: App, apiPrefix: String, extensions: [String] = [],
     configure: @Sendable (inout ServiceConfiguration) -> Void = { _ in },
     definition: @escaping @Sendable (_ catalog: RouteCatalog, _ baseURL: String) -> ServiceDefinition,
     _ body: @Sendable (RunningService) async throws -> Void
@@ -106,7 +107,7 @@ public func withRunningService(
     let prefix = TestKafka.topicPrefix()
     let tokens = TestTokens()
     let catalog = RouteCatalog()
-    try await withTestSchema { databaseConfiguration in
+    try await withTestSchema(extensions: extensions) { databaseConfiguration in
         var configuration = ServiceConfiguration(
             service: service, app: app, httpHost: "127.0.0.1", httpPort: port, logLevel: TestEnvironment.logger.logLevel,
             database: databaseConfiguration, kafkaBrokers: environment.kafkaBrokers, topicPrefix: prefix,
@@ -116,14 +117,29 @@ public func withRunningService(
         let running = RunningService(base: "http://127.0.0.1:\(port)", apiPrefix: apiPrefix, app: app, tokens: tokens, database: databaseConfiguration,
                                      topicPrefix: prefix, brokers: environment.kafkaBrokers, catalog: catalog)
         let configured = configuration
+        // A service that fails to start (a bad migration, say) ends the wait with its error.
+        let failure = StartFailure()
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await ServiceHost.run(definition(catalog, running.base), configuration: configured) }
+            group.addTask {
+                do {
+                    try await ServiceHost.run(definition(catalog, running.base), configuration: configured)
+                } catch {
+                    failure.message.withLock { $0 = String(reflecting: error) }
+                    throw error
+                }
+            }
             defer { group.cancelAll() }
             try await waitUntil(timeout: .seconds(30)) {
+                if let message = failure.message.withLock({ $0 }) { throw TestSetupError("\(service) did not start: \(message)") }
                 let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: "\(running.base)/ready"), timeout: .seconds(2))
                 return response?.status == .ok
             }
             try await body(running)
         }
     }
+}
+
+/// Why a service under test stopped before it was ready, if it did.
+final class StartFailure: Sendable {
+    let message = Mutex<String?>(nil)
 }

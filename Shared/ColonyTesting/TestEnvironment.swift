@@ -71,6 +71,7 @@ public func withTestDatabase<Result: Sendable>(
 /// example one started with `ServiceHost`). Dropped afterwards.
 public func withTestSchema<Result: Sendable>(
     poolSize: Int = 8,
+    extensions: [String] = [],
     _ body: (DatabaseConfiguration) async throws -> Result
 ) async throws -> Result {
     let environment = try TestEnvironment.current()
@@ -86,7 +87,7 @@ public func withTestSchema<Result: Sendable>(
     )
     return try await withAdminClient { provisioner in
         do {
-            try await provisioner.provision(schema: name, role: name, password: configuration.password)
+            try await provisioner.provision(schema: name, role: name, password: configuration.password, extensions: extensions)
         } catch {
             throw TestSetupError("provisioning \(name) failed: \(String(reflecting: error))")
         }

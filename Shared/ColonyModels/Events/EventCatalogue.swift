@@ -8,6 +8,7 @@ public enum EventCatalogue {
             .groupCreated, .groupUpdated, .groupDeleted, .groupMemberAdded, .groupMemberRemoved, .groupRoleChanged,
             .messageSent, .messageEdited, .messageDeleted, .calendarEventCreated, .calendarEventUpdated, .calendarEventDeleted,
         ],
+        .nearby: [.locationUpdated, .locationRemoved, .profileUpdated],
     ]
 
     public static func source(of type: EventType) -> ColonyService? {

@@ -40,7 +40,7 @@ public struct MigrationRunner: Sendable {
         return try await database.transaction { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(schema + ".migrations")))", logger: logger)
             try await connection.execute(script: """
-                SET LOCAL search_path TO \(quoteIdentifier(schema));
+                SET LOCAL search_path TO \(quoteIdentifier(schema)), public;
                 CREATE TABLE IF NOT EXISTS schema_migrations (
                     component text NOT NULL,
                     version integer NOT NULL,

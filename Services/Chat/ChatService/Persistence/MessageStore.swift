@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -7,28 +8,9 @@ import PostgresNIO
 struct MessageStore: Sendable {
     let logger: Logger
 
-    /// A position in a group's history: the message's `sent_at` in whole microseconds since
-    /// 1970 (Postgres's own precision, so the comparison is exact) and its id as tie-breaker.
-    struct Cursor: Sendable, Equatable {
-        var micros: Int64
-        var id: UUID
+    typealias Cursor = KeysetCursor
 
-        init(micros: Int64, id: UUID) {
-            self.micros = micros
-            self.id = id
-        }
-
-        /// `"<micros>_<uuid>"`.
-        init?(_ text: String) {
-            let parts = text.split(separator: "_", maxSplits: 1)
-            guard parts.count == 2, let micros = Int64(parts[0]), micros >= 0, let id = UUID(uuidString: String(parts[1])) else { return nil }
-            self.init(micros: micros, id: id)
-        }
-
-        var text: String { "\(micros)_\(id.uuidString.lowercased())" }
-    }
-
-    static let cursorColumn = "(extract(epoch FROM m.sent_at) * 1000000)::int8"
+    static let cursorColumn = KeysetCursor.microsSQL("m.sent_at")
 
     /// Inserts a message if `senderID` is a member of the group, in one statement; nil when not.
     func insert(id: UUID, groupID: UUID, senderID: UUID, content: String, type: MessageType, voiceDuration: Double?, voicePath: String?,

@@ -1,0 +1,28 @@
+import Foundation
+
+/// A position in a list ordered by a timestamp and an id (newest-first feeds, message
+/// histories): the timestamp in whole microseconds since 1970 — Postgres's own precision, so
+/// comparisons are exact — and the id as tie-breaker. Clients see it as `"<micros>_<uuid>"`.
+public struct KeysetCursor: Sendable, Equatable {
+    public var micros: Int64
+    public var id: UUID
+
+    public init(micros: Int64, id: UUID) {
+        self.micros = micros
+        self.id = id
+    }
+
+    public init?(_ text: String) {
+        let parts = text.split(separator: "_", maxSplits: 1)
+        guard parts.count == 2, let micros = Int64(parts[0]), micros >= 0, let id = UUID(uuidString: String(parts[1])) else { return nil }
+        self.init(micros: micros, id: id)
+    }
+
+    public var text: String { "\(micros)_\(id.uuidString.lowercased())" }
+
+    /// SQL for a timestamp column's cursor value (select it beside the row).
+    public static func microsSQL(_ column: String) -> String { "(extract(epoch FROM \(column)) * 1000000)::int8" }
+
+    /// The cursor's timestamp, exactly, as a bindable value: compare with
+    /// `(col, id) < ('epoch'::timestamptz + \(cursor.micros) * interval '1 microsecond', \(cursor.id))`.
+}
