@@ -18,6 +18,8 @@ let package = Package(
         .executable(name: "colony-habits-bench", targets: ["HabitsBench"]),
         .executable(name: "colony-chat", targets: ["ColonyChat"]),
         .executable(name: "colony-chat-bench", targets: ["ChatBench"]),
+        .executable(name: "colony-nearby", targets: ["ColonyNearby"]),
+        .executable(name: "colony-nearby-bench", targets: ["NearbyBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -253,6 +255,48 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Tests/Benchmarks/ChatBench",
+            swiftSettings: swiftSettings
+        ),
+        // Nearby: SocialSpot's profiles, location sharing and people within 500 feet.
+        .target(
+            name: "NearbyService",
+            dependencies: [
+                "ColonyPlatform",
+                "ColonyStorage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Services/Nearby/NearbyService",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "ColonyNearby",
+            dependencies: ["NearbyService"],
+            path: "Services/Nearby",
+            exclude: ["NearbyService"],
+            sources: ["main.swift"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NearbyServiceTests",
+            dependencies: [
+                "NearbyService",
+                "ColonyStorage",
+                "ColonyTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Tests/NearbyServiceTests",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "NearbyBench",
+            dependencies: [
+                "NearbyService",
+                "ColonyStorage",
+                "ColonyTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Tests/Benchmarks/NearbyBench",
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,220 @@
+import ColonyModels
+import ColonyPlatform
+import ColonyStorage
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// SocialSpot: profiles and settings, location sharing, people within the radius, blocks.
+struct Nearby: Sendable {
+    let outbox: Outbox
+    let storage: Storage
+    let photos: StorageBucket
+    let settings: NearbySettings
+    let logger: Logger
+    var profiles: ProfileStore { ProfileStore(logger: logger) }
+    var locations: LocationStore { LocationStore(logger: logger) }
+    var blocks: BlockStore { BlockStore(logger: logger) }
+
+    // MARK: views
+
+    func photoURL(_ profile: StoredProfile) -> String? {
+        profile.photoVersion.map { storage.publicURL(photos, key: profile.id.uuidString.lowercased(), version: $0) }
+    }
+
+    func age(_ profile: StoredProfile) -> Int? {
+        profile.birthday.map { NearbyRules.age(birthday: $0, today: LocalDate.utcDay(of: Date())) }
+    }
+
+    func mine(_ profile: StoredProfile) -> MyProfile {
+        MyProfile(id: profile.id, name: profile.name, bio: profile.bio, school: profile.school, birthday: profile.birthday, age: age(profile),
+                  socialLinks: profile.socialLinks, photoUrl: photoURL(profile), darkMode: profile.darkMode, satelliteMap: profile.satelliteMap,
+                  shareLocation: profile.shareLocation, createdAt: profile.createdAt, updatedAt: profile.updatedAt)
+    }
+
+    func card(_ profile: StoredProfile) -> PublicProfile {
+        PublicProfile(userId: profile.id, name: profile.name, age: age(profile), school: profile.school, bio: profile.bio,
+                      socialLinks: profile.socialLinks, photoUrl: photoURL(profile))
+    }
+
+    func nearbyUser(_ row: NearbyRow) -> NearbyUser {
+        let card = card(row.profile)
+        let distance = NearbyRules.distance(meters: row.meters)
+        return NearbyUser(userId: card.userId, name: card.name, age: card.age, school: card.school, bio: card.bio, socialLinks: card.socialLinks,
+                          photoUrl: card.photoUrl, distanceFeet: distance.feet, distanceMiles: distance.miles, distanceText: distance.text,
+                          position: NearbyRules.approximate(latitude: row.latitude, longitude: row.longitude))
+    }
+
+    // MARK: profile and settings
+
+    func require(_ userID: UUID, on connection: PostgresConnection) async throws -> StoredProfile {
+        guard let profile = try await profiles.ensure(userID, on: connection) else { throw NearbyErrors.accountDeleted }
+        return profile
+    }
+
+    func get(_ userID: UUID, on connection: PostgresConnection) async throws -> MyProfile {
+        mine(try await require(userID, on: connection))
+    }
+
+    struct ProfileEdit: Sendable {
+        var name: String?
+        var bio: String??
+        var school: String??
+        var birthday: LocalDate??
+        var socialLinks: SocialLinks?
+    }
+
+    func edit(_ userID: UUID, _ edit: ProfileEdit, on connection: PostgresConnection) async throws -> MyProfile {
+        var changes = ProfileStore.Changes()
+        var errors = ValidationErrors()
+        if let name = edit.name?.trimmingCharacters(in: .whitespacesAndNewlines) {
+            errors.check((1...NearbyRules.maxName).contains(name.count), "name must be 1–\(NearbyRules.maxName) characters")
+            changes.name = name
+        }
+        if let bio = edit.bio {
+            let trimmed = bio?.trimmingCharacters(in: .whitespacesAndNewlines)
+            errors.check((trimmed?.count ?? 0) <= NearbyRules.maxBio, "bio must be at most \(NearbyRules.maxBio) characters")
+            changes.bio = .some(trimmed?.isEmpty == true ? nil : trimmed)
+        }
+        if let school = edit.school {
+            let trimmed = school?.trimmingCharacters(in: .whitespacesAndNewlines)
+            errors.check((trimmed?.count ?? 0) <= NearbyRules.maxSchool, "school must be at most \(NearbyRules.maxSchool) characters")
+            changes.school = .some(trimmed?.isEmpty == true ? nil : trimmed)
+        }
+        try errors.throwIfAny()
+        if case .some(.some(let birthday)) = edit.birthday { try NearbyRules.birthday(birthday, today: LocalDate.utcDay(of: Date())) }
+        changes.birthday = edit.birthday
+        changes.socialLinks = try edit.socialLinks.map(NearbyRules.socialLinks)
+        return try await apply(userID, changes, on: connection)
+    }
+
+    /// Dark mode, satellite map, share location. Turning sharing off deletes my point at once
+    /// and tells every client to drop me.
+    func setSettings(_ userID: UUID, darkMode: Bool?, satelliteMap: Bool?, shareLocation: Bool?, on connection: PostgresConnection) async throws -> MyProfile {
+        _ = try await require(userID, on: connection)
+        guard let profile = try await profiles.update(userID, .init(darkMode: darkMode, satelliteMap: satelliteMap, shareLocation: shareLocation), on: connection) else {
+            throw NearbyErrors.accountDeleted
+        }
+        if shareLocation == false, try await locations.remove(userID, on: connection) {
+            try await publish(LocationRemoved(userId: userID, reason: .sharingOff), user: userID, on: connection)
+        }
+        return mine(profile)
+    }
+
+    func setPhoto(_ userID: UUID, image: ByteBuffer, contentType: String?, on connection: PostgresConnection) async throws -> MyProfile {
+        _ = try await require(userID, on: connection)
+        let stored = try await storage.upload(image, contentType: contentType, to: photos, key: userID.uuidString.lowercased())
+        return try await apply(userID, .init(photoVersion: .some(stored.version)), on: connection)
+    }
+
+    func removePhoto(_ userID: UUID, on connection: PostgresConnection) async throws -> MyProfile {
+        _ = try await require(userID, on: connection)
+        try await storage.remove(photos, key: userID.uuidString.lowercased())
+        return try await apply(userID, .init(photoVersion: .some(nil)), on: connection)
+    }
+
+    /// Saves profile changes and publishes the new public card.
+    func apply(_ userID: UUID, _ changes: ProfileStore.Changes, on connection: PostgresConnection) async throws -> MyProfile {
+        _ = try await require(userID, on: connection)
+        guard let profile = try await profiles.update(userID, changes, on: connection) else { throw NearbyErrors.accountDeleted }
+        try await publish(ProfileUpdated(profile: card(profile)), user: userID, on: connection)
+        return mine(profile)
+    }
+
+    // MARK: location
+
+    /// Stores my position (sharing must be on) and publishes it rounded.
+    func report(_ userID: UUID, latitude: Double, longitude: Double, accuracy: Double?, on connection: PostgresConnection) async throws -> LocationReport {
+        try NearbyRules.coordinates(latitude: latitude, longitude: longitude, accuracy: accuracy)
+        _ = try await require(userID, on: connection)
+        guard let updatedAt = try await locations.report(userID, latitude: latitude, longitude: longitude, accuracy: accuracy, on: connection) else {
+            throw NearbyErrors.sharingOff
+        }
+        let position = NearbyRules.approximate(latitude: latitude, longitude: longitude)
+        try await publish(LocationUpdated(userId: userID, position: position, updatedAt: updatedAt), user: userID, on: connection)
+        return LocationReport(updatedAt: updatedAt, position: position)
+    }
+
+    func removeLocation(_ userID: UUID, reason: LocationRemovalReason, on connection: PostgresConnection) async throws {
+        if try await locations.remove(userID, on: connection) {
+            try await publish(LocationRemoved(userId: userID, reason: reason), user: userID, on: connection)
+        }
+    }
+
+    /// People within `radiusFeet` (the default when nil; capped), nearest first.
+    func nearby(_ userID: UUID, radiusFeet: Int?, limit: Int, on connection: PostgresConnection) async throws -> NearbyList {
+        let radius = radiusFeet ?? settings.radiusFeet
+        guard (1...settings.maxRadiusFeet).contains(radius) else { throw APIError.unprocessable("radius_feet must be between 1 and \(settings.maxRadiusFeet)") }
+        let me = try await require(userID, on: connection)
+        let rows = try await locations.nearby(userID, radiusMeters: Double(radius) * NearbyRules.metersPerFoot, ttlSeconds: settings.locationTTLSeconds,
+                                             limit: limit, on: connection)
+        let fresh = try await hasFreshLocation(userID, on: connection)
+        let sharing = me.shareLocation && fresh
+        return NearbyList(sharing: sharing, radiusFeet: radius, users: rows.map(nearbyUser))
+    }
+
+    /// One nearby person's card, under the same rules as the list (else 404).
+    func user(_ other: UUID, viewer userID: UUID, on connection: PostgresConnection) async throws -> NearbyUser {
+        _ = try await require(userID, on: connection)
+        guard let row = try await locations.nearby(userID, radiusMeters: Double(settings.radiusFeet) * NearbyRules.metersPerFoot, ttlSeconds: settings.locationTTLSeconds,
+                                                   limit: 1, only: other, on: connection).first else { throw NearbyErrors.userNotFound }
+        return nearbyUser(row)
+    }
+
+    func hasFreshLocation(_ userID: UUID, on connection: PostgresConnection) async throws -> Bool {
+        try await !connection.query("""
+            SELECT 1 FROM locations WHERE user_id = \(userID) AND updated_at > now() - make_interval(secs => \(Double(settings.locationTTLSeconds)))
+            """, logger: logger).collect().isEmpty
+    }
+
+    /// The TTL job: deletes stale points in batches, one `location_removed` each.
+    func expireLocations(database: Database) async throws -> Int {
+        var total = 0
+        while true {
+            let expired = try await database.transaction { connection in
+                let users = try await locations.expire(ttlSeconds: settings.locationTTLSeconds, limit: 1000, on: connection)
+                for user in users { try await publish(LocationRemoved(userId: user, reason: .expired), user: user, on: connection) }
+                return users.count
+            }
+            total += expired
+            if expired < 1000 { return total }
+        }
+    }
+
+    // MARK: blocks
+
+    func block(_ other: UUID, by userID: UUID, on connection: PostgresConnection) async throws -> [BlockStore.Block] {
+        guard other != userID else { throw NearbyErrors.cannotBlockSelf }
+        _ = try await require(userID, on: connection)
+        try await blocks.block(userID, other, on: connection)
+        return try await blocks.list(userID, on: connection)
+    }
+
+    func unblock(_ other: UUID, by userID: UUID, on connection: PostgresConnection) async throws {
+        _ = try await require(userID, on: connection)
+        try await blocks.unblock(userID, other, on: connection)
+    }
+
+    func blocked(by userID: UUID, on connection: PostgresConnection) async throws -> [BlockStore.Block] {
+        _ = try await require(userID, on: connection)
+        return try await blocks.list(userID, on: connection)
+    }
+
+    // MARK: auth's events
+
+    func registered(_ userID: UUID, metadata: [String: JSONValue], on connection: PostgresConnection) async throws {
+        try await profiles.upsertFromAuth(userID, name: SignUpMetadata.displayName(metadata, maxLength: NearbyRules.maxName), on: connection)
+    }
+
+    /// Erases the account with its location (clients drop it), blocks and photo.
+    func erase(_ userID: UUID, on connection: PostgresConnection) async throws {
+        try await removeLocation(userID, reason: .accountDeleted, on: connection)
+        try await profiles.erase(userID, on: connection)
+        try await storage.remove(photos, key: userID.uuidString.lowercased())
+    }
+
+    func publish<Payload: EventPayload>(_ payload: Payload, user: UUID, on connection: PostgresConnection) async throws {
+        try await outbox.publish(EventEnvelope(app: .socialspot, aggregateId: user.uuidString.lowercased(), actor: user, payload: payload), on: connection, logger: logger)
+    }
+}

@@ -1,0 +1,128 @@
+import ColonyModels
+import ColonyPlatform
+import Foundation
+
+/// Input rules and the arithmetic of distances and rounded positions, as plain functions the
+/// tests reach without HTTP.
+enum NearbyRules {
+    static let metersPerFoot = 0.3048
+    static let feetPerMile = 5280.0
+
+    /// A reported position: finite numbers, latitude −90…90, longitude −180…180.
+    static func coordinates(latitude: Double, longitude: Double, accuracy: Double?) throws {
+        var errors = ValidationErrors()
+        errors.check(latitude.isFinite && (-90...90).contains(latitude), "latitude must be a number between -90 and 90")
+        errors.check(longitude.isFinite && (-180...180).contains(longitude), "longitude must be a number between -180 and 180")
+        if let accuracy { errors.check(accuracy.isFinite && accuracy >= 0 && accuracy <= 100_000, "accuracy must be a number of meters between 0 and 100000") }
+        try errors.throwIfAny()
+    }
+
+    /// The grid positions are rounded to for others' maps: about 50 feet.
+    static let gridMeters = 50 * metersPerFoot
+    static let metersPerDegreeLatitude = 111_320.0
+
+    /// The position snapped to a ~50 ft grid (east–west cells widen towards the poles, so they
+    /// stay about 50 ft wide on the ground), so nobody learns another's precise coordinates.
+    static func approximate(latitude: Double, longitude: Double) -> ApproximatePosition {
+        let latitudeStep = gridMeters / metersPerDegreeLatitude
+        let roundedLatitude = min(90, max(-90, (latitude / latitudeStep).rounded() * latitudeStep))
+        let longitudeStep = min(360, latitudeStep / max(cos(roundedLatitude * .pi / 180), 1e-6))
+        var roundedLongitude = (longitude / longitudeStep).rounded() * longitudeStep
+        if roundedLongitude > 180 { roundedLongitude -= 360 }
+        if roundedLongitude < -180 { roundedLongitude += 360 }
+        return ApproximatePosition(latitude: (roundedLatitude * 1e6).rounded() / 1e6, longitude: (roundedLongitude * 1e6).rounded() / 1e6)
+    }
+
+    /// Distance as the card shows it: feet (to 10 ft) under a tenth of a mile, else miles (to
+    /// 0.1). Rounded, so repeated queries cannot pin a position down.
+    struct Distance: Codable, Sendable, Equatable {
+        var feet: Int
+        var miles: Double
+        var text: String
+    }
+
+    static func distance(meters: Double) -> Distance {
+        let feet = meters / metersPerFoot
+        let roundedFeet = max(10, Int((feet / 10).rounded()) * 10)
+        let miles = (feet / feetPerMile * 10).rounded() / 10
+        let text = feet < feetPerMile / 10 ? "\(roundedFeet) ft" : String(format: "%.1f mi", miles)
+        return Distance(feet: roundedFeet, miles: miles, text: text)
+    }
+
+    /// Whole years from `birthday` to `today` (both calendar dates).
+    static func age(birthday: LocalDate, today: LocalDate) -> Int {
+        var years = today.year - birthday.year
+        if (today.month, today.day) < (birthday.month, birthday.day) { years -= 1 }
+        return years
+    }
+
+    static let maxName = 50
+    static let maxBio = 300
+    static let maxSchool = 100
+    static let minimumAge = 13
+
+    static func birthday(_ birthday: LocalDate, today: LocalDate) throws {
+        guard birthday.year >= 1900, birthday <= today, age(birthday: birthday, today: today) >= minimumAge else {
+            throw APIError.unprocessable("birthday must be a real date at least \(minimumAge) years ago")
+        }
+    }
+
+    // MARK: social links
+
+    enum Platform: String, CaseIterable {
+        case instagram, snapchat, tiktok, linkedin, youtube, x, other
+
+        /// Hosts a URL for this platform may point at.
+        var hosts: [String] {
+            switch self {
+            case .instagram: ["instagram.com"]
+            case .snapchat: ["snapchat.com"]
+            case .tiktok: ["tiktok.com"]
+            case .linkedin: ["linkedin.com"]
+            case .youtube: ["youtube.com", "youtu.be"]
+            case .x: ["x.com", "twitter.com"]
+            case .other: []
+            }
+        }
+
+        /// What a bare handle may look like (the platforms' own rules), nil when only URLs count.
+        var handlePattern: String? {
+            switch self {
+            case .instagram: #"^@?[A-Za-z0-9._]{1,30}$"#
+            case .snapchat: #"^@?[A-Za-z][A-Za-z0-9._-]{2,14}$"#
+            case .tiktok: #"^@?[A-Za-z0-9._]{2,24}$"#
+            case .linkedin: #"^[A-Za-z0-9-]{3,100}$"#
+            case .youtube: #"^@[A-Za-z0-9._-]{3,30}$"#
+            case .x: #"^@?[A-Za-z0-9_]{1,15}$"#
+            case .other: nil
+            }
+        }
+    }
+
+    /// A link trimmed and checked: a handle in the platform's format, or an https URL on one
+    /// of its hosts (any https URL for "other"). Empty means "remove".
+    static func socialLink(_ value: String, platform: Platform) throws -> String? {
+        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty { return nil }
+        if trimmed.count <= 200, let url = URL(string: trimmed), url.scheme == "https", let host = url.host?.lowercased() {
+            let bare = host.hasPrefix("www.") ? String(host.dropFirst(4)) : host
+            if platform == .other || platform.hosts.contains(where: { bare == $0 || bare.hasSuffix("." + $0) }) { return trimmed }
+        } else if let pattern = platform.handlePattern, trimmed.range(of: pattern, options: .regularExpression) != nil {
+            return trimmed
+        }
+        let expected = platform == .other ? "an https URL" : "a \(platform.rawValue) handle or an https URL on \(platform.hosts.joined(separator: " or "))"
+        throw APIError.unprocessable("social_links.\(platform.rawValue) must be \(expected)")
+    }
+
+    static func socialLinks(_ links: SocialLinks) throws -> SocialLinks {
+        SocialLinks(
+            instagram: try links.instagram.flatMap { try socialLink($0, platform: .instagram) },
+            snapchat: try links.snapchat.flatMap { try socialLink($0, platform: .snapchat) },
+            tiktok: try links.tiktok.flatMap { try socialLink($0, platform: .tiktok) },
+            linkedin: try links.linkedin.flatMap { try socialLink($0, platform: .linkedin) },
+            youtube: try links.youtube.flatMap { try socialLink($0, platform: .youtube) },
+            x: try links.x.flatMap { try socialLink($0, platform: .x) },
+            other: try links.other.flatMap { try socialLink($0, platform: .other) }
+        )
+    }
+}

@@ -1,0 +1,23 @@
+import ColonyModels
+import ColonyPlatform
+import Foundation
+import PostgresNIO
+
+/// Auth's events, for socialspot accounts only: create the profile, erase the account. Runs
+/// inside the inbox transaction, so a redelivery changes nothing.
+struct AuthEventHandler: Sendable {
+    let nearby: Nearby
+
+    func handle(_ event: ReceivedEvent, on connection: PostgresConnection) async throws {
+        guard event.header.app == .socialspot else { return }
+        switch event.type {
+        case .userRegistered:
+            let payload = try event.decode(UserRegistered.self).payload
+            try await nearby.registered(payload.userId, metadata: payload.userMetadata, on: connection)
+        case .userDeleted:
+            try await nearby.erase(try event.decode(UserDeleted.self).payload.userId, on: connection)
+        default:
+            break
+        }
+    }
+}

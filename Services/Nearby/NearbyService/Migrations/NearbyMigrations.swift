@@ -1,0 +1,51 @@
+import ColonyPlatform
+
+/// The nearby schema: SocialSpot's profiles (with the app's settings), the one location row per
+/// sharing user as a PostGIS `geography` point with a GiST index, and blocks. PostGIS lives in
+/// `public`, created by `colony-admin provision`; the service's role only uses it.
+enum NearbyMigrations {
+    static let all: [Migration] = [
+        Migration(version: 1, name: "profiles, locations, blocks", sql: """
+            CREATE TABLE profiles (
+                id uuid PRIMARY KEY,
+                name text NOT NULL DEFAULT '',
+                bio text,
+                school text,
+                birthday date,
+                social_links jsonb NOT NULL DEFAULT '{}',
+                -- the photo's storage version (the photo is `{user_id}`), for `?v=` cache-busting
+                photo_version bigint,
+                dark_mode boolean NOT NULL DEFAULT false,
+                satellite_map boolean NOT NULL DEFAULT false,
+                share_location boolean NOT NULL DEFAULT false,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                updated_at timestamptz NOT NULL DEFAULT now()
+            );
+
+            -- accounts erased by user_deleted; a late request must not bring them back
+            CREATE TABLE deleted_users (
+                user_id uuid PRIMARY KEY,
+                deleted_at timestamptz NOT NULL DEFAULT now()
+            );
+
+            -- One row per sharing user; it exists only while they share and report.
+            CREATE TABLE locations (
+                user_id uuid PRIMARY KEY REFERENCES profiles (id) ON DELETE CASCADE,
+                position geography(Point, 4326) NOT NULL,
+                accuracy_m double precision CHECK (accuracy_m IS NULL OR accuracy_m >= 0),
+                updated_at timestamptz NOT NULL DEFAULT now()
+            );
+            CREATE INDEX locations_position ON locations USING gist (position);
+            CREATE INDEX locations_updated_at ON locations (updated_at);
+
+            CREATE TABLE blocks (
+                blocker_id uuid NOT NULL REFERENCES profiles (id) ON DELETE CASCADE,
+                blocked_id uuid NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (blocker_id, blocked_id),
+                CHECK (blocker_id <> blocked_id)
+            );
+            CREATE INDEX blocks_blocked ON blocks (blocked_id);
+            """),
+    ]
+}

@@ -1,0 +1,19 @@
+import ColonyModels
+import ColonyPlatform
+import ColonyStorage
+import Foundation
+import NearbyService
+
+// colony-nearby: SocialSpot's profiles, location sharing and people nearby (socialspot tokens only).
+do {
+    let environment = EnvironmentReader()
+    let settings = try NearbySettings.load(environment: environment)
+    var configuration = try ServiceConfiguration.load(service: .nearby, app: .socialspot, environment: environment)
+    // Profile photos arrive as request bodies: the default limit must fit them.
+    if environment.values["COLONY_MAX_BODY_BYTES"] == nil { configuration.maxBodyBytes = settings.maxBodyBytes }
+    let storage = try Storage.load(environment: environment)
+    try await ServiceHost.run(NearbyService.definition(settings: settings, storage: storage), configuration: configuration)
+} catch let error as ConfigurationError {
+    FileHandle.standardError.write(Data("colony-nearby: \(error)\n".utf8))
+    exit(78)
+}

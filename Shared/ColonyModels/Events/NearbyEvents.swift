@@ -1,0 +1,59 @@
+import Foundation
+
+// The nearby service's events (topic `colony.nearby`), keyed by user id. They carry only what
+// other users may see: a rounded position, never the precise one, and the public card.
+
+extension EventType {
+    public static let locationUpdated: EventType = "location_updated"
+    public static let locationRemoved: EventType = "location_removed"
+    public static let profileUpdated: EventType = "profile_updated"
+}
+
+/// A sharing user's position changed.
+public struct LocationUpdated: EventPayload {
+    public static let eventType = EventType.locationUpdated
+    public static let source = ColonyService.nearby
+
+    public var userId: UUID
+    public var position: ApproximatePosition
+    public var updatedAt: Date
+
+    public init(userId: UUID, position: ApproximatePosition, updatedAt: Date) {
+        self.userId = userId
+        self.position = position
+        self.updatedAt = updatedAt
+    }
+}
+
+/// Why a user's location is gone: every client drops them at once.
+public enum LocationRemovalReason: String, Codable, Sendable {
+    case sharingOff = "sharing_off"
+    case removed
+    case expired
+    case accountDeleted = "account_deleted"
+}
+
+public struct LocationRemoved: EventPayload {
+    public static let eventType = EventType.locationRemoved
+    public static let source = ColonyService.nearby
+
+    public var userId: UUID
+    public var reason: LocationRemovalReason
+
+    public init(userId: UUID, reason: LocationRemovalReason) {
+        self.userId = userId
+        self.reason = reason
+    }
+}
+
+/// The public card changed (name, bio, school, links, photo, age).
+public struct ProfileUpdated: EventPayload {
+    public static let eventType = EventType.profileUpdated
+    public static let source = ColonyService.nearby
+
+    public var profile: PublicProfile
+
+    public init(profile: PublicProfile) {
+        self.profile = profile
+    }
+}

@@ -1,0 +1,65 @@
+import ColonyModels
+import ColonyPlatform
+import ColonyStorage
+import ColonyTesting
+import Foundation
+import NearbyService
+import NIOCore
+import Testing
+
+/// A running nearby service (see `RunningService`) with its storage directory, on a schema with
+/// PostGIS.
+struct RunningNearby: Sendable {
+    let service: RunningService
+    let storageRoot: String
+
+    /// A socialspot user with a profile, sharing (or not), at a position when given.
+    func user(name: String = "Sam", sharing: Bool = true, at position: (Double, Double)? = nil) async throws -> RunningService.User {
+        let user = try await service.user()
+        let profile = try await service.request(.PATCH, "/profile", as: user, json: ["name": name])
+        #expect(profile.status == 200, "\(profile.body)")
+        let settings = try await service.request(.PATCH, "/settings", as: user, json: ["share_location": sharing])
+        #expect(settings.status == 200, "\(settings.body)")
+        if let position { try await move(user, to: position) }
+        return user
+    }
+
+    func move(_ user: RunningService.User, to position: (Double, Double)) async throws {
+        let reply = try await service.request(.PUT, "/location", as: user, json: ["latitude": position.0, "longitude": position.1])
+        #expect(reply.status == 200, "\(reply.body)")
+    }
+
+    /// Names of the people `user` sees nearby, nearest first.
+    func names(seenBy user: RunningService.User, radiusFeet: Int? = nil) async throws -> [String] {
+        let reply = try await service.request(.GET, "/nearby" + (radiusFeet.map { "?radius_feet=\($0)" } ?? ""), as: user)
+        #expect(reply.status == 200, "\(reply.body)")
+        return reply.body["users"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
+    }
+
+    /// The point `feet` from (latitude, longitude) along `azimuth` degrees, on the spheroid
+    /// (PostGIS's own geodesic, the one the service measures with).
+    func point(from origin: (Double, Double), feet: Double, azimuth: Double) async throws -> (Double, Double) {
+        try await service.withDatabase { database in
+            let rows = try await database.query("""
+                SELECT ST_Y(p::geometry), ST_X(p::geometry) FROM (
+                    SELECT ST_Project(ST_SetSRID(ST_MakePoint(\(origin.1), \(origin.0)), 4326)::geography, \(feet * 0.3048), radians(\(azimuth))) AS p
+                ) projected
+                """).collect()
+            let (latitude, longitude) = try rows[0].decode((Double, Double).self)
+            return (latitude, longitude)
+        }
+    }
+}
+
+/// Starts the nearby service with filesystem storage in a fresh directory.
+func withRunningNearby(settings: NearbySettings = NearbySettings(maxPhotoBytes: 64 << 10), _ body: @Sendable (RunningNearby) async throws -> Void) async throws {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-nearby-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    try await withRunningService(.nearby, app: .socialspot, apiPrefix: "/nearby/v1", extensions: NearbyService.extensions,
+                                 configure: { $0.maxBodyBytes = settings.maxBodyBytes }, definition: { catalog, base in
+        let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("nearby-tests-signing-key-0123456789abcdef".utf8))
+        return NearbyService.definition(settings: settings, storage: storage, catalog: catalog)
+    }) { service in
+        try await body(RunningNearby(service: service, storageRoot: root))
+    }
+}

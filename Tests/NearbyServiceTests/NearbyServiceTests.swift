@@ -1,0 +1,267 @@
+import ColonyModels
+import ColonyPlatform
+import ColonyTesting
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+@testable import NearbyService
+
+/// The nearby service from the outside: real Postgres with PostGIS, real broker, socialspot tokens.
+@Suite("Nearby service")
+struct NearbyServiceTests {
+    @Test("the OpenAPI document lists exactly the routes the service registered, and each answers")
+    func openAPIMatchesRoutes() async throws {
+        try await withRunningNearby { nearby in
+            let documented = try NearbyService.openAPIDocument.operations()
+            let registered = nearby.service.catalog.routes
+            #expect(documented.subtracting(registered).isEmpty, "documented but not served: \(documented.subtracting(registered).sorted())")
+            #expect(registered.subtracting(documented).isEmpty, "served but not documented: \(registered.subtracting(documented).sorted())")
+            let served = try await nearby.service.request(.GET, "\(nearby.service.apiURL)/openapi.json", as: nil)
+            #expect(served.status == 200 && served.body["openapi"]?.stringValue == "3.1.0")
+            let user = try await nearby.service.user()
+            for operation in documented.sorted() {
+                let path = operation.path.replacingOccurrences(of: #"\{[a-z_]+\}"#, with: UUID().uuidString.lowercased(), options: .regularExpression)
+                let reply = try await nearby.service.request(HTTPMethod(rawValue: operation.method), "\(nearby.service.base)\(path)", as: user)
+                #expect(reply.code != "route_not_found", "\(operation) is not routed")
+                #expect(reply.status < 500, "\(operation) answered \(reply.status): \(reply.body)")
+            }
+        }
+    }
+
+    /// Boundary cases at 499 ft (in) and 501 ft (out) around an origin, along several bearings.
+    func boundaries(_ nearby: RunningNearby, origin: (Double, Double), azimuths: [Double]) async throws {
+        let me = try await nearby.user(name: "Me", at: origin)
+        var expectedIn: [String] = []
+        for (index, azimuth) in azimuths.enumerated() {
+            let inside = try await nearby.point(from: origin, feet: 499, azimuth: azimuth)
+            let outside = try await nearby.point(from: origin, feet: 501, azimuth: azimuth)
+            _ = try await nearby.user(name: "in\(index)", at: inside)
+            _ = try await nearby.user(name: "out\(index)", at: outside)
+            expectedIn.append("in\(index)")
+        }
+        let seen = try await nearby.names(seenBy: me)
+        #expect(Set(seen) == Set(expectedIn), "origin \(origin): \(seen)")
+        let reply = try await nearby.service.request(.GET, "/nearby", as: me)
+        for user in reply.body["users"]?.arrayValue ?? [] {
+            #expect(user["distance_feet"]?.intValue == 500, "499 ft rounds to 500 ft on the card: \(user)")
+            #expect(user["distance_text"]?.stringValue == "500 ft")
+        }
+    }
+
+    @Test("499 ft is in and 501 ft is out: mid-latitudes, across the antimeridian, near both poles")
+    func boundaryDistances() async throws {
+        try await withRunningNearby { nearby in
+            try await boundaries(nearby, origin: (40.7128, -74.0060), azimuths: [0, 90, 225])
+        }
+        try await withRunningNearby { nearby in
+            try await boundaries(nearby, origin: (0.0, 179.9997), azimuths: [90, 270])
+            try await boundaries(nearby, origin: (-16.5, -179.9998), azimuths: [270, 45])
+        }
+        try await withRunningNearby { nearby in
+            try await boundaries(nearby, origin: (89.9996, 10), azimuths: [0, 180])
+            try await boundaries(nearby, origin: (-89.9997, -120), azimuths: [180, 90])
+        }
+    }
+
+    @Test("turning sharing off removes me from others' results at once, and I see nobody")
+    func sharingOff() async throws {
+        try await withRunningNearby { nearby in
+            let origin = (37.7749, -122.4194)
+            let alice = try await nearby.user(name: "Alice", at: origin)
+            let bob = try await nearby.user(name: "Bob", at: try await nearby.point(from: origin, feet: 100, azimuth: 10))
+            #expect(try await nearby.names(seenBy: alice) == ["Bob"])
+            #expect(try await nearby.names(seenBy: bob) == ["Alice"])
+
+            let off = try await nearby.service.request(.PATCH, "/settings", as: bob, json: ["share_location": false])
+            #expect(off.status == 200 && off.body["share_location"]?.boolValue == false)
+            #expect(try await nearby.names(seenBy: alice).isEmpty)
+            let bobsView = try await nearby.service.request(.GET, "/nearby", as: bob)
+            #expect(bobsView.body["sharing"]?.boolValue == false && bobsView.body["users"]?.arrayValue?.isEmpty == true)
+            let report = try await nearby.service.request(.PUT, "/location", as: bob, json: ["latitude": 37.7749, "longitude": -122.4194])
+            #expect(report.status == 409 && report.code == "sharing_off")
+            #expect(try await nearby.service.request(.GET, "/users/\(bob.id)", as: alice).status == 404)
+
+            let events = try await nearby.service.events(of: .nearby) { events in events.contains { $0.type == .locationRemoved } }
+            let removed = try #require(events.first { $0.type == .locationRemoved }).decode(LocationRemoved.self).payload
+            #expect(removed.userId == bob.id && removed.reason == .sharingOff)
+        }
+    }
+
+    @Test("a location older than the TTL counts for nothing, and the job deletes it with an event")
+    func locationTTL() async throws {
+        try await withRunningNearby(settings: NearbySettings(locationTTLSeconds: 2, jobInterval: .seconds(1), maxPhotoBytes: 64 << 10)) { nearby in
+            let origin = (51.5074, -0.1278)
+            let alice = try await nearby.user(name: "Alice", at: origin)
+            let bob = try await nearby.user(name: "Bob", at: try await nearby.point(from: origin, feet: 200, azimuth: 90))
+            #expect(try await nearby.names(seenBy: alice) == ["Bob"])
+            try await Task.sleep(for: .seconds(2.5))
+            try await nearby.move(alice, to: origin)
+            #expect(try await nearby.names(seenBy: alice).isEmpty, "Bob's point is stale")
+            let events = try await nearby.service.events(of: .nearby) { events in
+                events.contains { (try? $0.decode(LocationRemoved.self).payload.userId) == bob.id }
+            }
+            let removed = try #require(events.compactMap { try? $0.decode(LocationRemoved.self).payload }.first { $0.userId == bob.id })
+            #expect(removed.reason == .expired)
+            let rows = try await nearby.service.withDatabase { database in
+                try await database.query("SELECT count(*)::int FROM locations WHERE user_id = \(bob.id)").collect()[0].decode(Int.self)
+            }
+            #expect(rows == 0)
+        }
+    }
+
+    @Test("nobody learns another's precise coordinates: not in answers, not in events")
+    func noPreciseCoordinates() async throws {
+        try await withRunningNearby { nearby in
+            let precise = (48.8583701, 2.2944813)
+            let viewer = try await nearby.user(name: "Viewer", at: (48.8584, 2.2945))
+            let hidden = try await nearby.user(name: "Hidden", at: precise)
+            let list = try await nearby.service.request(.GET, "/nearby", as: viewer)
+            let card = try #require(list.body["users"]?.arrayValue?.first)
+            let text = String(buffer: list.bytes)
+            #expect(!text.contains("48.8583701") && !text.contains("2.2944813") && !text.contains("48.85837") && !text.contains("2.29448"))
+            let latitude = try #require(card["position"]?["latitude"]?.doubleValue), longitude = try #require(card["position"]?["longitude"]?.doubleValue)
+            #expect(latitude != precise.0 && longitude != precise.1)
+            #expect(abs(latitude - precise.0) * 111_320 < 15.3 && abs(longitude - precise.1) * 111_320 * cos(precise.0 * .pi / 180) < 15.3, "within half a 50 ft cell")
+            let single = try await nearby.service.request(.GET, "/users/\(hidden.id)", as: viewer)
+            #expect(single.status == 200 && !String(buffer: single.bytes).contains("48.8583701"))
+            let mine = try await nearby.service.request(.PUT, "/location", as: hidden, json: ["latitude": precise.0, "longitude": precise.1])
+            #expect(!String(buffer: mine.bytes).contains("48.8583701"))
+
+            let events = try await nearby.service.events(of: .nearby) { events in events.filter { $0.type == .locationUpdated }.count >= 3 }
+            for event in events {
+                let raw = String(decoding: event.bytes, as: UTF8.self)
+                #expect(!raw.contains("48.8583701") && !raw.contains("2.2944813"), "\(raw)")
+            }
+        }
+    }
+
+    @Test("a block hides the pair from each other, both ways, until lifted")
+    func blocking() async throws {
+        try await withRunningNearby { nearby in
+            let origin = (35.6762, 139.6503)
+            let alice = try await nearby.user(name: "Alice", at: origin)
+            let bob = try await nearby.user(name: "Bob", at: try await nearby.point(from: origin, feet: 50, azimuth: 0))
+            let carol = try await nearby.user(name: "Carol", at: try await nearby.point(from: origin, feet: 80, azimuth: 90))
+            #expect(try await nearby.names(seenBy: alice) == ["Bob", "Carol"])
+            let blocked = try await nearby.service.request(.POST, "/blocks", as: alice, json: ["user_id": bob.id.uuidString])
+            #expect(blocked.status == 201 && blocked.array.count == 1)
+            #expect(try await nearby.names(seenBy: alice) == ["Carol"])
+            #expect(try await nearby.names(seenBy: bob) == ["Carol"], "the blocked side cannot see the blocker either")
+            #expect(try await nearby.service.request(.GET, "/users/\(alice.id)", as: bob).status == 404)
+            let selfBlock = try await nearby.service.request(.POST, "/blocks", as: alice, json: ["user_id": alice.id.uuidString])
+            #expect(selfBlock.status == 422)
+            #expect(try await nearby.service.request(.DELETE, "/blocks/\(bob.id)", as: alice).status == 204)
+            #expect(try await nearby.names(seenBy: bob) == ["Alice", "Carol"])
+            #expect(try await nearby.service.request(.GET, "/blocks", as: alice).array.isEmpty)
+            _ = carol
+        }
+    }
+
+    @Test("bad coordinates (NaN, infinite, out of range, missing) get 422 and write nothing")
+    func badCoordinates() async throws {
+        try await withRunningNearby { nearby in
+            let user = try await nearby.user(name: "Pat")
+            for body in [#"{"latitude": NaN, "longitude": 0}"#, #"{"latitude": 0, "longitude": Infinity}"#, #"{"latitude": 90.0001, "longitude": 0}"#,
+                         #"{"latitude": -91, "longitude": 0}"#, #"{"latitude": 0, "longitude": 180.5}"#, #"{"latitude": 0, "longitude": -181}"#,
+                         #"{"latitude": 10, "longitude": 10, "accuracy": -1}"#, #"{"latitude": 10}"#, #"{"latitude": "north", "longitude": 1}"#] {
+                let reply = try await nearby.service.request(.PUT, "/location", as: user, raw: body)
+                #expect(reply.status == 422, "\(body): \(reply.status) \(reply.body)")
+            }
+            let rows = try await nearby.service.withDatabase { database in
+                try await database.query("SELECT count(*)::int FROM locations").collect()[0].decode(Int.self)
+            }
+            #expect(rows == 0)
+            #expect(try await nearby.service.request(.GET, "/nearby?radius_feet=0", as: user).status == 422)
+            #expect(try await nearby.service.request(.GET, "/nearby?radius_feet=999999", as: user).status == 422)
+        }
+    }
+
+    @Test("profile: public card with age (never the birthday), validated social links, photo")
+    func profile() async throws {
+        try await withRunningNearby { nearby in
+            let origin = (52.52, 13.405)
+            let me = try await nearby.user(name: "Me", at: origin)
+            let other = try await nearby.user(name: "Other", at: try await nearby.point(from: origin, feet: 30, azimuth: 0))
+            let edited = try await nearby.service.request(.PATCH, "/profile", as: other, json: [
+                "bio": "Coffee and climbing", "school": "TU Berlin", "birthday": "2000-02-29",
+                "social_links": ["instagram": "@other.climbs", "x": "https://x.com/other", "linkedin": "other-person", "other": "https://other.example"],
+            ])
+            #expect(edited.status == 200, "\(edited.body)")
+            #expect(edited.body["birthday"]?.stringValue == "2000-02-29", "the owner sees the birthday")
+            let card = try await nearby.service.request(.GET, "/users/\(other.id)", as: me)
+            #expect(card.status == 200 && card.body["birthday"] == nil && card.body["age"]?.intValue ?? 0 >= 26)
+            #expect(card.body["school"]?.stringValue == "TU Berlin" && card.body["social_links"]?["instagram"]?.stringValue == "@other.climbs")
+
+            for links in [["instagram": "https://evil.example/x"], ["x": "way_too_long_handle_for_x"], ["other": "javascript:alert(1)"], ["snapchat": "1abc"]] {
+                let bad = try await nearby.service.request(.PATCH, "/profile", as: other, json: ["social_links": links])
+                #expect(bad.status == 422, "\(links): \(bad.body)")
+            }
+            let young = try await nearby.service.request(.PATCH, "/profile", as: other, json: ["birthday": LocalDate.utcDay(of: Date()).adding(days: -365).description])
+            #expect(young.status == 422)
+            let cleared = try await nearby.service.request(.PATCH, "/profile", as: other, json: ["bio": NSNull()])
+            #expect(cleared.status == 200 && cleared.body["bio"] == nil && cleared.body["school"]?.stringValue == "TU Berlin")
+
+            let png = ByteBuffer(bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 1, count: 32))
+            let photo = try await nearby.service.request(.PUT, "/profile/photo", as: other, bytes: png, contentType: "image/png")
+            let url = try #require(photo.body["photo_url"]?.stringValue)
+            #expect(try await nearby.service.request(.GET, url, as: nil).status == 200)
+            let wrong = try await nearby.service.request(.PUT, "/profile/photo", as: other, bytes: ByteBuffer(string: "GIF89a....."), contentType: "image/gif")
+            #expect(wrong.status == 422)
+            var big = png
+            big.writeRepeatingByte(0, count: 70 << 10)
+            #expect(try await nearby.service.request(.PUT, "/profile/photo", as: other, bytes: big, contentType: "image/png").status == 422)
+
+            let settings = try await nearby.service.request(.PATCH, "/settings", as: me, json: ["dark_mode": true, "satellite_map": true])
+            #expect(settings.body["dark_mode"]?.boolValue == true && settings.body["satellite_map"]?.boolValue == true && settings.body["share_location"]?.boolValue == true)
+        }
+    }
+
+    @Test("user_deleted erases the profile, its location (others drop it) and its photo")
+    func accountDeleted() async throws {
+        try await withRunningNearby { nearby in
+            let origin = (-33.8688, 151.2093)
+            let viewer = try await nearby.user(name: "Viewer", at: origin)
+            let gone = try await nearby.user(name: "Gone", at: try await nearby.point(from: origin, feet: 60, azimuth: 45))
+            let png = ByteBuffer(bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0])
+            _ = try await nearby.service.request(.PUT, "/profile/photo", as: gone, bytes: png, contentType: "image/png")
+            #expect(try await nearby.names(seenBy: viewer) == ["Gone"])
+            try await nearby.service.publishAuthEvent(UserDeleted(userId: gone.id, app: .socialspot, deletedAt: Date()), user: gone.id)
+            try await waitUntil { try await nearby.service.request(.GET, "/profile", as: gone).status == 401 }
+            #expect(try await nearby.names(seenBy: viewer).isEmpty)
+            let files = FileManager.default.enumerator(atPath: nearby.storageRoot)?.allObjects.compactMap { $0 as? String } ?? []
+            #expect(!files.contains { $0.contains(gone.id.uuidString.lowercased()) }, "\(files)")
+            let events = try await nearby.service.events(of: .nearby) { events in events.contains { $0.type == .locationRemoved } }
+            #expect(try events.first { $0.type == .locationRemoved }?.decode(LocationRemoved.self).payload.reason == .accountDeleted)
+        }
+    }
+}
+
+@Suite("Nearby: rules without HTTP")
+struct NearbyRulesTests {
+    @Test("rounded positions stay within half a 50 ft cell and wrap at the antimeridian")
+    func rounding() {
+        for (latitude, longitude) in [(40.7128, -74.006), (0.0, 179.99999), (89.99999, 45.0), (-60.1, -179.99995)] {
+            let rounded = NearbyRules.approximate(latitude: latitude, longitude: longitude)
+            #expect((-90...90).contains(rounded.latitude) && (-180...180).contains(rounded.longitude))
+            #expect(abs(rounded.latitude - latitude) * 111_320 <= 7.7)
+        }
+    }
+
+    @Test("distances: feet to 10 ft under a tenth of a mile, then miles")
+    func distances() {
+        #expect(NearbyRules.distance(meters: 152.1).text == "500 ft")
+        #expect(NearbyRules.distance(meters: 1).feet == 10)
+        #expect(NearbyRules.distance(meters: 1609.344).text == "1.0 mi")
+    }
+
+    @Test("ages and coordinates")
+    func ages() throws {
+        let today = LocalDate(year: 2026, month: 2, day: 28)!
+        #expect(NearbyRules.age(birthday: LocalDate(year: 2000, month: 2, day: 29)!, today: today) == 25)
+        #expect(NearbyRules.age(birthday: LocalDate(year: 2000, month: 2, day: 28)!, today: today) == 26)
+        #expect(throws: ValidationErrors.self) { try NearbyRules.coordinates(latitude: .nan, longitude: 0, accuracy: nil) }
+        #expect(throws: ValidationErrors.self) { try NearbyRules.coordinates(latitude: 0, longitude: 180.0001, accuracy: nil) }
+        try NearbyRules.coordinates(latitude: -90, longitude: 180, accuracy: 5)
+    }
+}
