@@ -20,6 +20,8 @@ let package = Package(
         .executable(name: "colony-chat-bench", targets: ["ChatBench"]),
         .executable(name: "colony-nearby", targets: ["ColonyNearby"]),
         .executable(name: "colony-nearby-bench", targets: ["NearbyBench"]),
+        .executable(name: "colony-circles", targets: ["ColonyCircles"]),
+        .executable(name: "colony-circles-bench", targets: ["CirclesBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -255,6 +257,48 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Tests/Benchmarks/ChatBench",
+            swiftSettings: swiftSettings
+        ),
+        // Circles: MyCirclee's circles, ephemeral posts, DMs and presence.
+        .target(
+            name: "CirclesService",
+            dependencies: [
+                "ColonyPlatform",
+                "ColonyStorage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Services/Circles/CirclesService",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "ColonyCircles",
+            dependencies: ["CirclesService"],
+            path: "Services/Circles",
+            exclude: ["CirclesService"],
+            sources: ["main.swift"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CirclesServiceTests",
+            dependencies: [
+                "CirclesService",
+                "ColonyStorage",
+                "ColonyTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Tests/CirclesServiceTests",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "CirclesBench",
+            dependencies: [
+                "CirclesService",
+                "ColonyStorage",
+                "ColonyTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Tests/Benchmarks/CirclesBench",
             swiftSettings: swiftSettings
         ),
         // Nearby: SocialSpot's profiles, location sharing and people within 500 feet.

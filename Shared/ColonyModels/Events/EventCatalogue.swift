@@ -9,6 +9,10 @@ public enum EventCatalogue {
             .messageSent, .messageEdited, .messageDeleted, .calendarEventCreated, .calendarEventUpdated, .calendarEventDeleted,
         ],
         .nearby: [.locationUpdated, .locationRemoved, .profileUpdated],
+        .circles: [
+            .circleCreated, .circleMemberJoined, .circleMemberLeft, .circleDeleted, .postCreated, .postUpdated, .postDeleted, .postExpired,
+            .postReacted, .pollVoted, .eventRsvped, .dmSent, .dmRead, .presenceChanged,
+        ],
     ]
 
     public static func source(of type: EventType) -> ColonyService? {

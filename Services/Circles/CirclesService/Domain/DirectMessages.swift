@@ -1,0 +1,119 @@
+import ColonyModels
+import ColonyPlatform
+import Foundation
+import Logging
+import PostgresNIO
+
+/// DMs between two members of the same circle. Each recipient's `dm_privacy` (`DMPolicy`) is
+/// checked when a thread is opened and on every send; a thread whose parties no longer share
+/// the circle is gone for both.
+struct DirectMessages: Sendable {
+    let outbox: Outbox
+    let media: PostMedia
+    let logger: Logger
+    var store: DMStore { DMStore(logger: logger) }
+    var circles: Circles { Circles(outbox: outbox, media: media, logger: logger) }
+
+    func thread(_ id: UUID, userID: UUID, lock: Bool = false, on connection: PostgresConnection) async throws -> DMStore.Thread {
+        guard let thread = try await store.thread(id, for: userID, lock: lock, on: connection) else { throw CirclesErrors.threadNotFound }
+        return thread
+    }
+
+    /// Whether `sender` may write to `recipient` under the recipient's privacy level.
+    func requireAllowed(sender: UUID, recipient: UUID, on connection: PostgresConnection) async throws {
+        let profiles = ProfileStore(logger: logger)
+        guard let from = try await profiles.find(sender, on: connection), let to = try await profiles.find(recipient, on: connection) else { throw CirclesErrors.userNotFound }
+        guard DMPolicy.allows(sender: from.dmPrivacy, recipient: to.dmPrivacy) else { throw CirclesErrors.dmNotAllowed }
+    }
+
+    func threadView(_ thread: DMStore.Thread, last: DMMessageRow?, unread: Int, userID: UUID, on connection: PostgresConnection) async throws -> ThreadView {
+        guard let other = try await ProfileStore(logger: logger).find(thread.other(than: userID), on: connection) else { throw CirclesErrors.threadNotFound }
+        return ThreadView(id: thread.id, circleId: thread.circleId, otherUser: other.publicProfile, lastMessage: last, lastMessageAt: thread.lastMessageAt,
+                          unreadCount: unread, notify: thread.notify(userID))
+    }
+
+    /// Opens (or returns) my thread with another member of the circle.
+    func open(circleID: UUID, with other: UUID, userID: UUID, on connection: PostgresConnection) async throws -> ThreadView {
+        _ = try await circles.membership(circleID, userID: userID, on: connection)
+        guard other != userID else { throw CirclesErrors.validation("you cannot message yourself") }
+        guard try await circles.store.isMember(circleID, userID: other, on: connection) else { throw CirclesErrors.memberNotFound }
+        try await requireAllowed(sender: userID, recipient: other, on: connection)
+        let thread = try await store.open(circleID: circleID, userID, other, on: connection)
+        return try await threadView(thread, last: nil, unread: 0, userID: userID, on: connection)
+    }
+
+    func threads(userID: UUID, on connection: PostgresConnection) async throws -> [ThreadView] {
+        var views: [ThreadView] = []
+        for (thread, last, unread) in try await store.threads(for: userID, on: connection) {
+            views.append(try await threadView(thread, last: last, unread: unread, userID: userID, on: connection))
+        }
+        return views
+    }
+
+    func send(_ threadID: UUID, body: String, replyTo: UUID?, userID: UUID, on connection: PostgresConnection) async throws -> DMMessageRow {
+        let body = try CirclesRules.dmBody(body)
+        let thread = try await thread(threadID, userID: userID, lock: true, on: connection)
+        let recipient = thread.other(than: userID)
+        try await requireAllowed(sender: userID, recipient: recipient, on: connection)
+        let message = try await store.send(thread, senderID: userID, body: body, replyTo: replyTo, on: connection)
+        try await circles.publish(DMSent(circleId: thread.circleId, message: message, participantIds: thread.participants, recipientId: recipient,
+                                         notifyRecipient: thread.notify(recipient)), circle: thread.circleId, actor: userID, on: connection)
+        return message
+    }
+
+    func messages(_ threadID: UUID, before: String?, limit: Int, userID: UUID, on connection: PostgresConnection) async throws -> DMPage {
+        let cursor = try before.map { text in
+            guard let cursor = KeysetCursor(text) else { throw CirclesErrors.validation("before must be a cursor from an earlier page") }
+            return cursor
+        }
+        _ = try await thread(threadID, userID: userID, on: connection)
+        let rows = try await store.page(threadID, before: cursor, limit: limit + 1, on: connection)
+        let page = rows.prefix(limit)
+        return DMPage(messages: page.map(\.0), nextCursor: rows.count > limit ? page.last?.1.text : nil)
+    }
+
+    /// Read receipts: the other party's unread messages get `read_at` now.
+    func markRead(_ threadID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> ThreadView {
+        let thread = try await thread(threadID, userID: userID, on: connection)
+        let (ids, readAt) = try await store.markRead(thread, readerID: userID, on: connection)
+        if !ids.isEmpty {
+            try await circles.publish(DMRead(circleId: thread.circleId, threadId: thread.id, readerId: userID, participantIds: thread.participants, readAt: readAt, messageIds: ids),
+                                      circle: thread.circleId, actor: userID, on: connection)
+        }
+        return try await threadView(thread, last: nil, unread: 0, userID: userID, on: connection)
+    }
+
+    func react(_ threadID: UUID, messageID: UUID, emoji: String, userID: UUID, on connection: PostgresConnection) async throws -> ToggleResult {
+        let emoji = try CirclesRules.emoji(emoji)
+        let thread = try await thread(threadID, userID: userID, on: connection)
+        guard try await store.message(messageID, in: thread.id, on: connection) != nil else { throw CirclesErrors.messageNotFound }
+        return ToggleResult(active: try await store.toggleReaction(messageID, userID: userID, emoji: emoji, on: connection))
+    }
+
+    func setNotify(_ threadID: UUID, notify: Bool, userID: UUID, on connection: PostgresConnection) async throws -> ThreadView {
+        let thread = try await thread(threadID, userID: userID, lock: true, on: connection)
+        try await store.setNotify(thread, userID: userID, notify: notify, on: connection)
+        return try await threadView(try await self.thread(threadID, userID: userID, on: connection), last: nil, unread: 0, userID: userID, on: connection)
+    }
+}
+
+/// Presence: a status per user and circle, read by the circle's members.
+struct Presence: Sendable {
+    let outbox: Outbox
+    let media: PostMedia
+    let logger: Logger
+    var store: PresenceStore { PresenceStore(logger: logger) }
+    var circles: Circles { Circles(outbox: outbox, media: media, logger: logger) }
+
+    func list(_ circleID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> [PresenceRow] {
+        _ = try await circles.membership(circleID, userID: userID, on: connection)
+        return try await store.circle(circleID, on: connection)
+    }
+
+    func set(_ circleID: UUID, status: PresenceStatus, userID: UUID, on connection: PostgresConnection) async throws -> PresenceRow {
+        _ = try await circles.membership(circleID, userID: userID, on: connection)
+        let row = try await store.set(userID, circleID: circleID, status: status, on: connection)
+        try await circles.publish(PresenceChanged(presence: row), circle: circleID, actor: userID, on: connection)
+        return row
+    }
+}

@@ -1,0 +1,26 @@
+import ColonyModels
+import ColonyStorage
+import Foundation
+import NIOCore
+
+/// Post photos: `{circle_id}/{post_id}` in a private bucket, handed to members as signed URLs
+/// (a photo is as private as the circle), deleted with their post.
+struct PostMedia: Sendable {
+    let storage: Storage
+    let photos: StorageBucket
+    let urlLifetime: Duration
+
+    static func key(circleID: UUID, postID: UUID) -> String { "\(circleID.uuidString.lowercased())/\(postID.uuidString.lowercased())" }
+
+    func url(_ post: PostStore.Stored) -> String? {
+        post.photoVersion.map { _ in storage.signedURL(photos, key: Self.key(circleID: post.row.circleId, postID: post.row.id), expiresIn: urlLifetime) }
+    }
+
+    func upload(_ image: ByteBuffer, contentType: String?, circleID: UUID, postID: UUID) async throws -> StoredObject {
+        try await storage.upload(image, contentType: contentType, to: photos, key: Self.key(circleID: circleID, postID: postID))
+    }
+
+    func remove(circleID: UUID, postID: UUID) async throws {
+        try await storage.remove(photos, key: Self.key(circleID: circleID, postID: postID))
+    }
+}

@@ -1,0 +1,63 @@
+import ColonyModels
+import ColonyPlatform
+import Foundation
+import Logging
+import PostgresNIO
+
+/// MyCirclee profiles: made from auth's events (or the first request), edited by their owner.
+struct Profiles: Sendable {
+    let logger: Logger
+    var store: ProfileStore { ProfileStore(logger: logger) }
+
+    /// The caller's profile, created if the registration event is late; 401 once deleted.
+    func require(_ userID: UUID, email: String? = nil, on connection: PostgresConnection) async throws -> MyProfile {
+        guard let profile = try await store.ensure(userID, email: email, on: connection) else { throw CirclesErrors.accountDeleted }
+        return profile
+    }
+
+    struct Edit: Sendable {
+        var displayName: String?
+        var handle: String?
+        var bio: String??
+        var dmPrivacy: DMPrivacy?
+        var fullName: String??
+        var location: String??
+        var address: String??
+        var phone: String??
+        var birthday: LocalDate??
+    }
+
+    func edit(_ userID: UUID, _ edit: Edit, on connection: PostgresConnection) async throws -> MyProfile {
+        var changes = ProfileStore.Changes()
+        var errors = ValidationErrors()
+        func text(_ value: String??, _ field: String, max: Int) -> String?? {
+            guard let value else { return nil }
+            let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines)
+            errors.check((trimmed?.count ?? 0) <= max, "\(field) must be at most \(max) characters")
+            return .some(trimmed?.isEmpty == true ? nil : trimmed)
+        }
+        if let name = edit.displayName?.trimmingCharacters(in: .whitespacesAndNewlines) {
+            errors.check((1...60).contains(name.count), "display_name must be 1–60 characters")
+            changes.displayName = name
+        }
+        changes.bio = text(edit.bio, "bio", max: 300)
+        changes.fullName = text(edit.fullName, "full_name", max: 100)
+        changes.location = text(edit.location, "location", max: 100)
+        changes.address = text(edit.address, "address", max: 300)
+        changes.phone = text(edit.phone, "phone", max: 32)
+        changes.dmPrivacy = edit.dmPrivacy
+        if case .some(.some(let birthday)) = edit.birthday {
+            errors.check(birthday.year >= 1900 && birthday <= LocalDate.utcDay(of: Date()), "birthday must be a past date")
+        }
+        changes.birthday = edit.birthday
+        try errors.throwIfAny()
+        if let handle = edit.handle {
+            let handle = try CirclesRules.handle(handle)
+            guard try await !store.handleTaken(handle, by: userID, on: connection) else { throw CirclesErrors.handleTaken }
+            changes.handle = handle
+        }
+        _ = try await require(userID, on: connection)
+        guard let profile = try await store.update(userID, changes, on: connection) else { throw CirclesErrors.accountDeleted }
+        return profile
+    }
+}

@@ -1,0 +1,196 @@
+import ColonyModels
+import Foundation
+import Logging
+import PostgresNIO
+
+/// `circles`, `circle_members`, `circle_invites` and `add_requests`.
+struct CircleStore: Sendable {
+    let logger: Logger
+
+    static let circleColumns = "c.id, c.name, c.created_by, c.created_at"
+    static let memberColumns = "circle_id, user_id, role::text, joined_at"
+
+    static func circle(_ row: PostgresRow) throws -> CircleRow {
+        let (id, name, createdBy, createdAt) = try row.decode((UUID, String, UUID, Date).self)
+        return CircleRow(id: id, name: name, createdBy: createdBy, createdAt: createdAt)
+    }
+
+    static func member(_ row: PostgresRow) throws -> CircleMemberRow {
+        let (circle, user, role, joined) = try row.decode((UUID, UUID, String, Date).self)
+        return CircleMemberRow(circleId: circle, userId: user, role: CircleRole(rawValue: role) ?? .member, joinedAt: joined)
+    }
+
+    func create(name: String, ownerID: UUID, on connection: PostgresConnection) async throws -> (CircleRow, CircleMemberRow) {
+        let id = UUID.timeOrdered()
+        let circle = try await connection.query("""
+            INSERT INTO circles AS c (id, name, created_by) VALUES (\(id), \(name), \(ownerID)) RETURNING \(unescaped: Self.circleColumns)
+            """, logger: logger).collect().map(Self.circle)[0]
+        let owner = try await addMember(id, userID: ownerID, role: .owner, on: connection)!
+        return (circle, owner)
+    }
+
+    /// The circle and my role in it; nil when I am not a member. `lock` serialises membership
+    /// changes of one circle.
+    func membership(_ circleID: UUID, userID: UUID, lock: Bool = false, on connection: PostgresConnection) async throws -> (CircleRow, CircleRole)? {
+        let rows = try await connection.query("""
+            SELECT \(unescaped: Self.circleColumns), m.role::text FROM circles c JOIN circle_members m ON m.circle_id = c.id AND m.user_id = \(userID)
+            WHERE c.id = \(circleID) \(unescaped: lock ? "FOR UPDATE OF c" : "")
+            """, logger: logger).collect()
+        guard let row = rows.first else { return nil }
+        let role = try row.decode((UUID, String, UUID, Date, String).self).4
+        return (try Self.circle(row), CircleRole(rawValue: role) ?? .member)
+    }
+
+    func isMember(_ circleID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> Bool {
+        try await !connection.query("SELECT 1 FROM circle_members WHERE circle_id = \(circleID) AND user_id = \(userID)", logger: logger).collect().isEmpty
+    }
+
+    func mine(_ userID: UUID, on connection: PostgresConnection) async throws -> [CircleView] {
+        try await connection.query("""
+            SELECT \(unescaped: Self.circleColumns), m.role::text, (SELECT count(*)::int FROM circle_members x WHERE x.circle_id = c.id)
+            FROM circle_members m JOIN circles c ON c.id = m.circle_id WHERE m.user_id = \(userID) ORDER BY m.joined_at, c.id
+            """, logger: logger).collect().map { row in
+            let (id, name, createdBy, createdAt, role, count) = try row.decode((UUID, String, UUID, Date, String, Int).self)
+            return CircleView(id: id, name: name, createdBy: createdBy, createdAt: createdAt, role: CircleRole(rawValue: role) ?? .member, memberCount: count)
+        }
+    }
+
+    func members(_ circleID: UUID, on connection: PostgresConnection) async throws -> [MemberView] {
+        try await connection.query("""
+            SELECT m.role::text, m.joined_at, \(unescaped: ProfileStore.columns.split(separator: ", ").map { "p.\($0)" }.joined(separator: ", "))
+            FROM circle_members m JOIN profiles p ON p.user_id = m.user_id WHERE m.circle_id = \(circleID)
+            ORDER BY m.role, m.joined_at, m.user_id
+            """, logger: logger).collect().map { row in
+            let columns = try row.decode((String, Date, UUID, String, String, String?, String, Bool, String?, String?).self)
+            let profile = PublicProfile(userId: columns.2, displayName: columns.3, handle: columns.4, bio: columns.5, dmPrivacy: DMPrivacy(rawValue: columns.6) ?? .anyone,
+                                        isPro: columns.7, fullName: columns.8, location: columns.9)
+            return MemberView(circleId: circleID, role: CircleRole(rawValue: columns.0) ?? .member, joinedAt: columns.1, profile: profile)
+        }
+    }
+
+    func memberIDs(_ circleID: UUID, on connection: PostgresConnection) async throws -> [UUID] {
+        try await connection.query("SELECT user_id FROM circle_members WHERE circle_id = \(circleID) ORDER BY user_id", logger: logger)
+            .collect().map { try $0.decode(UUID.self) }
+    }
+
+    /// Adds a member; nil when they already are one.
+    func addMember(_ circleID: UUID, userID: UUID, role: CircleRole, on connection: PostgresConnection) async throws -> CircleMemberRow? {
+        try await connection.query("""
+            INSERT INTO circle_members (circle_id, user_id, role) VALUES (\(circleID), \(userID), \(role.rawValue)::circle_role)
+            ON CONFLICT DO NOTHING RETURNING \(unescaped: Self.memberColumns)
+            """, logger: logger).collect().first.map(Self.member)
+    }
+
+    /// Removes a member with what only made sense inside the circle: their presence there and
+    /// their DM threads in it.
+    func removeMember(_ circleID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> CircleMemberRow? {
+        let removed = try await connection.query("""
+            DELETE FROM circle_members WHERE circle_id = \(circleID) AND user_id = \(userID) RETURNING \(unescaped: Self.memberColumns)
+            """, logger: logger).collect().first.map(Self.member)
+        try await connection.query("DELETE FROM presence_states WHERE circle_id = \(circleID) AND user_id = \(userID)", logger: logger)
+        try await connection.query("DELETE FROM kept_posts k USING posts p WHERE k.post_id = p.id AND p.circle_id = \(circleID) AND k.user_id = \(userID)", logger: logger)
+        return removed
+    }
+
+    /// The next owner when the owner goes: the longest-standing member.
+    func successor(_ circleID: UUID, excluding userID: UUID, on connection: PostgresConnection) async throws -> UUID? {
+        try await connection.query("""
+            SELECT user_id FROM circle_members WHERE circle_id = \(circleID) AND user_id <> \(userID) ORDER BY joined_at, user_id LIMIT 1
+            """, logger: logger).collect().first.map { try $0.decode(UUID.self) }
+    }
+
+    func setRole(_ circleID: UUID, userID: UUID, role: CircleRole, on connection: PostgresConnection) async throws {
+        try await connection.query("UPDATE circle_members SET role = \(role.rawValue)::circle_role WHERE circle_id = \(circleID) AND user_id = \(userID)", logger: logger)
+    }
+
+    func rename(_ circleID: UUID, name: String, on connection: PostgresConnection) async throws -> CircleRow? {
+        try await connection.query("UPDATE circles c SET name = \(name) WHERE id = \(circleID) RETURNING \(unescaped: Self.circleColumns)", logger: logger)
+            .collect().first.map(Self.circle)
+    }
+
+    func delete(_ circleID: UUID, on connection: PostgresConnection) async throws {
+        try await connection.query("DELETE FROM circles WHERE id = \(circleID)", logger: logger)
+    }
+
+    func owned(by userID: UUID, on connection: PostgresConnection) async throws -> [UUID] {
+        try await connection.query("SELECT circle_id FROM circle_members WHERE user_id = \(userID) AND role = 'owner' ORDER BY circle_id", logger: logger)
+            .collect().map { try $0.decode(UUID.self) }
+    }
+
+    func joined(by userID: UUID, on connection: PostgresConnection) async throws -> [UUID] {
+        try await connection.query("SELECT circle_id FROM circle_members WHERE user_id = \(userID) AND role <> 'owner' ORDER BY circle_id", logger: logger)
+            .collect().map { try $0.decode(UUID.self) }
+    }
+
+    // MARK: invites
+
+    func createInvite(_ circleID: UUID, code: String, by userID: UUID, expiresAt: Date, on connection: PostgresConnection) async throws -> InviteView {
+        try await connection.query("""
+            INSERT INTO circle_invites (code, circle_id, created_by, expires_at) VALUES (\(code), \(circleID), \(userID), \(expiresAt))
+            """, logger: logger)
+        return InviteView(code: code, circleId: circleID, expiresAt: expiresAt)
+    }
+
+    enum Claim: Sendable {
+        case claimed(UUID)
+        case invalid
+        case expired
+        case used
+    }
+
+    /// Claims a code in one statement: of two concurrent claims exactly one sees its row
+    /// updated (the other waits on the row lock, then finds it claimed).
+    func claim(_ code: String, by userID: UUID, on connection: PostgresConnection) async throws -> Claim {
+        if let circle = try await connection.query("""
+            UPDATE circle_invites SET claimed_by = \(userID), claimed_at = now()
+            WHERE code = \(code) AND claimed_at IS NULL AND expires_at > now()
+            RETURNING circle_id
+            """, logger: logger).collect().first.map({ try $0.decode(UUID.self) }) {
+            return .claimed(circle)
+        }
+        guard let row = try await connection.query("SELECT claimed_at IS NOT NULL, expires_at <= now() FROM circle_invites WHERE code = \(code)", logger: logger)
+            .collect().first else { return .invalid }
+        let (claimed, expired) = try row.decode((Bool, Bool).self)
+        return claimed ? .used : (expired ? .expired : .invalid)
+    }
+
+    // MARK: add requests
+
+    static let requestColumns = "r.id, r.circle_id, c.name, r.from_user_id, r.to_user_id, p.handle, r.status::text, r.created_at"
+
+    static func request(_ row: PostgresRow) throws -> AddRequestView {
+        let (id, circle, name, from, to, handle, status, created) = try row.decode((UUID, UUID, String, UUID, UUID, String, String, Date).self)
+        return AddRequestView(id: id, circleId: circle, circleName: name, fromUserId: from, toUserId: to, toHandle: handle, status: status, createdAt: created)
+    }
+
+    func createRequest(_ circleID: UUID, from: UUID, to: UUID, on connection: PostgresConnection) async throws -> AddRequestView? {
+        let id = UUID.timeOrdered()
+        let inserted = try await connection.query("""
+            INSERT INTO add_requests (id, circle_id, from_user_id, to_user_id) VALUES (\(id), \(circleID), \(from), \(to))
+            ON CONFLICT DO NOTHING RETURNING id
+            """, logger: logger).collect()
+        guard !inserted.isEmpty else { return nil }
+        return try await request(id, lock: false, on: connection)
+    }
+
+    func request(_ id: UUID, lock: Bool, on connection: PostgresConnection) async throws -> AddRequestView? {
+        try await connection.query("""
+            SELECT \(unescaped: Self.requestColumns) FROM add_requests r JOIN circles c ON c.id = r.circle_id JOIN profiles p ON p.user_id = r.to_user_id
+            WHERE r.id = \(id) \(unescaped: lock ? "FOR UPDATE OF r" : "")
+            """, logger: logger).collect().first.map(Self.request)
+    }
+
+    /// Pending requests I may answer: those inviting me, and those for circles I own.
+    func pendingRequests(for userID: UUID, on connection: PostgresConnection) async throws -> [AddRequestView] {
+        try await connection.query("""
+            SELECT \(unescaped: Self.requestColumns) FROM add_requests r JOIN circles c ON c.id = r.circle_id JOIN profiles p ON p.user_id = r.to_user_id
+            WHERE r.status = 'pending' AND (r.to_user_id = \(userID)
+                OR EXISTS (SELECT 1 FROM circle_members m WHERE m.circle_id = r.circle_id AND m.user_id = \(userID) AND m.role = 'owner'))
+            ORDER BY r.created_at DESC, r.id
+            """, logger: logger).collect().map(Self.request)
+    }
+
+    func decide(_ id: UUID, status: String, on connection: PostgresConnection) async throws {
+        try await connection.query("UPDATE add_requests SET status = \(status)::add_request_status, decided_at = now() WHERE id = \(id)", logger: logger)
+    }
+}

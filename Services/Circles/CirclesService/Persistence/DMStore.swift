@@ -1,0 +1,134 @@
+import ColonyModels
+import ColonyPlatform
+import Foundation
+import Logging
+import PostgresNIO
+
+/// `dm_threads`, `dm_messages` and `dm_reactions`.
+struct DMStore: Sendable {
+    let logger: Logger
+
+    struct Thread: Sendable {
+        var id: UUID
+        var circleId: UUID
+        var userA: UUID
+        var userB: UUID
+        var lastMessageAt: Date?
+        var notifyA: Bool
+        var notifyB: Bool
+
+        func other(than userID: UUID) -> UUID { userA == userID ? userB : userA }
+        func notify(_ userID: UUID) -> Bool { userA == userID ? notifyA : notifyB }
+        var participants: [UUID] { [userA, userB] }
+    }
+
+    static let threadColumns = "t.id, t.circle_id, t.user_a, t.user_b, t.last_message_at, t.notify_a, t.notify_b"
+
+    static func thread(_ row: PostgresRow) throws -> Thread {
+        let c = try row.decode((UUID, UUID, UUID, UUID, Date?, Bool, Bool).self)
+        return Thread(id: c.0, circleId: c.1, userA: c.2, userB: c.3, lastMessageAt: c.4, notifyA: c.5, notifyB: c.6)
+    }
+
+    static let messageColumns = "m.id, m.thread_id, m.sender_id, m.body, m.reply_to_id, m.created_at, m.read_at"
+
+    static func message(_ row: PostgresRow) throws -> DMMessageRow {
+        let c = try row.decode((UUID, UUID, UUID, String, UUID?, Date, Date?).self)
+        return DMMessageRow(id: c.0, threadId: c.1, senderId: c.2, body: c.3, replyToId: c.4, createdAt: c.5, readAt: c.6)
+    }
+
+    /// The thread for the pair in the circle, made when missing.
+    func open(circleID: UUID, _ first: UUID, _ second: UUID, on connection: PostgresConnection) async throws -> Thread {
+        let (a, b) = first.uuidString.lowercased() < second.uuidString.lowercased() ? (first, second) : (second, first)
+        try await connection.query("""
+            INSERT INTO dm_threads (id, circle_id, user_a, user_b) VALUES (\(UUID.timeOrdered()), \(circleID), \(a), \(b)) ON CONFLICT DO NOTHING
+            """, logger: logger)
+        return try await connection.query("""
+            SELECT \(unescaped: Self.threadColumns) FROM dm_threads t WHERE t.circle_id = \(circleID) AND t.user_a = \(a) AND t.user_b = \(b)
+            """, logger: logger).collect().map(Self.thread)[0]
+    }
+
+    /// A thread I am a party of, in a circle we are both still in; nil otherwise.
+    func thread(_ id: UUID, for userID: UUID, lock: Bool = false, on connection: PostgresConnection) async throws -> Thread? {
+        try await connection.query("""
+            SELECT \(unescaped: Self.threadColumns) FROM dm_threads t
+            WHERE t.id = \(id) AND (t.user_a = \(userID) OR t.user_b = \(userID))
+              AND (SELECT count(*) FROM circle_members m WHERE m.circle_id = t.circle_id AND m.user_id IN (t.user_a, t.user_b)) = 2
+            \(unescaped: lock ? "FOR UPDATE OF t" : "")
+            """, logger: logger).collect().first.map(Self.thread)
+    }
+
+    /// My threads (with both parties still in the circle), latest activity first, each with its
+    /// last message and my unread count.
+    func threads(for userID: UUID, on connection: PostgresConnection) async throws -> [(Thread, DMMessageRow?, Int)] {
+        try await connection.query("""
+            SELECT \(unescaped: Self.threadColumns), l.id, l.thread_id, l.sender_id, l.body, l.reply_to_id, l.created_at, l.read_at,
+                   (SELECT count(*)::int FROM dm_messages u WHERE u.thread_id = t.id AND u.sender_id <> \(userID) AND u.read_at IS NULL)
+            FROM dm_threads t
+            LEFT JOIN LATERAL (SELECT * FROM dm_messages m WHERE m.thread_id = t.id ORDER BY m.created_at DESC, m.id DESC LIMIT 1) l ON true
+            WHERE (t.user_a = \(userID) OR t.user_b = \(userID))
+              AND (SELECT count(*) FROM circle_members m WHERE m.circle_id = t.circle_id AND m.user_id IN (t.user_a, t.user_b)) = 2
+            ORDER BY coalesce(t.last_message_at, t.created_at) DESC, t.id
+            """, logger: logger).collect().map { row in
+            let c = try row.decode((UUID, UUID, UUID, UUID, Date?, Bool, Bool, UUID?, UUID?, UUID?, String?, UUID?, Date?, Date?, Int).self)
+            let last = c.7.map { DMMessageRow(id: $0, threadId: c.8!, senderId: c.9!, body: c.10!, replyToId: c.11, createdAt: c.12!, readAt: c.13) }
+            return (try Self.thread(row), last, c.14)
+        }
+    }
+
+    func send(_ thread: Thread, senderID: UUID, body: String, replyTo: UUID?, on connection: PostgresConnection) async throws -> DMMessageRow {
+        if let replyTo, try await connection.query("SELECT 1 FROM dm_messages WHERE id = \(replyTo) AND thread_id = \(thread.id)", logger: logger).collect().isEmpty {
+            throw CirclesErrors.validation("reply_to_id must be a message of this conversation")
+        }
+        let message = try await connection.query("""
+            INSERT INTO dm_messages AS m (id, thread_id, sender_id, body, reply_to_id) VALUES (\(UUID.timeOrdered()), \(thread.id), \(senderID), \(body), \(replyTo))
+            RETURNING \(unescaped: Self.messageColumns)
+            """, logger: logger).collect().map(Self.message)[0]
+        try await connection.query("UPDATE dm_threads SET last_message_at = \(message.createdAt) WHERE id = \(thread.id)", logger: logger)
+        return message
+    }
+
+    /// Marks the other party's unread messages read; their ids and the time.
+    func markRead(_ thread: Thread, readerID: UUID, on connection: PostgresConnection) async throws -> ([UUID], Date) {
+        let rows = try await connection.query("""
+            UPDATE dm_messages SET read_at = now() WHERE thread_id = \(thread.id) AND sender_id <> \(readerID) AND read_at IS NULL RETURNING id, read_at
+            """, logger: logger).collect()
+        let decoded = try rows.map { try $0.decode((UUID, Date).self) }
+        return (decoded.map(\.0), decoded.first?.1 ?? Date())
+    }
+
+    func page(_ threadID: UUID, before cursor: KeysetCursor?, limit: Int, on connection: PostgresConnection) async throws -> [(DMMessageView, KeysetCursor)] {
+        try await connection.query("""
+            SELECT \(unescaped: Self.messageColumns), \(unescaped: KeysetCursor.microsSQL("m.created_at")),
+                   (SELECT coalesce(json_agg(json_build_object('emoji', r.emoji, 'user_id', r.user_id) ORDER BY r.created_at), '[]')::text FROM dm_reactions r WHERE r.message_id = m.id)
+            FROM dm_messages m WHERE m.thread_id = \(threadID)
+              AND (\(cursor?.micros)::int8 IS NULL OR (m.created_at, m.id) < ('epoch'::timestamptz + \(cursor?.micros ?? 0) * interval '1 microsecond', \(cursor?.id ?? UUID())))
+            ORDER BY m.created_at DESC, m.id DESC LIMIT \(limit)
+            """, logger: logger).collect().map { row in
+            let c = try row.decode((UUID, UUID, UUID, String, UUID?, Date, Date?, Int64, String).self)
+            struct Reaction: Decodable { var emoji: String; var user_id: UUID }
+            let reactions = try JSONDecoder().decode([Reaction].self, from: Data(c.8.utf8)).map { DMMessageView.Reaction(emoji: $0.emoji, userId: $0.user_id) }
+            return (DMMessageView(id: c.0, threadId: c.1, senderId: c.2, body: c.3, replyToId: c.4, createdAt: c.5, readAt: c.6, reactions: reactions),
+                    KeysetCursor(micros: c.7, id: c.0))
+        }
+    }
+
+    func message(_ id: UUID, in threadID: UUID, on connection: PostgresConnection) async throws -> DMMessageRow? {
+        try await connection.query("SELECT \(unescaped: Self.messageColumns) FROM dm_messages m WHERE m.id = \(id) AND m.thread_id = \(threadID)", logger: logger)
+            .collect().first.map(Self.message)
+    }
+
+    func toggleReaction(_ messageID: UUID, userID: UUID, emoji: String, on connection: PostgresConnection) async throws -> Bool {
+        let removed = try await connection.query("DELETE FROM dm_reactions WHERE message_id = \(messageID) AND user_id = \(userID) AND emoji = \(emoji) RETURNING 1", logger: logger).collect()
+        if !removed.isEmpty { return false }
+        try await connection.query("INSERT INTO dm_reactions (message_id, user_id, emoji) VALUES (\(messageID), \(userID), \(emoji)) ON CONFLICT DO NOTHING", logger: logger)
+        return true
+    }
+
+    func setNotify(_ thread: Thread, userID: UUID, notify: Bool, on connection: PostgresConnection) async throws {
+        if thread.userA == userID {
+            try await connection.query("UPDATE dm_threads SET notify_a = \(notify) WHERE id = \(thread.id)", logger: logger)
+        } else {
+            try await connection.query("UPDATE dm_threads SET notify_b = \(notify) WHERE id = \(thread.id)", logger: logger)
+        }
+    }
+}

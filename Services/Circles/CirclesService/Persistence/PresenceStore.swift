@@ -1,0 +1,30 @@
+import ColonyModels
+import Foundation
+import Logging
+import PostgresNIO
+
+/// `presence_states`: one status per user and circle.
+struct PresenceStore: Sendable {
+    let logger: Logger
+
+    static func row(_ row: PostgresRow) throws -> PresenceRow {
+        let (user, circle, status, at) = try row.decode((UUID, UUID, String, Date).self)
+        return PresenceRow(userId: user, circleId: circle, status: PresenceStatus(rawValue: status) ?? .free, updatedAt: at)
+    }
+
+    func set(_ userID: UUID, circleID: UUID, status: PresenceStatus, on connection: PostgresConnection) async throws -> PresenceRow {
+        try await connection.query("""
+            INSERT INTO presence_states (user_id, circle_id, status, updated_at) VALUES (\(userID), \(circleID), \(status.rawValue)::presence_status, now())
+            ON CONFLICT (user_id, circle_id) DO UPDATE SET status = EXCLUDED.status, updated_at = EXCLUDED.updated_at
+            RETURNING user_id, circle_id, status::text, updated_at
+            """, logger: logger).collect().map(Self.row)[0]
+    }
+
+    func circle(_ circleID: UUID, on connection: PostgresConnection) async throws -> [PresenceRow] {
+        try await connection.query("""
+            SELECT s.user_id, s.circle_id, s.status::text, s.updated_at FROM presence_states s
+            JOIN circle_members m ON m.circle_id = s.circle_id AND m.user_id = s.user_id
+            WHERE s.circle_id = \(circleID) ORDER BY s.updated_at DESC, s.user_id
+            """, logger: logger).collect().map(Self.row)
+    }
+}

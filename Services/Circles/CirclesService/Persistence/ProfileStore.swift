@@ -1,0 +1,101 @@
+import ColonyModels
+import Foundation
+import Logging
+import PostgresNIO
+
+/// `profiles` and the erasure of a whole account.
+struct ProfileStore: Sendable {
+    let logger: Logger
+
+    static let columns = "user_id, display_name, handle, bio, dm_privacy::text, is_pro, full_name, location, address, email, phone, birthday, created_at, updated_at"
+
+    static func decode(_ row: PostgresRow) throws -> MyProfile {
+        let (id, name, handle, bio, privacy, pro, fullName, location, address, email, phone, birthday, createdAt, updatedAt) =
+            try row.decode((UUID, String, String, String?, String, Bool, String?, String?, String?, String?, String?, LocalDate?, Date, Date).self)
+        return MyProfile(userId: id, displayName: name, handle: handle, bio: bio, dmPrivacy: DMPrivacy(rawValue: privacy) ?? .anyone, isPro: pro,
+                         fullName: fullName, location: location, address: address, email: email, phone: phone, birthday: birthday,
+                         createdAt: createdAt, updatedAt: updatedAt)
+    }
+
+    /// The profile, created (name and handle from the email) when the registration event is
+    /// late; nil once the account was deleted.
+    func ensure(_ userID: UUID, email: String?, on connection: PostgresConnection) async throws -> MyProfile? {
+        let stem = email?.split(separator: "@").first.map(String.init)
+        try await insert(userID, name: stem ?? "New member", email: email, phone: nil, on: connection)
+        return try await find(userID, on: connection)
+    }
+
+    func find(_ userID: UUID, on connection: PostgresConnection) async throws -> MyProfile? {
+        try await connection.query("SELECT \(unescaped: Self.columns) FROM profiles WHERE user_id = \(userID)", logger: logger)
+            .collect().first.map(Self.decode)
+    }
+
+    func byHandle(_ handle: String, on connection: PostgresConnection) async throws -> MyProfile? {
+        try await connection.query("SELECT \(unescaped: Self.columns) FROM profiles WHERE lower(handle) = lower(\(handle))", logger: logger)
+            .collect().first.map(Self.decode)
+    }
+
+    /// Creates the profile unless it exists or the account was deleted.
+    func insert(_ userID: UUID, name: String, email: String?, phone: String?, on connection: PostgresConnection) async throws {
+        try await connection.query("""
+            INSERT INTO profiles (user_id, display_name, handle, email, phone)
+            SELECT \(userID), \(String(name.prefix(60))), \(CirclesRules.suggestedHandle(from: name, userID: userID)), \(email), \(phone)
+            WHERE NOT EXISTS (SELECT 1 FROM deleted_users WHERE user_id = \(userID))
+              AND NOT EXISTS (SELECT 1 FROM profiles WHERE user_id = \(userID))
+            ON CONFLICT DO NOTHING
+            """, logger: logger)
+    }
+
+    /// From `user_registered`/`user_updated`: creates the profile, or refreshes email and phone.
+    func upsertFromAuth(_ userID: UUID, name: String?, email: String?, phone: String?, on connection: PostgresConnection) async throws {
+        try await insert(userID, name: name ?? email?.split(separator: "@").first.map(String.init) ?? "New member", email: email, phone: phone, on: connection)
+        try await connection.query("UPDATE profiles SET email = \(email), phone = coalesce(\(phone), phone), updated_at = now() WHERE user_id = \(userID)", logger: logger)
+    }
+
+    struct Changes: Sendable {
+        var displayName: String?
+        var handle: String?
+        var bio: String??
+        var dmPrivacy: DMPrivacy?
+        var fullName: String??
+        var location: String??
+        var address: String??
+        var phone: String??
+        var birthday: LocalDate??
+    }
+
+    func update(_ userID: UUID, _ changes: Changes, on connection: PostgresConnection) async throws -> MyProfile? {
+        try await connection.query("""
+            UPDATE profiles SET
+                display_name = coalesce(\(changes.displayName), display_name),
+                handle = coalesce(\(changes.handle), handle),
+                bio = CASE WHEN \(changes.bio != nil) THEN \(changes.bio ?? nil) ELSE bio END,
+                dm_privacy = coalesce(\(changes.dmPrivacy?.rawValue)::dm_privacy, dm_privacy),
+                full_name = CASE WHEN \(changes.fullName != nil) THEN \(changes.fullName ?? nil) ELSE full_name END,
+                location = CASE WHEN \(changes.location != nil) THEN \(changes.location ?? nil) ELSE location END,
+                address = CASE WHEN \(changes.address != nil) THEN \(changes.address ?? nil) ELSE address END,
+                phone = CASE WHEN \(changes.phone != nil) THEN \(changes.phone ?? nil) ELSE phone END,
+                birthday = CASE WHEN \(changes.birthday != nil) THEN \(changes.birthday ?? nil) ELSE birthday END,
+                updated_at = now()
+            WHERE user_id = \(userID)
+            RETURNING \(unescaped: Self.columns)
+            """, logger: logger).collect().first.map(Self.decode)
+    }
+
+    func handleTaken(_ handle: String, by userID: UUID, on connection: PostgresConnection) async throws -> Bool {
+        try await !connection.query("SELECT 1 FROM profiles WHERE lower(handle) = lower(\(handle)) AND user_id <> \(userID)", logger: logger).collect().isEmpty
+    }
+
+    /// Deletes the profile; everything the user wrote cascades (posts, reactions, votes, RSVPs,
+    /// DMs, presence, memberships). Remembers the id.
+    func erase(_ userID: UUID, on connection: PostgresConnection) async throws {
+        try await connection.query("INSERT INTO deleted_users (user_id) VALUES (\(userID)) ON CONFLICT DO NOTHING", logger: logger)
+        try await connection.query("DELETE FROM profiles WHERE user_id = \(userID)", logger: logger)
+    }
+}
+
+extension MyProfile {
+    var publicProfile: PublicProfile {
+        PublicProfile(userId: userId, displayName: displayName, handle: handle, bio: bio, dmPrivacy: dmPrivacy, isPro: isPro, fullName: fullName, location: location)
+    }
+}

@@ -1,0 +1,213 @@
+import Foundation
+
+// The circles service's events (topic `colony.circles`), keyed by circle id so one circle's
+// story stays in order; each carries the circle id for authorization and the row clients need.
+// DM events also name the thread's two parties (only they may see it).
+
+extension EventType {
+    public static let circleCreated: EventType = "circle_created"
+    public static let circleMemberJoined: EventType = "circle_member_joined"
+    public static let circleMemberLeft: EventType = "circle_member_left"
+    public static let circleDeleted: EventType = "circle_deleted"
+    public static let postCreated: EventType = "post_created"
+    public static let postUpdated: EventType = "post_updated"
+    public static let postDeleted: EventType = "post_deleted"
+    public static let postExpired: EventType = "post_expired"
+    public static let postReacted: EventType = "post_reacted"
+    public static let pollVoted: EventType = "poll_voted"
+    public static let eventRsvped: EventType = "event_rsvped"
+    public static let dmSent: EventType = "dm_sent"
+    public static let dmRead: EventType = "dm_read"
+    public static let presenceChanged: EventType = "presence_changed"
+}
+
+public struct CircleCreated: EventPayload {
+    public static let eventType = EventType.circleCreated
+    public static let source = ColonyService.circles
+    public var circle: CircleRow
+    public var owner: CircleMemberRow
+    public init(circle: CircleRow, owner: CircleMemberRow) {
+        self.circle = circle
+        self.owner = owner
+    }
+}
+
+/// How someone joined: an invite code, an accepted add request.
+public struct CircleMemberJoined: EventPayload {
+    public static let eventType = EventType.circleMemberJoined
+    public static let source = ColonyService.circles
+    public var member: CircleMemberRow
+    public var circleName: String
+    public var via: String
+    public init(member: CircleMemberRow, circleName: String, via: String) {
+        self.member = member
+        self.circleName = circleName
+        self.via = via
+    }
+}
+
+public enum CircleLeaveReason: String, Codable, Sendable {
+    case left
+    case removed
+    case circleDeleted = "circle_deleted"
+    case accountDeleted = "account_deleted"
+}
+
+public struct CircleMemberLeft: EventPayload {
+    public static let eventType = EventType.circleMemberLeft
+    public static let source = ColonyService.circles
+    public var member: CircleMemberRow
+    public var reason: CircleLeaveReason
+    public init(member: CircleMemberRow, reason: CircleLeaveReason) {
+        self.member = member
+        self.reason = reason
+    }
+}
+
+public struct CircleDeleted: EventPayload {
+    public static let eventType = EventType.circleDeleted
+    public static let source = ColonyService.circles
+    public var circle: CircleRow
+    public var memberIds: [UUID]
+    public init(circle: CircleRow, memberIds: [UUID]) {
+        self.circle = circle
+        self.memberIds = memberIds
+    }
+}
+
+// `post_created`, `post_updated`, `post_deleted` and `post_expired` carry the post row.
+public struct PostCreated: EventPayload {
+    public static let eventType = EventType.postCreated
+    public static let source = ColonyService.circles
+    public var post: PostRow
+    /// Poll options, for a poll.
+    public var pollOptions: [String]
+    public init(post: PostRow, pollOptions: [String]) {
+        self.post = post
+        self.pollOptions = pollOptions
+    }
+}
+
+public struct PostUpdated: EventPayload {
+    public static let eventType = EventType.postUpdated
+    public static let source = ColonyService.circles
+    public var post: PostRow
+    public init(post: PostRow) {
+        self.post = post
+    }
+}
+
+public struct PostDeleted: EventPayload {
+    public static let eventType = EventType.postDeleted
+    public static let source = ColonyService.circles
+    public var post: PostRow
+    public init(post: PostRow) {
+        self.post = post
+    }
+}
+
+public struct PostExpired: EventPayload {
+    public static let eventType = EventType.postExpired
+    public static let source = ColonyService.circles
+    public var post: PostRow
+    public init(post: PostRow) {
+        self.post = post
+    }
+}
+
+/// A reaction toggled on (`operation` INSERT) or off (DELETE): `post_reactions`.
+public struct PostReacted: EventPayload {
+    public static let eventType = EventType.postReacted
+    public static let source = ColonyService.circles
+    public var operation: RowOperation
+    public var circleId: UUID
+    public var postId: UUID
+    public var userId: UUID
+    public var emoji: String
+    public init(operation: RowOperation, circleId: UUID, postId: UUID, userId: UUID, emoji: String) {
+        self.operation = operation
+        self.circleId = circleId
+        self.postId = postId
+        self.userId = userId
+        self.emoji = emoji
+    }
+}
+
+/// A poll vote cast, changed or withdrawn (`optionId` nil): `poll_votes`.
+public struct PollVoted: EventPayload {
+    public static let eventType = EventType.pollVoted
+    public static let source = ColonyService.circles
+    public var circleId: UUID
+    public var postId: UUID
+    public var userId: UUID
+    public var optionId: UUID?
+    public init(circleId: UUID, postId: UUID, userId: UUID, optionId: UUID?) {
+        self.circleId = circleId
+        self.postId = postId
+        self.userId = userId
+        self.optionId = optionId
+    }
+}
+
+/// An RSVP set, changed or withdrawn (`status` nil): `event_rsvps`.
+public struct EventRsvped: EventPayload {
+    public static let eventType = EventType.eventRsvped
+    public static let source = ColonyService.circles
+    public var circleId: UUID
+    public var postId: UUID
+    public var userId: UUID
+    public var status: RSVPStatus?
+    public init(circleId: UUID, postId: UUID, userId: UUID, status: RSVPStatus?) {
+        self.circleId = circleId
+        self.postId = postId
+        self.userId = userId
+        self.status = status
+    }
+}
+
+public struct DMSent: EventPayload {
+    public static let eventType = EventType.dmSent
+    public static let source = ColonyService.circles
+    public var circleId: UUID
+    public var message: DMMessageRow
+    /// The thread's two parties: only they may see it.
+    public var participantIds: [UUID]
+    public var recipientId: UUID
+    /// Whether the recipient wants pushes for this thread.
+    public var notifyRecipient: Bool
+    public init(circleId: UUID, message: DMMessageRow, participantIds: [UUID], recipientId: UUID, notifyRecipient: Bool) {
+        self.circleId = circleId
+        self.message = message
+        self.participantIds = participantIds
+        self.recipientId = recipientId
+        self.notifyRecipient = notifyRecipient
+    }
+}
+
+public struct DMRead: EventPayload {
+    public static let eventType = EventType.dmRead
+    public static let source = ColonyService.circles
+    public var circleId: UUID
+    public var threadId: UUID
+    public var readerId: UUID
+    public var participantIds: [UUID]
+    public var readAt: Date
+    public var messageIds: [UUID]
+    public init(circleId: UUID, threadId: UUID, readerId: UUID, participantIds: [UUID], readAt: Date, messageIds: [UUID]) {
+        self.circleId = circleId
+        self.threadId = threadId
+        self.readerId = readerId
+        self.participantIds = participantIds
+        self.readAt = readAt
+        self.messageIds = messageIds
+    }
+}
+
+public struct PresenceChanged: EventPayload {
+    public static let eventType = EventType.presenceChanged
+    public static let source = ColonyService.circles
+    public var presence: PresenceRow
+    public init(presence: PresenceRow) {
+        self.presence = presence
+    }
+}
