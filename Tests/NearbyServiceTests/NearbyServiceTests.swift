@@ -84,19 +84,21 @@ struct NearbyServiceTests {
 
             let events = try await nearby.service.events(of: .nearby) { events in events.contains { $0.type == .locationRemoved } }
             let removed = try #require(events.first { $0.type == .locationRemoved }).decode(LocationRemoved.self).payload
-            #expect(removed.userId == bob.id && removed.reason == .sharingOff)
+            #expect(removed.userId == bob.id && removed.reason == .sharingOff && removed.visibleTo == [alice.id], "only those in range hear of it")
         }
     }
 
     @Test("a location older than the TTL counts for nothing, and the job deletes it with an event")
     func locationTTL() async throws {
-        try await withRunningNearby(settings: NearbySettings(locationTTLSeconds: 2, jobInterval: .seconds(1), maxPhotoBytes: 64 << 10)) { nearby in
+        try await withRunningNearby(settings: NearbySettings(locationTTLSeconds: 60, jobInterval: .seconds(1), maxPhotoBytes: 64 << 10)) { nearby in
             let origin = (51.5074, -0.1278)
             let alice = try await nearby.user(name: "Alice", at: origin)
             let bob = try await nearby.user(name: "Bob", at: try await nearby.point(from: origin, feet: 200, azimuth: 90))
             #expect(try await nearby.names(seenBy: alice) == ["Bob"])
-            try await Task.sleep(for: .seconds(2.5))
-            try await nearby.move(alice, to: origin)
+            // Bob last reported 61 s ago: older than the TTL.
+            _ = try await nearby.service.withDatabase { database in
+                try await database.query("UPDATE locations SET updated_at = now() - interval '61 seconds' WHERE user_id = \(bob.id)")
+            }
             #expect(try await nearby.names(seenBy: alice).isEmpty, "Bob's point is stale")
             let events = try await nearby.service.events(of: .nearby) { events in
                 events.contains { (try? $0.decode(LocationRemoved.self).payload.userId) == bob.id }
@@ -148,13 +150,19 @@ struct NearbyServiceTests {
             #expect(blocked.status == 201 && blocked.array.count == 1)
             #expect(try await nearby.names(seenBy: alice) == ["Carol"])
             #expect(try await nearby.names(seenBy: bob) == ["Carol"], "the blocked side cannot see the blocker either")
+            // Moves are announced only to those who may see them: Carol, not Alice.
+            try await nearby.move(bob, to: try await nearby.point(from: origin, feet: 55, azimuth: 0))
+            let events = try await nearby.service.events(of: .nearby) { events in
+                events.compactMap { try? $0.decode(LocationUpdated.self).payload }.filter { $0.userId == bob.id }.count >= 2
+            }
+            let lastMove = try #require(events.compactMap { try? $0.decode(LocationUpdated.self).payload }.last { $0.userId == bob.id })
+            #expect(lastMove.visibleTo == [carol.id])
             #expect(try await nearby.service.request(.GET, "/users/\(alice.id)", as: bob).status == 404)
             let selfBlock = try await nearby.service.request(.POST, "/blocks", as: alice, json: ["user_id": alice.id.uuidString])
             #expect(selfBlock.status == 422)
             #expect(try await nearby.service.request(.DELETE, "/blocks/\(bob.id)", as: alice).status == 204)
             #expect(try await nearby.names(seenBy: bob) == ["Alice", "Carol"])
             #expect(try await nearby.service.request(.GET, "/blocks", as: alice).array.isEmpty)
-            _ = carol
         }
     }
 

@@ -1,7 +1,9 @@
 import Foundation
 
 // The nearby service's events (topic `colony.nearby`), keyed by user id. They carry only what
-// other users may see: a rounded position, never the precise one, and the public card.
+// other users may see: a rounded position, never the precise one, and the public card; and
+// `visibleTo`, the users who may see it (those within the radius who share, blocks excluded),
+// so the realtime service tells nobody else.
 
 extension EventType {
     public static let locationUpdated: EventType = "location_updated"
@@ -17,11 +19,13 @@ public struct LocationUpdated: EventPayload {
     public var userId: UUID
     public var position: ApproximatePosition
     public var updatedAt: Date
+    public var visibleTo: [UUID]
 
-    public init(userId: UUID, position: ApproximatePosition, updatedAt: Date) {
+    public init(userId: UUID, position: ApproximatePosition, updatedAt: Date, visibleTo: [UUID]) {
         self.userId = userId
         self.position = position
         self.updatedAt = updatedAt
+        self.visibleTo = visibleTo
     }
 }
 
@@ -39,10 +43,13 @@ public struct LocationRemoved: EventPayload {
 
     public var userId: UUID
     public var reason: LocationRemovalReason
+    /// Who could see the user until now (those in range of the point as it was).
+    public var visibleTo: [UUID]
 
-    public init(userId: UUID, reason: LocationRemovalReason) {
+    public init(userId: UUID, reason: LocationRemovalReason, visibleTo: [UUID]) {
         self.userId = userId
         self.reason = reason
+        self.visibleTo = visibleTo
     }
 }
 
@@ -52,8 +59,10 @@ public struct ProfileUpdated: EventPayload {
     public static let source = ColonyService.nearby
 
     public var profile: PublicProfile
+    public var visibleTo: [UUID]
 
-    public init(profile: PublicProfile) {
+    public init(profile: PublicProfile, visibleTo: [UUID]) {
         self.profile = profile
+        self.visibleTo = visibleTo
     }
 }

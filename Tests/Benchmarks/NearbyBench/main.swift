@@ -49,7 +49,7 @@ func seed(_ database: Database) async throws {
     try await database.query("""
         INSERT INTO profiles (id, name, bio, school, birthday, share_location)
         SELECT ('00000000-0000-4000-8000-' || lpad(n::text, 12, '0'))::uuid, 'User ' || n, 'Bio of user ' || n, 'School ' || (n % 40),
-               date '1990-01-01' + (n % 7000), true
+               date '1990-01-01' + (n % 7000)::int, true
         FROM generate_series(1, \(userCount)) n
         """)
     try await database.query("DROP INDEX locations_position")

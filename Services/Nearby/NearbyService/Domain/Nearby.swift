@@ -96,9 +96,7 @@ struct Nearby: Sendable {
         guard let profile = try await profiles.update(userID, .init(darkMode: darkMode, satelliteMap: satelliteMap, shareLocation: shareLocation), on: connection) else {
             throw NearbyErrors.accountDeleted
         }
-        if shareLocation == false, try await locations.remove(userID, on: connection) {
-            try await publish(LocationRemoved(userId: userID, reason: .sharingOff), user: userID, on: connection)
-        }
+        if shareLocation == false { try await removeLocation(userID, reason: .sharingOff, on: connection) }
         return mine(profile)
     }
 
@@ -118,7 +116,7 @@ struct Nearby: Sendable {
     func apply(_ userID: UUID, _ changes: ProfileStore.Changes, on connection: PostgresConnection) async throws -> MyProfile {
         _ = try await require(userID, on: connection)
         guard let profile = try await profiles.update(userID, changes, on: connection) else { throw NearbyErrors.accountDeleted }
-        try await publish(ProfileUpdated(profile: card(profile)), user: userID, on: connection)
+        try await publish(ProfileUpdated(profile: card(profile), visibleTo: try await watchers(userID, on: connection)), user: userID, on: connection)
         return mine(profile)
     }
 
@@ -132,14 +130,22 @@ struct Nearby: Sendable {
             throw NearbyErrors.sharingOff
         }
         let position = NearbyRules.approximate(latitude: latitude, longitude: longitude)
-        try await publish(LocationUpdated(userId: userID, position: position, updatedAt: updatedAt), user: userID, on: connection)
+        try await publish(LocationUpdated(userId: userID, position: position, updatedAt: updatedAt, visibleTo: try await watchers(userID, on: connection)),
+                          user: userID, on: connection)
         return LocationReport(updatedAt: updatedAt, position: position)
     }
 
+    /// Deletes my point; those who could see me are told to drop me.
     func removeLocation(_ userID: UUID, reason: LocationRemovalReason, on connection: PostgresConnection) async throws {
+        let watchers = try await watchers(userID, on: connection)
         if try await locations.remove(userID, on: connection) {
-            try await publish(LocationRemoved(userId: userID, reason: reason), user: userID, on: connection)
+            try await publish(LocationRemoved(userId: userID, reason: reason, visibleTo: watchers), user: userID, on: connection)
         }
+    }
+
+    /// Who sees me at the default radius right now.
+    func watchers(_ userID: UUID, on connection: PostgresConnection) async throws -> [UUID] {
+        try await locations.watchers(of: userID, radiusMeters: Double(settings.radiusFeet) * NearbyRules.metersPerFoot, ttlSeconds: settings.locationTTLSeconds, on: connection)
     }
 
     /// People within `radiusFeet` (the default when nil; capped), nearest first.
@@ -173,8 +179,8 @@ struct Nearby: Sendable {
         var total = 0
         while true {
             let expired = try await database.transaction { connection in
-                let users = try await locations.expire(ttlSeconds: settings.locationTTLSeconds, limit: 1000, on: connection)
-                for user in users { try await publish(LocationRemoved(userId: user, reason: .expired), user: user, on: connection) }
+                let users = try await locations.stale(ttlSeconds: settings.locationTTLSeconds, limit: 1000, on: connection)
+                for user in users { try await removeLocation(user, reason: .expired, on: connection) }
                 return users.count
             }
             total += expired

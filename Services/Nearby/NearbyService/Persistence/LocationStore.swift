@@ -18,18 +18,32 @@ struct LocationStore: Sendable {
             """, logger: logger).collect().first.map { try $0.decode(Date.self) }
     }
 
+    /// Who sees the user now: sharing users with a fresh point within `radiusMeters` of the
+    /// user's point (whether or not the user still shares), blocks excluded either way. The
+    /// realtime service tells only them about the user's moves and card.
+    func watchers(of userID: UUID, radiusMeters: Double, ttlSeconds: Int, on connection: PostgresConnection) async throws -> [UUID] {
+        try await connection.query("""
+            SELECT l.user_id FROM locations me
+            JOIN locations l ON ST_DWithin(l.position, me.position, \(radiusMeters))
+            JOIN profiles p ON p.id = l.user_id
+            WHERE me.user_id = \(userID) AND l.user_id <> \(userID) AND p.share_location
+              AND l.updated_at > now() - make_interval(secs => \(Double(ttlSeconds)))
+              AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker_id = \(userID) AND b.blocked_id = l.user_id)
+                                                       OR (b.blocker_id = l.user_id AND b.blocked_id = \(userID)))
+            ORDER BY l.user_id LIMIT 5000
+            """, logger: logger).collect().map { try $0.decode(UUID.self) }
+    }
+
     /// Removes the user's point; whether there was one.
     func remove(_ userID: UUID, on connection: PostgresConnection) async throws -> Bool {
         try await !connection.query("DELETE FROM locations WHERE user_id = \(userID) RETURNING user_id", logger: logger).collect().isEmpty
     }
 
-    /// Deletes points older than `ttlSeconds`, at most `limit`; returns whose they were.
-    func expire(ttlSeconds: Int, limit: Int, on connection: PostgresConnection) async throws -> [UUID] {
+    /// Points older than `ttlSeconds`, at most `limit`, locked for deletion.
+    func stale(ttlSeconds: Int, limit: Int, on connection: PostgresConnection) async throws -> [UUID] {
         try await connection.query("""
-            DELETE FROM locations WHERE user_id IN (
-                SELECT user_id FROM locations WHERE updated_at < now() - make_interval(secs => \(Double(ttlSeconds)))
-                ORDER BY updated_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
-            RETURNING user_id
+            SELECT user_id FROM locations WHERE updated_at < now() - make_interval(secs => \(Double(ttlSeconds)))
+            ORDER BY updated_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
             """, logger: logger).collect().map { try $0.decode(UUID.self) }
     }
 
@@ -37,27 +51,52 @@ struct LocationStore: Sendable {
     /// never anyone in a block with me either way. Empty when I have no fresh point or do not
     /// share (the seed's rule: who does not share sees nobody). Distances on the spheroid.
     func nearby(_ userID: UUID, radiusMeters: Double, ttlSeconds: Int, limit: Int, only other: UUID? = nil, on connection: PostgresConnection) async throws -> [NearbyRow] {
-        let ttl = Double(ttlSeconds)
-        let rows = try await connection.query("""
-            WITH me AS (
-                SELECT l.position FROM locations l JOIN profiles p ON p.id = l.user_id
-                WHERE l.user_id = \(userID) AND p.share_location AND l.updated_at > now() - make_interval(secs => \(ttl))
-            )
-            SELECT \(unescaped: StoredProfile.columns.split(separator: ", ").map { "p.\($0)" }.joined(separator: ", ")),
-                   ST_Y(l.position::geometry), ST_X(l.position::geometry), ST_Distance(l.position, me.position)
-            FROM me
-            JOIN locations l ON ST_DWithin(l.position, me.position, \(radiusMeters))
-            JOIN profiles p ON p.id = l.user_id
-            WHERE l.user_id <> \(userID) AND p.share_location AND l.updated_at > now() - make_interval(secs => \(ttl))
-              AND (\(other)::uuid IS NULL OR l.user_id = \(other))
-              AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker_id = \(userID) AND b.blocked_id = l.user_id)
-                                                       OR (b.blocker_id = l.user_id AND b.blocked_id = \(userID)))
-            ORDER BY ST_Distance(l.position, me.position), l.user_id
-            LIMIT \(limit)
-            """, logger: logger).collect()
-        return try rows.map { row in
-            let columns = try row.decode((UUID, String, String?, String?, LocalDate?, String, Int64?, Bool, Bool, Bool, Date, Date, Double, Double, Double).self)
-            return NearbyRow(profile: try StoredProfile(row: row), latitude: columns.12, longitude: columns.13, meters: columns.14)
-        }
+        var rows: [NearbyRow] = []
+        let query = NearbyQuery(userID: userID, radiusMeters: radiusMeters, ttlSeconds: Double(ttlSeconds), limit: limit, other: other)
+        for try await row in try await connection.execute(query, logger: logger) { rows.append(row) }
+        return rows
+    }
+}
+
+/// The nearby query, prepared once per connection: planning this PostGIS query costs more than
+/// running it (colony-nearby-bench: pgbench -M extended reached about a quarter of -M prepared).
+struct NearbyQuery: PostgresPreparedStatement {
+    static let sql = """
+        WITH me AS (
+            SELECT l.position FROM locations l JOIN profiles p ON p.id = l.user_id
+            WHERE l.user_id = $1 AND p.share_location AND l.updated_at > now() - make_interval(secs => $3)
+        )
+        SELECT \(StoredProfile.columns.split(separator: ", ").map { "p.\($0)" }.joined(separator: ", ")),
+               ST_Y(l.position::geometry), ST_X(l.position::geometry), ST_Distance(l.position, me.position)
+        FROM me
+        JOIN locations l ON ST_DWithin(l.position, me.position, $2)
+        JOIN profiles p ON p.id = l.user_id
+        WHERE l.user_id <> $1 AND p.share_location AND l.updated_at > now() - make_interval(secs => $3)
+          AND ($5::uuid IS NULL OR l.user_id = $5::uuid)
+          AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker_id = $1 AND b.blocked_id = l.user_id)
+                                                   OR (b.blocker_id = l.user_id AND b.blocked_id = $1))
+        ORDER BY ST_Distance(l.position, me.position), l.user_id
+        LIMIT $4
+        """
+
+    var userID: UUID
+    var radiusMeters: Double
+    var ttlSeconds: Double
+    var limit: Int
+    var other: UUID?
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 5)
+        bindings.append(userID)
+        bindings.append(radiusMeters)
+        bindings.append(ttlSeconds)
+        bindings.append(limit)
+        if let other { bindings.append(other) } else { bindings.append(UUID?.none) }
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> NearbyRow {
+        let columns = try row.decode((UUID, String, String?, String?, LocalDate?, String, Int64?, Bool, Bool, Bool, Date, Date, Double, Double, Double).self)
+        return NearbyRow(profile: try StoredProfile(row: row), latitude: columns.12, longitude: columns.13, meters: columns.14)
     }
 }
