@@ -22,6 +22,8 @@ let package = Package(
         .executable(name: "colony-nearby-bench", targets: ["NearbyBench"]),
         .executable(name: "colony-circles", targets: ["ColonyCircles"]),
         .executable(name: "colony-circles-bench", targets: ["CirclesBench"]),
+        .executable(name: "colony-realtime", targets: ["ColonyRealtime"]),
+        .executable(name: "colony-realtime-bench", targets: ["RealtimeBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -35,6 +37,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.1.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
     ],
     targets: [
         // librdkafka, as Debian's librdkafka-dev installs it.
@@ -341,6 +344,53 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Tests/Benchmarks/NearbyBench",
+            swiftSettings: swiftSettings
+        ),
+        // Realtime: Supabase-Realtime-compatible WebSocket fan-out of domain events.
+        .target(
+            name: "RealtimeService",
+            dependencies: [
+                "ColonyPlatform",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Services/Realtime/RealtimeService",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "ColonyRealtime",
+            dependencies: ["RealtimeService"],
+            path: "Services/Realtime",
+            exclude: ["RealtimeService"],
+            sources: ["main.swift"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RealtimeServiceTests",
+            dependencies: [
+                "RealtimeService",
+                "ChatService",
+                "CirclesService",
+                "ColonyStorage",
+                "ColonyTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ],
+            path: "Tests/RealtimeServiceTests",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "RealtimeBench",
+            dependencies: [
+                "RealtimeService",
+                "ChatService",
+                "ColonyStorage",
+                "ColonyTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ],
+            path: "Tests/Benchmarks/RealtimeBench",
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -99,13 +99,15 @@ public struct RunningService: Sendable {
 public func withRunningService(
     _ service: ColonyService, app: App, apiPrefix: String, extensions: [String] = [],
     configure: @Sendable (inout ServiceConfiguration) -> Void = { _ in },
+    topicPrefix: String? = nil, tokens sharedTokens: TestTokens? = nil,
     definition: @escaping @Sendable (_ catalog: RouteCatalog, _ baseURL: String) -> ServiceDefinition,
     _ body: @Sendable (RunningService) async throws -> Void
 ) async throws {
     let environment = try TestEnvironment.current()
     let port = try freePort()
-    let prefix = TestKafka.topicPrefix()
-    let tokens = TestTokens()
+    // Services tested together (realtime with chat) share a topic prefix and a token key.
+    let prefix = topicPrefix ?? TestKafka.topicPrefix()
+    let tokens = sharedTokens ?? TestTokens()
     let catalog = RouteCatalog()
     try await withTestSchema(extensions: extensions) { databaseConfiguration in
         var configuration = ServiceConfiguration(

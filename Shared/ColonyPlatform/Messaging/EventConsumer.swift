@@ -18,14 +18,19 @@ public final class EventConsumer: Service, Sendable {
     private let topics: [String]
     private let inbox: Inbox
     private let handler: EventHandler
+    private let afterHandling: (@Sendable (ReceivedEvent) async -> Void)?
     private let logger: Logger
     private let stopping = Atomic<Bool>(false)
 
-    public init(configuration: KafkaConfiguration, topics: [String], database: Database, logger: Logger, handler: @escaping EventHandler) {
+    /// `afterHandling` runs after each event's inbox transaction, whether it applied the event
+    /// or found it applied already (by this or another consumer group sharing the inbox).
+    public init(configuration: KafkaConfiguration, topics: [String], database: Database, logger: Logger, handler: @escaping EventHandler,
+                afterHandling: (@Sendable (ReceivedEvent) async -> Void)? = nil) {
         self.configuration = configuration
         self.topics = topics
         self.inbox = Inbox(database: database)
         self.handler = handler
+        self.afterHandling = afterHandling
         self.logger = logger
     }
 
@@ -72,6 +77,7 @@ public final class EventConsumer: Service, Sendable {
                     try await handler(event, connection)
                 }
                 logger.debug(applied ? "event handled" : "event already handled")
+                await afterHandling?(event)
                 return true
             } catch {
                 if stopping.load(ordering: .relaxed) || Task.isCancelled {

@@ -2,6 +2,7 @@ import ColonyKafka
 import ColonyModels
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import PostgresNIO
 import ServiceLifecycle
@@ -20,6 +21,15 @@ public struct ServiceDefinition: Sendable {
     public var services: [any Service]
     /// Adds the service's routes to the router built by the platform.
     public var addRoutes: @Sendable (Router<ColonyRequestContext>, ServiceContext) -> Void
+    /// The HTTP server to run (default HTTP/1.1); realtime's adds the WebSocket upgrade.
+    public var server: (@Sendable (ServiceContext) -> HTTPServerBuilder)? = nil
+    /// Set for a service each of whose replicas must see every event (realtime): the consumer
+    /// group id gets this suffix (a replica id), so every replica is its own group. The inbox
+    /// still applies `handleEvent` once per event across all replicas.
+    public var consumerGroupSuffix: String? = nil
+    /// Runs on every replica after each consumed event's inbox transaction, whether this replica
+    /// applied it or another one already had (realtime delivers to its own sockets here).
+    public var afterEvent: (@Sendable (ReceivedEvent) async -> Void)? = nil
 
     public init(migrations: [Migration], consumes: [ColonyService] = [], handleEvent: ServiceEventHandler? = nil, jobs: @escaping @Sendable (ServiceContext) -> [ScheduledJob] = { _ in [] }, services: [any Service] = [], addRoutes: @escaping @Sendable (Router<ColonyRequestContext>, ServiceContext) -> Void) {
         self.migrations = migrations
@@ -75,6 +85,7 @@ public enum ServiceHost {
         definition.addRoutes(router, context)
         let app = Application(
             router: router,
+            server: definition.server?(context) ?? .http1(),
             configuration: .init(address: .hostname(configuration.httpHost, port: configuration.httpPort), serverName: "colony-\(configuration.service.rawValue)"),
             logger: logger
         )
@@ -85,11 +96,12 @@ public enum ServiceHost {
             try await admin.createTopics(topics)
             services.append(EventConsumer(
                 // One group per service and deployment: the topic prefix names the deployment.
-                configuration: .consumer(bootstrapServers: configuration.kafkaBrokers, groupId: "\(configuration.topicPrefix)-\(configuration.service.rawValue)"),
+                configuration: .consumer(bootstrapServers: configuration.kafkaBrokers, groupId: "\(configuration.topicPrefix)-\(configuration.service.rawValue)" + (definition.consumerGroupSuffix.map { "-\($0)" } ?? "")),
                 topics: topics,
                 database: database,
                 logger: logger,
-                handler: { event, connection in try await handleEvent(event, connection, context) }
+                handler: { event, connection in try await handleEvent(event, connection, context) },
+                afterHandling: definition.afterEvent
             ))
         }
         let jobs = definition.jobs(context)

@@ -1,0 +1,71 @@
+import ColonyModels
+import ColonyPlatform
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import Logging
+
+/// The realtime service's own settings, from the environment.
+public struct RealtimeSettings: Sendable {
+    /// A socket that sends nothing (not even a heartbeat) for this long is closed.
+    public var heartbeatTimeout: Duration
+    /// Outgoing frames queued per socket before a slow client is disconnected.
+    public var socketBufferMessages: Int
+    public var maxFrameBytes: Int
+    /// This replica's id: its Kafka consumer group suffix (every replica consumes every event).
+    public var replicaID: String
+
+    public init(heartbeatTimeout: Duration = .seconds(60), socketBufferMessages: Int = 1024, maxFrameBytes: Int = 1 << 20, replicaID: String = RealtimeSettings.randomReplicaID()) {
+        self.heartbeatTimeout = heartbeatTimeout
+        self.socketBufferMessages = socketBufferMessages
+        self.maxFrameBytes = maxFrameBytes
+        self.replicaID = replicaID
+    }
+
+    public static func randomReplicaID() -> String {
+        String(UUID().uuidString.lowercased().prefix(8))
+    }
+
+    /// `COLONY_REALTIME_HEARTBEAT_TIMEOUT_SECONDS` (60), `COLONY_REALTIME_SOCKET_BUFFER_MESSAGES` (1024),
+    /// `COLONY_REALTIME_MAX_FRAME_BYTES` (1 MiB), `COLONY_REALTIME_REPLICA_ID` (random; set a stable one
+    /// per replica, e.g. the pod name, to resume its consumer group after a restart).
+    public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> RealtimeSettings {
+        RealtimeSettings(
+            heartbeatTimeout: .seconds(try environment.int("COLONY_REALTIME_HEARTBEAT_TIMEOUT_SECONDS", default: 60, range: 1...3600)),
+            socketBufferMessages: try environment.int("COLONY_REALTIME_SOCKET_BUFFER_MESSAGES", default: 1024, range: 16...1_000_000),
+            maxFrameBytes: try environment.int("COLONY_REALTIME_MAX_FRAME_BYTES", default: 1 << 20, range: 1024...(16 << 20)),
+            replicaID: environment.optionalString("COLONY_REALTIME_REPLICA_ID") ?? randomReplicaID()
+        )
+    }
+}
+
+/// The realtime service: Supabase-Realtime-compatible WebSocket fan-out of the domain events
+/// (postgres_changes in the seeds' tables), broadcast and presence, for every app's tokens.
+public enum RealtimeService {
+    public static var migrations: [Migration] { RealtimeMigrations.all }
+
+    /// The domain topics whose events become row changes.
+    public static let consumedServices: [ColonyService] = [.chat, .circles, .habits, .nearby]
+
+    /// `hub` is the replica's socket registry (tests and the benchmark read it).
+    public static func definition(settings: RealtimeSettings, hub: RealtimeHub? = nil) -> ServiceDefinition {
+        let hub = hub ?? RealtimeHub(settings: settings, replicaID: settings.replicaID)
+        let socket = RealtimeSocket(hub: hub, settings: settings)
+        var definition = ServiceDefinition(
+            migrations: RealtimeMigrations.all,
+            consumes: consumedServices,
+            handleEvent: { event, connection, context in
+                try await DomainEventHandler(memberships: MembershipStore(logger: context.logger)).handle(event, on: connection)
+            },
+            services: [hub],
+            addRoutes: { router, context in
+                hub.attach(database: context.database, verifier: TokenVerifier(configuration: context.configuration.tokens, logger: context.logger), logger: context.logger)
+                socket.addRoutes(to: router)
+            }
+        )
+        definition.server = { _ in socket.server() }
+        definition.consumerGroupSuffix = settings.replicaID
+        definition.afterEvent = { event in await hub.deliver(event) }
+        return definition
+    }
+}

@@ -1,0 +1,102 @@
+import ColonyModels
+import ColonyPlatform
+import Foundation
+import Synchronization
+
+/// One channel joined on a socket.
+struct JoinedChannel: Sendable {
+    var topic: String
+    var joinRef: String?
+    var user: AuthenticatedUser
+    var expiresAt: Date?
+    var config: JoinConfig
+    /// The app-scoped topic broadcast and presence use (`app|topic`): apps never share channels.
+    var scopedTopic: String { "\(user.app.rawValue)|\(topic)" }
+    var presenceKey: String
+    var presenceRef: String?
+}
+
+/// One WebSocket: its joined channels and a bounded queue of outgoing frames. A client that
+/// lets the queue fill up is disconnected with a reason instead of growing memory.
+final class RealtimeConnection: Sendable {
+    let id: String
+    let serializer: PhoenixSerializer
+    let apiKey: String
+    private let continuation: AsyncStream<String>.Continuation
+    let outgoing: AsyncStream<String>
+    private let state: Mutex<State>
+
+    struct State {
+        var channels: [String: JoinedChannel] = [:]
+        var lastSeen: ContinuousClock.Instant = .now
+        var closeReason: String?
+    }
+
+    init(serializer: PhoenixSerializer, apiKey: String, bufferLimit: Int) {
+        self.id = UUID().uuidString.lowercased()
+        self.serializer = serializer
+        self.apiKey = apiKey
+        (outgoing, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
+        state = Mutex(State())
+    }
+
+    /// Queues a frame; a full queue disconnects the client.
+    func send(_ text: String) {
+        switch continuation.yield(text) {
+        case .dropped:
+            close(reason: "slow client: outgoing buffer full")
+        default:
+            break
+        }
+    }
+
+    func send(_ message: PhoenixMessage) {
+        send(serializer.encode(message))
+    }
+
+    /// Ends the socket with a reason the writer sends in the close frame.
+    func close(reason: String) {
+        let first = state.withLock { state in
+            guard state.closeReason == nil else { return false }
+            state.closeReason = reason
+            return true
+        }
+        if first { continuation.finish() }
+    }
+
+    /// Ends the outgoing side after the client went away.
+    func finish() { continuation.finish() }
+
+    var closeReason: String? { state.withLock { $0.closeReason } }
+
+    func touch() { state.withLock { $0.lastSeen = .now } }
+    var lastSeen: ContinuousClock.Instant { state.withLock { $0.lastSeen } }
+
+    func channel(_ topic: String) -> JoinedChannel? { state.withLock { $0.channels[topic] } }
+    func setChannel(_ channel: JoinedChannel) { state.withLock { $0.channels[channel.topic] = channel } }
+    @discardableResult
+    func removeChannel(_ topic: String) -> JoinedChannel? { state.withLock { $0.channels.removeValue(forKey: topic) } }
+    func removeAllChannels() -> [JoinedChannel] {
+        state.withLock { state in
+            let all = Array(state.channels.values)
+            state.channels = [:]
+            return all
+        }
+    }
+    var channels: [JoinedChannel] { state.withLock { Array($0.channels.values) } }
+}
+
+/// The expiry of an already verified JWT (its `exp`).
+enum TokenExpiry {
+    static func of(_ token: String) -> Date? {
+        let parts = token.split(separator: ".")
+        guard parts.count == 3 else { return nil }
+        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64),
+              let claims = try? JSONDecoder().decode(JSONValue.self, from: data),
+              let exp = claims["exp"]?.doubleValue
+        else { return nil }
+        return Date(timeIntervalSince1970: exp)
+    }
+}

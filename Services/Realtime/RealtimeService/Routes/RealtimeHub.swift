@@ -1,0 +1,347 @@
+import ColonyModels
+import ColonyPlatform
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+
+/// The replica's sockets and subscriptions: delivers row changes from the consumed events to the
+/// subscribers allowed to see them, and broadcast and presence across replicas through Postgres
+/// LISTEN/NOTIFY on a channel of the realtime schema (presences themselves in `presences`).
+/// Also the sweeper that closes sockets without heartbeats and channels whose token expired.
+public final class RealtimeHub: Service, Sendable {
+    let settings: RealtimeSettings
+    let replicaID: String
+    private let attached = Mutex<Attachment?>(nil)
+    private let state = Mutex(Registry())
+
+    struct Attachment: Sendable {
+        var database: Database
+        var verifier: TokenVerifier
+        var logger: Logger
+    }
+
+    struct Subscription: Sendable {
+        var connection: RealtimeConnection
+        var channel: JoinedChannel
+    }
+
+    struct Registry {
+        var connections: [String: RealtimeConnection] = [:]
+        /// postgres_changes subscriptions by app and table ("*" for every table), keyed by `connection|topic`.
+        var changes: [App: [String: [String: Subscription]]] = [:]
+        /// Joined connections by app-scoped topic, for broadcast and presence.
+        var topics: [String: [String: Subscription]] = [:]
+    }
+
+    public init(settings: RealtimeSettings, replicaID: String) {
+        self.settings = settings
+        self.replicaID = replicaID
+    }
+
+    func attach(database: Database, verifier: TokenVerifier, logger: Logger) {
+        attached.withLock { $0 = Attachment(database: database, verifier: verifier, logger: logger) }
+    }
+
+    var attachment: Attachment {
+        get throws {
+            guard let attachment = attached.withLock({ $0 }) else { throw PhoenixProtocolError("realtime hub is not attached") }
+            return attachment
+        }
+    }
+
+    var notificationChannel: String {
+        let schema = (try? attachment.database.schema) ?? "realtime"
+        return String("\(schema)_realtime".lowercased().prefix(63))
+    }
+
+    var connectionCount: Int { state.withLock { $0.connections.count } }
+
+    // MARK: registry
+
+    func register(_ connection: RealtimeConnection) {
+        state.withLock { $0.connections[connection.id] = connection }
+    }
+
+    func unregister(_ connection: RealtimeConnection) {
+        state.withLock { _ = $0.connections.removeValue(forKey: connection.id) }
+        for channel in connection.removeAllChannels() {
+            unsubscribe(connection, channel)
+            if channel.presenceRef != nil { Task { await self.untrack(connection, channel) } }
+        }
+    }
+
+    func subscribe(_ connection: RealtimeConnection, _ channel: JoinedChannel) {
+        let key = "\(connection.id)|\(channel.topic)"
+        let subscription = Subscription(connection: connection, channel: channel)
+        state.withLock { registry in
+            for table in Set(channel.config.postgresChanges.map { $0.table ?? "*" }) {
+                registry.changes[channel.user.app, default: [:]][table, default: [:]][key] = subscription
+            }
+            registry.topics[channel.scopedTopic, default: [:]][key] = subscription
+        }
+    }
+
+    func unsubscribe(_ connection: RealtimeConnection, _ channel: JoinedChannel) {
+        let key = "\(connection.id)|\(channel.topic)"
+        state.withLock { registry in
+            for table in Set(channel.config.postgresChanges.map { $0.table ?? "*" }) {
+                registry.changes[channel.user.app]?[table]?.removeValue(forKey: key)
+            }
+            registry.topics[channel.scopedTopic]?.removeValue(forKey: key)
+            if registry.topics[channel.scopedTopic]?.isEmpty == true { registry.topics.removeValue(forKey: channel.scopedTopic) }
+        }
+    }
+
+    /// Keeps a subscription's channel (token expiry, presence ref) current.
+    func update(_ connection: RealtimeConnection, _ channel: JoinedChannel) {
+        connection.setChannel(channel)
+        subscribe(connection, channel)
+    }
+
+    // MARK: postgres_changes
+
+    /// Delivers the row changes an event presents; runs on every replica for every event, after
+    /// the membership projection has it.
+    func deliver(_ event: ReceivedEvent) async {
+        let changes: [RowChange]
+        do {
+            changes = try RowChanges.changes(for: event)
+        } catch {
+            (try? attachment.logger)?.warning("cannot present event as row changes", metadata: ["event_type": "\(event.type)", "error": "\(error)"])
+            return
+        }
+        for change in changes { await deliver(change) }
+    }
+
+    func deliver(_ change: RowChange) async {
+        let candidates: [Subscription] = state.withLock { registry in
+            let tables = registry.changes[change.app]
+            return Array((tables?[change.table] ?? [:]).values) + Array((tables?["*"] ?? [:]).values)
+        }
+        guard !candidates.isEmpty else { return }
+        var allowed: Set<UUID>? = nil
+        if !change.audience.wholeApp {
+            var users = change.audience.users
+            if let scope = change.audience.scope {
+                do {
+                    let attachment = try attachment
+                    let members = try await attachment.database.withConnection { connection in
+                        try await MembershipStore(logger: attachment.logger).members(scope.kind, scope.id, on: connection)
+                    }
+                    users.formUnion(members)
+                } catch {
+                    (try? attachment.logger)?.error("membership lookup failed; change not delivered", metadata: ["error": "\(error)"])
+                    return
+                }
+            }
+            allowed = users
+        }
+        let prefix = change.payloadPrefix
+        for subscription in candidates {
+            let channel = subscription.channel
+            if let allowed, !allowed.contains(channel.user.id) { continue }
+            let ids = channel.config.postgresChanges.filter { $0.matches(change) }.map(\.id)
+            guard !ids.isEmpty else { continue }
+            let payload = prefix + "[" + ids.map(String.init).joined(separator: ",") + "]}"
+            subscription.connection.send(subscription.connection.serializer.encode(
+                joinRef: channel.joinRef, ref: nil, topic: channel.topic, event: PhoenixEvent.postgresChanges, payloadJSON: payload))
+        }
+    }
+
+    // MARK: broadcast and presence across replicas
+
+    /// Sends a client's broadcast to the channel's other subscribers here and on other replicas.
+    func broadcast(from connection: RealtimeConnection, channel: JoinedChannel, payload: JSONValue) async throws {
+        let text = JSONText.encode(payload)
+        deliverLocally(scopedTopic: channel.scopedTopic, event: PhoenixEvent.broadcast, payloadJSON: text,
+                       excluding: channel.config.broadcastSelf ? nil : connection.id)
+        try await notify(kind: "broadcast", scopedTopic: channel.scopedTopic, payloadJSON: text)
+    }
+
+    func track(_ connection: RealtimeConnection, _ channel: JoinedChannel, meta: [String: JSONValue]) async throws {
+        var channel = channel
+        var leaves: [String: JSONValue] = [:]
+        let attachment = try attachment
+        let store = PresenceStore(logger: attachment.logger)
+        if let previous = channel.presenceRef {
+            try await attachment.database.withConnection { try await store.remove(phxRef: previous, on: $0) }
+            leaves[channel.presenceKey] = .object(["metas": .array([.object(meta.merging(["phx_ref": .string(previous)]) { a, _ in a })])])
+        }
+        let ref = Self.newRef()
+        var stored = meta
+        stored["phx_ref"] = .string(ref)
+        if let previous = channel.presenceRef { stored["phx_ref_prev"] = .string(previous) }
+        let storedMeta = stored
+        let key = channel.presenceKey
+        let replica = replicaID
+        try await attachment.database.withConnection { db in
+            try await store.track(topic: channel.scopedTopic, key: key, phxRef: ref, replica: replica, connection: connection.id, meta: storedMeta, on: db)
+        }
+        channel.presenceRef = ref
+        update(connection, channel)
+        let diff = JSONValue.object(["joins": .object([key: .object(["metas": .array([.object(storedMeta)])])]), "leaves": .object(leaves)])
+        try await presenceDiff(scopedTopic: channel.scopedTopic, diff: diff)
+    }
+
+    func untrack(_ connection: RealtimeConnection, _ channel: JoinedChannel) async {
+        guard let ref = channel.presenceRef, let attachment = try? attachment else { return }
+        let store = PresenceStore(logger: attachment.logger)
+        do {
+            try await attachment.database.withConnection { try await store.remove(phxRef: ref, on: $0) }
+            if connection.channel(channel.topic) != nil {
+                var updated = channel
+                updated.presenceRef = nil
+                update(connection, updated)
+            }
+            let diff = JSONValue.object(["joins": .object([:]), "leaves": .object([channel.presenceKey: .object(["metas": .array([.object(["phx_ref": .string(ref)])])])])])
+            try await presenceDiff(scopedTopic: channel.scopedTopic, diff: diff)
+        } catch {
+            attachment.logger.warning("presence untrack failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// `presence_state` for a channel: everything tracked on it on live replicas.
+    func presenceState(_ channel: JoinedChannel) async throws -> JSONValue {
+        let attachment = try attachment
+        let entries = try await attachment.database.withConnection { db in
+            try await PresenceStore(logger: attachment.logger).state(topic: channel.scopedTopic, on: db)
+        }
+        var state: [String: [JSONValue]] = [:]
+        for entry in entries {
+            var meta = entry.meta
+            meta["phx_ref"] = .string(entry.phxRef)
+            state[entry.key, default: []].append(.object(meta))
+        }
+        return .object(state.mapValues { .object(["metas": .array($0)]) })
+    }
+
+    private func presenceDiff(scopedTopic: String, diff: JSONValue) async throws {
+        let text = JSONText.encode(diff)
+        deliverLocally(scopedTopic: scopedTopic, event: PhoenixEvent.presenceDiff, payloadJSON: text, excluding: nil)
+        try await notify(kind: "presence_diff", scopedTopic: scopedTopic, payloadJSON: text)
+    }
+
+    private func deliverLocally(scopedTopic: String, event: String, payloadJSON: String, excluding: String?) {
+        let subscriptions = state.withLock { Array(($0.topics[scopedTopic] ?? [:]).values) }
+        for subscription in subscriptions where subscription.connection.id != excluding {
+            let channel = subscription.channel
+            if event == PhoenixEvent.presenceDiff, !channel.config.presenceEnabled { continue }
+            subscription.connection.send(subscription.connection.serializer.encode(
+                joinRef: channel.joinRef, ref: nil, topic: channel.topic, event: event, payloadJSON: payloadJSON))
+        }
+    }
+
+    /// Largest NOTIFY payload Postgres takes is 8000 bytes; the envelope needs some of it.
+    static let maxRelayedPayloadBytes = 7000
+
+    private func notify(kind: String, scopedTopic: String, payloadJSON: String) async throws {
+        let message = "{\"r\":\(JSONText.string(replicaID)),\"k\":\(JSONText.string(kind)),\"t\":\(JSONText.string(scopedTopic)),\"p\":\(payloadJSON)}"
+        let attachment = try attachment
+        let channel = notificationChannel
+        _ = try await attachment.database.query("SELECT pg_notify(\(channel), \(message))").collect()
+    }
+
+    private func received(notification payload: String) {
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(payload.utf8)),
+              let origin = value["r"]?.stringValue, origin != replicaID,
+              let kind = value["k"]?.stringValue, let topic = value["t"]?.stringValue, let inner = value["p"]
+        else { return }
+        let event = kind == "broadcast" ? PhoenixEvent.broadcast : PhoenixEvent.presenceDiff
+        deliverLocally(scopedTopic: topic, event: event, payloadJSON: JSONText.encode(inner), excluding: nil)
+    }
+
+    static func newRef() -> String {
+        String(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20))
+    }
+
+    // MARK: running
+
+    public func run() async throws {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.listen() }
+            group.addTask { await self.announce() }
+            group.addTask { await self.sweep() }
+            await gracefulShutdown_waitOrCancel()
+            group.cancelAll()
+        }
+        for connection in state.withLock({ Array($0.connections.values) }) {
+            connection.close(reason: "server shutting down")
+        }
+        if let attachment = try? attachment {
+            let replica = replicaID
+            try? await attachment.database.withConnection { try await PresenceStore(logger: attachment.logger).removeReplica(replica, on: $0) }
+        }
+    }
+
+    private func gracefulShutdown_waitOrCancel() async {
+        try? await gracefulShutdown()
+    }
+
+    private func listen() async {
+        while !Task.isCancelled {
+            do {
+                let attachment = try attachment
+                let channel = notificationChannel
+                try await attachment.database.withDedicatedConnection { connection in
+                    try await connection.listen(on: channel) { notifications in
+                        for try await notification in notifications {
+                            self.received(notification: notification.payload)
+                        }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                (try? attachment.logger)?.warning("realtime LISTEN failed, retrying", metadata: ["error": "\(error)"])
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    private func announce() async {
+        while !Task.isCancelled {
+            if let attachment = try? attachment {
+                let replica = replicaID
+                do {
+                    try await attachment.database.withConnection { try await PresenceStore(logger: attachment.logger).announce(replica: replica, on: $0) }
+                } catch {
+                    attachment.logger.warning("replica announcement failed", metadata: ["error": "\(error)"])
+                }
+            }
+            try? await Task.sleep(for: .seconds(5))
+        }
+    }
+
+    /// Closes sockets that sent nothing for the heartbeat timeout, and channels whose token expired
+    /// (Supabase's `system` error, then `phx_close`).
+    private func sweep() async {
+        let interval = max(min(settings.heartbeatTimeout / 4, .seconds(1)), .milliseconds(50))
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            let now = ContinuousClock.now
+            let wallNow = Date()
+            let connections = state.withLock { Array($0.connections.values) }
+            for connection in connections {
+                if now - connection.lastSeen > settings.heartbeatTimeout {
+                    connection.close(reason: "heartbeat timeout")
+                    continue
+                }
+                for channel in connection.channels {
+                    guard let expiresAt = channel.expiresAt, expiresAt <= wallNow else { continue }
+                    let ago = Int(wallNow.timeIntervalSince(expiresAt))
+                    expire(connection, channel, message: "Token has expired \(ago) seconds ago")
+                }
+            }
+        }
+    }
+
+    /// Ends a channel with a `system` error and `phx_close`.
+    func expire(_ connection: RealtimeConnection, _ channel: JoinedChannel, message: String) {
+        guard connection.removeChannel(channel.topic) != nil else { return }
+        unsubscribe(connection, channel)
+        connection.send(PhoenixReplies.system(topic: channel.topic, joinRef: channel.joinRef, extension: "system", status: "error", message: message))
+        connection.send(PhoenixReplies.close(topic: channel.topic, joinRef: channel.joinRef))
+        if channel.presenceRef != nil { Task { await self.untrack(connection, channel) } }
+    }
+}

@@ -1,0 +1,51 @@
+"""Joins a postgres_changes channel with an eq filter through the official `realtime` client,
+sends a message through the chat service's API and expects it back as an INSERT."""
+import asyncio
+import os
+import sys
+
+import httpx
+from realtime import AsyncRealtimeClient, RealtimeSubscribeStates
+
+
+async def main() -> int:
+    group = os.environ["COLONY_GROUP_ID"]
+    client = AsyncRealtimeClient(os.environ["COLONY_REALTIME_URL"], os.environ["COLONY_MEMBER_TOKEN"], auto_reconnect=False)
+    await client.connect()
+    received: asyncio.Future = asyncio.get_running_loop().create_future()
+    subscribed: asyncio.Future = asyncio.get_running_loop().create_future()
+
+    def on_change(payload):
+        if not received.done():
+            received.set_result(payload)
+
+    def on_state(state, error):
+        if state == RealtimeSubscribeStates.SUBSCRIBED and not subscribed.done():
+            subscribed.set_result(True)
+        elif state != RealtimeSubscribeStates.SUBSCRIBED and not subscribed.done():
+            subscribed.set_exception(RuntimeError(f"subscribe: {state} {error}"))
+
+    channel = client.channel(f"group_chat_{group}")
+    channel.on_postgres_changes("INSERT", schema="public", table="message", filter=f"group_id=eq.{group}", callback=on_change)
+    await channel.subscribe(on_state)
+    await asyncio.wait_for(subscribed, 10)
+
+    async with httpx.AsyncClient() as http:
+        response = await http.post(f"{os.environ['COLONY_CHAT_URL']}/groups/{group}/messages",
+                                   headers={"Authorization": f"Bearer {os.environ['COLONY_SENDER_TOKEN']}"},
+                                   json={"content": "from python"})
+        assert response.status_code in (200, 201), response.text
+
+    payload = await asyncio.wait_for(received, 15)
+    data = payload["data"]
+    assert data.get("type", data.get("eventType")) == "INSERT", payload
+    assert data["table"] == "message" and data["schema"] == "public", payload
+    assert data["record"]["content"] == "from python", payload
+    assert data["record"]["group_id"] == group, payload
+    await client.close()
+    print("ok", data["record"]["id"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

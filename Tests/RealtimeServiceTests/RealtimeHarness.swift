@@ -1,0 +1,135 @@
+import AsyncHTTPClient
+import ChatService
+import ColonyModels
+import ColonyPlatform
+import ColonyStorage
+import ColonyTesting
+import Foundation
+import HummingbirdWSClient
+import Logging
+import Synchronization
+@testable import RealtimeService
+
+/// Realtime running as `ServiceHost` runs it (tokens of every app), optionally next to chat on the
+/// same topic prefix and token key.
+func withRunningRealtime(settings: RealtimeSettings = RealtimeSettings(), topicPrefix: String? = nil, tokens: TestTokens? = nil,
+                         _ body: @Sendable (RunningService) async throws -> Void) async throws {
+    try await withRunningService(.realtime, app: .unify, apiPrefix: "/realtime/v1", configure: { configuration in
+        configuration.app = nil
+        configuration.tokens.audience = nil
+    }, topicPrefix: topicPrefix, tokens: tokens, definition: { _, _ in RealtimeService.definition(settings: settings) }, body)
+}
+
+/// Realtime and chat on one topic prefix and token key.
+func withRealtimeAndChat(settings: RealtimeSettings = RealtimeSettings(), _ body: @Sendable (_ realtime: RunningService, _ chat: RunningService) async throws -> Void) async throws {
+    let prefix = TestKafka.topicPrefix()
+    let tokens = TestTokens()
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-rt-chat-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    try await withRunningRealtime(settings: settings, topicPrefix: prefix, tokens: tokens) { realtime in
+        try await withRunningService(.chat, app: .unify, apiPrefix: "/chat/v1", topicPrefix: prefix, tokens: tokens, definition: { catalog, base in
+            let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("rt-tests-signing-key-0123456789abcdef".utf8))
+            return ChatService.definition(settings: ChatSettings(), storage: storage, catalog: catalog)
+        }) { chat in
+            try await body(realtime, chat)
+        }
+    }
+}
+
+/// A second realtime replica on the first one's schema and topics.
+func withSecondReplica(of first: RunningService, settings: RealtimeSettings = RealtimeSettings(), _ body: @Sendable (_ base: String) async throws -> Void) async throws {
+    let port = try freePort()
+    var configuration = ServiceConfiguration(service: .realtime, app: nil, httpHost: "127.0.0.1", httpPort: port, logLevel: TestEnvironment.logger.logLevel,
+                                             database: first.database, kafkaBrokers: first.brokers, topicPrefix: first.topicPrefix,
+                                             tokens: first.tokens.verifierConfiguration(audience: nil))
+    configuration.app = nil
+    let configured = configuration
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await ServiceHost.run(RealtimeService.definition(settings: settings), configuration: configured) }
+        defer { group.cancelAll() }
+        try await waitUntil(timeout: .seconds(30)) {
+            let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/ready"), timeout: .seconds(2))
+            return response?.status == .ok
+        }
+        try await body("http://127.0.0.1:\(port)")
+    }
+}
+
+/// A Phoenix client over a real WebSocket that records everything it receives.
+final class TestSocket: Sendable {
+    let serializer: PhoenixSerializer
+    private final class Inbox: Sendable {
+        let received = Mutex<[PhoenixMessage]>([])
+        let closed = Mutex<Bool>(false)
+    }
+    private let inbox = Inbox()
+    private let outgoing: AsyncStream<String>.Continuation
+    private let task: Task<Void, Never>
+    private let refs = Atomic<Int>(0)
+
+    init(base: String, apiKey: String, vsn: PhoenixSerializer = .v1) {
+        serializer = vsn
+        let (stream, continuation) = AsyncStream<String>.makeStream()
+        outgoing = continuation
+        let url = base.replacingOccurrences(of: "http://", with: "ws://") + "/realtime/v1/websocket?apikey=\(apiKey)" + (vsn == .v2 ? "&vsn=2.0.0" : "")
+        let inbox = self.inbox
+        task = Task {
+            _ = try? await WebSocketClient.connect(url: url, logger: Logger(label: "test-socket")) { inbound, outbound, _ in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { for await text in stream { try await outbound.write(.text(text)) } }
+                    for try await message in inbound.messages(maxSize: 1 << 22) {
+                        if case .text(let text) = message, let decoded = try? vsn.decode(text) {
+                            inbox.received.withLock { $0.append(decoded) }
+                        }
+                    }
+                    group.cancelAll()
+                }
+            }
+            inbox.closed.withLock { $0 = true }
+        }
+    }
+
+    deinit { outgoing.finish(); task.cancel() }
+
+    var isClosed: Bool { inbox.closed.withLock { $0 } }
+    var messages: [PhoenixMessage] { inbox.received.withLock { $0 } }
+
+    func nextRef() -> String { String(refs.add(1, ordering: .relaxed).newValue) }
+
+    @discardableResult
+    func send(topic: String, event: String, payload: JSONValue, joinRef: String? = nil) -> String {
+        let ref = nextRef()
+        outgoing.yield(serializer.encode(PhoenixMessage(joinRef: joinRef, ref: ref, topic: topic, event: event, payload: payload)))
+        return ref
+    }
+
+    /// Joins and waits for the reply; returns it.
+    func join(_ topic: String, token: String, config: JSONValue = .object([:])) async throws -> PhoenixMessage {
+        let ref = nextRef()
+        outgoing.yield(serializer.encode(PhoenixMessage(joinRef: ref, ref: ref, topic: topic, event: "phx_join",
+                                                        payload: .object(["config": config, "access_token": .string(token)]))))
+        return try await wait { $0.event == "phx_reply" && $0.ref == ref }
+    }
+
+    func wait(timeout: Duration = .seconds(15), _ predicate: @Sendable (PhoenixMessage) -> Bool) async throws -> PhoenixMessage {
+        var found: PhoenixMessage?
+        try await waitUntil(timeout: timeout) {
+            found = messages.first(where: predicate)
+            return found != nil
+        }
+        return found!
+    }
+
+    func close() { outgoing.finish(); task.cancel() }
+}
+
+extension JSONValue {
+    static func changes(_ bindings: [[String: String]]) -> JSONValue {
+        .object(["postgres_changes": .array(bindings.map { .object($0.mapValues(JSONValue.string)) })])
+    }
+}
+
+// Readable expectations: `payload["status"] == "ok"`.
+extension JSONValue: ExpressibleByStringLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+}

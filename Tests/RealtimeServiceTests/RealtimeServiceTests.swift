@@ -1,0 +1,195 @@
+import AsyncHTTPClient
+import ColonyModels
+import ColonyPlatform
+import ColonyTesting
+import Foundation
+import Testing
+@testable import RealtimeService
+
+@Suite("Realtime: the running service", .serialized)
+struct RealtimeServiceTests {
+    /// Creates a chat group owned by `owner` with `members` (who must be known to chat), waits until
+    /// realtime's projection has them all.
+    func makeGroup(_ chat: RunningService, _ realtime: RunningService, owner: RunningService.User, members: [(RunningService.User, String)]) async throws -> UUID {
+        _ = try await chat.request(.GET, "/me", as: owner)
+        for (member, _) in members { _ = try await chat.request(.GET, "/me", as: member) }
+        let created = try await chat.request(.POST, "/groups", as: owner, json: ["name": "Room", "member_emails": members.map(\.1)])
+        #expect(created.status == 201 || created.status == 200, "\(created.body)")
+        let group = try #require(created.body["id"]?.stringValue.flatMap(UUID.init(uuidString:)))
+        try await waitUntil {
+            try await realtime.withDatabase { db in
+                try await db.query("SELECT count(*) FROM memberships WHERE scope = 'group' AND scope_id = \(group)").collect().first?.decode(Int.self) == members.count + 1
+            }
+        }
+        return group
+    }
+
+    func chatUser(_ chat: RunningService) async throws -> (RunningService.User, String) {
+        let email = "\(uniqueName("u"))@example.com"
+        return (try await chat.user(email: email), email)
+    }
+
+    @Test("members receive a group's messages (both serializers); an outsider filtering on the group gets nothing; removal stops delivery at once")
+    func deliveryFollowsMembership() async throws {
+        try await withRealtimeAndChat { realtime, chat in
+            let (owner, _) = try await chatUser(chat)
+            let (member, memberEmail) = try await chatUser(chat)
+            let (outsider, _) = try await chatUser(chat)
+            let group = try await makeGroup(chat, realtime, owner: owner, members: [(member, memberEmail)])
+            let filter = ["event": "INSERT", "schema": "public", "table": "message", "filter": "group_id=eq.\(group.uuidString)"]
+
+            let memberSocket = TestSocket(base: realtime.base, apiKey: "anon", vsn: .v2)
+            let joined = try await memberSocket.join("realtime:group_chat_\(group)", token: member.token, config: .changes([filter]))
+            #expect(joined.payload["status"] == "ok")
+            let id = try #require(joined.payload["response"]?["postgres_changes"]?.arrayValue?.first?["id"])
+            _ = try await memberSocket.wait { $0.event == "system" && $0.payload["message"] == "Subscribed to PostgreSQL" }
+            let ownerSocket = TestSocket(base: realtime.base, apiKey: "anon")
+            #expect(try await ownerSocket.join("realtime:unread", token: owner.token, config: .changes([["event": "*", "schema": "public", "table": "message"]])).payload["status"] == "ok")
+            let outsiderSocket = TestSocket(base: realtime.base, apiKey: "anon")
+            #expect(try await outsiderSocket.join("realtime:spy", token: outsider.token, config: .changes([filter])).payload["status"] == "ok")
+
+            let sent = try await chat.request(.POST, "/groups/\(group)/messages", as: owner, json: ["content": "hello realtime"])
+            #expect(sent.status == 201 || sent.status == 200, "\(sent.body)")
+            let change = try await memberSocket.wait { $0.event == "postgres_changes" }
+            #expect(change.topic == "realtime:group_chat_\(group)")
+            #expect(change.payload["ids"] == .array([id]))
+            let data = try #require(change.payload["data"])
+            #expect(data["table"] == "message" && data["schema"] == "public" && data["eventType"] == "INSERT")
+            #expect(data["new"]?["content"] == "hello realtime" && data["record"]?["group_id"] == .string(group.uuidString.lowercased()))
+            _ = try await ownerSocket.wait { $0.event == "postgres_changes" && $0.payload["data"]?["new"]?["content"] == "hello realtime" }
+            try await Task.sleep(for: .seconds(1))
+            #expect(!outsiderSocket.messages.contains { $0.event == "postgres_changes" })
+
+            // Removal: the member's next message never arrives; the owner's socket still gets it.
+            let removed = try await chat.request(.DELETE, "/groups/\(group)/members/\(member.id)", as: owner)
+            #expect(removed.status < 300, "\(removed.body)")
+            _ = try await chat.request(.POST, "/groups/\(group)/messages", as: owner, json: ["content": "after removal"])
+            _ = try await ownerSocket.wait { $0.event == "postgres_changes" && $0.payload["data"]?["new"]?["content"] == "after removal" }
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(!memberSocket.messages.contains { $0.payload["data"]?["new"]?["content"] == "after removal" })
+            #expect(!outsiderSocket.messages.contains { $0.event == "postgres_changes" })
+        }
+    }
+
+    @Test("heartbeats are answered; a silent socket is closed after the heartbeat timeout")
+    func heartbeatTimeout() async throws {
+        try await withRunningRealtime(settings: RealtimeSettings(heartbeatTimeout: .seconds(2))) { realtime in
+            let chatty = TestSocket(base: realtime.base, apiKey: "anon", vsn: .v2)
+            let silent = TestSocket(base: realtime.base, apiKey: "anon")
+            let ref = chatty.send(topic: "phoenix", event: "heartbeat", payload: .object([:]))
+            let reply = try await chatty.wait { $0.event == "phx_reply" && $0.ref == ref }
+            #expect(reply.topic == "phoenix" && reply.payload["status"] == "ok")
+            for _ in 0..<12 {
+                chatty.send(topic: "phoenix", event: "heartbeat", payload: .object([:]))
+                try await Task.sleep(for: .milliseconds(400))
+            }
+            #expect(silent.isClosed)
+            #expect(!chatty.isClosed)
+        }
+    }
+
+    @Test("an expired token is refused; a channel whose token expires is closed with Supabase's error; access_token keeps it open")
+    func tokenExpiryAndRefresh() async throws {
+        try await withRunningRealtime { realtime in
+            let user = UUID()
+            let socket = TestSocket(base: realtime.base, apiKey: "anon")
+            let expired = try await realtime.tokens.token(user: user, app: .mycirclee, expiresIn: -30)
+            let refused = try await socket.join("realtime:old", token: expired)
+            #expect(refused.payload["status"] == "error")
+            #expect(refused.payload["response"]?["reason"]?.stringValue?.hasPrefix("Token has expired") == true)
+            #expect(try await socket.join("realtime:bad", token: "not-a-token").payload["status"] == "error")
+
+            let short = try await realtime.tokens.token(user: user, app: .mycirclee, expiresIn: 2)
+            #expect(try await socket.join("realtime:expiring", token: short).payload["status"] == "ok")
+            #expect(try await socket.join("realtime:refreshed", token: short).payload["status"] == "ok")
+            let fresh = try await realtime.tokens.token(user: user, app: .mycirclee, expiresIn: 3600)
+            socket.send(topic: "realtime:refreshed", event: "access_token", payload: .object(["access_token": .string(fresh)]))
+            let system = try await socket.wait(timeout: .seconds(10)) { $0.topic == "realtime:expiring" && $0.event == "system" }
+            #expect(system.payload["status"] == "error" && system.payload["message"]?.stringValue?.hasPrefix("Token has expired") == true)
+            _ = try await socket.wait { $0.topic == "realtime:expiring" && $0.event == "phx_close" }
+            try await Task.sleep(for: .seconds(2))
+            #expect(!socket.messages.contains { $0.topic == "realtime:refreshed" && ($0.event == "phx_close" || $0.event == "system") })
+            #expect(!socket.isClosed)
+        }
+    }
+
+    @Test("broadcast (self, ack) and presence between two clients on two replicas")
+    func broadcastAndPresenceAcrossReplicas() async throws {
+        try await withRunningRealtime { first in
+            try await withSecondReplica(of: first) { second in
+                let alice = try await first.tokens.token(user: UUID(), app: .mycirclee)
+                let bob = try await first.tokens.token(user: UUID(), app: .mycirclee)
+                let a = TestSocket(base: first.base, apiKey: "anon")
+                let b = TestSocket(base: second, apiKey: "anon", vsn: .v2)
+                let config: JSONValue = .object(["broadcast": .object(["self": .bool(false), "ack": .bool(true)]), "presence": .object(["key": .string("alice")])])
+                #expect(try await a.join("realtime:room", token: alice, config: config).payload["status"] == "ok")
+                let bConfig: JSONValue = .object(["broadcast": .object(["self": .bool(true), "ack": .bool(true)]), "presence": .object(["key": .string("bob")])])
+                #expect(try await b.join("realtime:room", token: bob, config: bConfig).payload["status"] == "ok")
+                _ = try await b.wait { $0.event == "presence_state" }
+
+                // presence: alice tracks on replica 1, bob sees the diff on replica 2
+                let trackRef = a.send(topic: "realtime:room", event: "presence", payload: .object([
+                    "type": "presence", "event": "track", "payload": .object(["status": "online"]),
+                ]), joinRef: "1")
+                _ = try await a.wait { $0.event == "phx_reply" && $0.ref == trackRef }
+                let diff = try await b.wait { $0.event == "presence_diff" }
+                #expect(diff.payload["joins"]?["alice"]?["metas"]?.arrayValue?.first?["status"] == "online")
+
+                // a late joiner on replica 2 gets alice in presence_state
+                let carol = TestSocket(base: second, apiKey: "anon")
+                #expect(try await carol.join("realtime:room", token: bob, config: .object(["presence": .object(["key": .string("carol")])])).payload["status"] == "ok")
+                let state = try await carol.wait { $0.event == "presence_state" }
+                #expect(state.payload["alice"]?["metas"]?.arrayValue?.count == 1)
+
+                // broadcast: alice → bob (ack to alice, not to herself); bob → alice and himself (self)
+                let sendRef = a.send(topic: "realtime:room", event: "broadcast", payload: .object(["type": "broadcast", "event": "wave", "payload": .object(["n": .number(1)])]))
+                _ = try await a.wait { $0.event == "phx_reply" && $0.ref == sendRef && $0.payload["status"] == "ok" }
+                let got = try await b.wait { $0.event == "broadcast" }
+                #expect(got.payload["event"] == "wave" && got.payload["payload"]?["n"] == .number(1))
+                b.send(topic: "realtime:room", event: "broadcast", payload: .object(["type": "broadcast", "event": "back", "payload": .object([:])]))
+                _ = try await a.wait { $0.event == "broadcast" && $0.payload["event"] == "back" }
+                _ = try await b.wait { $0.event == "broadcast" && $0.payload["event"] == "back" }
+                try await Task.sleep(for: .milliseconds(300))
+                #expect(!a.messages.contains { $0.event == "broadcast" && $0.payload["event"] == "wave" })
+
+                // another app's client on the same topic name is in another channel
+                let other = TestSocket(base: second, apiKey: "anon")
+                let unify = try await first.tokens.token(user: UUID(), app: .unify)
+                #expect(try await other.join("realtime:room", token: unify, config: .object(["presence": .object(["key": .string("x")])])).payload["status"] == "ok")
+                let otherState = try await other.wait { $0.event == "presence_state" }
+                #expect(otherState.payload == .object([:]))
+            }
+        }
+    }
+
+    @Test("the official Supabase Python realtime client receives a chat message through a postgres_changes eq filter")
+    func pythonClient() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let python = root.appendingPathComponent(".local/venv/bin/python").path
+        try #require(FileManager.default.isExecutableFile(atPath: python), "run scripts/setup: it creates .local/venv with realtime")
+        try await withRealtimeAndChat { realtime, chat in
+            let (owner, _) = try await chatUser(chat)
+            let (member, email) = try await chatUser(chat)
+            let group = try await makeGroup(chat, realtime, owner: owner, members: [(member, email)])
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: python)
+            process.arguments = [root.appendingPathComponent("Tests/RealtimeClientTests/receive_chat_message.py").path]
+            var environment = ProcessInfo.processInfo.environment
+            environment["COLONY_REALTIME_URL"] = "\(realtime.base)/realtime/v1"
+            environment["COLONY_CHAT_URL"] = chat.apiURL
+            environment["COLONY_MEMBER_TOKEN"] = member.token
+            environment["COLONY_SENDER_TOKEN"] = owner.token
+            environment["COLONY_GROUP_ID"] = group.uuidString.lowercased()
+            environment["PYTHONDONTWRITEBYTECODE"] = "1"
+            process.environment = environment
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            let data = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
+            process.waitUntilExit()
+            let text = String(decoding: data, as: UTF8.self)
+            #expect(process.terminationStatus == 0, "python client failed:\n\(text)")
+        }
+    }
+}
