@@ -116,7 +116,16 @@ public enum ServiceHost {
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         ))
-        try await group.run()
+        // Cancelling the caller (tests do) shuts down gracefully, as SIGTERM does: cancelling
+        // the server outright can leave an accepted connection unserved, which NIO traps on
+        // (swift-nio#3481). The group runs in its own task so that it does not see the
+        // cancellation itself; this waits for it to finish either way.
+        let running = Task { try await group.run() }
+        try await withTaskCancellationHandler {
+            try await running.value
+        } onCancel: {
+            Task { await group.triggerGracefulShutdown() }
+        }
     }
 
     /// Applies migrations with a short-lived pool before anything else starts.
