@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import ChatService
+import CirclesService
 import ColonyModels
 import ColonyPlatform
 import ColonyStorage
@@ -32,6 +33,22 @@ func withRealtimeAndChat(settings: RealtimeSettings = RealtimeSettings(), _ body
             return ChatService.definition(settings: ChatSettings(), storage: storage, catalog: catalog)
         }) { chat in
             try await body(realtime, chat)
+        }
+    }
+}
+
+/// Realtime and circles on one topic prefix and token key.
+func withRealtimeAndCircles(settings: RealtimeSettings = RealtimeSettings(), _ body: @Sendable (_ realtime: RunningService, _ circles: RunningService) async throws -> Void) async throws {
+    let prefix = TestKafka.topicPrefix()
+    let tokens = TestTokens()
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-rt-circles-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    try await withRunningRealtime(settings: settings, topicPrefix: prefix, tokens: tokens) { realtime in
+        try await withRunningService(.circles, app: .mycirclee, apiPrefix: "/circles/v1", topicPrefix: prefix, tokens: tokens, definition: { catalog, base in
+            let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("rt-tests-signing-key-0123456789abcdef".utf8))
+            return CirclesService.definition(settings: CirclesSettings(), storage: storage, catalog: catalog)
+        }) { circles in
+            try await body(realtime, circles)
         }
     }
 }

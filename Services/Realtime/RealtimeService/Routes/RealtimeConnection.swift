@@ -24,6 +24,10 @@ final class RealtimeConnection: Sendable {
     let apiKey: String
     private let continuation: AsyncStream<String>.Continuation
     let outgoing: AsyncStream<String>
+    /// Ends when the socket is closed (for a reason or because the client went away): the socket's
+    /// task group stops on it, so a writer stuck on a client that stopped reading is cancelled.
+    let closed: AsyncStream<Void>
+    private let closedContinuation: AsyncStream<Void>.Continuation
     private let state: Mutex<State>
 
     struct State {
@@ -37,6 +41,7 @@ final class RealtimeConnection: Sendable {
         self.serializer = serializer
         self.apiKey = apiKey
         (outgoing, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
+        (closed, closedContinuation) = AsyncStream<Void>.makeStream()
         state = Mutex(State())
     }
 
@@ -61,11 +66,17 @@ final class RealtimeConnection: Sendable {
             state.closeReason = reason
             return true
         }
-        if first { continuation.finish() }
+        if first {
+            continuation.finish()
+            closedContinuation.finish()
+        }
     }
 
     /// Ends the outgoing side after the client went away.
-    func finish() { continuation.finish() }
+    func finish() {
+        continuation.finish()
+        closedContinuation.finish()
+    }
 
     var closeReason: String? { state.withLock { $0.closeReason } }
 

@@ -47,6 +47,12 @@ struct RealtimeSocket: Sendable {
                         }
                         connection.finish()
                     }
+                    group.addTask {
+                        // Once closed, the writer has a moment to send the close frame; a writer
+                        // still blocked on a client that stopped reading is then cancelled.
+                        for await _ in connection.closed {}
+                        try await Task.sleep(for: .seconds(2))
+                    }
                     _ = try await group.next()
                     group.cancelAll()
                 }

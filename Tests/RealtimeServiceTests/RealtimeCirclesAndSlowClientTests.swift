@@ -1,0 +1,169 @@
+import ColonyModels
+import ColonyPlatform
+import ColonyTesting
+import Foundation
+import Testing
+@testable import RealtimeService
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("Realtime: MyCirclee posts through the Python client; slow clients", .serialized)
+struct RealtimeCirclesAndSlowClientTests {
+    @Test("the official Supabase Python realtime client receives a MyCirclee post created through circles' API (posts, circle_id=eq filter)")
+    func pythonClientCirclePost() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let python = root.appendingPathComponent(".local/venv/bin/python").path
+        try #require(FileManager.default.isExecutableFile(atPath: python), "run scripts/setup: it creates .local/venv with realtime")
+        try await withRealtimeAndCircles { realtime, circles in
+            let owner = try await circles.user()
+            let member = try await circles.user()
+            for user in [owner, member] {
+                let profile = try await circles.request(.GET, "/profile", as: user)
+                #expect(profile.status == 200, "\(profile.body)")
+            }
+            let created = try await circles.request(.POST, "/circles", as: owner, json: ["name": "Inner"])
+            #expect(created.status == 201, "\(created.body)")
+            let circle = try #require(created.body["id"]?.stringValue.flatMap(UUID.init(uuidString:)))
+            let invite = try await circles.request(.POST, "/circles/\(circle)/invites", as: owner)
+            let claimed = try await circles.request(.POST, "/invites/claim", as: member, json: ["code": invite.body["code"]?.stringValue ?? ""])
+            #expect(claimed.status == 200, "\(claimed.body)")
+            try await waitUntil {
+                try await realtime.withDatabase { db in
+                    try await db.query("SELECT count(*) FROM memberships WHERE scope = 'circle' AND scope_id = \(circle)").collect().first?.decode(Int.self) == 2
+                }
+            }
+
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: python)
+            process.arguments = [root.appendingPathComponent("Tests/RealtimeClientTests/receive_circle_post.py").path]
+            var environment = ProcessInfo.processInfo.environment
+            environment["COLONY_REALTIME_URL"] = "\(realtime.base)/realtime/v1"
+            environment["COLONY_CIRCLES_URL"] = circles.apiURL
+            environment["COLONY_MEMBER_TOKEN"] = member.token
+            environment["COLONY_AUTHOR_TOKEN"] = owner.token
+            environment["COLONY_CIRCLE_ID"] = circle.uuidString.lowercased()
+            environment["PYTHONDONTWRITEBYTECODE"] = "1"
+            process.environment = environment
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            let data = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
+            process.waitUntilExit()
+            let text = String(decoding: data, as: UTF8.self)
+            #expect(process.terminationStatus == 0, "python client failed:\n\(text)")
+        }
+    }
+
+    @Test("a client that never reads is disconnected once its outgoing queue overflows; the others stay connected")
+    func slowClientIsDisconnected() async throws {
+        let settings = RealtimeSettings(socketBufferMessages: 16)
+        let hub = RealtimeHub(settings: settings, replicaID: settings.replicaID)
+        try await withRunningService(.realtime, app: .unify, apiPrefix: "/realtime/v1", configure: { configuration in
+            configuration.app = nil
+            configuration.tokens.audience = nil
+        }, definition: { _, _ in RealtimeService.definition(settings: settings, hub: hub) }) { realtime in
+            let port = try #require(URL(string: realtime.base)?.port)
+            let slowToken = try await realtime.tokens.token(user: UUID(), app: .mycirclee)
+            let slow = try RawWebSocket(port: port, path: "/realtime/v1/websocket?apikey=anon")
+            defer { slow.close() }
+            try slow.sendText(#"{"topic":"realtime:firehose","event":"phx_join","payload":{"config":{"broadcast":{"self":false}},"access_token":"\#(slowToken)"},"ref":"1","join_ref":"1"}"#)
+            try slow.readUntil("phx_reply")  // the join reply; from here on it never reads again
+            #expect(hub.connectionCount == 1)
+
+            let fast = TestSocket(base: realtime.base, apiKey: "anon")
+            let fastToken = try await realtime.tokens.token(user: UUID(), app: .mycirclee)
+            #expect(try await fast.join("realtime:firehose", token: fastToken, config: .object(["broadcast": .object(["self": .bool(false)])])).payload["status"] == "ok")
+            try await waitUntil { hub.connectionCount == 2 }
+
+            // ~6 KB broadcasts until the slow socket's kernel buffers, NIO's and its 16-frame queue are full.
+            let filler = String(repeating: "x", count: 6000)
+            var sent = 0
+            let deadline = ContinuousClock.now + .seconds(60)
+            while hub.connectionCount == 2, ContinuousClock.now < deadline {
+                for _ in 0..<100 {
+                    fast.send(topic: "realtime:firehose", event: "broadcast", payload: .object(["type": "broadcast", "event": "fill", "payload": .object(["x": .string(filler)])]))
+                }
+                sent += 100
+                // paced by the server: the heartbeat's reply comes after the batch was handled
+                let ref = fast.send(topic: "phoenix", event: "heartbeat", payload: .object([:]))
+                _ = try await fast.wait(timeout: .seconds(30)) { $0.event == "phx_reply" && $0.ref == ref }
+            }
+            #expect(hub.connectionCount == 1, "the slow client is still connected after \(sent) broadcasts")
+            #expect(!fast.isClosed)
+            // the slow socket's end is closed by the server: reading it reaches the end of the stream
+            #expect(slow.drainsToEnd())
+        }
+    }
+}
+
+/// A blocking WebSocket client over a POSIX socket with a small receive buffer, for a client that stops reading.
+final class RawWebSocket: @unchecked Sendable {
+    let fd: Int32
+
+    init(port: Int, path: String) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw PhoenixProtocolError("socket failed") }
+        var size: Int32 = 4096
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { Glibc.close(fd); throw PhoenixProtocolError("connect failed") }
+        try write(Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".utf8))
+        try readUntil("\r\n\r\n")
+    }
+
+    private var received: [UInt8] = []
+
+    /// Reads until `marker` has arrived (anywhere in what was read so far).
+    func readUntil(_ marker: String) throws {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !String(decoding: received, as: UTF8.self).contains(marker) {
+            let count = read(fd, &buffer, buffer.count)
+            guard count > 0 else { throw PhoenixProtocolError("read failed waiting for \(marker)") }
+            received += buffer[0..<count]
+        }
+    }
+
+    /// Reads whatever is left; true when the server closed the connection.
+    func drainsToEnd() -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = read(fd, &buffer, buffer.count)
+            if count == 0 { return true }
+            if count < 0 { return false }
+        }
+    }
+
+    /// A masked (zero mask) text frame.
+    func sendText(_ text: String) throws {
+        let payload = Array(text.utf8)
+        var frame: [UInt8] = [0x81]
+        if payload.count < 126 {
+            frame.append(0x80 | UInt8(payload.count))
+        } else {
+            frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        }
+        frame += [0, 0, 0, 0]
+        try write(frame + payload)
+    }
+
+    private func write(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            guard written > 0 else { throw PhoenixProtocolError("write failed") }
+            offset += written
+        }
+    }
+
+    func close() { Glibc.close(fd) }
+}
