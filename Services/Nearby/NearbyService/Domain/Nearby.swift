@@ -155,8 +155,9 @@ struct Nearby: Sendable {
         let me = try await require(userID, on: connection)
         let rows = try await locations.nearby(userID, radiusMeters: Double(radius) * NearbyRules.metersPerFoot, ttlSeconds: settings.locationTTLSeconds,
                                              limit: limit, on: connection)
-        let fresh = try await hasFreshLocation(userID, on: connection)
-        let sharing = me.shareLocation && fresh
+        // Anyone in the list means my point is fresh and shared; only an empty list needs a look.
+        var sharing = true
+        if rows.isEmpty { sharing = try await hasFreshLocation(userID, on: connection) && me.shareLocation }
         return NearbyList(sharing: sharing, radiusFeet: radius, users: rows.map(nearbyUser))
     }
 

@@ -9,7 +9,12 @@ struct ProfileStore: Sendable {
 
     /// The profile, created when the registration event has not arrived yet; nil when deleted.
     func ensure(_ userID: UUID, on connection: PostgresConnection) async throws -> StoredProfile? {
-        try await connection.query("""
+        // The usual case is a plain read; only a first request pays for the insert attempt.
+        if let profile = try await connection.query("SELECT \(unescaped: StoredProfile.columns) FROM profiles WHERE id = \(userID)", logger: logger)
+            .collect().first.map(StoredProfile.init(row:)) {
+            return profile
+        }
+        return try await connection.query("""
             WITH inserted AS (
                 INSERT INTO profiles (id) SELECT \(userID)
                 WHERE NOT EXISTS (SELECT 1 FROM deleted_users WHERE user_id = \(userID))
