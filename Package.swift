@@ -20,6 +20,8 @@ let package = Package(
         .executable(name: "colony-chat-bench", targets: ["ChatBench"]),
         .executable(name: "colony-nearby", targets: ["ColonyNearby"]),
         .executable(name: "colony-nearby-bench", targets: ["NearbyBench"]),
+        .executable(name: "colony-projects", targets: ["ColonyProjects"]),
+        .executable(name: "colony-projects-bench", targets: ["ProjectsBench"]),
         .executable(name: "colony-circles", targets: ["ColonyCircles"]),
         .executable(name: "colony-circles-bench", targets: ["CirclesBench"]),
         .executable(name: "colony-realtime", targets: ["ColonyRealtime"]),
@@ -344,6 +346,48 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Tests/Benchmarks/NearbyBench",
+            swiftSettings: swiftSettings
+        ),
+        // Projects: I Believe In You's builders, projects, posts, support messages and karma.
+        .target(
+            name: "ProjectsService",
+            dependencies: [
+                "ColonyPlatform",
+                "ColonyStorage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Services/Projects/ProjectsService",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "ColonyProjects",
+            dependencies: ["ProjectsService"],
+            path: "Services/Projects",
+            exclude: ["ProjectsService"],
+            sources: ["main.swift"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ProjectsServiceTests",
+            dependencies: [
+                "ProjectsService",
+                "ColonyStorage",
+                "ColonyTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Tests/ProjectsServiceTests",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "ProjectsBench",
+            dependencies: [
+                "ProjectsService",
+                "ColonyStorage",
+                "ColonyTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Tests/Benchmarks/ProjectsBench",
             swiftSettings: swiftSettings
         ),
         // Realtime: Supabase-Realtime-compatible WebSocket fan-out of domain events.

@@ -9,6 +9,10 @@ public enum EventCatalogue {
             .messageSent, .messageEdited, .messageDeleted, .calendarEventCreated, .calendarEventUpdated, .calendarEventDeleted,
         ],
         .nearby: [.locationUpdated, .locationRemoved, .profileUpdated],
+        .projects: [
+            .builderUpdated, .projectCreated, .projectUpdated, .projectDeleted, .projectFollowed, .projectUnfollowed,
+            .projectPostCreated, .postLiked, .supportSent, .milestoneCompleted, .karmaLevelUp,
+        ],
         .circles: [
             .circleCreated, .circleMemberJoined, .circleMemberLeft, .circleDeleted, .postCreated, .postUpdated, .postDeleted, .postExpired,
             .postReacted, .pollVoted, .eventRsvped, .dmSent, .dmRead, .presenceChanged,

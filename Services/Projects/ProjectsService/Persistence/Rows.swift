@@ -1,0 +1,245 @@
+import ColonyModels
+import Foundation
+import PostgresNIO
+
+// Column lists and decoders for the service's SELECTs and RETURNINGs. Storage keys and versions
+// stay here; the domain turns them into URLs.
+
+extension PostgresRandomAccessRow {
+    /// Column `index` decoded as `T`.
+    func value<T: PostgresDecodable>(_ index: Int, as type: T.Type = T.self) throws -> T {
+        try self[index].decode(T.self, context: .default)
+    }
+}
+
+extension PostgresQuery.StringInterpolation {
+    /// A project's columns with its owner's (`StoredProject.from`), then whether `viewer` follows it.
+    mutating func appendInterpolation(projectColumnsFor viewer: UUID) {
+        appendLiteral("\(StoredProject.columns), EXISTS (SELECT 1 FROM follows f WHERE f.project_id = p.id AND f.user_id = ")
+        appendInterpolation(viewer)
+        appendLiteral(")")
+    }
+
+    /// A post's columns with its project's and owner's (`StoredPost.from`), then whether `viewer`
+    /// liked it and its cursor.
+    mutating func appendInterpolation(postColumnsFor viewer: UUID) {
+        appendLiteral("\(StoredPost.columns), EXISTS (SELECT 1 FROM likes l WHERE l.user_id = ")
+        appendInterpolation(viewer)
+        appendLiteral(" AND l.post_id = po.id), \(Cursor.micros("po.created_at"))")
+    }
+}
+
+/// `columns` with each name prefixed by `alias.`.
+func prefixed(_ columns: String, _ alias: String) -> String {
+    columns.split(separator: ", ").map { "\(alias).\($0)" }.joined(separator: ", ")
+}
+
+/// A position in a newest-first list: a number (a time in microseconds since 1970, Postgres's own
+/// precision, so comparisons are exact; or a follower count) and the row's id as tie-breaker.
+struct Cursor: Sendable, Equatable {
+    var value: Int64
+    var id: UUID
+
+    /// Before everything: the first page (the value is 9999-12-31 in microseconds, above any
+    /// time or count).
+    static let start = Cursor(value: 253_402_300_800_000_000, id: UUID(uuidString: "ffffffff-ffff-ffff-ffff-ffffffffffff")!)
+
+    init(value: Int64, id: UUID) {
+        self.value = value
+        self.id = id
+    }
+
+    /// `"<value>_<uuid>"`.
+    init?(_ text: String) {
+        let parts = text.split(separator: "_", maxSplits: 1)
+        guard parts.count == 2, let value = Int64(parts[0]), value >= 0, value <= Self.start.value, let id = UUID(uuidString: String(parts[1])) else { return nil }
+        self.init(value: value, id: id)
+    }
+
+    var text: String { "\(value)_\(id.uuidString.lowercased())" }
+
+    /// A time's cursor value: whole microseconds since 1970 (exact for Postgres's times).
+    static func micros(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000_000).rounded()) }
+
+    /// `created_at` (or another time column) in whole microseconds since 1970.
+    static func micros(_ column: String) -> String { "(extract(epoch FROM \(column)) * 1000000)::int8" }
+}
+
+/// `builders` as stored.
+struct StoredBuilder: Sendable {
+    var id: UUID
+    var userId: UUID
+    var name: String
+    var bio: String?
+    var avatarVersion: Int64?
+    var websiteUrl: String?
+    var twitterHandle: String?
+    var isCreator: Bool
+    var createdAt: Date
+    var updatedAt: Date
+
+    static let columns = "id, user_id, name, bio, avatar_version, website_url, twitter_handle, is_creator, created_at, updated_at"
+
+    init(row: PostgresRow) throws {
+        (id, userId, name, bio, avatarVersion, websiteUrl, twitterHandle, isCreator, createdAt, updatedAt) =
+            try row.decode((UUID, UUID, String, String?, Int64?, String?, String?, Bool, Date, Date).self)
+    }
+}
+
+/// The public part of a builder, as projects and posts embed it.
+struct StoredOwner: Sendable {
+    var builderId: UUID
+    var userId: UUID
+    var name: String
+    var avatarVersion: Int64?
+}
+
+extension KarmaRow {
+    static let columns = "id, user_id, total_points, level, created_at, updated_at"
+
+    init(row: PostgresRow) throws {
+        let (id, userId, points, level, createdAt, updatedAt) = try row.decode((UUID, UUID, Int, Int, Date, Date).self)
+        self.init(id: id, userId: userId, totalPoints: points, level: level, createdAt: createdAt, updatedAt: updatedAt)
+    }
+}
+
+/// `projects` as stored, with its owner's card and whether the viewer follows it.
+struct StoredProject: Sendable {
+    var id: UUID
+    var builderId: UUID
+    var title: String
+    var tagline: String?
+    var description: String?
+    var coverVersion: Int64?
+    var publicSlug: String
+    var mood: ProjectMood?
+    var followerCount: Int
+    var isPublished: Bool
+    var createdAt: Date
+    var updatedAt: Date
+    var owner: StoredOwner
+    var isFollowing: Bool
+
+    /// The project's own columns (alias `p`) and its owner's (alias `b`); then, in SELECTs,
+    /// whether `$viewer` follows it.
+    static let tableColumns = "id, builder_id, title, tagline, description, cover_version, public_slug, mood::text, follower_count, is_published, created_at, updated_at"
+    static let columns = prefixed(tableColumns, "p") + ", b.user_id, b.name, b.avatar_version"
+
+    static let from = "projects p JOIN builders b ON b.id = p.builder_id"
+
+    init(row: PostgresRow, hasFollowColumn: Bool = true) throws {
+        let r = row.makeRandomAccess()
+        id = try r.value(0)
+        builderId = try r.value(1)
+        title = try r.value(2)
+        tagline = try r.value(3)
+        description = try r.value(4)
+        coverVersion = try r.value(5)
+        publicSlug = try r.value(6)
+        mood = try r.value(7, as: String?.self).flatMap(ProjectMood.init(rawValue:))
+        followerCount = try r.value(8)
+        isPublished = try r.value(9)
+        createdAt = try r.value(10)
+        updatedAt = try r.value(11)
+        owner = StoredOwner(builderId: builderId, userId: try r.value(12), name: try r.value(13), avatarVersion: try r.value(14))
+        isFollowing = hasFollowColumn ? try r.value(15) : false
+    }
+}
+
+/// `posts` as stored, with the project and owner a feed line shows, whether the viewer liked
+/// it, and its cursor.
+struct StoredPost: Sendable {
+    var id: UUID
+    var projectId: UUID
+    var content: String
+    var images: [String]
+    var likeCount: Int
+    var createdAt: Date
+    var updatedAt: Date
+    var projectTitle: String
+    var projectSlug: String
+    var projectCoverVersion: Int64?
+    var projectIsPublished: Bool
+    var owner: StoredOwner
+    var likedByMe: Bool
+    var cursor: Cursor
+
+    static let tableColumns = "id, project_id, content, images, like_count, created_at, updated_at"
+
+    /// From `posts po JOIN projects p JOIN builders b`, then whether `$viewer` liked it and the cursor.
+    static let columns = prefixed(tableColumns, "po")
+        + ", p.title, p.public_slug, p.cover_version, p.is_published, p.builder_id, b.user_id, b.name, b.avatar_version"
+
+    static let from = "posts po JOIN projects p ON p.id = po.project_id JOIN builders b ON b.id = p.builder_id"
+
+    init(row: PostgresRow) throws {
+        let r = row.makeRandomAccess()
+        id = try r.value(0)
+        projectId = try r.value(1)
+        content = try r.value(2)
+        images = try r.value(3)
+        likeCount = try r.value(4)
+        createdAt = try r.value(5)
+        updatedAt = try r.value(6)
+        projectTitle = try r.value(7)
+        projectSlug = try r.value(8)
+        projectCoverVersion = try r.value(9)
+        projectIsPublished = try r.value(10)
+        owner = StoredOwner(builderId: try r.value(11), userId: try r.value(12), name: try r.value(13), avatarVersion: try r.value(14))
+        likedByMe = try r.value(15)
+        cursor = Cursor(value: try r.value(16), id: id)
+    }
+}
+
+extension MilestoneRow {
+    static let columns = "id, project_id, title, description, is_completed, target_date, completed_at, created_at"
+
+    init(row: PostgresRow) throws {
+        let (id, projectId, title, description, isCompleted, targetDate, completedAt, createdAt) =
+            try row.decode((UUID, UUID, String, String?, Bool, LocalDate?, Date?, Date).self)
+        self.init(id: id, projectId: projectId, title: title, description: description, isCompleted: isCompleted, targetDate: targetDate,
+                  completedAt: completedAt, createdAt: createdAt)
+    }
+}
+
+/// `support_messages` as stored (the sender stays inside the service), with the sender's card.
+struct StoredSupportMessage: Sendable {
+    var id: UUID
+    var projectId: UUID
+    var senderId: UUID?
+    var message: String
+    var isAnonymous: Bool
+    var createdAt: Date
+    var sender: StoredOwner?
+
+    /// From `support_messages m LEFT JOIN builders s` (joined only when not anonymous); an
+    /// anonymous message's sender is not even read.
+    static let columns = "m.id, m.project_id, CASE WHEN m.is_anonymous THEN NULL ELSE m.sender_id END, m.message, m.is_anonymous, m.created_at, s.user_id, s.name, s.avatar_version"
+
+    init(row: PostgresRow) throws {
+        let (id, projectId, senderId, message, isAnonymous, createdAt, userId, name, avatarVersion) =
+            try row.decode((UUID, UUID, UUID?, String, Bool, Date, UUID?, String?, Int64?).self)
+        (self.id, self.projectId, self.senderId, self.message, self.isAnonymous, self.createdAt) = (id, projectId, senderId, message, isAnonymous, createdAt)
+        if let senderId, let userId, let name {
+            sender = StoredOwner(builderId: senderId, userId: userId, name: name, avatarVersion: avatarVersion)
+        }
+    }
+
+    /// The row others see: no sender when anonymous.
+    var row: SupportMessageRow {
+        SupportMessageRow(id: id, projectId: projectId, senderId: senderId, message: message, isAnonymous: isAnonymous, createdAt: createdAt)
+    }
+}
+
+extension SupportActionRow {
+    static let columns = "a.id, a.user_id, a.project_id, a.action_type::text, a.points_earned, a.metadata::text, a.created_at"
+
+    /// The row; then the project's title and slug.
+    init(row: PostgresRow) throws {
+        let r = row.makeRandomAccess()
+        let metadata = try r.value(5, as: String?.self).flatMap { try? JSONDecoder().decode([String: JSONValue].self, from: Data($0.utf8)) }
+        self.init(id: try r.value(0), userId: try r.value(1), projectId: try r.value(2),
+                  actionType: SupportActionType(rawValue: try r.value(3, as: String.self)) ?? .follow,
+                  pointsEarned: try r.value(4), metadata: metadata, createdAt: try r.value(6))
+    }
+}
