@@ -46,6 +46,12 @@ let pageLimit = ProjectsStatements.feedPageSize
 let followersPerConnection = 100
 let followerCount = connections * followersPerConnection
 let firstFollower = 1001
+/// The service's Postgres pool: half the HTTP connections (`BENCH_POOL` to change). Postgres is
+/// CPU-bound at either size; with 32 backends runnable beside the service's few threads on two
+/// cores, every hop of a request through the service (HTTP, handler, Postgres reply, response)
+/// waits behind them and the tail grows (feed p99 about 2.5× higher at 32 than at 16), while
+/// requests queued for a pooled connection wait cheaply.
+let poolSize = Int(ProcessInfo.processInfo.environment["BENCH_POOL"] ?? "") ?? connections / 2
 
 /// Deterministic ids, so pgbench can name a user, builder, project or post from a number.
 func userID(_ n: Int) -> UUID { UUID(uuidString: "00000000-0000-4000-9000-\(String(format: "%012d", n))")! }
@@ -250,9 +256,9 @@ func report(_ title: String, _ phase: Phase, unit: String) {
 }
 
 func benchmark() async throws {
-    print("colony-projects-bench: \(connections) connections, \(seconds) s per run, \(projectCount) projects with \(postCount) posts, "
+    print("colony-projects-bench: \(connections) connections (service pool \(poolSize)), \(seconds) s per run, \(projectCount) projects with \(postCount) posts, "
           + "\(readerCount) readers following all of them, \(followerCount) users following during the follow runs")
-    try await withTestSchema(poolSize: connections) { databaseConfiguration in
+    try await withTestSchema(poolSize: poolSize) { databaseConfiguration in
         let schema = databaseConfiguration.schema
         let port = try freePort()
         let tokens = TestTokens()
