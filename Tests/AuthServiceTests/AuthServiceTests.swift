@@ -38,29 +38,15 @@ struct AuthServiceTests {
 
     @Test("the official Supabase Python client passes its suite against the running service")
     func supabasePythonClient() async throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let python = root.appendingPathComponent(".local/venv/bin/python").path
-        try #require(FileManager.default.isExecutableFile(atPath: python), "run scripts/setup: it creates .local/venv with supabase_auth")
         try await withRunningAuth { auth in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: python)
-            process.arguments = ["-m", "pytest", "-q", "-p", "no:cacheprovider", root.appendingPathComponent("Tests/AuthClientTests").path]
-            var environment = ProcessInfo.processInfo.environment
-            environment["COLONY_AUTH_URL"] = auth.authURL
-            environment["COLONY_ANON_KEY"] = auth.anonKeys[.mycirclee]
-            environment["COLONY_ANON_KEY_HABITHIVE"] = auth.anonKeys[.habithive]
-            environment["COLONY_ANON_KEY_UNIFY"] = auth.anonKeys[.unify]
-            environment["COLONY_DEV_MAIL_DIR"] = auth.mailDirectory
-            environment["PYTHONDONTWRITEBYTECODE"] = "1"
-            process.environment = environment
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let data = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
-            process.waitUntilExit()
-            let text = String(decoding: data, as: UTF8.self)
-            #expect(process.terminationStatus == 0, "pytest failed:\n\(text)")
+            let (status, output) = try await PythonClient.run(["-m", "pytest", "-q", "-p", "no:cacheprovider", PythonClient.path("Tests/AuthClientTests")], environment: [
+                "COLONY_AUTH_URL": auth.authURL,
+                "COLONY_ANON_KEY": auth.anonKeys[.mycirclee],
+                "COLONY_ANON_KEY_HABITHIVE": auth.anonKeys[.habithive],
+                "COLONY_ANON_KEY_UNIFY": auth.anonKeys[.unify],
+                "COLONY_DEV_MAIL_DIR": auth.mailDirectory,
+            ])
+            #expect(status == 0, "pytest failed:\n\(output)")
         }
     }
 

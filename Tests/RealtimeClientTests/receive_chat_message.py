@@ -10,7 +10,8 @@ from realtime import AsyncRealtimeClient, RealtimeSubscribeStates
 
 async def main() -> int:
     group = os.environ["COLONY_GROUP_ID"]
-    client = AsyncRealtimeClient(os.environ["COLONY_REALTIME_URL"], os.environ["COLONY_MEMBER_TOKEN"], auto_reconnect=False)
+    client = AsyncRealtimeClient(os.environ["COLONY_REALTIME_URL"], os.environ["COLONY_MEMBER_TOKEN"], auto_reconnect=False,
+                                 timeout=30)  # the library waits 10 s for a join reply; the suite shares two busy cores
     await client.connect()
     received: asyncio.Future = asyncio.get_running_loop().create_future()
     subscribed: asyncio.Future = asyncio.get_running_loop().create_future()
@@ -28,7 +29,7 @@ async def main() -> int:
     channel = client.channel(f"group_chat_{group}")
     channel.on_postgres_changes("INSERT", schema="public", table="message", filter=f"group_id=eq.{group}", callback=on_change)
     await channel.subscribe(on_state)
-    await asyncio.wait_for(subscribed, 10)
+    await asyncio.wait_for(subscribed, 35)
 
     async with httpx.AsyncClient() as http:
         response = await http.post(f"{os.environ['COLONY_CHAT_URL']}/groups/{group}/messages",

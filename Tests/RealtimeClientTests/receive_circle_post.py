@@ -11,7 +11,8 @@ from realtime import AsyncRealtimeClient, RealtimeSubscribeStates
 
 async def main() -> int:
     circle = os.environ["COLONY_CIRCLE_ID"]
-    client = AsyncRealtimeClient(os.environ["COLONY_REALTIME_URL"], os.environ["COLONY_MEMBER_TOKEN"], auto_reconnect=False)
+    client = AsyncRealtimeClient(os.environ["COLONY_REALTIME_URL"], os.environ["COLONY_MEMBER_TOKEN"], auto_reconnect=False,
+                                 timeout=30)  # the library waits 10 s for a join reply; the suite shares two busy cores
     await client.connect()
     received: asyncio.Future = asyncio.get_running_loop().create_future()
     subscribed: asyncio.Future = asyncio.get_running_loop().create_future()
@@ -29,7 +30,7 @@ async def main() -> int:
     channel = client.channel(f"posts_{circle}")
     channel.on_postgres_changes("INSERT", schema="public", table="posts", filter=f"circle_id=eq.{circle}", callback=on_change)
     await channel.subscribe(on_state)
-    await asyncio.wait_for(subscribed, 10)
+    await asyncio.wait_for(subscribed, 35)
 
     async with httpx.AsyncClient() as http:
         response = await http.post(f"{os.environ['COLONY_CIRCLES_URL']}/circles/{circle}/posts",

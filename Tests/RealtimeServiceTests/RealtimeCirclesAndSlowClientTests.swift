@@ -12,9 +12,6 @@ import Glibc
 struct RealtimeCirclesAndSlowClientTests {
     @Test("the official Supabase Python realtime client receives a MyCirclee post created through circles' API (posts, circle_id=eq filter)")
     func pythonClientCirclePost() async throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let python = root.appendingPathComponent(".local/venv/bin/python").path
-        try #require(FileManager.default.isExecutableFile(atPath: python), "run scripts/setup: it creates .local/venv with realtime")
         try await withRealtimeAndCircles { realtime, circles in
             let owner = try await circles.user()
             let member = try await circles.user()
@@ -34,25 +31,14 @@ struct RealtimeCirclesAndSlowClientTests {
                 }
             }
 
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: python)
-            process.arguments = [root.appendingPathComponent("Tests/RealtimeClientTests/receive_circle_post.py").path]
-            var environment = ProcessInfo.processInfo.environment
-            environment["COLONY_REALTIME_URL"] = "\(realtime.base)/realtime/v1"
-            environment["COLONY_CIRCLES_URL"] = circles.apiURL
-            environment["COLONY_MEMBER_TOKEN"] = member.token
-            environment["COLONY_AUTHOR_TOKEN"] = owner.token
-            environment["COLONY_CIRCLE_ID"] = circle.uuidString.lowercased()
-            environment["PYTHONDONTWRITEBYTECODE"] = "1"
-            process.environment = environment
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let data = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
-            process.waitUntilExit()
-            let text = String(decoding: data, as: UTF8.self)
-            #expect(process.terminationStatus == 0, "python client failed:\n\(text)")
+            let (status, output) = try await PythonClient.run([PythonClient.path("Tests/RealtimeClientTests/receive_circle_post.py")], environment: [
+                "COLONY_REALTIME_URL": "\(realtime.base)/realtime/v1",
+                "COLONY_CIRCLES_URL": circles.apiURL,
+                "COLONY_MEMBER_TOKEN": member.token,
+                "COLONY_AUTHOR_TOKEN": owner.token,
+                "COLONY_CIRCLE_ID": circle.uuidString.lowercased(),
+            ])
+            #expect(status == 0, "python client failed:\n\(output)")
         }
     }
 

@@ -164,32 +164,18 @@ struct RealtimeServiceTests {
 
     @Test("the official Supabase Python realtime client receives a chat message through a postgres_changes eq filter")
     func pythonClient() async throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let python = root.appendingPathComponent(".local/venv/bin/python").path
-        try #require(FileManager.default.isExecutableFile(atPath: python), "run scripts/setup: it creates .local/venv with realtime")
         try await withRealtimeAndChat { realtime, chat in
             let (owner, _) = try await chatUser(chat)
             let (member, email) = try await chatUser(chat)
             let group = try await makeGroup(chat, realtime, owner: owner, members: [(member, email)])
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: python)
-            process.arguments = [root.appendingPathComponent("Tests/RealtimeClientTests/receive_chat_message.py").path]
-            var environment = ProcessInfo.processInfo.environment
-            environment["COLONY_REALTIME_URL"] = "\(realtime.base)/realtime/v1"
-            environment["COLONY_CHAT_URL"] = chat.apiURL
-            environment["COLONY_MEMBER_TOKEN"] = member.token
-            environment["COLONY_SENDER_TOKEN"] = owner.token
-            environment["COLONY_GROUP_ID"] = group.uuidString.lowercased()
-            environment["PYTHONDONTWRITEBYTECODE"] = "1"
-            process.environment = environment
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let data = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
-            process.waitUntilExit()
-            let text = String(decoding: data, as: UTF8.self)
-            #expect(process.terminationStatus == 0, "python client failed:\n\(text)")
+            let (status, output) = try await PythonClient.run([PythonClient.path("Tests/RealtimeClientTests/receive_chat_message.py")], environment: [
+                "COLONY_REALTIME_URL": "\(realtime.base)/realtime/v1",
+                "COLONY_CHAT_URL": chat.apiURL,
+                "COLONY_MEMBER_TOKEN": member.token,
+                "COLONY_SENDER_TOKEN": owner.token,
+                "COLONY_GROUP_ID": group.uuidString.lowercased(),
+            ])
+            #expect(status == 0, "python client failed:\n\(output)")
         }
     }
 }
