@@ -122,12 +122,19 @@ public final class KafkaProducer: Service, @unchecked Sendable {
     /// Runs until graceful shutdown, then flushes what is in flight and stops polling.
     public func run() async throws {
         try? await gracefulShutdown()
-        shutdown()
+        await close()
     }
 
     /// Flushes in-flight messages (up to the timeout), then stops the poll thread. Idempotent.
+    /// It blocks the calling thread: async code calls `close`.
     public func shutdown(flushTimeout: Duration = .seconds(10)) {
         shutdownNow(flushTimeout: flushTimeout)
+    }
+
+    /// `shutdown` on a thread of its own, so that a slow flush (a broker that is down) does not
+    /// hold one of Swift's shared threads for up to the flush timeout.
+    public func close(flushTimeout: Duration = .seconds(10)) async {
+        _ = try? await BlockingWorker.runDetached(name: "colony-kafka-close") { self.shutdownNow(flushTimeout: flushTimeout) }
     }
 
     private func shutdownNow(flushTimeout: Duration) {

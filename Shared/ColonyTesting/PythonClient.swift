@@ -24,11 +24,23 @@ public enum PythonClient {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
-        try process.run()
-        // Read on another thread: a full pipe would block the script, and waitUntilExit spins a run loop.
-        let data = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        // The whole run happens on a thread of its own: reading the pipe and waiting for the exit
+        // block, and on one of the (two, on CI) threads of Swift's shared pool they would stall
+        // every service running in this test process, including the one the script talks to.
+        return try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                do {
+                    try process.run()
+                    let data = output.fileHandleForReading.readDataToEndOfFile()
+                    process.waitUntilExit()
+                    continuation.resume(returning: (process.terminationStatus, String(decoding: data, as: UTF8.self)))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+            thread.name = "python-client"
+            thread.start()
+        }
     }
 
     /// A path inside the repository.

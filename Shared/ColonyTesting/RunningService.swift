@@ -77,9 +77,14 @@ public struct RunningService: Sendable {
     /// Publishes an auth event on the auth topic, as the auth service's relay would.
     public func publishAuthEvent<Payload: EventPayload>(_ payload: Payload, user: UUID, app: App? = nil) async throws {
         let producer = try KafkaProducer(configuration: TestKafka.producer(brokers: brokers), logger: TestEnvironment.logger)
-        defer { producer.shutdown() }
         let envelope = EventEnvelope(app: app ?? self.app, aggregateId: user.uuidString.lowercased(), actor: user, payload: payload)
-        try await producer.send(KafkaOutgoingMessage(topic: envelope.topic(prefix: topicPrefix), key: Array(envelope.aggregateId.utf8), value: try envelope.encoded()))
+        do {
+            try await producer.send(KafkaOutgoingMessage(topic: envelope.topic(prefix: topicPrefix), key: Array(envelope.aggregateId.utf8), value: try envelope.encoded()))
+        } catch {
+            await producer.close()
+            throw error
+        }
+        await producer.close()
     }
 
     /// Runs `body` with the service's database (its own role), for jobs and direct checks.

@@ -73,7 +73,6 @@ public final class OutboxRelay: Service, Sendable {
     /// Relays until graceful shutdown (or cancellation), then waits for what is in flight and
     /// flushes the producer.
     public func run() async throws {
-        defer { producer.withLock { $0 }.shutdown() }
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 group.addTask { await self.holdLeadership() }
@@ -84,6 +83,7 @@ public final class OutboxRelay: Service, Sendable {
             self.stopping.store(true, ordering: .relaxed)
             self.signal.wake()
         }
+        await producer.withLock { $0 }.close()
     }
 
     private var shouldStop: Bool { stopping.load(ordering: .relaxed) || Task.isCancelled }
