@@ -22,6 +22,9 @@ public enum ColonyService: String, Codable, Sendable, CaseIterable {
 }
 
 extension UUID {
+    /// Lowercase text, as ids appear in JSON, event keys and Kafka keys.
+    public var lowercased: String { uuidString.lowercased() }
+
     /// A version 7 UUID (RFC 9562): 48 bits of Unix milliseconds, then random bits, so ids sort by creation time.
     public static func timeOrdered(at date: Date = Date()) -> UUID {
         var generator = SystemRandomNumberGenerator()

@@ -76,8 +76,13 @@ public struct RunningService: Sendable {
 
     /// Publishes an auth event on the auth topic, as the auth service's relay would.
     public func publishAuthEvent<Payload: EventPayload>(_ payload: Payload, user: UUID, app: App? = nil) async throws {
+        try await publish(EventEnvelope(app: app ?? self.app, aggregateId: user.uuidString.lowercased(), actor: user, payload: payload))
+    }
+
+    /// Publishes an event on its source service's topic (under this service's topic prefix), as
+    /// that service's outbox relay would.
+    public func publish<Payload: EventPayload>(_ envelope: EventEnvelope<Payload>) async throws {
         let producer = try KafkaProducer(configuration: TestKafka.producer(brokers: brokers), logger: TestEnvironment.logger)
-        let envelope = EventEnvelope(app: app ?? self.app, aggregateId: user.uuidString.lowercased(), actor: user, payload: payload)
         do {
             try await producer.send(KafkaOutgoingMessage(topic: envelope.topic(prefix: topicPrefix), key: Array(envelope.aggregateId.utf8), value: try envelope.encoded()))
         } catch {

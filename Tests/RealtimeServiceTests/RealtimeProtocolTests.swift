@@ -102,9 +102,9 @@ struct RealtimeProtocolTests {
         let group = UUID(), user = UUID()
         let member = GroupMemberRow(groupId: group, userId: user, role: .user, joinedAt: Date(), lastReadAt: Date())
         let added = try ReceivedEvent(bytes: EventEnvelope(app: .unify, aggregateId: "g", payload: GroupMemberAdded(member: member, groupName: "n")).encoded())
-        #expect(try RowChanges.membershipChanges(for: added) == [.add(.group, group, [user])])
+        #expect(try Memberships.changes(for: added) == [.add(.group, group, [user])])
         let removed = try ReceivedEvent(bytes: EventEnvelope(app: .unify, aggregateId: "g", payload: GroupMemberRemoved(member: member, reason: .removed)).encoded())
-        #expect(try RowChanges.membershipChanges(for: removed) == [.remove(.group, group, user)])
+        #expect(try Memberships.changes(for: removed) == [.remove(.group, group, user)])
         // the removed member still sees their own removal
         #expect(try RowChanges.changes(for: removed).first?.audience == .members(.group, group, plus: [user]))
     }

@@ -21,7 +21,7 @@ public enum AuthService {
                     try await RateLimiter(database: database, logger: logger).deleteOldWindows()
                 },
             ] },
-            services: [hasher],
+            services: { _ in [hasher] },
             addRoutes: { router, context in
                 let keyRing = KeyRing(database: context.database, issuer: settings.issuer, retiredKeyRetentionSeconds: settings.retiredKeyRetentionSeconds, logger: context.logger)
                 let accounts = Accounts(

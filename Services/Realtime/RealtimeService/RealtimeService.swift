@@ -55,9 +55,9 @@ public enum RealtimeService {
             migrations: RealtimeMigrations.all,
             consumes: consumedServices,
             handleEvent: { event, connection, context in
-                try await DomainEventHandler(memberships: MembershipStore(logger: context.logger)).handle(event, on: connection)
+                try await DomainEventHandler(memberships: MembershipProjection(logger: context.logger)).handle(event, on: connection)
             },
-            services: [hub],
+            services: { _ in [hub] },
             addRoutes: { router, context in
                 hub.attach(database: context.database, verifier: TokenVerifier(configuration: context.configuration.tokens, logger: context.logger), logger: context.logger)
                 socket.addRoutes(to: router)

@@ -149,7 +149,8 @@ public struct PollVoted: EventPayload {
     }
 }
 
-/// An RSVP set, changed or withdrawn (`status` nil): `event_rsvps`.
+/// An RSVP set, changed or withdrawn (`status` nil): `event_rsvps`. It names the event's author
+/// (whose event got the answer) and the counts after it (Live Activities show them).
 public struct EventRsvped: EventPayload {
     public static let eventType = EventType.eventRsvped
     public static let source = ColonyService.circles
@@ -157,11 +158,27 @@ public struct EventRsvped: EventPayload {
     public var postId: UUID
     public var userId: UUID
     public var status: RSVPStatus?
-    public init(circleId: UUID, postId: UUID, userId: UUID, status: RSVPStatus?) {
+    public var authorId: UUID?
+    public var counts: RSVPCounts?
+    public init(circleId: UUID, postId: UUID, userId: UUID, status: RSVPStatus?, authorId: UUID? = nil, counts: RSVPCounts? = nil) {
         self.circleId = circleId
         self.postId = postId
         self.userId = userId
         self.status = status
+        self.authorId = authorId
+        self.counts = counts
+    }
+}
+
+/// An event post's RSVPs by status.
+public struct RSVPCounts: Codable, Sendable, Equatable {
+    public var going: Int
+    public var maybe: Int
+    public var declined: Int
+    public init(going: Int, maybe: Int, declined: Int) {
+        self.going = going
+        self.maybe = maybe
+        self.declined = declined
     }
 }
 

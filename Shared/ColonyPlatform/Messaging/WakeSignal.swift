@@ -2,7 +2,9 @@ import Synchronization
 
 /// Wakes one waiting loop early (a Postgres notification, a settled batch, shutdown), or lets
 /// it sleep until a timeout. A wake with nobody waiting is remembered for the next wait.
-final class WakeSignal: Sendable {
+public final class WakeSignal: Sendable {
+    public init() {}
+
     private struct State {
         var pending = false
         var waiter: (id: UInt64, continuation: CheckedContinuation<Void, Never>)?
@@ -11,7 +13,7 @@ final class WakeSignal: Sendable {
 
     private let state = Mutex(State())
 
-    func wake() {
+    public func wake() {
         let continuation: CheckedContinuation<Void, Never>? = state.withLock { state in
             if let waiter = state.waiter {
                 state.waiter = nil
@@ -33,7 +35,7 @@ final class WakeSignal: Sendable {
         continuation?.resume()
     }
 
-    func wait(timeout: Duration) async {
+    public func wait(timeout: Duration) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let id: UInt64? = state.withLock { state in

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import PostgresNIO
+import Prometheus
 import ServiceLifecycle
 
 /// What a domain service is made of; `ServiceHost` wires it into the platform.
@@ -17,8 +18,9 @@ public struct ServiceDefinition: Sendable {
     public var handleEvent: ServiceEventHandler?
     /// The periodic jobs, made with the service's context.
     public var jobs: @Sendable (ServiceContext) -> [ScheduledJob]
-    /// Further lifecycle services the domain runs (started before HTTP, stopped after it).
-    public var services: [any Service]
+    /// Further lifecycle services the domain runs (started before HTTP, stopped after it), made
+    /// with the service's context (a push sender needs the database, say).
+    public var services: @Sendable (ServiceContext) -> [any Service]
     /// Adds the service's routes to the router built by the platform.
     public var addRoutes: @Sendable (Router<ColonyRequestContext>, ServiceContext) -> Void
     /// The HTTP server to run (default HTTP/1.1); realtime's adds the WebSocket upgrade.
@@ -31,7 +33,7 @@ public struct ServiceDefinition: Sendable {
     /// applied it or another one already had (realtime delivers to its own sockets here).
     public var afterEvent: (@Sendable (ReceivedEvent) async -> Void)? = nil
 
-    public init(migrations: [Migration], consumes: [ColonyService] = [], handleEvent: ServiceEventHandler? = nil, jobs: @escaping @Sendable (ServiceContext) -> [ScheduledJob] = { _ in [] }, services: [any Service] = [], addRoutes: @escaping @Sendable (Router<ColonyRequestContext>, ServiceContext) -> Void) {
+    public init(migrations: [Migration], consumes: [ColonyService] = [], handleEvent: ServiceEventHandler? = nil, jobs: @escaping @Sendable (ServiceContext) -> [ScheduledJob] = { _ in [] }, services: @escaping @Sendable (ServiceContext) -> [any Service] = { _ in [] }, addRoutes: @escaping @Sendable (Router<ColonyRequestContext>, ServiceContext) -> Void) {
         self.migrations = migrations
         self.consumes = consumes
         self.handleEvent = handleEvent
@@ -50,6 +52,8 @@ public struct ServiceContext: Sendable {
     public let outbox: Outbox
     public let tokenMiddleware: TokenMiddleware
     public let logger: Logger
+    /// The registry `/metrics` serves: a service's own counters go here too.
+    public let metrics: PrometheusCollectorRegistry
 }
 
 /// Runs a service: applies migrations, then runs Postgres, the producer, the outbox relay, the
@@ -74,9 +78,10 @@ public enum ServiceHost {
             logger: logger
         )
         let verifier = TokenVerifier(configuration: configuration.tokens, logger: logger)
-        let context = ServiceContext(configuration: configuration, database: database, outbox: outbox, tokenMiddleware: TokenMiddleware(verifier: verifier), logger: logger)
-
         let metrics = HTTPMetrics()
+        let context = ServiceContext(configuration: configuration, database: database, outbox: outbox, tokenMiddleware: TokenMiddleware(verifier: verifier),
+                                     logger: logger, metrics: metrics.registry)
+
         let router = ColonyRouter.make(
             metrics: metrics,
             maxBodyBytes: configuration.maxBodyBytes,
@@ -108,7 +113,7 @@ public enum ServiceHost {
         if !jobs.isEmpty {
             services.append(JobScheduler(database: database, jobs: jobs, logger: logger))
         }
-        services.append(contentsOf: definition.services)
+        services.append(contentsOf: definition.services(context))
         services.append(app)
 
         let group = ServiceGroup(configuration: .init(

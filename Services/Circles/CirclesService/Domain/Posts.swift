@@ -128,10 +128,13 @@ struct Posts: Sendable {
     }
 
     func rsvp(_ postID: UUID, status: RSVPStatus, userID: UUID, on connection: PostgresConnection) async throws -> ToggleResult {
-        let post = try await visible(postID, userID: userID, on: connection)
+        // The post row is locked so that RSVPs to one event take turns: each event's counts are exact.
+        let post = try await visible(postID, userID: userID, lock: true, on: connection)
         guard post.row.type == .event else { throw CirclesErrors.notAnEvent }
         let now = try await store.toggleRSVP(postID, userID: userID, status: status, on: connection)
-        try await circles.publish(EventRsvped(circleId: post.row.circleId, postId: postID, userId: userID, status: now), circle: post.row.circleId, actor: userID, on: connection)
+        let counts = try await store.rsvpCounts(postID, on: connection)
+        try await circles.publish(EventRsvped(circleId: post.row.circleId, postId: postID, userId: userID, status: now, authorId: post.row.authorId, counts: counts),
+                                  circle: post.row.circleId, actor: userID, on: connection)
         return ToggleResult(active: now != nil)
     }
 

@@ -208,6 +208,17 @@ struct PostStore: Sendable {
         return status
     }
 
+    /// The post's RSVPs by status.
+    func rsvpCounts(_ postID: UUID, on connection: PostgresConnection) async throws -> RSVPCounts {
+        let rows = try await connection.query("""
+            SELECT count(*) FILTER (WHERE status = 'going')::int, count(*) FILTER (WHERE status = 'maybe')::int,
+                   count(*) FILTER (WHERE status = 'declined')::int
+            FROM event_rsvps WHERE post_id = \(postID)
+            """, logger: logger).collect()
+        guard let (going, maybe, declined) = try rows.first?.decode((Int, Int, Int).self) else { return RSVPCounts(going: 0, maybe: 0, declined: 0) }
+        return RSVPCounts(going: going, maybe: maybe, declined: declined)
+    }
+
     func keep(_ postID: UUID, userID: UUID, on connection: PostgresConnection) async throws {
         try await connection.query("INSERT INTO kept_posts (user_id, post_id) VALUES (\(userID), \(postID)) ON CONFLICT DO NOTHING", logger: logger)
     }

@@ -125,7 +125,3 @@ struct HiveDayCloser: Sendable {
     }
 }
 
-extension UUID {
-    /// Lowercase text, as ids appear in JSON and event keys.
-    var lowercased: String { uuidString.lowercased() }
-}

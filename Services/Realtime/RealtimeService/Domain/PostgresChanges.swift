@@ -254,9 +254,7 @@ public struct RowChange: Sendable, Equatable {
 /// Who may see a row change: the members of a group, circle or hive (from the projection), plus
 /// named users; or every subscriber of the app (SocialSpot's map shows rounded positions only).
 public struct Audience: Sendable, Equatable {
-    public enum Scope: String, Sendable, Hashable, Codable {
-        case group, circle, hive
-    }
+    public typealias Scope = MembershipScope
 
     public var scope: (kind: Scope, id: UUID)?
     public var users: Set<UUID>

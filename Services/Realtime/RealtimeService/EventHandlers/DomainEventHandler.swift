@@ -7,11 +7,9 @@ import PostgresNIO
 /// transaction: once per event across all replicas, a redelivery changes nothing. Delivery to
 /// sockets happens afterwards on every replica (`RealtimeHub.deliver`).
 struct DomainEventHandler: Sendable {
-    let memberships: MembershipStore
+    let memberships: MembershipProjection
 
     func handle(_ event: ReceivedEvent, on connection: PostgresConnection) async throws {
-        for change in try RowChanges.membershipChanges(for: event) {
-            try await memberships.apply(change, on: connection)
-        }
+        try await memberships.apply(event, on: connection)
     }
 }

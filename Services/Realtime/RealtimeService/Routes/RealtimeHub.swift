@@ -128,7 +128,7 @@ public final class RealtimeHub: Service, Sendable {
                 do {
                     let attachment = try attachment
                     let members = try await attachment.database.withConnection { connection in
-                        try await MembershipStore(logger: attachment.logger).members(scope.kind, scope.id, on: connection)
+                        try await MembershipProjection(logger: attachment.logger).members(scope.kind, scope.id, on: connection)
                     }
                     users.formUnion(members)
                 } catch {
