@@ -26,6 +26,8 @@ let package = Package(
         .executable(name: "colony-circles-bench", targets: ["CirclesBench"]),
         .executable(name: "colony-realtime", targets: ["ColonyRealtime"]),
         .executable(name: "colony-realtime-bench", targets: ["RealtimeBench"]),
+        .executable(name: "colony-notifications", targets: ["ColonyNotifications"]),
+        .executable(name: "colony-notifications-bench", targets: ["NotificationsBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -40,6 +42,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.1.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         // librdkafka, as Debian's librdkafka-dev installs it.
@@ -116,6 +121,12 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // The APNs stand-in: HTTP/2 over TLS with a certificate made on the spot.
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Shared/ColonyTesting",
             swiftSettings: swiftSettings
@@ -435,6 +446,51 @@ let package = Package(
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],
             path: "Tests/Benchmarks/RealtimeBench",
+            swiftSettings: swiftSettings
+        ),
+        // Notifications: device tokens, preferences and APNs pushes for every app.
+        .target(
+            name: "NotificationsService",
+            dependencies: [
+                "ColonyPlatform",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            path: "Services/Notifications/NotificationsService",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "ColonyNotifications",
+            dependencies: ["NotificationsService"],
+            path: "Services/Notifications",
+            exclude: ["NotificationsService"],
+            sources: ["main.swift"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NotificationsServiceTests",
+            dependencies: [
+                "NotificationsService",
+                "ColonyTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/NotificationsServiceTests",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "NotificationsBench",
+            dependencies: [
+                "NotificationsService",
+                "ColonyTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/Benchmarks/NotificationsBench",
             swiftSettings: swiftSettings
         ),
         .testTarget(

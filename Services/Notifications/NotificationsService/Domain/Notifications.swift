@@ -1,0 +1,179 @@
+import ColonyModels
+import ColonyPlatform
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The notifications service's operations: the caller's tokens, preferences, in-app list and
+/// delivery log; the Live Activity countdown; erasure.
+struct Notifications: Sendable {
+    let settings: NotificationsSettings
+    let logger: Logger
+
+    var devices: DeviceStore { DeviceStore(logger: logger) }
+    var preferences: PreferenceStore { PreferenceStore(logger: logger) }
+    var notifications: NotificationStore { NotificationStore(logger: logger) }
+    var deliveries: DeliveryStore { DeliveryStore(logger: logger) }
+    var projections: ProjectionStore { ProjectionStore(logger: logger) }
+    var memberships: MembershipProjection { MembershipProjection(logger: logger) }
+    var fanOut: FanOut { FanOut(clock: settings.clock, logger: logger) }
+    var now: Date { settings.clock.now() }
+
+    // MARK: devices
+
+    func register(_ device: NotificationsRules.Device, caller: AuthenticatedUser, on connection: PostgresConnection) async throws -> DeviceRow {
+        try await devices.register(device, app: caller.app, user: caller.id, now: now, on: connection)
+    }
+
+    func devices(of caller: AuthenticatedUser, on connection: PostgresConnection) async throws -> DeviceList {
+        DeviceList(devices: try await devices.list(app: caller.app, user: caller.id, on: connection))
+    }
+
+    func unregister(token: String, caller: AuthenticatedUser, on connection: PostgresConnection) async throws {
+        guard let token = NotificationsRules.token(token), try await devices.remove(token: token, app: caller.app, user: caller.id, on: connection) else {
+            throw NotificationsErrors.deviceNotFound
+        }
+    }
+
+    /// A Live Activity for an upcoming MyCirclee event the caller can see (a member of its circle).
+    func registerActivity(_ activityID: String, post: UUID, token: String, environment: APNsEnvironment, caller: AuthenticatedUser,
+                          on connection: PostgresConnection) async throws -> DeviceRow {
+        guard caller.app == .mycirclee else { throw NotificationsErrors.liveActivitiesMyCircleeOnly }
+        guard let event = try await projections.eventPost(post, on: connection),
+              try await memberships.isMember(caller.id, of: .circle, event.circleID, on: connection),
+              try await !isOver(post, on: connection)
+        else { throw NotificationsErrors.eventNotFound }
+        return try await devices.registerActivity(activityID, post: post, token: token, environment: environment, app: caller.app, user: caller.id, now: now, on: connection)
+    }
+
+    func unregisterActivity(_ activityID: String, caller: AuthenticatedUser, on connection: PostgresConnection) async throws {
+        guard try await devices.removeActivity(activityID, app: caller.app, user: caller.id, on: connection) else { throw NotificationsErrors.activityNotFound }
+    }
+
+    private func isOver(_ post: UUID, on connection: PostgresConnection) async throws -> Bool {
+        try await connection.query("SELECT ended_pushed FROM event_posts WHERE post_id = \(post)", logger: logger).collect().first?.decode(Bool.self) ?? true
+    }
+
+    // MARK: preferences
+
+    func preferences(of caller: AuthenticatedUser, on connection: PostgresConnection) async throws -> PreferencesView {
+        PreferencesView(app: caller.app, try await preferences.get(user: caller.id, app: caller.app, on: connection))
+    }
+
+    func updatePreferences(kinds: [String: Bool]?, quietHours: NotificationsRules.QuietHoursInput??, caller: AuthenticatedUser,
+                           on connection: PostgresConnection) async throws -> PreferencesView {
+        let current = try await preferences.get(user: caller.id, app: caller.app, on: connection)
+        let updated = try NotificationsRules.preferences(app: caller.app, current: current, kinds: kinds, quietHours: quietHours)
+        try await preferences.save(updated, user: caller.id, app: caller.app, on: connection)
+        return PreferencesView(app: caller.app, updated)
+    }
+
+    // MARK: the in-app list and the delivery log
+
+    func list(_ caller: AuthenticatedUser, before cursor: KeysetCursor?, limit: Int, on connection: PostgresConnection) async throws -> NotificationPage {
+        let page = try await notifications.list(user: caller.id, app: caller.app, before: cursor, limit: limit + 1, on: connection)
+        let unread = try await notifications.unreadCount(user: caller.id, app: caller.app, on: connection)
+        return NotificationPage(notifications: page.prefix(limit).map(\.0), unreadCount: unread,
+                                nextCursor: page.count > limit ? page[limit - 1].1.text : nil)
+    }
+
+    func markRead(_ id: UUID, caller: AuthenticatedUser, on connection: PostgresConnection) async throws -> UnreadCount {
+        guard try await notifications.markRead(id, user: caller.id, app: caller.app, at: now, on: connection) else { throw NotificationsErrors.notificationNotFound }
+        return UnreadCount(unreadCount: try await notifications.unreadCount(user: caller.id, app: caller.app, on: connection))
+    }
+
+    func markAllRead(_ caller: AuthenticatedUser, on connection: PostgresConnection) async throws -> UnreadCount {
+        _ = try await notifications.markAllRead(user: caller.id, app: caller.app, at: now, on: connection)
+        return UnreadCount(unreadCount: 0)
+    }
+
+    func deliveryLog(_ user: UUID, app: App?, limit: Int, on connection: PostgresConnection) async throws -> DeliveryLog {
+        DeliveryLog(deliveries: try await deliveries.log(user: user, app: app, limit: limit, on: connection))
+    }
+
+    // MARK: jobs and erasure
+
+    /// Live Activities of events that have begun get a last update (the countdown reached zero),
+    /// and an end an hour later; tokens of finished activities are then forgotten.
+    func liveActivityCountdown(database: Database) async throws {
+        try await database.transaction { connection in
+            let due = try await projections.dueActivities(now: now, endAfter: settings.liveActivityEndAfter, on: connection)
+            for post in due.started {
+                var state = post.contentState
+                state["started"] = .bool(true)
+                try await fanOut.liveActivity(LiveActivityPlan(postID: post.postID, event: .update, contentState: state, dismissalDate: nil, staleDate: nil),
+                                              event: UUID.timeOrdered(at: now), on: connection)
+            }
+            for post in due.ended {
+                var state = post.contentState
+                state["started"] = .bool(true)
+                try await fanOut.liveActivity(LiveActivityPlan(postID: post.postID, event: .end, contentState: state, dismissalDate: now, staleDate: nil),
+                                              event: UUID.timeOrdered(at: now), on: connection)
+            }
+            try await devices.removeFinishedActivities(on: connection)
+            try await projections.removeFinishedEventPosts(on: connection)
+        }
+    }
+
+    func sweep(database: Database) async throws {
+        try await database.transaction { connection in
+            try await deliveries.sweep(now: now, retention: settings.retention, on: connection)
+        }
+    }
+
+    /// `user_deleted`: the account's tokens, preferences, notifications, delivery log and
+    /// memberships go.
+    func erase(_ user: UUID, on connection: PostgresConnection) async throws {
+        try await devices.eraseUser(user, on: connection)
+        try await deliveries.eraseUser(user, on: connection)
+        try await notifications.eraseUser(user, on: connection)
+        try await preferences.eraseUser(user, on: connection)
+        try await memberships.removeUser(user, on: connection)
+    }
+}
+
+// MARK: answers
+
+struct DeviceList: Codable, Sendable {
+    var devices: [DeviceRow]
+}
+
+struct NotificationPage: Codable, Sendable {
+    var notifications: [NotificationEntry]
+    var unreadCount: Int
+    var nextCursor: String?
+}
+
+struct UnreadCount: Codable, Sendable {
+    var unreadCount: Int
+}
+
+struct DeliveryLog: Codable, Sendable {
+    var deliveries: [DeliveryLogEntry]
+}
+
+/// Preferences as the app shows them: every kind of the app with on/off, and the quiet hours.
+struct PreferencesView: Codable, Sendable {
+    struct Quiet: Codable, Sendable {
+        var start: String
+        var end: String
+        var timezone: String
+    }
+
+    var kinds: [String: Bool]
+    var quietHours: Quiet?
+
+    init(app: App, _ preferences: NotificationsRules.Preferences) {
+        kinds = Dictionary(uniqueKeysWithValues: NotificationKind.kinds(of: app).map { ($0.rawValue, !preferences.disabledKinds.contains($0)) })
+        quietHours = preferences.quietHours.map { Quiet(start: QuietHours.text($0.start), end: QuietHours.text($0.end), timezone: $0.timeZone) }
+    }
+
+    enum CodingKeys: String, CodingKey { case kinds, quietHours }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kinds, forKey: .kinds)
+        // null, not absent: the app shows "no quiet hours".
+        try container.encode(quietHours, forKey: .quietHours)
+    }
+}

@@ -1,0 +1,114 @@
+import ColonyModels
+import ColonyPlatform
+import Foundation
+
+/// Input rules for device registration and preferences, without HTTP or a database.
+public enum NotificationsRules {
+    /// A device registration, checked and normalised.
+    public struct Device: Sendable, Equatable {
+        public var token: String
+        public var environment: APNsEnvironment
+        public var platform: String
+        public var appVersion: String?
+        public var locale: String?
+    }
+
+    /// APNs tokens are hex (64 characters today; Apple says not to assume the length).
+    public static func token(_ text: String) -> String? {
+        let token = text.trimmingCharacters(in: .whitespaces).lowercased()
+        guard (32...200).contains(token.count), token.count % 2 == 0, token.allSatisfy(\.isHexDigit) else { return nil }
+        return token
+    }
+
+    public static func device(token: String, environment: String?, platform: String?, appVersion: String?, locale: String?) throws(ValidationErrors) -> Device {
+        var errors = ValidationErrors()
+        let normalised = Self.token(token)
+        errors.check(normalised != nil, "token must be the device's APNs token in hex (32–200 hex digits)")
+        let environment = APNsEnvironment(rawValue: environment ?? APNsEnvironment.production.rawValue)
+        errors.check(environment != nil, "environment must be sandbox or production")
+        let platform = (platform ?? "ios").lowercased()
+        errors.check(["ios", "ipados", "watchos", "macos"].contains(platform), "platform must be ios, ipados, watchos or macos")
+        let appVersion = appVersion?.trimmingCharacters(in: .whitespaces)
+        errors.check(appVersion.map { (1...32).contains($0.count) && $0.allSatisfy { $0.isLetter || $0.isNumber || ".-+_ ()".contains($0) } } ?? true,
+                     "app_version must be 1–32 characters")
+        let locale = locale?.trimmingCharacters(in: .whitespaces)
+        errors.check(locale.map { (2...35).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") } } ?? true,
+                     "locale must be a language tag such as en-US")
+        try errors.throwIfAny()
+        return Device(token: normalised!, environment: environment!, platform: platform, appVersion: appVersion, locale: locale)
+    }
+
+    /// Live Activity ids are the app's own (ActivityKit's `Activity.id`): printable, short.
+    public static func activityID(_ text: String) -> String? {
+        let id = text.trimmingCharacters(in: .whitespaces)
+        guard (1...128).contains(id.count), id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.:".contains($0)) }) else { return nil }
+        return id
+    }
+
+    /// A user's preferences for one app, checked.
+    public struct Preferences: Sendable, Equatable {
+        public var disabledKinds: Set<NotificationKind>
+        public var quietHours: QuietHours?
+    }
+
+    /// `kinds` maps kind names to on/off (absent: unchanged from `current`); `quiet_hours` nil
+    /// leaves them, `.some(nil)` removes them.
+    public static func preferences(app: App, current: Preferences, kinds: [String: Bool]?, quietHours: QuietHoursInput??) throws(ValidationErrors) -> Preferences {
+        var errors = ValidationErrors()
+        var result = current
+        let known = Dictionary(uniqueKeysWithValues: NotificationKind.kinds(of: app).map { ($0.rawValue, $0) })
+        for (key, enabled) in kinds ?? [:] {
+            // Colony's request decoder camel-cases dictionary keys too: `circle_post` arrives as
+            // `circlePost`; kind names are lower snake case, so this turns them back exactly.
+            let name = snakeCased(key)
+            guard let kind = known[name] else {
+                errors.check(false, "unknown notification kind \(name) for \(app.rawValue) (known: \(known.keys.sorted().joined(separator: ", ")))")
+                continue
+            }
+            if enabled { result.disabledKinds.remove(kind) } else { result.disabledKinds.insert(kind) }
+        }
+        switch quietHours {
+        case nil:
+            break
+        case .some(nil):
+            result.quietHours = nil
+        case .some(.some(let input)):
+            let start = QuietHours.minutes(input.start)
+            let end = QuietHours.minutes(input.end)
+            errors.check(start != nil, "quiet_hours.start must be HH:MM (24 h)")
+            errors.check(end != nil, "quiet_hours.end must be HH:MM (24 h)")
+            errors.check(TimeZone(identifier: input.timezone) != nil, "quiet_hours.timezone must be an IANA time zone such as Europe/Berlin")
+            if let start, let end {
+                errors.check(start != end, "quiet_hours.start and end must differ (remove quiet hours with null)")
+                result.quietHours = QuietHours(start: start, end: end, timeZone: input.timezone)
+            }
+        }
+        try errors.throwIfAny()
+        return result
+    }
+
+    static func snakeCased(_ key: String) -> String {
+        key.reduce(into: "") { result, character in
+            if character.isUppercase { result += "_" + character.lowercased() } else { result.append(character) }
+        }
+    }
+
+    public struct QuietHoursInput: Codable, Sendable, Equatable {
+        public var start: String
+        public var end: String
+        public var timezone: String
+
+        public init(start: String, end: String, timezone: String) {
+            self.start = start
+            self.end = end
+            self.timezone = timezone
+        }
+    }
+
+    /// How long to wait before retry `attempt` (1-based) after a 429, a 5xx or a lost connection:
+    /// doubling from one second, at most five minutes, with up to a quarter of jitter.
+    public static func retryDelay(attempt: Int, jitter: Double = Double.random(in: 0...0.25)) -> Duration {
+        let base = min(300.0, pow(2.0, Double(max(0, attempt - 1))))
+        return .milliseconds(Int(base * (1 + jitter) * 1000))
+    }
+}

@@ -1,0 +1,33 @@
+import ColonyModels
+import ColonyPlatform
+import Foundation
+import PostgresNIO
+
+/// Every consumed event, inside its inbox transaction (a redelivery changes nothing): the
+/// projections first (memberships, names, event posts), then the pushes the event makes.
+struct DomainEventHandler: Sendable {
+    let memberships: MembershipProjection
+    let projections: ProjectionStore
+    let fanOut: FanOut
+    let notifications: Notifications
+
+    func handle(_ event: ReceivedEvent, on connection: PostgresConnection) async throws {
+        if event.type == .userDeleted {
+            try await notifications.erase(try event.decode(UserDeleted.self).payload.userId, on: connection)
+            return
+        }
+        try await memberships.apply(event, on: connection)
+        let lookups = try Triggers.lookups(for: event)
+        let names = try await projections.names(lookups.names, on: connection)
+        var eventPost: EventPostInfo?
+        if let postID = lookups.eventPost { eventPost = try await projections.eventPost(postID, on: connection) }
+        try await projections.apply(event, on: connection)
+        let plans = try Triggers.plans(for: event, names: names, eventPost: eventPost)
+        for plan in plans.pushes {
+            try await fanOut.push(plan, event: event.id, on: connection)
+        }
+        for plan in plans.liveActivities {
+            try await fanOut.liveActivity(plan, event: event.id, on: connection)
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import ColonyModels
+import ColonyPlatform
+import Crypto
+import Foundation
+import Hummingbird
+import Logging
+
+/// The notifications service's own settings, from the environment.
+public struct NotificationsSettings: Sendable {
+    /// nil: APNs is not configured; pushes are recorded as skipped (local development).
+    public var apns: APNsSettings?
+    /// APNs requests in flight at once (multiplexed on HTTP/2).
+    public var concurrency: Int
+    /// Tries per push before it counts as failed (429, 5xx, no answer).
+    public var maxAttempts: Int
+    /// How long the delivery log and the in-app list keep entries.
+    public var retention: Duration
+    /// How often the Live Activity countdown runs.
+    public var jobInterval: Duration
+    /// A Live Activity ends this long after its event began.
+    public var liveActivityEndAfter: Duration
+    /// How long the sender sleeps without a wake-up (held and retried pushes fall due by the clock).
+    public var pollInterval: Duration
+    public var clock: NotificationClock
+
+    public init(apns: APNsSettings? = nil, concurrency: Int = 64, maxAttempts: Int = 8, retention: Duration = .seconds(30 * 86_400),
+                jobInterval: Duration = .seconds(60), liveActivityEndAfter: Duration = .seconds(3600), pollInterval: Duration = .seconds(1),
+                clock: NotificationClock = .system) {
+        self.apns = apns
+        self.concurrency = concurrency
+        self.maxAttempts = maxAttempts
+        self.retention = retention
+        self.jobInterval = jobInterval
+        self.liveActivityEndAfter = liveActivityEndAfter
+        self.pollInterval = pollInterval
+        self.clock = clock
+    }
+
+    /// Pushes leased per round: enough to keep every request slot busy.
+    public var batchSize: Int { max(256, concurrency * 4) }
+
+    /// `COLONY_APNS_TEAM_ID`, `COLONY_APNS_KEY_ID`, `COLONY_APNS_PRIVATE_KEY_FILE` (the .p8; all three
+    /// or none), `COLONY_APNS_TOPIC_<APP>` (each app's bundle id), `COLONY_APNS_PRODUCTION_URL`,
+    /// `COLONY_APNS_SANDBOX_URL`, `COLONY_APNS_CA_FILE` (extra trusted CA, PEM),
+    /// `COLONY_NOTIFICATIONS_CONCURRENCY` (64), `COLONY_NOTIFICATIONS_MAX_ATTEMPTS` (8),
+    /// `COLONY_NOTIFICATIONS_RETENTION_DAYS` (30), `COLONY_NOTIFICATIONS_JOB_INTERVAL_SECONDS` (60).
+    public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> NotificationsSettings {
+        NotificationsSettings(
+            apns: try loadAPNs(environment: environment),
+            concurrency: try environment.int("COLONY_NOTIFICATIONS_CONCURRENCY", default: 64, range: 1...1000),
+            maxAttempts: try environment.int("COLONY_NOTIFICATIONS_MAX_ATTEMPTS", default: 8, range: 1...50),
+            retention: .seconds(86_400 * (try environment.int("COLONY_NOTIFICATIONS_RETENTION_DAYS", default: 30, range: 1...3650))),
+            jobInterval: .seconds(try environment.int("COLONY_NOTIFICATIONS_JOB_INTERVAL_SECONDS", default: 60, range: 1...3600))
+        )
+    }
+
+    static func loadAPNs(environment: EnvironmentReader) throws(ConfigurationError) -> APNsSettings? {
+        let team = environment.optionalString("COLONY_APNS_TEAM_ID")
+        let keyID = environment.optionalString("COLONY_APNS_KEY_ID")
+        let keyFile = environment.optionalString("COLONY_APNS_PRIVATE_KEY_FILE")
+        if team == nil && keyID == nil && keyFile == nil { return nil }
+        guard let team, let keyID, let keyFile else {
+            let missing = [("COLONY_APNS_TEAM_ID", team), ("COLONY_APNS_KEY_ID", keyID), ("COLONY_APNS_PRIVATE_KEY_FILE", keyFile)].first { $0.1 == nil }!.0
+            throw ConfigurationError(variable: missing, problem: "is required with the other COLONY_APNS_* settings")
+        }
+        let key: P256.Signing.PrivateKey
+        do {
+            key = try P256.Signing.PrivateKey(pemRepresentation: try String(contentsOfFile: keyFile, encoding: .utf8))
+        } catch {
+            throw ConfigurationError(variable: "COLONY_APNS_PRIVATE_KEY_FILE", problem: "must name a readable .p8 (PEM, P-256) key file: \(error)")
+        }
+        var topics: [App: String] = [:]
+        for app in App.allCases {
+            if let topic = environment.optionalString("COLONY_APNS_TOPIC_\(app.rawValue.uppercased())") { topics[app] = topic }
+        }
+        var trust: String?
+        if let caFile = environment.optionalString("COLONY_APNS_CA_FILE") {
+            guard let pem = try? String(contentsOfFile: caFile, encoding: .utf8) else {
+                throw ConfigurationError(variable: "COLONY_APNS_CA_FILE", problem: "must name a readable PEM file")
+            }
+            trust = pem
+        }
+        return APNsSettings(
+            teamID: team, keyID: keyID, privateKey: key, topics: topics,
+            productionURL: try environment.url("COLONY_APNS_PRODUCTION_URL")?.absoluteString ?? "https://api.push.apple.com",
+            sandboxURL: try environment.url("COLONY_APNS_SANDBOX_URL")?.absoluteString ?? "https://api.sandbox.push.apple.com",
+            additionalTrustRootsPEM: trust
+        )
+    }
+}
+
+/// The notifications service: device tokens, preferences, the in-app list and APNs pushes for
+/// every app, fanned out from the domain services' events.
+public enum NotificationsService {
+    public static var migrations: [Migration] { NotificationsMigrations.all }
+
+    /// The topics whose events make pushes (and the memberships they go to).
+    public static let consumedServices: [ColonyService] = [.auth, .circles, .chat, .habits, .projects]
+
+    public static func definition(settings: NotificationsSettings, catalog: RouteCatalog = RouteCatalog()) throws -> ServiceDefinition {
+        let apns = try settings.apns.map { try APNsClient(settings: $0) }
+        // Each handled event (and each job run) wakes the sender at once.
+        let signal = WakeSignal()
+        @Sendable func notifications(_ logger: Logger) -> Notifications { Notifications(settings: settings, logger: logger) }
+        var definition = ServiceDefinition(
+            migrations: NotificationsMigrations.all,
+            consumes: consumedServices,
+            handleEvent: { event, connection, context in
+                let domain = notifications(context.logger)
+                try await DomainEventHandler(memberships: domain.memberships, projections: domain.projections, fanOut: domain.fanOut, notifications: domain)
+                    .handle(event, on: connection)
+            },
+            jobs: { context in [
+                ScheduledJob(name: "notifications.live_activity_countdown", interval: settings.jobInterval) { database, logger in
+                    try await notifications(logger).liveActivityCountdown(database: database)
+                    signal.wake()
+                },
+                ScheduledJob(name: "notifications.sweep", interval: .seconds(3600)) { database, logger in
+                    try await notifications(logger).sweep(database: database)
+                },
+            ] },
+            services: { context in [
+                PushDispatcher(database: context.database, apns: apns, settings: settings, signal: signal, metrics: context.metrics, logger: context.logger),
+            ] },
+            addRoutes: { router, context in
+                NotificationsRoutes(support: RouteSupport(database: context.database), notifications: notifications(context.logger))
+                    .add(to: router, tokenMiddleware: context.tokenMiddleware, catalog: catalog)
+            }
+        )
+        definition.afterEvent = { _ in signal.wake() }
+        return definition
+    }
+
+    public static var openAPIDocument: OpenAPIDocument { OpenAPIDocument(json: NotificationsOpenAPI.json) }
+
+    /// The delivery log of one user, for support (`colony-notifications deliveries USER_ID`).
+    public static func deliveryLog(user: UUID, app: App?, limit: Int, database: Database) async throws -> [DeliveryLogEntry] {
+        try await database.withConnection { connection in
+            try await Notifications(settings: NotificationsSettings(), logger: database.logger).deliveryLog(user, app: app, limit: limit, on: connection).deliveries
+        }
+    }
+}

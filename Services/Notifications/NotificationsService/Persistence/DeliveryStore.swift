@@ -1,0 +1,200 @@
+import ColonyModels
+import Foundation
+import Logging
+import PostgresNIO
+
+/// `deliveries`: one push to one token. Pending rows are the send queue; the rest are the
+/// delivery log support reads.
+struct DeliveryStore: Sendable {
+    let logger: Logger
+
+    /// A recipient with their preferences for the app.
+    struct Recipient: Sendable {
+        var user: UUID
+        var preferences: NotificationsRules.Preferences
+    }
+
+    func recipients(_ recipients: Recipients, app: App, on connection: PostgresConnection) async throws -> [Recipient] {
+        let rows: PostgresRowSequence
+        switch recipients {
+        case .members(let scope, let id):
+            rows = try await connection.query("""
+                SELECT m.user_id, coalesce(p.disabled_kinds, '{}'), p.quiet_start, p.quiet_end, p.timezone
+                FROM memberships m LEFT JOIN preferences p ON p.user_id = m.user_id AND p.app = \(app.rawValue)
+                WHERE m.scope = \(scope.rawValue) AND m.scope_id = \(id)
+                """, logger: logger)
+        case .users(let users):
+            rows = try await connection.query("""
+                SELECT u.user_id, coalesce(p.disabled_kinds, '{}'), p.quiet_start, p.quiet_end, p.timezone
+                FROM (SELECT DISTINCT unnest(\(users)::uuid[]) AS user_id) u LEFT JOIN preferences p ON p.user_id = u.user_id AND p.app = \(app.rawValue)
+                """, logger: logger)
+        }
+        var result: [Recipient] = []
+        for try await (user, kinds, start, end, zone) in rows.decode((UUID, [String], Int?, Int?, String?).self) {
+            result.append(Recipient(user: user, preferences: PreferenceStore.preferences((kinds, start, end, zone))))
+        }
+        return result
+    }
+
+    /// The app-install tokens of `users`.
+    func deviceTokens(app: App, users: [UUID], on connection: PostgresConnection) async throws -> [(device: UUID, user: UUID, token: String)] {
+        guard !users.isEmpty else { return [] }
+        var tokens: [(UUID, UUID, String)] = []
+        let rows = try await connection.query("""
+            SELECT id, user_id, token FROM devices WHERE app = \(app.rawValue) AND kind = 'device' AND user_id = ANY(\(users)::uuid[])
+            """, logger: logger)
+        for try await row in rows.decode((UUID, UUID, String).self) { tokens.append(row) }
+        return tokens
+    }
+
+    /// The Live Activity tokens registered for an event post.
+    func activityTokens(post: UUID, on connection: PostgresConnection) async throws -> [(device: UUID, user: UUID, token: String)] {
+        var tokens: [(UUID, UUID, String)] = []
+        let rows = try await connection.query("SELECT id, user_id, token FROM devices WHERE kind = 'live_activity' AND post_id = \(post)", logger: logger)
+        for try await row in rows.decode((UUID, UUID, String).self) { tokens.append(row) }
+        return tokens
+    }
+
+    /// One push to queue.
+    struct Queued: Sendable {
+        var device: UUID
+        var user: UUID
+        var token: String
+        var payload: String
+        var notBefore: Date
+        var held: Bool
+    }
+
+    /// Queues pushes for one event; a token the event already reached is skipped.
+    @discardableResult
+    func enqueue(_ pushes: [Queued], event: UUID, app: App, kind: NotificationKind, pushType: PushType, collapseID: String?, expiresAt: Date, now: Date,
+                 on connection: PostgresConnection) async throws -> Int {
+        guard !pushes.isEmpty else { return 0 }
+        let ids = pushes.map { _ in UUID.timeOrdered(at: now) }
+        let rows = try await connection.query("""
+            INSERT INTO deliveries (id, event_id, device_id, user_id, app, kind, push_type, collapse_id, expires_at, payload, token_suffix,
+                                    not_before, held_until, created_at)
+            SELECT q.id, \(event), q.device, q.user_id, \(app.rawValue), \(kind.rawValue), \(pushType.rawValue), \(collapseID), \(expiresAt),
+                   q.payload, right(q.token, 8), q.not_before, CASE WHEN q.held THEN q.not_before END, \(now)
+            FROM unnest(\(ids)::uuid[], \(pushes.map(\.device))::uuid[], \(pushes.map(\.user))::uuid[], \(pushes.map(\.token))::text[],
+                        \(pushes.map(\.payload))::text[], \(pushes.map(\.notBefore))::timestamptz[], \(pushes.map(\.held))::bool[])
+                 AS q(id, device, user_id, token, payload, not_before, held)
+            ON CONFLICT (event_id, device_id) DO NOTHING
+            RETURNING 1
+            """, logger: logger).collect()
+        return rows.count
+    }
+
+    /// A leased push, with its token as it is now.
+    struct Claimed: Sendable {
+        var id: UUID
+        var deviceID: UUID
+        var user: UUID
+        var app: App
+        var kind: String
+        var pushType: PushType
+        var collapseID: String?
+        var expiresAt: Date
+        var payload: String
+        var attempts: Int
+        var token: String
+        var environment: APNsEnvironment
+        var tokenUser: UUID
+    }
+
+    /// Leases up to `limit` due pushes (skipping rows another sender holds). A lease that runs
+    /// out (a sender died mid-send) makes the row due again: pushes go out at least once.
+    func claim(now: Date, limit: Int, lease: Duration, on connection: PostgresConnection) async throws -> [Claimed] {
+        let leaseUntil = now.addingTimeInterval(Double(lease.components.seconds))
+        let rows = try await connection.query("""
+            WITH due AS (
+                SELECT id FROM deliveries
+                WHERE status = 'pending' AND not_before <= \(now) AND (lease_until IS NULL OR lease_until < \(now))
+                ORDER BY not_before LIMIT \(limit) FOR UPDATE SKIP LOCKED
+            )
+            UPDATE deliveries d SET lease_until = \(leaseUntil), attempts = d.attempts + 1
+            FROM due, devices t
+            WHERE d.id = due.id AND t.id = d.device_id
+            RETURNING d.id, d.device_id, d.user_id, d.app, d.kind, d.push_type, d.collapse_id, d.expires_at, d.payload, d.attempts,
+                      t.token, t.environment, t.user_id
+            """, logger: logger)
+        var claimed: [Claimed] = []
+        for try await c in rows.decode((UUID, UUID, UUID, String, String, String, String?, Date, String, Int, String, String, UUID).self) {
+            claimed.append(Claimed(id: c.0, deviceID: c.1, user: c.2, app: App(rawValue: c.3) ?? .mycirclee, kind: c.4, pushType: PushType(rawValue: c.5) ?? .alert,
+                                   collapseID: c.6, expiresAt: c.7, payload: c.8, attempts: c.9, token: c.10,
+                                   environment: APNsEnvironment(rawValue: c.11) ?? .production, tokenUser: c.12))
+        }
+        return claimed
+    }
+
+    /// What became of a leased push.
+    struct Outcome: Sendable {
+        enum Status: String, Sendable { case pending, sent, failed, dropped, skipped }
+        var id: UUID
+        var status: Status
+        /// APNs' HTTP status (0: no answer).
+        var httpStatus: Int
+        var reason: String
+        /// For `pending`: when to try again.
+        var retryAt: Date
+    }
+
+    func record(_ outcomes: [Outcome], now: Date, on connection: PostgresConnection) async throws {
+        guard !outcomes.isEmpty else { return }
+        try await connection.query("""
+            UPDATE deliveries d SET status = r.status, last_status = nullif(r.http, 0), last_reason = nullif(r.reason, ''),
+                sent_at = CASE WHEN r.status = 'sent' THEN \(now) ELSE d.sent_at END,
+                not_before = CASE WHEN r.status = 'pending' THEN r.retry_at ELSE d.not_before END, lease_until = NULL
+            FROM unnest(\(outcomes.map(\.id))::uuid[], \(outcomes.map(\.status.rawValue))::text[], \(outcomes.map(\.httpStatus))::int8[],
+                        \(outcomes.map(\.reason))::text[], \(outcomes.map(\.retryAt))::timestamptz[]) AS r(id, status, http, reason, retry_at)
+            WHERE d.id = r.id
+            """, logger: logger)
+    }
+
+    /// Housekeeping: queued pushes whose token vanished mid-lease are dropped, and the log keeps
+    /// `retention` of history.
+    func sweep(now: Date, retention: Duration, on connection: PostgresConnection) async throws {
+        try await connection.query("""
+            UPDATE deliveries SET status = 'dropped', last_reason = 'token_removed', lease_until = NULL
+            WHERE status = 'pending' AND device_id IS NULL
+            """, logger: logger)
+        let cutoff = now.addingTimeInterval(-Double(retention.components.seconds))
+        try await connection.query("DELETE FROM deliveries WHERE created_at < \(cutoff) AND status <> 'pending'", logger: logger)
+        try await connection.query("DELETE FROM notifications WHERE created_at < \(cutoff)", logger: logger)
+    }
+
+    /// The delivery log of one user, newest first.
+    func log(user: UUID, app: App?, limit: Int, on connection: PostgresConnection) async throws -> [DeliveryLogEntry] {
+        try await connection.query("""
+            SELECT id, event_id, app, kind, push_type, status, attempts, last_status, last_reason, token_suffix, held_until, created_at, sent_at
+            FROM deliveries WHERE user_id = \(user) AND (\(app?.rawValue)::text IS NULL OR app = \(app?.rawValue))
+            ORDER BY created_at DESC, id DESC LIMIT \(limit)
+            """, logger: logger).collect().map { row in
+            let c = try row.decode((UUID, UUID, String, String, String, String, Int, Int?, String?, String, Date?, Date, Date?).self)
+            return DeliveryLogEntry(id: c.0, eventId: c.1, app: c.2, kind: c.3, pushType: c.4, status: c.5, attempts: c.6, lastStatus: c.7,
+                                    lastReason: c.8, tokenSuffix: c.9, heldUntil: c.10, createdAt: c.11, sentAt: c.12)
+        }
+    }
+
+    func eraseUser(_ user: UUID, on connection: PostgresConnection) async throws {
+        try await connection.query("DELETE FROM deliveries WHERE user_id = \(user)", logger: logger)
+    }
+}
+
+/// One line of the delivery log. `id` is also the `apns-id` the push was sent with, which
+/// Apple's tools know it by.
+public struct DeliveryLogEntry: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var eventId: UUID
+    public var app: String
+    public var kind: String
+    public var pushType: String
+    public var status: String
+    public var attempts: Int
+    public var lastStatus: Int?
+    public var lastReason: String?
+    public var tokenSuffix: String
+    public var heldUntil: Date?
+    public var createdAt: Date
+    public var sentAt: Date?
+}

@@ -1,0 +1,137 @@
+import ColonyModels
+import Foundation
+import Logging
+import PostgresNIO
+
+/// A registered token as the API shows it (the token itself is the caller's own).
+struct DeviceRow: Codable, Sendable, Equatable {
+    var id: UUID
+    var app: App
+    var kind: String
+    var token: String
+    var environment: APNsEnvironment
+    var platform: String
+    var appVersion: String?
+    var locale: String?
+    var activityId: String?
+    var postId: UUID?
+    var createdAt: Date
+    var updatedAt: Date
+
+    static let columns = "id, app, kind, token, environment, platform, app_version, locale, activity_id, post_id, created_at, updated_at"
+
+    init(row: PostgresRow) throws {
+        let c = try row.decode((UUID, String, String, String, String, String, String?, String?, String?, UUID?, Date, Date).self)
+        id = c.0
+        app = App(rawValue: c.1) ?? .mycirclee
+        kind = c.2
+        token = c.3
+        environment = APNsEnvironment(rawValue: c.4) ?? .production
+        platform = c.5
+        appVersion = c.6
+        locale = c.7
+        activityId = c.8
+        postId = c.9
+        createdAt = c.10
+        updatedAt = c.11
+    }
+}
+
+/// `devices`: app installs' tokens and Live Activity tokens. A token belongs to the newest user
+/// who registered it; whatever was still queued for its previous user is dropped.
+struct DeviceStore: Sendable {
+    let logger: Logger
+
+    func register(_ device: NotificationsRules.Device, app: App, user: UUID, now: Date, on connection: PostgresConnection) async throws -> DeviceRow {
+        try await dropQueuedForOthers(app: app, token: device.token, user: user, on: connection)
+        let rows = try await connection.query("""
+            INSERT INTO devices (id, app, user_id, kind, token, environment, platform, app_version, locale, created_at, updated_at)
+            VALUES (\(UUID()), \(app.rawValue), \(user), 'device', \(device.token), \(device.environment.rawValue), \(device.platform),
+                    \(device.appVersion), \(device.locale), \(now), \(now))
+            ON CONFLICT (app, token) DO UPDATE SET
+                user_id = EXCLUDED.user_id, kind = 'device', environment = EXCLUDED.environment, platform = EXCLUDED.platform,
+                app_version = EXCLUDED.app_version, locale = EXCLUDED.locale, activity_id = NULL, post_id = NULL, updated_at = EXCLUDED.updated_at
+            RETURNING \(unescaped: DeviceRow.columns)
+            """, logger: logger).collect()
+        return try DeviceRow(row: rows[0])
+    }
+
+    /// A Live Activity's push token; ActivityKit may hand the app a new one for the same activity.
+    func registerActivity(_ activityID: String, post: UUID, token: String, environment: APNsEnvironment, app: App, user: UUID, now: Date, on connection: PostgresConnection) async throws -> DeviceRow {
+        try await dropQueuedForOthers(app: app, token: token, user: user, on: connection)
+        try await connection.query("""
+            DELETE FROM devices WHERE app = \(app.rawValue) AND user_id = \(user) AND activity_id = \(activityID) AND token <> \(token)
+            """, logger: logger)
+        let rows = try await connection.query("""
+            INSERT INTO devices (id, app, user_id, kind, token, environment, activity_id, post_id, created_at, updated_at)
+            VALUES (\(UUID()), \(app.rawValue), \(user), 'live_activity', \(token), \(environment.rawValue), \(activityID), \(post), \(now), \(now))
+            ON CONFLICT (app, token) DO UPDATE SET
+                user_id = EXCLUDED.user_id, kind = 'live_activity', environment = EXCLUDED.environment,
+                activity_id = EXCLUDED.activity_id, post_id = EXCLUDED.post_id, updated_at = EXCLUDED.updated_at
+            RETURNING \(unescaped: DeviceRow.columns)
+            """, logger: logger).collect()
+        return try DeviceRow(row: rows[0])
+    }
+
+    func list(app: App, user: UUID, on connection: PostgresConnection) async throws -> [DeviceRow] {
+        try await connection.query("""
+            SELECT \(unescaped: DeviceRow.columns) FROM devices WHERE app = \(app.rawValue) AND user_id = \(user) ORDER BY created_at, id
+            """, logger: logger).collect().map(DeviceRow.init(row:))
+    }
+
+    /// Unregisters the caller's token; false when the caller has no such token.
+    func remove(token: String, app: App, user: UUID, on connection: PostgresConnection) async throws -> Bool {
+        try await remove(where: "app = \(app.rawValue) AND user_id = \(user) AND token = \(token) AND kind = 'device'", on: connection)
+    }
+
+    func removeActivity(_ activityID: String, app: App, user: UUID, on connection: PostgresConnection) async throws -> Bool {
+        try await remove(where: "app = \(app.rawValue) AND user_id = \(user) AND activity_id = \(activityID)", on: connection)
+    }
+
+    /// APNs said the token is dead (410 Unregistered, 400 BadDeviceToken). A token registered
+    /// again after APNs saw it die is live again and stays.
+    func removeDead(_ deviceID: UUID, invalidSince: Date?, on connection: PostgresConnection) async throws {
+        if let invalidSince {
+            try await remove(where: "id = \(deviceID) AND updated_at <= \(invalidSince)", on: connection)
+        } else {
+            try await remove(where: "id = \(deviceID)", on: connection)
+        }
+    }
+
+    /// Live Activity tokens of events that are over (ended and pushed), with nothing queued.
+    func removeFinishedActivities(on connection: PostgresConnection) async throws {
+        try await connection.query("""
+            DELETE FROM devices d WHERE d.kind = 'live_activity'
+              AND NOT EXISTS (SELECT 1 FROM event_posts e WHERE e.post_id = d.post_id AND NOT e.ended_pushed)
+              AND NOT EXISTS (SELECT 1 FROM deliveries q WHERE q.device_id = d.id AND q.status = 'pending')
+            """, logger: logger)
+    }
+
+    func eraseUser(_ user: UUID, on connection: PostgresConnection) async throws {
+        _ = try await remove(where: "user_id = \(user)", on: connection)
+    }
+
+    /// Deletes devices and drops what was queued for them, in one statement.
+    private func remove(where condition: PostgresQuery, on connection: PostgresConnection) async throws -> Bool {
+        var query = PostgresQuery(unsafeSQL: "WITH gone AS (DELETE FROM devices WHERE ")
+        query.sql += condition.sql
+        query.binds = condition.binds
+        query.sql += """
+             RETURNING id), dropped AS (
+                UPDATE deliveries SET status = 'dropped', last_reason = 'token_removed', lease_until = NULL
+                WHERE status = 'pending' AND device_id IN (SELECT id FROM gone)
+            )
+            SELECT count(*)::int FROM gone
+            """
+        let count = try await connection.query(query, logger: logger).collect().first?.decode(Int.self) ?? 0
+        return count > 0
+    }
+
+    /// A token changing hands: what was queued for its previous user must not reach the new one.
+    private func dropQueuedForOthers(app: App, token: String, user: UUID, on connection: PostgresConnection) async throws {
+        try await connection.query("""
+            UPDATE deliveries SET status = 'dropped', last_reason = 'token_moved', lease_until = NULL
+            WHERE status = 'pending' AND device_id IN (SELECT id FROM devices WHERE app = \(app.rawValue) AND token = \(token) AND user_id <> \(user))
+            """, logger: logger)
+    }
+}

@@ -1,0 +1,121 @@
+import ColonyModels
+import Foundation
+import Logging
+import PostgresNIO
+
+/// What this service keeps of other services' events beside memberships: names for push texts
+/// and MyCirclee's event posts (for RSVP alerts and Live Activities).
+struct ProjectionStore: Sendable {
+    let logger: Logger
+
+    /// Applies `event` to the names and event posts.
+    func apply(_ event: ReceivedEvent, on connection: PostgresConnection) async throws {
+        switch event.type {
+        case .circleCreated:
+            let circle = try event.decode(CircleCreated.self).payload.circle
+            try await setName(.circle, circle.id, circle.name, on: connection)
+        case .circleMemberJoined:
+            let payload = try event.decode(CircleMemberJoined.self).payload
+            try await setName(.circle, payload.member.circleId, payload.circleName, on: connection)
+        case .circleDeleted:
+            let circle = try event.decode(CircleDeleted.self).payload.circle
+            try await removeName(.circle, circle.id, on: connection)
+            try await connection.query("UPDATE event_posts SET ended_pushed = true WHERE circle_id = \(circle.id)", logger: logger)
+        case .groupCreated:
+            let group = try event.decode(GroupCreated.self).payload.group
+            try await setName(.group, group.id, group.name, on: connection)
+        case .groupUpdated:
+            let group = try event.decode(GroupUpdated.self).payload.group
+            try await setName(.group, group.id, group.name, on: connection)
+        case .groupDeleted:
+            try await removeName(.group, try event.decode(GroupDeleted.self).payload.group.id, on: connection)
+        case .projectCreated:
+            let project = try event.decode(ProjectCreated.self).payload.project
+            try await setName(.project, project.id, project.title, on: connection)
+        case .projectUpdated:
+            let project = try event.decode(ProjectUpdated.self).payload.project
+            try await setName(.project, project.id, project.title, on: connection)
+        case .projectDeleted:
+            try await removeName(.project, try event.decode(ProjectDeleted.self).payload.project.id, on: connection)
+        case .postCreated, .postUpdated:
+            guard let post = try Triggers.post(of: event), post.type == .event else { return }
+            try await connection.query("""
+                INSERT INTO event_posts (post_id, circle_id, author_id, title, location, starts_at)
+                VALUES (\(post.id), \(post.circleId), \(post.authorId), \(post.body), \(post.location), \(post.startsAt))
+                ON CONFLICT (post_id) DO UPDATE SET title = EXCLUDED.title, location = EXCLUDED.location, starts_at = EXCLUDED.starts_at,
+                    started_pushed = event_posts.started_pushed AND event_posts.starts_at IS NOT DISTINCT FROM EXCLUDED.starts_at
+                """, logger: logger)
+        case .postDeleted, .postExpired:
+            // The Live Activity's end push is planned from the row first (the handler's order).
+            guard let post = try Triggers.post(of: event) else { return }
+            try await connection.query("UPDATE event_posts SET ended_pushed = true WHERE post_id = \(post.id)", logger: logger)
+        case .eventRsvped:
+            let payload = try event.decode(EventRsvped.self).payload
+            guard let counts = payload.counts else { return }
+            try await connection.query("""
+                UPDATE event_posts SET going = \(counts.going), maybe = \(counts.maybe), declined = \(counts.declined) WHERE post_id = \(payload.postId)
+                """, logger: logger)
+        default:
+            break
+        }
+    }
+
+    func names(_ keys: Set<NameKey>, on connection: PostgresConnection) async throws -> [NameKey: String] {
+        var names: [NameKey: String] = [:]
+        for key in keys {
+            if let name = try await connection.query("SELECT name FROM names WHERE kind = \(key.kind.rawValue) AND id = \(key.id)", logger: logger)
+                .collect().first?.decode(String.self) {
+                names[key] = name
+            }
+        }
+        return names
+    }
+
+    func eventPost(_ postID: UUID, on connection: PostgresConnection) async throws -> EventPostInfo? {
+        try await connection.query("""
+            SELECT \(unescaped: Self.eventPostColumns) FROM event_posts WHERE post_id = \(postID)
+            """, logger: logger).collect().first.map(Self.eventPost(row:))
+    }
+
+    static let eventPostColumns = "post_id, circle_id, author_id, title, location, starts_at, going, maybe, declined"
+
+    static func eventPost(row: PostgresRow) throws -> EventPostInfo {
+        let c = try row.decode((UUID, UUID, UUID, String, String?, Date?, Int, Int, Int).self)
+        return EventPostInfo(postID: c.0, circleID: c.1, authorID: c.2, title: c.3, location: c.4, startsAt: c.5,
+                             counts: RSVPCounts(going: c.6, maybe: c.7, declined: c.8))
+    }
+
+    /// Event posts with Live Activities whose start has come (`started`) or that began more than
+    /// `endAfter` ago (`ended`), each returned once: the job pushes their countdown's end.
+    func dueActivities(now: Date, endAfter: Duration, on connection: PostgresConnection) async throws -> (started: [EventPostInfo], ended: [EventPostInfo]) {
+        let endCutoff = now.addingTimeInterval(-Double(endAfter.components.seconds))
+        let ended = try await connection.query("""
+            UPDATE event_posts SET ended_pushed = true, started_pushed = true
+            WHERE NOT ended_pushed AND starts_at <= \(endCutoff) AND post_id IN (SELECT post_id FROM devices WHERE kind = 'live_activity')
+            RETURNING \(unescaped: Self.eventPostColumns)
+            """, logger: logger).collect().map(Self.eventPost(row:))
+        let started = try await connection.query("""
+            UPDATE event_posts SET started_pushed = true
+            WHERE NOT started_pushed AND NOT ended_pushed AND starts_at <= \(now) AND post_id IN (SELECT post_id FROM devices WHERE kind = 'live_activity')
+            RETURNING \(unescaped: Self.eventPostColumns)
+            """, logger: logger).collect().map(Self.eventPost(row:))
+        return (started, ended)
+    }
+
+    /// Event posts that are over and have no Live Activity left.
+    func removeFinishedEventPosts(on connection: PostgresConnection) async throws {
+        try await connection.query("""
+            DELETE FROM event_posts e WHERE ended_pushed AND NOT EXISTS (SELECT 1 FROM devices d WHERE d.post_id = e.post_id)
+            """, logger: logger)
+    }
+
+    private func setName(_ kind: NameKey.Kind, _ id: UUID, _ name: String, on connection: PostgresConnection) async throws {
+        try await connection.query("""
+            INSERT INTO names (kind, id, name) VALUES (\(kind.rawValue), \(id), \(name)) ON CONFLICT (kind, id) DO UPDATE SET name = EXCLUDED.name
+            """, logger: logger)
+    }
+
+    private func removeName(_ kind: NameKey.Kind, _ id: UUID, on connection: PostgresConnection) async throws {
+        try await connection.query("DELETE FROM names WHERE kind = \(kind.rawValue) AND id = \(id)", logger: logger)
+    }
+}

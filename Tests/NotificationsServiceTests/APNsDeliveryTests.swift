@@ -1,0 +1,168 @@
+import CirclesService
+import ColonyModels
+import ColonyPlatform
+import ColonyStorage
+import ColonyTesting
+import Foundation
+import Testing
+@testable import NotificationsService
+
+@Suite("Notifications: delivery to APNs")
+struct APNsDeliveryTests {
+    func groupWithMessage(_ n: RunningNotifications, sender: RunningNotifications.Device, to members: [RunningNotifications.Device], id: UUID = .timeOrdered()) async throws -> UUID {
+        let group = UUID()
+        try await n.publish(GroupCreated(group: Rows.group(group, name: "Team", owner: sender.id),
+                                         members: [Rows.groupMember(group, sender.id, role: .owner)] + members.map { Rows.groupMember(group, $0.id) }),
+                            app: .unify, aggregate: group, actor: sender.id)
+        try await n.publish(MessageSent(message: Rows.message(group: group, sender: sender.id), senderDisplayName: "Sam"), app: .unify, aggregate: group, actor: sender.id, id: id)
+        return group
+    }
+
+    func log(_ n: RunningNotifications, _ user: RunningService.User) async throws -> [JSONValue] {
+        try await n.service.request(.GET, "/deliveries", as: user).body["deliveries"]?.arrayValue ?? []
+    }
+
+    @Test("410 Unregistered removes the token (and later events skip it); a 500 is retried once and delivered once; a 429 is retried")
+    func deadTokensAndRetries() async throws {
+        try await withRunningNotifications { n in
+            let sender = try await n.device(.unify), gone = try await n.device(.unify), flaky = try await n.device(.unify), busy = try await n.device(.unify)
+            n.apns.script(token: gone.token, [(410, "Unregistered")])
+            n.apns.script(token: flaky.token, [(500, "InternalServerError")])
+            n.apns.script(token: busy.token, [(429, "TooManyRequests")])
+            let group = try await groupWithMessage(n, sender: sender, to: [gone, flaky, busy])
+            try await n.waitForPushes([gone.token])
+            try await n.waitForPushes([flaky.token, busy.token], count: 2)
+            try await n.settle()
+            // The dead token: one try, then it is gone.
+            #expect(n.pushes(to: gone.token).map(\.status) == [410])
+            try await waitUntil { try await n.service.request(.GET, "/devices", as: gone.user).body["devices"]?.arrayValue?.isEmpty == true }
+            #expect(try await log(n, gone.user).first?["status"]?.stringValue == "failed")
+            #expect(try await log(n, gone.user).first?["last_reason"]?.stringValue == "Unregistered")
+            // The 500: tried twice with the same apns-id, accepted once, never a third time.
+            let flakyPushes = n.pushes(to: flaky.token)
+            #expect(flakyPushes.map(\.status) == [500, 200])
+            #expect(flakyPushes[0].apnsID != nil && flakyPushes[0].apnsID == flakyPushes[1].apnsID)
+            let flakyLog = try await log(n, flaky.user)
+            #expect(flakyLog.count == 1 && flakyLog[0]["status"]?.stringValue == "sent" && flakyLog[0]["attempts"]?.intValue == 2)
+            #expect(flakyLog[0]["id"]?.stringValue?.lowercased() == flakyPushes[0].apnsID?.lowercased())
+            #expect(n.pushes(to: busy.token).map(\.status) == [429, 200])
+            // The next message skips the removed token.
+            try await n.publish(MessageSent(message: Rows.message(group: group, sender: sender.id, text: "again"), senderDisplayName: "Sam"), app: .unify, aggregate: group, actor: sender.id)
+            try await n.waitForPushes([flaky.token], count: 3)
+            try await n.settle()
+            #expect(n.pushes(to: gone.token).count == 1)
+            for push in n.apns.received {
+                #expect(push.problems.isEmpty && push.overHTTP2, "\(push.problems)")
+            }
+        }
+    }
+
+    @Test("quiet hours hold alerts until they end, in the user's zone; the in-app list has them at once; silent pushes are not held")
+    func quietHours() async throws {
+        try await withRunningNotifications { n in
+            // 23:30 in Berlin.
+            n.clock.set(ISO8601.parse("2026-11-24T22:30:00Z")!)
+            let sender = try await n.device(.unify), sleeper = try await n.device(.unify), awake = try await n.device(.unify)
+            let quiet = try await n.service.request(.PATCH, "/preferences", as: sleeper.user, json: ["quiet_hours": ["start": "22:00", "end": "07:00", "timezone": "Europe/Berlin"]])
+            #expect(quiet.status == 200)
+            _ = try await groupWithMessage(n, sender: sender, to: [sleeper, awake])
+            try await n.waitForPushes([awake.token])
+            try await n.settle()
+            #expect(n.pushes(to: sleeper.token).isEmpty)
+            let held = try await log(n, sleeper.user)
+            #expect(held.first?["status"]?.stringValue == "pending" && held.first?["held_until"]?.stringValue == "2026-11-25T06:00:00.000Z")
+            #expect(try await n.service.request(.GET, "/notifications", as: sleeper.user).body["unread_count"]?.intValue == 1)
+            // 07:00 in Berlin: out it goes.
+            n.clock.set(ISO8601.parse("2026-11-25T06:00:01Z")!)
+            try await n.waitForPushes([sleeper.token])
+            #expect(try await log(n, sleeper.user).first?["status"]?.stringValue == "sent")
+        }
+    }
+
+    @Test("a Live Activity's countdown: an update when the event begins, the end an hour later, then the token is forgotten")
+    func liveActivityCountdown() async throws {
+        try await withRunningNotifications { n in
+            let host = try await n.user(.mycirclee), guest = try await n.user(.mycirclee)
+            let circle = UUID()
+            try await n.publish(CircleCreated(circle: Rows.circle(circle, name: "Book club", owner: host.id), owner: Rows.circleMember(circle, host.id, role: .owner)),
+                                app: .mycirclee, aggregate: circle, actor: host.id)
+            try await n.publish(CircleMemberJoined(member: Rows.circleMember(circle, guest.id), circleName: "Book club", via: "invite"), app: .mycirclee, aggregate: circle, actor: guest.id)
+            let event = Rows.post(circle: circle, author: host.id, type: .event, body: "Chapter 3", startsAt: Date().addingTimeInterval(600))
+            try await n.publish(PostCreated(post: event, pollOptions: []), app: .mycirclee, aggregate: circle, actor: host.id)
+            let token = RunningNotifications.randomToken()
+            try await waitUntil {
+                try await n.service.request(.POST, "/live-activities", as: guest, json: ["activity_id": "a1", "post_id": event.id.uuidString, "token": token, "environment": "sandbox"]).status == 200
+            }
+            #expect(n.pushes(to: token).isEmpty)
+            n.clock.advance(by: 660)  // it has begun
+            try await n.waitForPushes([token])
+            let started = n.pushes(to: token)[0]
+            #expect(started.aps["event"] as? String == "update" && (started.aps["content-state"] as? [String: Any])?["started"] as? Bool == true)
+            n.clock.advance(by: 3600)  // an hour later
+            try await n.waitForPushes([token], count: 2)
+            #expect(n.pushes(to: token)[1].aps["event"] as? String == "end" && n.pushes(to: token)[1].aps["dismissal-date"] != nil)
+            try await waitUntil { try await n.service.request(.GET, "/devices", as: guest).body["devices"]?.arrayValue?.isEmpty == true }
+            try await n.settle()
+            #expect(n.pushes(to: token).count == 2)
+        }
+    }
+
+    @Test("an event delivered twice pushes once; a switched-off kind pushes nothing; user_deleted erases tokens, notifications and the log")
+    func dedupePreferencesAndErasure() async throws {
+        try await withRunningNotifications { n in
+            let sender = try await n.device(.unify), reader = try await n.device(.unify), muted = try await n.device(.unify)
+            _ = try await n.service.request(.PATCH, "/preferences", as: muted.user, json: ["kinds": ["group_message": false]])
+            let messageEvent = UUID.timeOrdered()
+            let group = try await groupWithMessage(n, sender: sender, to: [reader, muted], id: messageEvent)
+            try await n.waitForPushes([reader.token])
+            // The same event again (a redelivery after a crash).
+            try await n.publish(MessageSent(message: Rows.message(group: group, sender: sender.id), senderDisplayName: "Sam"), app: .unify, aggregate: group, actor: sender.id, id: messageEvent)
+            try await n.publish(MessageSent(message: Rows.message(group: group, sender: sender.id, text: "second"), senderDisplayName: "Sam"), app: .unify, aggregate: group, actor: sender.id)
+            try await n.waitForPushes([reader.token], count: 2)
+            try await n.settle()
+            #expect(n.pushes(to: reader.token).count == 2)
+            #expect(n.pushes(to: muted.token).isEmpty)
+            #expect(try await n.service.request(.GET, "/notifications", as: muted.user).body["notifications"]?.arrayValue?.isEmpty == true)
+            // Reading the list.
+            let list = try await n.service.request(.GET, "/notifications?limit=1", as: reader.user)
+            #expect(list.body["notifications"]?.arrayValue?.count == 1 && list.body["unread_count"]?.intValue == 2)
+            let next = try await n.service.request(.GET, "/notifications?limit=1&cursor=\(list.body["next_cursor"]?.stringValue ?? "")", as: reader.user)
+            #expect(next.body["notifications"]?.arrayValue?.count == 1 && next.body["next_cursor"] == nil)
+            let first = list.body["notifications"]?.arrayValue?.first?["id"]?.stringValue ?? ""
+            #expect(try await n.service.request(.POST, "/notifications/\(first)/read", as: reader.user).body["unread_count"]?.intValue == 1)
+            #expect(try await n.service.request(.POST, "/notifications/\(first)/read", as: sender.user).code == "notification_not_found")
+            #expect(try await n.service.request(.POST, "/notifications/read-all", as: reader.user).body["unread_count"]?.intValue == 0)
+            // The reader deletes their account.
+            try await n.service.publishAuthEvent(UserDeleted(userId: reader.id, app: .unify, deletedAt: Date()), user: reader.id, app: .unify)
+            try await waitUntil { try await n.service.request(.GET, "/devices", as: reader.user).body["devices"]?.arrayValue?.isEmpty == true }
+            #expect(try await n.service.request(.GET, "/notifications", as: reader.user).body["notifications"]?.arrayValue?.isEmpty == true)
+            #expect(try await log(n, reader.user).isEmpty)
+        }
+    }
+
+    @Test("end to end: a post made through the circles service reaches the other member's phone")
+    func withCirclesService() async throws {
+        let prefix = TestKafka.topicPrefix()
+        let tokens = TestTokens()
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-push-circles-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await withRunningNotifications(topicPrefix: prefix, tokens: tokens) { n in
+            try await withRunningService(.circles, app: .mycirclee, apiPrefix: "/circles/v1", topicPrefix: prefix, tokens: tokens, definition: { catalog, base in
+                let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("push-tests-signing-key-0123456789abcdef".utf8))
+                return CirclesService.definition(settings: CirclesSettings(), storage: storage, catalog: catalog)
+            }) { circles in
+                let owner = try await n.device(.mycirclee), friend = try await n.device(.mycirclee)
+                let created = try await circles.request(.POST, "/circles", as: owner.user, json: ["name": "Climbing"])
+                let circleID = created.body["id"]?.stringValue ?? ""
+                let code = try await circles.request(.POST, "/circles/\(circleID)/invites", as: owner.user).body["code"]?.stringValue ?? ""
+                #expect(try await circles.request(.POST, "/invites/claim", as: friend.user, json: ["code": code]).status < 300)
+                let post = try await circles.request(.POST, "/circles/\(circleID)/posts", as: owner.user, json: ["type": "note", "body": "Bouldering at 6?"])
+                #expect(post.status == 201)
+                try await n.waitForPushes([friend.token])
+                try await n.settle()
+                #expect(n.pushes(to: friend.token).first?.alertTitle == "Climbing" && n.pushes(to: friend.token).first?.alertBody == "Bouldering at 6?")
+                #expect(n.pushes(to: owner.token).isEmpty)
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import AsyncHTTPClient
+import ColonyModels
+import ColonyPlatform
+import ColonyTesting
+import Foundation
+import NIOHTTP1
+import Testing
+@testable import NotificationsService
+
+@Suite("Notifications service: API")
+struct NotificationsServiceTests {
+    @Test("the OpenAPI document lists exactly the routes the service registered, and each answers")
+    func openAPIMatchesRoutes() async throws {
+        try await withRunningNotifications { n in
+            let documented = try NotificationsService.openAPIDocument.operations()
+            let registered = n.service.catalog.routes
+            #expect(documented.subtracting(registered).isEmpty, "documented but not served: \(documented.subtracting(registered).sorted())")
+            #expect(registered.subtracting(documented).isEmpty, "served but not documented: \(registered.subtracting(documented).sorted())")
+            let served = try await n.service.request(.GET, "\(n.service.apiURL)/openapi.json", as: nil)
+            #expect(served.status == 200 && served.body["openapi"]?.stringValue == "3.1.0")
+            let user = try await n.user(.mycirclee)
+            for operation in documented.sorted() {
+                let path = operation.path.replacingOccurrences(of: #"\{[a-z_]+\}"#, with: UUID().uuidString.lowercased(), options: .regularExpression)
+                let reply = try await n.service.request(HTTPMethod(rawValue: operation.method), "\(n.service.base)\(path)", as: user)
+                #expect(reply.code != "route_not_found", "\(operation) is not routed")
+                #expect(reply.status < 500, "\(operation) answered \(reply.status): \(reply.body)")
+            }
+        }
+    }
+
+    @Test("device tokens: register, list, unregister; a token moves to the newest user; apps are separate; bad input 422 with nothing written")
+    func deviceTokens() async throws {
+        try await withRunningNotifications { n in
+            let alice = try await n.user(.mycirclee), bob = try await n.user(.mycirclee), unify = try await n.user(.unify)
+            #expect(try await n.service.request(.GET, "/devices", as: nil).status == 401)
+            let token = RunningNotifications.randomToken()
+            let registered = try await n.service.request(.POST, "/devices", as: alice, json: ["token": token.uppercased(), "environment": "sandbox", "app_version": "3.2", "locale": "de-DE"])
+            #expect(registered.status == 200)
+            #expect(registered.body["token"]?.stringValue == token && registered.body["environment"]?.stringValue == "sandbox" && registered.body["app"]?.stringValue == "mycirclee")
+            // Registering again is idempotent.
+            #expect(try await n.service.request(.POST, "/devices", as: alice, json: ["token": token]).status == 200)
+            #expect(try await n.service.request(.GET, "/devices", as: alice).body["devices"]?.arrayValue?.count == 1)
+            // The same device signs in as bob: the token is bob's now.
+            #expect(try await n.service.request(.POST, "/devices", as: bob, json: ["token": token]).status == 200)
+            #expect(try await n.service.request(.GET, "/devices", as: alice).body["devices"]?.arrayValue?.isEmpty == true)
+            #expect(try await n.service.request(.GET, "/devices", as: bob).body["devices"]?.arrayValue?.count == 1)
+            // Another app's user sees nothing of mycirclee's, and can register the same hex for their app.
+            #expect(try await n.service.request(.GET, "/devices", as: unify).body["devices"]?.arrayValue?.isEmpty == true)
+            #expect(try await n.service.request(.POST, "/devices", as: unify, json: ["token": token]).status == 200)
+            #expect(try await n.service.request(.GET, "/devices", as: bob).body["devices"]?.arrayValue?.count == 1)
+            // Unregister: only your own.
+            #expect(try await n.service.request(.DELETE, "/devices/\(token)", as: alice).code == "device_not_found")
+            #expect(try await n.service.request(.DELETE, "/devices/\(token)", as: bob).status == 204)
+            #expect(try await n.service.request(.GET, "/devices", as: bob).body["devices"]?.arrayValue?.isEmpty == true)
+            // Bad input.
+            for body: [String: Any] in [["token": "not-hex"], ["token": token, "environment": "staging"], ["token": token, "platform": "android"], ["environment": "sandbox"], ["token": 42]] {
+                let reply = try await n.service.request(.POST, "/devices", as: alice, json: body)
+                #expect(reply.status == 422, "\(body) → \(reply.status) \(reply.body)")
+            }
+            #expect(try await n.service.request(.POST, "/devices", as: alice, raw: "{not json").status == 400)
+            #expect(try await n.service.request(.GET, "/devices", as: alice).body["devices"]?.arrayValue?.isEmpty == true)
+        }
+    }
+
+    @Test("preferences: every kind of the app, switched off and on; quiet hours set and removed; bad input 422 with nothing written")
+    func preferences() async throws {
+        try await withRunningNotifications { n in
+            let user = try await n.user(.habithive)
+            let initial = try await n.service.request(.GET, "/preferences", as: user)
+            #expect(initial.body["kinds"]?.objectValue?.keys.sorted() == ["hive_advanced", "hive_at_risk", "hive_joined", "streak_milestone"])
+            #expect(initial.body["quiet_hours"] == .null)
+            let updated = try await n.service.request(.PATCH, "/preferences", as: user, json: [
+                "kinds": ["hive_joined": false], "quiet_hours": ["start": "22:30", "end": "07:00", "timezone": "Europe/Berlin"],
+            ])
+            #expect(updated.status == 200)
+            #expect(updated.body["kinds"]?["hive_joined"]?.boolValue == false && updated.body["kinds"]?["hive_advanced"]?.boolValue == true)
+            #expect(updated.body["quiet_hours"]?["start"]?.stringValue == "22:30" && updated.body["quiet_hours"]?["timezone"]?.stringValue == "Europe/Berlin")
+            for body: [String: Any] in [["kinds": ["circle_post": false]], ["quiet_hours": ["start": "22:00", "end": "07:00", "timezone": "Nowhere/Else"]],
+                                        ["quiet_hours": ["start": "9:00", "end": "07:00", "timezone": "UTC"]], ["kinds": ["hive_joined": "no"]]] {
+                let reply = try await n.service.request(.PATCH, "/preferences", as: user, json: body)
+                #expect(reply.status == 422, "\(body) → \(reply.status)")
+            }
+            let unchanged = try await n.service.request(.GET, "/preferences", as: user)
+            #expect(unchanged.body == updated.body)
+            let cleared = try await n.service.request(.PATCH, "/preferences", as: user, json: ["quiet_hours": NSNull(), "kinds": ["hive_joined": true]])
+            #expect(cleared.body["quiet_hours"] == .null && cleared.body["kinds"]?["hive_joined"]?.boolValue == true)
+        }
+    }
+}
