@@ -1,18 +1,66 @@
 #!/bin/sh
-# Container entrypoint: for `colony-<service>` commands, load the credentials that
-# `colony-admin provision` wrote to /app/.local/secrets/<service>.env (shared volume), then exec.
+# Container entrypoint (the image's ENTRYPOINT): colony-entrypoint [COMMAND ARGS...]
+#
+# With no command it runs colony-$COLONY_SERVICE (the image's SERVICE build argument; for "all" and
+# "admin": colony-admin provision).
+#
+# Credentials for a `colony-<service>` command come from one of:
+#   - the environment (Kubernetes: envFrom a Secret): COLONY_PG_PASSWORD is already set, nothing is read;
+#   - <secrets dir>/<service>.env, written by `colony-admin provision` to a shared volume (docker compose),
+#     loaded into the environment before the exec. The secrets dir is $COLONY_SECRETS_DIR, by default
+#     /app/.local/secrets (provision's default --secrets-dir, relative to the image's WORKDIR /app).
+#
+# For `colony-admin provision`, COLONY_PROVISION_PASSWORDS_DIR (optional) names a folder with one file
+# per service, named after it and holding that service's database password (Kubernetes: the
+# colony-<service>-db Secrets projected into one volume). Each becomes <secrets dir>/<service>.env
+# first, so provision gives each role the password its service is started with.
 set -eu
-cmd="${1:-}"
-service="${cmd#colony-}"
-if [ "$service" != "$cmd" ] && [ "$service" != "admin" ]; then
-    secrets="/app/.local/secrets/$service.env"
-    if [ -f "$secrets" ]; then
-        set -a
-        # shellcheck source=/dev/null
-        . "$secrets"
-        set +a
-    else
-        echo "colony-entrypoint: warning: $secrets not found (did provision run?)" >&2
-    fi
+
+secrets_dir="${COLONY_SECRETS_DIR:-/app/.local/secrets}"
+
+if [ "$#" -eq 0 ]; then
+    case "${COLONY_SERVICE:-all}" in
+        all | admin | "") set -- colony-admin provision ;;
+        *) set -- "colony-${COLONY_SERVICE}" ;;
+    esac
 fi
+
+cmd="$1"
+service="${cmd#colony-}"
+
+case "$service" in
+    "$cmd" | "" | *[!a-z0-9-]*)
+        # Not a colony-* executable (a shell, a tool): run it as it is.
+        ;;
+    admin)
+        if [ "${2:-}" = provision ] && [ -n "${COLONY_PROVISION_PASSWORDS_DIR:-}" ]; then
+            [ -d "$COLONY_PROVISION_PASSWORDS_DIR" ] || {
+                echo "colony-entrypoint: COLONY_PROVISION_PASSWORDS_DIR=$COLONY_PROVISION_PASSWORDS_DIR is not a directory" >&2
+                exit 1
+            }
+            mkdir -p "$secrets_dir"
+            for file in "$COLONY_PROVISION_PASSWORDS_DIR"/*; do
+                [ -f "$file" ] || continue
+                name="$(basename "$file")"
+                case "$name" in *[!a-z0-9-]* | "") continue ;; esac
+                umask 077
+                printf 'COLONY_PG_PASSWORD=%s\n' "$(cat "$file")" >"$secrets_dir/$name.env"
+            done
+        fi
+        ;;
+    *)
+        if [ -n "${COLONY_PG_PASSWORD:-}" ]; then
+            : # Credentials from the environment (Kubernetes Secrets): no file needed.
+        elif [ -f "$secrets_dir/$service.env" ]; then
+            set -a
+            # shellcheck source=/dev/null
+            . "$secrets_dir/$service.env"
+            set +a
+        else
+            echo "colony-entrypoint: warning: COLONY_PG_PASSWORD is not set and $secrets_dir/$service.env" \
+                "does not exist (did colony-admin provision run?)" >&2
+        fi
+        ;;
+esac
+
 exec "$@"
