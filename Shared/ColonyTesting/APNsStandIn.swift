@@ -30,6 +30,8 @@ public final class APNsStandIn: Sendable {
         public var payloadText: String
         /// Whether it came over HTTP/2 (a stream of a multiplexed connection).
         public var overHTTP2: Bool
+        /// Which TCP connection it came on (requests multiplexed on one connection share it).
+        public var connection: Int
         /// What this stand-in answered.
         public var status: Int
         /// What was wrong with the request, if anything (real APNs would have refused it).
@@ -218,7 +220,7 @@ public final class APNsStandIn: Sendable {
         }
         let (status, reason) = answer ?? (200, "")
         let received = Received(token: token, topic: topic, pushType: pushType, priority: priority, expiration: expiration, collapseID: collapseID,
-                                apnsID: apnsID, payloadText: payloadText, overHTTP2: context.overHTTP2, status: status, problems: problems, receivedAt: Date())
+                                apnsID: apnsID, payloadText: payloadText, overHTTP2: context.overHTTP2, connection: context.connection, status: status, problems: problems, receivedAt: Date())
         state.withLock { $0.received.append(received) }
 
         var fields = HTTPFields()
@@ -261,10 +263,12 @@ public final class APNsStandIn: Sendable {
 struct StandInContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     let overHTTP2: Bool
+    let connection: Int
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         // An HTTP/2 request arrives on a stream channel, a child of the connection's channel.
         overHTTP2 = source.channel.parent != nil
+        connection = ObjectIdentifier(source.channel.parent ?? source.channel).hashValue
     }
 }

@@ -92,6 +92,30 @@ public struct RunningService: Sendable {
         await producer.close()
     }
 
+    /// Where the service's OpenAPI document and its routes disagree: operations documented but not
+    /// served or served but not documented, a document not served at `<api>/openapi.json`, and any
+    /// documented operation that is not routed or answers 5xx when called as `user` (a random id for
+    /// each path parameter, or the value `values` names, e.g. `["date": "2026-01-01"]`). Empty when
+    /// they agree.
+    public func openAPIProblems(_ document: OpenAPIDocument, as user: User, values: [String: String] = [:]) async throws -> [String] {
+        var problems: [String] = []
+        let documented = try document.operations()
+        let registered = catalog.routes
+        problems += documented.subtracting(registered).sorted().map { "documented but not served: \($0)" }
+        problems += registered.subtracting(documented).sorted().map { "served but not documented: \($0)" }
+        let served = try await request(.GET, "\(apiURL)/openapi.json", as: nil)
+        if served.status != 200 || served.body["openapi"]?.stringValue != "3.1.0" { problems.append("the document is not served at \(apiPrefix)/openapi.json") }
+        for operation in documented.sorted() {
+            var path = operation.path
+            for (name, value) in values { path = path.replacingOccurrences(of: "{\(name)}", with: value) }
+            path = path.replacingOccurrences(of: #"\{[a-z_]+\}"#, with: UUID().uuidString.lowercased(), options: .regularExpression)
+            let reply = try await request(HTTPMethod(rawValue: operation.method), "\(base)\(path)", as: user)
+            if reply.code == "route_not_found" { problems.append("\(operation) is not routed") }
+            if reply.status >= 500 { problems.append("\(operation) answered \(reply.status): \(reply.body)") }
+        }
+        return problems
+    }
+
     /// Runs `body` with the service's database (its own role), for jobs and direct checks.
     public func withDatabase<Result: Sendable>(_ body: (Database) async throws -> Result) async throws -> Result {
         let database = Database(configuration: database, logger: TestEnvironment.logger)
