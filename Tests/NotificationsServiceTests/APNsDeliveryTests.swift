@@ -54,6 +54,10 @@ struct APNsDeliveryTests {
             for push in n.apns.received {
                 #expect(push.problems.isEmpty && push.overHTTP2, "\(push.problems)")
             }
+            // The outcomes are on /metrics.
+            let metrics = String(buffer: try await n.service.request(.GET, "\(n.service.base)/metrics", as: nil).bytes)
+            #expect(metrics.contains(#"colony_pushes_total{app="unify",outcome="sent"}"#) && metrics.contains(#"outcome="failed"}"#))
+            #expect(metrics.contains("colony_apns_request_duration_seconds"))
         }
     }
 
