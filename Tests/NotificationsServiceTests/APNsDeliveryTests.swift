@@ -111,7 +111,7 @@ struct APNsDeliveryTests {
         }
     }
 
-    @Test("an event delivered twice pushes once; a switched-off kind pushes nothing; user_deleted erases tokens, notifications and the log")
+    @Test("an event delivered twice pushes once; a switched-off kind pushes nothing; user_deleted erases tokens, notifications and the log, and the words the account left in others' lists")
     func dedupePreferencesAndErasure() async throws {
         try await withRunningNotifications { n in
             let sender = try await n.device(.unify), reader = try await n.device(.unify), muted = try await n.device(.unify)
@@ -136,7 +136,14 @@ struct APNsDeliveryTests {
             #expect(try await n.service.request(.POST, "/notifications/\(first)/read", as: reader.user).body["unread_count"]?.intValue == 1)
             #expect(try await n.service.request(.POST, "/notifications/\(first)/read", as: sender.user).code == "notification_not_found")
             #expect(try await n.service.request(.POST, "/notifications/read-all", as: reader.user).body["unread_count"]?.intValue == 0)
-            // The reader deletes their account.
+            // The sender deletes their account: what they wrote leaves the reader's list.
+            try await n.service.publishAuthEvent(UserDeleted(userId: sender.id, app: .unify, deletedAt: Date()), user: sender.id, app: .unify)
+            try await waitUntil { try await n.service.request(.GET, "/notifications", as: reader.user).body["notifications"]?.arrayValue?.isEmpty == true }
+            try await n.service.withDatabase { database in
+                let texts = try await database.query("SELECT payload FROM deliveries WHERE user_id = \(reader.id)").collect().map { try $0.decode(String.self) }
+                #expect(texts.count == 2 && texts.allSatisfy(\.isEmpty))
+            }
+            // The reader deletes theirs.
             try await n.service.publishAuthEvent(UserDeleted(userId: reader.id, app: .unify, deletedAt: Date()), user: reader.id, app: .unify)
             try await waitUntil { try await n.service.request(.GET, "/devices", as: reader.user).body["devices"]?.arrayValue?.isEmpty == true }
             #expect(try await n.service.request(.GET, "/notifications", as: reader.user).body["notifications"]?.arrayValue?.isEmpty == true)

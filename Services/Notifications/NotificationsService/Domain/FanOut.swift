@@ -18,7 +18,7 @@ struct FanOut: Sendable {
     static let defaultExpiry: TimeInterval = 24 * 3600
     static let liveActivityExpiry: TimeInterval = 3600
 
-    func push(_ plan: PushPlan, event: UUID, on connection: PostgresConnection) async throws {
+    func push(_ plan: PushPlan, event: UUID, actor: UUID?, on connection: PostgresConnection) async throws {
         let app = plan.kind.app
         let now = clock.now()
         let recipients = try await deliveries.recipients(plan.recipients, app: app, on: connection)
@@ -27,7 +27,7 @@ struct FanOut: Sendable {
         var notificationIDs: [UUID: UUID] = [:]
         if plan.kind.isAlert {
             for recipient in recipients { notificationIDs[recipient.user] = UUID.timeOrdered(at: now) }
-            try await notifications.insert(recipients.map { NotificationStore.New(id: notificationIDs[$0.user]!, user: $0.user) }, event: event, app: app,
+            try await notifications.insert(recipients.map { NotificationStore.New(id: notificationIDs[$0.user]!, user: $0.user) }, event: event, actor: actor, app: app,
                                            kind: plan.kind, title: plan.title, body: plan.body, data: plan.data, at: now, on: connection)
         }
         let heldUntil: [UUID: Date] = plan.kind.isAlert

@@ -122,13 +122,14 @@ struct Notifications: Sendable {
     }
 
     /// `user_deleted`: the account's tokens, preferences, notifications, delivery log and
-    /// memberships go.
+    /// memberships go, and so do the words it left in others' lists and its event posts.
     func erase(_ user: UUID, on connection: PostgresConnection) async throws {
         try await devices.eraseUser(user, on: connection)
         try await deliveries.eraseUser(user, on: connection)
         try await notifications.eraseUser(user, on: connection)
         try await preferences.eraseUser(user, on: connection)
         try await memberships.removeUser(user, on: connection)
+        try await projections.eraseAuthor(user, on: connection)
     }
 }
 

@@ -24,7 +24,7 @@ struct DomainEventHandler: Sendable {
         try await projections.apply(event, on: connection)
         let plans = try Triggers.plans(for: event, names: names, eventPost: eventPost)
         for plan in plans.pushes {
-            try await fanOut.push(plan, event: event.id, on: connection)
+            try await fanOut.push(plan, event: event.id, actor: event.header.actor, on: connection)
         }
         for plan in plans.liveActivities {
             try await fanOut.liveActivity(plan, event: event.id, on: connection)

@@ -42,13 +42,15 @@ enum NotificationsMigrations {
                 CHECK ((quiet_start IS NULL) = (quiet_end IS NULL) AND (quiet_start IS NULL) = (timezone IS NULL))
             );
 
-            -- The in-app notification list: one row per alert and recipient.
+            -- The in-app notification list: one row per alert and recipient. actor_id is who acted
+            -- (absent for jobs and anonymous support): an erased account's words leave others' lists.
             CREATE TABLE notifications (
                 id uuid PRIMARY KEY,
                 user_id uuid NOT NULL,
                 app text NOT NULL,
                 kind text NOT NULL,
                 event_id uuid NOT NULL,
+                actor_id uuid,
                 title text NOT NULL,
                 body text NOT NULL,
                 data jsonb NOT NULL DEFAULT '{}',
@@ -58,6 +60,7 @@ enum NotificationsMigrations {
             );
             CREATE INDEX notifications_list ON notifications (user_id, app, created_at DESC, id DESC);
             CREATE INDEX notifications_unread ON notifications (user_id, app) WHERE read_at IS NULL;
+            CREATE INDEX notifications_actor ON notifications (actor_id) WHERE actor_id IS NOT NULL;
 
             -- One push to one token. Pending rows are the send queue (due at not_before; a sender
             -- leases a row until lease_until); the rest are the delivery log. (event_id, device_id)
@@ -115,6 +118,7 @@ enum NotificationsMigrations {
                 ended_pushed boolean NOT NULL DEFAULT false
             );
             CREATE INDEX event_posts_starts ON event_posts (starts_at) WHERE NOT ended_pushed;
+            CREATE INDEX event_posts_author ON event_posts (author_id);
             """),
     ]
 }

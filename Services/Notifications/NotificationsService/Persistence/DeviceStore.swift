@@ -108,10 +108,11 @@ struct DeviceStore: Sendable {
     }
 
     func eraseUser(_ user: UUID, on connection: PostgresConnection) async throws {
-        _ = try await remove(where: "user_id = \(user)", on: connection)
+        try await remove(where: "user_id = \(user)", on: connection)
     }
 
-    /// Deletes devices and drops what was queued for them, in one statement.
+    /// Deletes devices and drops what was queued for them, in one statement; whether any went.
+    @discardableResult
     private func remove(where condition: PostgresQuery, on connection: PostgresConnection) async throws -> Bool {
         var query = PostgresQuery(unsafeSQL: "WITH gone AS (DELETE FROM devices WHERE ")
         query.sql += condition.sql

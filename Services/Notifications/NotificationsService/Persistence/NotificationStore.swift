@@ -24,13 +24,13 @@ struct NotificationStore: Sendable {
         var user: UUID
     }
 
-    func insert(_ entries: [New], event: UUID, app: App, kind: NotificationKind, title: String, body: String, data: [String: JSONValue], at date: Date,
+    func insert(_ entries: [New], event: UUID, actor: UUID?, app: App, kind: NotificationKind, title: String, body: String, data: [String: JSONValue], at date: Date,
                 on connection: PostgresConnection) async throws {
         guard !entries.isEmpty else { return }
         let json = String(decoding: try ColonyJSON.encoder().encode(data), as: UTF8.self)
         try await connection.query("""
-            INSERT INTO notifications (id, user_id, app, kind, event_id, title, body, data, created_at)
-            SELECT n.id, n.user_id, \(app.rawValue), \(kind.rawValue), \(event), \(title), \(body), \(json)::jsonb, \(date)
+            INSERT INTO notifications (id, user_id, app, kind, event_id, actor_id, title, body, data, created_at)
+            SELECT n.id, n.user_id, \(app.rawValue), \(kind.rawValue), \(event), \(actor), \(title), \(body), \(json)::jsonb, \(date)
             FROM unnest(\(entries.map(\.id))::uuid[], \(entries.map(\.user))::uuid[]) AS n(id, user_id)
             ON CONFLICT (event_id, user_id) DO NOTHING
             """, logger: logger)
@@ -72,7 +72,15 @@ struct NotificationStore: Sendable {
             """, logger: logger).collect().count
     }
 
+    /// The user's own list, and what they made others' lists say: those entries go, and their
+    /// pushes still queued are dropped and every push's text is blanked in the delivery log.
     func eraseUser(_ user: UUID, on connection: PostgresConnection) async throws {
-        try await connection.query("DELETE FROM notifications WHERE user_id = \(user)", logger: logger)
+        try await connection.query("""
+            WITH authored AS (SELECT DISTINCT event_id FROM notifications WHERE actor_id = \(user))
+            UPDATE deliveries SET payload = '', status = CASE WHEN status = 'pending' THEN 'dropped' ELSE status END,
+                last_reason = CASE WHEN status = 'pending' THEN 'account_deleted' ELSE last_reason END, lease_until = NULL
+            WHERE event_id IN (SELECT event_id FROM authored)
+            """, logger: logger)
+        try await connection.query("DELETE FROM notifications WHERE user_id = \(user) OR actor_id = \(user)", logger: logger)
     }
 }

@@ -109,6 +109,12 @@ struct ProjectionStore: Sendable {
             """, logger: logger)
     }
 
+    /// An erased account's event posts (their titles are its words); their Live Activity tokens
+    /// go with the next countdown run.
+    func eraseAuthor(_ user: UUID, on connection: PostgresConnection) async throws {
+        try await connection.query("DELETE FROM event_posts WHERE author_id = \(user)", logger: logger)
+    }
+
     private func setName(_ kind: NameKey.Kind, _ id: UUID, _ name: String, on connection: PostgresConnection) async throws {
         try await connection.query("""
             INSERT INTO names (kind, id, name) VALUES (\(kind.rawValue), \(id), \(name)) ON CONFLICT (kind, id) DO UPDATE SET name = EXCLUDED.name
