@@ -475,6 +475,9 @@ let package = Package(
             name: "NotificationsServiceTests",
             dependencies: [
                 "NotificationsService",
+                // The end-to-end test runs circles beside it.
+                "CirclesService",
+                "ColonyStorage",
                 "ColonyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
