@@ -124,10 +124,11 @@ func benchmark() async throws {
                 let before = apns.receivedCount
                 let events = throughputPushes / groupSize
                 let published = Date()
-                try await producer.send((1...events).map { g in
-                    let event = try! messageEvent(group: groupID(g), text: "Throughput \(g)")
+                let messages = try (1...events).map { g in
+                    let event = try messageEvent(group: groupID(g), text: "Throughput \(g)")
                     return KafkaOutgoingMessage(topic: topic, key: event.key, value: event.value)
-                })
+                }
+                for case .failure(let error) in await producer.send(messages) { throw error }
                 try await waitForCount(apns, before + throughputPushes, timeout: .seconds(max(120, throughputPushes / 200)))
                 let pushes = Array(apns.received[before...]).sorted { $0.receivedAt < $1.receivedAt }
                 let times = pushes.map { $0.receivedAt.timeIntervalSince(published) }
