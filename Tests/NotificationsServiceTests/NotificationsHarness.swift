@@ -50,8 +50,8 @@ struct RunningNotifications: Sendable {
     }
 
     /// Publishes a domain event as its service would (`actor` is who acted).
-    func publish<Payload: EventPayload>(_ payload: Payload, app: App, aggregate: UUID, actor: UUID?, id: UUID = .timeOrdered()) async throws {
-        try await service.publish(EventEnvelope(id: id, app: app, aggregateId: aggregate.uuidString.lowercased(), actor: actor, payload: payload))
+    func publish<Payload: EventPayload>(_ payload: Payload, app: App, aggregate: UUID, actor: UUID?, id: UUID = .timeOrdered(), at date: Date = Date()) async throws {
+        try await service.publish(EventEnvelope(id: id, app: app, aggregateId: aggregate.uuidString.lowercased(), occurredAt: date, actor: actor, payload: payload))
     }
 
     /// Pushes received for `token`.

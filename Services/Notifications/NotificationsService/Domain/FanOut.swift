@@ -18,9 +18,13 @@ struct FanOut: Sendable {
     static let defaultExpiry: TimeInterval = 24 * 3600
     static let liveActivityExpiry: TimeInterval = 3600
 
-    func push(_ plan: PushPlan, event: UUID, actor: UUID?, on connection: PostgresConnection) async throws {
+    /// An event whose push would already have expired (history replayed to a new deployment, a
+    /// long outage) updates the projections and pushes nothing, not even to the in-app list.
+    func push(_ plan: PushPlan, event: UUID, occurredAt: Date, actor: UUID?, on connection: PostgresConnection) async throws {
         let app = plan.kind.app
         let now = clock.now()
+        let expiresAt = plan.expiresAt ?? occurredAt.addingTimeInterval(Self.defaultExpiry)
+        guard expiresAt > now else { return }
         let recipients = try await deliveries.recipients(plan.recipients, app: app, on: connection)
             .filter { !plan.excluding.contains($0.user) && !$0.preferences.disabledKinds.contains(plan.kind) }
         guard !recipients.isEmpty else { return }
@@ -43,17 +47,19 @@ struct FanOut: Sendable {
             return DeliveryStore.Queued(device: token.device, user: token.user, token: token.token, payload: payloads[token.user]!, notBefore: held ?? now, held: held != nil)
         }
         try await deliveries.enqueue(queued, event: event, app: app, kind: plan.kind, pushType: plan.pushType, collapseID: plan.collapseID,
-                                     expiresAt: plan.expiresAt ?? now.addingTimeInterval(Self.defaultExpiry), now: now, on: connection)
+                                     expiresAt: expiresAt, now: now, on: connection)
     }
 
-    func liveActivity(_ plan: LiveActivityPlan, event: UUID, on connection: PostgresConnection) async throws {
+    func liveActivity(_ plan: LiveActivityPlan, event: UUID, occurredAt: Date, on connection: PostgresConnection) async throws {
         let now = clock.now()
+        let expiresAt = occurredAt.addingTimeInterval(Self.liveActivityExpiry)
+        guard expiresAt > now else { return }
         let tokens = try await deliveries.activityTokens(post: plan.postID, on: connection)
         guard !tokens.isEmpty else { return }
         let payload = try APNsPayload.encode(APNsPayload.liveActivity(plan, at: now))
         let queued = tokens.map { DeliveryStore.Queued(device: $0.device, user: $0.user, token: $0.token, payload: payload, notBefore: now, held: false) }
         try await deliveries.enqueue(queued, event: event, app: .mycirclee, kind: .eventActivity, pushType: .liveactivity, collapseID: nil,
-                                     expiresAt: now.addingTimeInterval(Self.liveActivityExpiry), now: now, on: connection)
+                                     expiresAt: expiresAt, now: now, on: connection)
     }
 }
 

@@ -102,13 +102,13 @@ struct Notifications: Sendable {
                 var state = post.contentState
                 state["started"] = .bool(true)
                 try await fanOut.liveActivity(LiveActivityPlan(postID: post.postID, event: .update, contentState: state, dismissalDate: nil, staleDate: nil),
-                                              event: UUID.timeOrdered(at: now), on: connection)
+                                              event: UUID.timeOrdered(at: now), occurredAt: now, on: connection)
             }
             for post in due.ended {
                 var state = post.contentState
                 state["started"] = .bool(true)
                 try await fanOut.liveActivity(LiveActivityPlan(postID: post.postID, event: .end, contentState: state, dismissalDate: now, staleDate: nil),
-                                              event: UUID.timeOrdered(at: now), on: connection)
+                                              event: UUID.timeOrdered(at: now), occurredAt: now, on: connection)
             }
             try await devices.removeFinishedActivities(on: connection)
             try await projections.removeFinishedEventPosts(on: connection)

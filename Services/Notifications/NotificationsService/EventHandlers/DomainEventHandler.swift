@@ -24,10 +24,10 @@ struct DomainEventHandler: Sendable {
         try await projections.apply(event, on: connection)
         let plans = try Triggers.plans(for: event, names: names, eventPost: eventPost)
         for plan in plans.pushes {
-            try await fanOut.push(plan, event: event.id, actor: event.header.actor, on: connection)
+            try await fanOut.push(plan, event: event.id, occurredAt: event.header.occurredAt, actor: event.header.actor, on: connection)
         }
         for plan in plans.liveActivities {
-            try await fanOut.liveActivity(plan, event: event.id, on: connection)
+            try await fanOut.liveActivity(plan, event: event.id, occurredAt: event.header.occurredAt, on: connection)
         }
     }
 }
