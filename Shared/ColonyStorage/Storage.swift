@@ -87,6 +87,9 @@ public struct Storage: Sendable {
     func verify(token: String, bucket: String, key: String, now: Date = Date()) throws(APIError) -> Int64 {
         let parts = token.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2, let expires = Int64(parts[0]), let mac = Self.data(base64URL: String(parts[1])),
+              // Only the canonical spelling: base64's last character carries two spare bits, so
+              // four spellings would otherwise decode to the same MAC.
+              Self.base64URL(mac) == parts[1],
               // Constant time, so timing does not reveal how much of a forged MAC was right.
               HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Self.signedMessage(bucket, key, expires), using: signingKey)
         else {

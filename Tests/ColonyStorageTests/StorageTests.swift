@@ -199,9 +199,12 @@ struct StorageTests {
             }
         }
         let (expiry, mac) = (String(token.split(separator: ".")[0]), String(token.split(separator: ".")[1]))
-        let flipped = String(mac.dropLast()) + (mac.last == "A" ? "B" : "A")
+        let flipped = (mac.first == "A" ? "B" : "A") + String(mac.dropFirst())
+        // The last character's two spare bits: another spelling of the same MAC.
+        let respelled = String(mac.dropLast()) + String(Self.respell(mac.last!))
         #expect(rejected(token) == nil)
         #expect(rejected("\(expiry).\(flipped)") == "invalid signature")
+        #expect(rejected("\(expiry).\(respelled)") == "invalid signature")
         #expect(rejected("\(Int64(expiry)! + 3600).\(mac)") == "invalid signature")
         #expect(rejected(token, key: "g1/m2") == "invalid signature")
         #expect(rejected(token, bucket: "avatars") == "invalid signature")
@@ -210,6 +213,13 @@ struct StorageTests {
         let other = Storage(backend: FileSystemStorageBackend(root: "/nonexistent"), publicBaseURL: "http://x", signingKey: Array(repeating: 7, count: 32))
         #expect(rejected(other.token(bucket: "voice-messages", key: "g1/m1", expires: Int64(expiry)!)) == "invalid signature")
         #expect(rejected(token, now: Date().addingTimeInterval(120)) == "signature expired")
+    }
+
+    /// The base64url character with the same upper four bits and other lower two.
+    static func respell(_ character: Character) -> Character {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let index = alphabet.firstIndex(of: character)!
+        return alphabet[index ^ 1]
     }
 
     @Test("configuration: defaults, required signing key, S3 settings")
