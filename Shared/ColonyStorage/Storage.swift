@@ -1,3 +1,4 @@
+import ColonyModels
 import ColonyPlatform
 import Crypto
 import Foundation
@@ -79,17 +80,17 @@ public struct Storage: Sendable {
     /// travels in the clear and is covered by the MAC, so no server-side state is needed.
     func token(bucket: String, key: String, expires: Int64) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: Self.signedMessage(bucket, key, expires), using: signingKey)
-        return "\(expires).\(Self.base64URL(Data(mac)))"
+        return "\(expires).\(Base64URL.encode(mac))"
     }
 
     /// The token's expiry when it is genuine and current; else 400 `invalid_signature`.
     @discardableResult
     func verify(token: String, bucket: String, key: String, now: Date = Date()) throws(APIError) -> Int64 {
         let parts = token.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2, let expires = Int64(parts[0]), let mac = Self.data(base64URL: String(parts[1])),
+        guard parts.count == 2, let expires = Int64(parts[0]), let mac = Base64URL.decode(parts[1]),
               // Only the canonical spelling: base64's last character carries two spare bits, so
               // four spellings would otherwise decode to the same MAC.
-              Self.base64URL(mac) == parts[1],
+              Base64URL.encode(mac) == parts[1],
               // Constant time, so timing does not reveal how much of a forged MAC was right.
               HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Self.signedMessage(bucket, key, expires), using: signingKey)
         else {
@@ -105,16 +106,6 @@ public struct Storage: Sendable {
         Data("\(bucket)\n\(key)\n\(expires)".utf8)
     }
 
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    static func data(base64URL text: String) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
-    }
 }
 
 // MARK: - Download routes

@@ -236,8 +236,8 @@ public final class APNsStandIn: Sendable {
     /// nil when the JWT is good; else APNs' reason.
     private func verifyProviderToken(_ token: String) -> String? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 3, let headerData = Self.base64URLDecode(parts[0]), let claimsData = Self.base64URLDecode(parts[1]),
-              let signatureData = Self.base64URLDecode(parts[2]),
+        guard parts.count == 3, let headerData = Base64URL.decode(parts[0]), let claimsData = Base64URL.decode(parts[1]),
+              let signatureData = Base64URL.decode(parts[2]),
               let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
               let claims = try? JSONSerialization.jsonObject(with: claimsData) as? [String: Any]
         else { return "InvalidProviderToken" }
@@ -250,12 +250,6 @@ public final class APNsStandIn: Sendable {
         if age > 3600 { return "ExpiredProviderToken" }
         if age < -300 { return "InvalidProviderToken" }
         return nil
-    }
-
-    static func base64URLDecode(_ text: String) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
     }
 }
 

@@ -318,7 +318,7 @@ struct AuthServiceTests {
 
             // PKCE: the link hands an auth code, exchanged with the verifier.
             let verifier = "verifier-" + String(repeating: "x", count: 50)
-            let challenge = Data(SHA256.hash(data: Data(verifier.utf8))).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            let challenge = Base64URL.encode(SHA256.hash(data: Data(verifier.utf8)))
             let other = "\(uniqueName("p"))@example.com"
             #expect(try await auth.request(.POST, "/otp", json: ["email": other, "code_challenge": challenge, "code_challenge_method": "s256"]).status == 200)
             let pkceLink = try #require(try auth.lastMessage(to: other)?.link)
@@ -335,10 +335,7 @@ struct AuthServiceTests {
     func signInWithApple() async throws {
         let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         let primitives = try rsa.publicKey.getKeyPrimitives()
-        func base64URL(_ data: Data) -> String {
-            data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        }
-        let jwks = #"{"keys":[{"kty":"RSA","kid":"apple-test","use":"sig","alg":"RS256","n":"\#(base64URL(primitives.modulus))","e":"\#(base64URL(primitives.publicExponent))"}]}"#
+        let jwks = #"{"keys":[{"kty":"RSA","kid":"apple-test","use":"sig","alg":"RS256","n":"\#(Base64URL.encode(primitives.modulus))","e":"\#(Base64URL.encode(primitives.publicExponent))"}]}"#
         let applePort = try freePort()
         let appleRouter = Router()
         appleRouter.get("auth/keys") { _, _ in jwks }

@@ -72,15 +72,11 @@ struct NotificationsRulesTests {
         let parts = first.split(separator: ".").map(String.init)
         #expect(parts.count == 3)
         func decode(_ text: String) -> [String: Any] {
-            var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-            base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-            return (try? JSONSerialization.jsonObject(with: Data(base64Encoded: base64)!) as? [String: Any]) ?? [:]
+            (try? JSONSerialization.jsonObject(with: Base64URL.decode(text)!) as? [String: Any]) ?? [:]
         }
         #expect(decode(parts[0])["alg"] as? String == "ES256" && decode(parts[0])["kid"] as? String == "KEY")
         #expect(decode(parts[1])["iss"] as? String == "TEAM" && decode(parts[1])["iat"] as? Int == Int(start.timeIntervalSince1970))
-        var signature = parts[2].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        signature += String(repeating: "=", count: (4 - signature.count % 4) % 4)
-        #expect(key.publicKey.isValidSignature(try P256.Signing.ECDSASignature(rawRepresentation: Data(base64Encoded: signature)!), for: Data("\(parts[0]).\(parts[1])".utf8)))
+        #expect(key.publicKey.isValidSignature(try P256.Signing.ECDSASignature(rawRepresentation: Base64URL.decode(parts[2])!), for: Data("\(parts[0]).\(parts[1])".utf8)))
         #expect(try token.token(now: start.addingTimeInterval(39 * 60)) == first)
         #expect(try token.token(now: start.addingTimeInterval(41 * 60)) != first)
         let second = try token.token(now: start.addingTimeInterval(41 * 60))

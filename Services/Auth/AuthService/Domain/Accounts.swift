@@ -38,8 +38,7 @@ public struct PKCEChallenge: Sendable {
     func matches(verifier: String) -> Bool {
         switch method {
         case "s256":
-            let digest = Data(SHA256.hash(data: Data(verifier.utf8))).base64EncodedString()
-                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            let digest = Base64URL.encode(SHA256.hash(data: Data(verifier.utf8)))
             return digest == challenge
         default:
             return verifier == challenge

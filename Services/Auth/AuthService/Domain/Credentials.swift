@@ -1,3 +1,4 @@
+import ColonyModels
 import ColonyPlatform
 import Crypto
 import Foundation
@@ -49,7 +50,7 @@ public enum Secrets {
     public static func opaqueToken() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return base64URL(bytes)
+        return Base64URL.encode(bytes)
     }
 
     /// A 6-digit code, uniformly drawn.
@@ -66,22 +67,6 @@ public enum Secrets {
     public static func codeHash(_ code: String, recipient: String) -> [UInt8] {
         hash(recipient + ":" + code)
     }
-}
-
-/// Base64url without padding (RFC 4648 §5), byte by byte: tokens are made on every request.
-func base64URL(_ bytes: some Sequence<UInt8>) -> String {
-    let encoded = Data(bytes).base64EncodedData()
-    var output = [UInt8]()
-    output.reserveCapacity(encoded.count)
-    for byte in encoded {
-        switch byte {
-        case UInt8(ascii: "+"): output.append(UInt8(ascii: "-"))
-        case UInt8(ascii: "/"): output.append(UInt8(ascii: "_"))
-        case UInt8(ascii: "="): continue
-        default: output.append(byte)
-        }
-    }
-    return String(decoding: output, as: UTF8.self)
 }
 
 func hex(_ digest: some Sequence<UInt8>) -> String {

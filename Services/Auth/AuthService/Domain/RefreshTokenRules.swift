@@ -1,3 +1,4 @@
+import ColonyModels
 import Crypto
 import Foundation
 
@@ -59,7 +60,7 @@ public enum RefreshTokenRules {
     /// hashes yet the active token can be handed again to the holder of its parent.
     public static func childToken(parent: String, salt: [UInt8]) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: salt, using: SymmetricKey(data: Data(parent.utf8)))
-        return base64URL(Array(mac))
+        return Base64URL.encode(Array(mac))
     }
 
     public static func newSalt() -> [UInt8] {

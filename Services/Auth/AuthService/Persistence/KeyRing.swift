@@ -11,9 +11,9 @@ enum CompactJWS {
         let header = #"{"alg":"ES256","kid":"\#(kid)","typ":"JWT"}"#
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
-        let input = base64URL(Array(header.utf8)) + "." + base64URL(try encoder.encode(claims))
+        let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(try encoder.encode(claims))
         let signature = try key.signature(for: Data(input.utf8))
-        return input + "." + base64URL(signature.rawRepresentation)
+        return input + "." + Base64URL.encode(signature.rawRepresentation)
     }
 }
 

@@ -1,3 +1,4 @@
+import ColonyModels
 import Crypto
 import Foundation
 import Synchronization
@@ -43,12 +44,8 @@ public final class ProviderToken: Sendable {
     public static func make(teamID: String, keyID: String, key: P256.Signing.PrivateKey, issuedAt: Date) throws -> String {
         let header = #"{"alg":"ES256","kid":"\#(keyID)"}"#
         let claims = #"{"iss":"\#(teamID)","iat":\#(Int(issuedAt.timeIntervalSince1970))}"#
-        let signingInput = base64URL(Data(header.utf8)) + "." + base64URL(Data(claims.utf8))
+        let signingInput = Base64URL.encode(header.utf8) + "." + Base64URL.encode(claims.utf8)
         let signature = try key.signature(for: Data(signingInput.utf8))
-        return signingInput + "." + base64URL(signature.rawRepresentation)
-    }
-
-    public static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return signingInput + "." + Base64URL.encode(signature.rawRepresentation)
     }
 }

@@ -102,9 +102,7 @@ enum TokenExpiry {
     static func of(_ token: String) -> Date? {
         let parts = token.split(separator: ".")
         guard parts.count == 3 else { return nil }
-        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64),
+        guard let data = Base64URL.decode(parts[1]),
               let claims = try? JSONDecoder().decode(JSONValue.self, from: data),
               let exp = claims["exp"]?.doubleValue
         else { return nil }
