@@ -14,6 +14,21 @@ public enum ColonyJSON {
         return encoder
     }
 
+    /// A Swift name as the wire spells it (`lastReadAt` → `last_read_at`). The decoder's
+    /// conversion also camel-cases the keys of decoded dictionaries; for keys that are lower
+    /// snake case (kind names, say) this turns them back exactly.
+    public static func snakeCase(_ name: String) -> String {
+        var result = ""
+        for character in name {
+            if character.isUppercase {
+                result += "_" + character.lowercased()
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+
     public static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase

@@ -65,7 +65,7 @@ public struct ColonyRequestDecoder: RequestDecoder {
 
     static func apiError(for error: DecodingError) -> APIError {
         func path(_ codingPath: [any CodingKey]) -> String {
-            let text = codingPath.map { $0.intValue.map(String.init) ?? snakeCase($0.stringValue) }.joined(separator: ".")
+            let text = codingPath.map { $0.intValue.map(String.init) ?? ColonyJSON.snakeCase($0.stringValue) }.joined(separator: ".")
             return text.isEmpty ? "body" : text
         }
         switch error {
@@ -80,17 +80,5 @@ public struct ColonyRequestDecoder: RequestDecoder {
         @unknown default:
             return .unprocessable("request body does not match the expected shape")
         }
-    }
-
-    static func snakeCase(_ key: String) -> String {
-        var result = ""
-        for character in key {
-            if character.isUppercase {
-                result += "_" + character.lowercased()
-            } else {
-                result.append(character)
-            }
-        }
-        return result
     }
 }

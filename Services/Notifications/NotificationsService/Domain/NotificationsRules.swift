@@ -58,9 +58,8 @@ public enum NotificationsRules {
         var result = current
         let known = Dictionary(uniqueKeysWithValues: NotificationKind.kinds(of: app).map { ($0.rawValue, $0) })
         for (key, enabled) in kinds ?? [:] {
-            // Colony's request decoder camel-cases dictionary keys too: `circle_post` arrives as
-            // `circlePost`; kind names are lower snake case, so this turns them back exactly.
-            let name = snakeCased(key)
+            // Colony's request decoder camel-cases dictionary keys too: `circle_post` arrives as `circlePost`.
+            let name = ColonyJSON.snakeCase(key)
             guard let kind = known[name] else {
                 errors.check(false, "unknown notification kind \(name) for \(app.rawValue) (known: \(known.keys.sorted().joined(separator: ", ")))")
                 continue
@@ -85,12 +84,6 @@ public enum NotificationsRules {
         }
         try errors.throwIfAny()
         return result
-    }
-
-    static func snakeCased(_ key: String) -> String {
-        key.reduce(into: "") { result, character in
-            if character.isUppercase { result += "_" + character.lowercased() } else { result.append(character) }
-        }
     }
 
     public struct QuietHoursInput: Codable, Sendable, Equatable {
