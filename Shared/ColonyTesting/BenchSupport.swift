@@ -64,37 +64,27 @@ public final class ErrorCount: Sendable {
 /// schema's tables (as the admin user, the schema first on the search path); p50/p99 and the mean
 /// come from its per-transaction log. `mode` is `-M`: `prepared` plans each statement once per
 /// connection, `extended` parses and plans every time as PostgresNIO's unnamed statements do.
-public func runPgbench(script: String, schema: String, environment: TestEnvironment, connections: Int, seconds: Int, mode: String = "prepared") throws -> LoadResult {
+public func runPgbench(script: String, schema: String, environment: TestEnvironment, connections: Int, seconds: Int, mode: String = "prepared") async throws -> LoadResult {
     // pgbench's -T relies on SIGALRM, which a child of this process does not get (signals are
     // blocked in Swift's threads), so it runs a transaction count sized from a short first run.
-    let probe = try runPgbench(script: script, schema: schema, environment: environment, connections: connections, transactionsPerClient: 30, mode: mode)
+    let probe = try await runPgbench(script: script, schema: schema, environment: environment, connections: connections, transactionsPerClient: 30, mode: mode)
     let perClient = max(30, Int(probe.rate * Double(seconds) / Double(connections)))
-    return try runPgbench(script: script, schema: schema, environment: environment, connections: connections, transactionsPerClient: perClient, mode: mode)
+    return try await runPgbench(script: script, schema: schema, environment: environment, connections: connections, transactionsPerClient: perClient, mode: mode)
 }
 
 /// pgbench running `script` `transactionsPerClient` times on each of `connections` clients.
-public func runPgbench(script: String, schema: String, environment: TestEnvironment, connections: Int, transactionsPerClient: Int, mode: String = "prepared") throws -> LoadResult {
+public func runPgbench(script: String, schema: String, environment: TestEnvironment, connections: Int, transactionsPerClient: Int, mode: String = "prepared") async throws -> LoadResult {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("pgbench"))
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     let scriptFile = directory.appendingPathComponent("bench.sql")
     try script.write(to: scriptFile, atomically: true, encoding: .utf8)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["pgbench", "-n", "-M", mode, "-c", "\(connections)", "-j", "2", "-t", "\(transactionsPerClient)", "-f", scriptFile.path,
-                         "-h", environment.postgresHost, "-p", "\(environment.postgresPort)", "-U", environment.adminUser, "--log", "--log-prefix", directory.appendingPathComponent("tx").path,
-                         environment.postgresDatabase]
-    var env = ProcessInfo.processInfo.environment
-    env["PGPASSWORD"] = environment.adminPassword
-    env["PGOPTIONS"] = "-c search_path=\(schema),public"
-    process.environment = env
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw TestSetupError("pgbench failed:\n\(text)") }
+    let (status, text) = try await ChildProcess.run("/usr/bin/env", [
+        "pgbench", "-n", "-M", mode, "-c", "\(connections)", "-j", "2", "-t", "\(transactionsPerClient)", "-f", scriptFile.path,
+        "-h", environment.postgresHost, "-p", "\(environment.postgresPort)", "-U", environment.adminUser, "--log", "--log-prefix", directory.appendingPathComponent("tx").path,
+        environment.postgresDatabase,
+    ], environment: ["PGPASSWORD": environment.adminPassword, "PGOPTIONS": "-c search_path=\(schema),public"])
+    guard status == 0 else { throw TestSetupError("pgbench failed:\n\(text)") }
     var latencies: [Double] = []
     var failed = 0
     for file in try FileManager.default.contentsOfDirectory(atPath: directory.path) where file.hasPrefix("tx") {

@@ -14,33 +14,9 @@ public enum PythonClient {
         guard FileManager.default.isExecutableFile(atPath: python) else {
             throw TestSetupError("\(python) is missing: run scripts/setup (it creates .local/venv with the Python clients)")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment.merge(extra.compactMapValues { $0 }) { $1 }
+        var environment = extra.compactMapValues { $0 }
         environment["PYTHONDONTWRITEBYTECODE"] = "1"
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        // The whole run happens on a thread of its own: reading the pipe and waiting for the exit
-        // block, and on one of the (two, on CI) threads of Swift's shared pool they would stall
-        // every service running in this test process, including the one the script talks to.
-        return try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                do {
-                    try process.run()
-                    let data = output.fileHandleForReading.readDataToEndOfFile()
-                    process.waitUntilExit()
-                    continuation.resume(returning: (process.terminationStatus, String(decoding: data, as: UTF8.self)))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-            thread.name = "python-client"
-            thread.start()
-        }
+        return try await ChildProcess.run(python, arguments, environment: environment)
     }
 
     /// A path inside the repository.

@@ -183,11 +183,11 @@ struct Phase {
 func runPhase(script: String, schema: String, metricsURL: String, method: String, route: String,
               load: () async throws -> LoadResult) async throws -> Phase {
     let pgbenchStart = CPUSnapshot.now()
-    let baseline = try runPgbench(script: script, schema: schema, environment: environment, connections: connections, seconds: seconds)
+    let baseline = try await runPgbench(script: script, schema: schema, environment: environment, connections: connections, seconds: seconds)
     let pgbenchCPU = CPUSnapshot.now().usage(since: pgbenchStart)
     // PostgresNIO sends each statement unnamed (parse and plan every time), as pgbench does with
     // -M extended; the gap between the two modes is that cost.
-    let extended = try runPgbench(script: script, schema: schema, environment: environment, connections: connections, seconds: seconds, mode: "extended")
+    let extended = try await runPgbench(script: script, schema: schema, environment: environment, connections: connections, seconds: seconds, mode: "extended")
     let serviceStart = CPUSnapshot.now()
     let service = try await load()
     let serviceCPU = CPUSnapshot.now().usage(since: serviceStart)

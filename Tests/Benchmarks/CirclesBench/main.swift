@@ -372,12 +372,12 @@ struct Phase {
 func runPhase(script: String, schema: String, metricsURL: String, method: String, route: String,
               load: () async throws -> LoadResult) async throws -> Phase {
     let pgbenchStart = ProcessTimes.now(role: schema)
-    let baseline = try runPgbench(script: script, schema: schema, environment: environment, connections: connections, seconds: seconds)
+    let baseline = try await runPgbench(script: script, schema: schema, environment: environment, connections: connections, seconds: seconds)
     let pgbenchCPU = ProcessTimes.now(role: schema).shares(since: pgbenchStart)
     // PostgresNIO sends each statement unnamed (parsed and planned every time), as pgbench does
     // with -M extended; the gap between the two modes is that cost.
     let extendedStart = ProcessTimes.now(role: schema)
-    let extended = try runPgbench(script: script, schema: schema, environment: environment, connections: connections, seconds: seconds, mode: "extended")
+    let extended = try await runPgbench(script: script, schema: schema, environment: environment, connections: connections, seconds: seconds, mode: "extended")
     let extendedCPU = ProcessTimes.now(role: schema).shares(since: extendedStart)
     let before = try await serverTotals(metricsURL: metricsURL, method: method, route: route)
     let serviceStart = ProcessTimes.now(role: schema)

@@ -144,10 +144,10 @@ try await withTestSchema(poolSize: connections) { databaseConfiguration in
             }
             let today = UserClock.utc.localDay(at: Date())
             let script = pgbenchScript(schema: databaseConfiguration.schema)
-            let baseline = try runPgbench(script: script, schema: databaseConfiguration.schema, environment: environment, connections: connections, seconds: seconds)
+            let baseline = try await runPgbench(script: script, schema: databaseConfiguration.schema, environment: environment, connections: connections, seconds: seconds)
             // Profile: PostgresNIO sends each statement unnamed (parse and plan every time), as
             // pgbench does with -M extended; the gap between the two modes is that cost.
-            let extended = try runPgbench(script: script, schema: databaseConfiguration.schema, environment: environment, connections: connections, seconds: seconds, mode: "extended")
+            let extended = try await runPgbench(script: script, schema: databaseConfiguration.schema, environment: environment, connections: connections, seconds: seconds, mode: "extended")
             let service = try await runServiceLoad(base: base, tokens: userTokens, today: today)
             print("")
             print("log a habit (insert log, feed line, outbox event), \(connections) connections:")

@@ -147,7 +147,7 @@ func benchmark() async throws {
                 let schema = databaseConfiguration.schema
 
                 // 1. One client.
-                let singlePg = try runPgbench(script: queryScript, schema: schema, environment: environment, connections: 1, seconds: seconds)
+                let singlePg = try await runPgbench(script: queryScript, schema: schema, environment: environment, connections: 1, seconds: seconds)
                 let single = try await runHTTPLoad(connections: 1, seconds: seconds, makeRequest: nearbyRequest, expect: .ok)
                 print("")
                 print("nearby query, one client:")
@@ -156,8 +156,8 @@ func benchmark() async throws {
                 print("  p95 \(format(single.p95, 2)) ms (target <= 10 ms: \(single.p95 <= 10 ? "met" : "NOT met"))")
 
                 // 2. 32 connections.
-                let manyPg = try runPgbench(script: queryScript, schema: schema, environment: environment, connections: connections, seconds: seconds)
-                let manyExtended = try runPgbench(script: queryScript, schema: schema, environment: environment, connections: connections, seconds: seconds, mode: "extended")
+                let manyPg = try await runPgbench(script: queryScript, schema: schema, environment: environment, connections: connections, seconds: seconds)
+                let manyExtended = try await runPgbench(script: queryScript, schema: schema, environment: environment, connections: connections, seconds: seconds, mode: "extended")
                 let before = CPUSnapshot.now()
                 let many = try await runHTTPLoad(connections: connections, seconds: seconds, makeRequest: nearbyRequest, expect: .ok)
                 let usage = CPUSnapshot.now().usage(since: before)
@@ -173,7 +173,7 @@ func benchmark() async throws {
                 print("  throughput ratio \(format(ratio, 2)) (target >= 0.5: \(ratio >= 0.5 ? "met" : "NOT met")); vs -M extended \(format(many.rate / manyExtended.rate, 2))")
 
                 // 3. Location updates.
-                let updatesPg = try runPgbench(script: updateScript(schema: schema), schema: schema, environment: environment, connections: connections, seconds: seconds)
+                let updatesPg = try await runPgbench(script: updateScript(schema: schema), schema: schema, environment: environment, connections: connections, seconds: seconds)
                 let updates = try await runHTTPLoad(connections: connections, seconds: seconds, makeRequest: { connection, iteration in
                     var request = HTTPClientRequest(url: "\(base)/nearby/v1/location")
                     request.method = .PUT

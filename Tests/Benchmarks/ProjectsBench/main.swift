@@ -213,12 +213,12 @@ func runPhase(script: String, schema: String, metricsURL: String, method: String
               load: () async throws -> LoadResult) async throws -> Phase {
     try await reset()
     let pgbenchStart = CPUSnapshot.now()
-    let baseline = try runPgbench(script: script, schema: schema, environment: environment, connections: connections, seconds: seconds)
+    let baseline = try await runPgbench(script: script, schema: schema, environment: environment, connections: connections, seconds: seconds)
     let pgbenchCPU = CPUSnapshot.now().usage(since: pgbenchStart)
     try await reset()
     // The service's own statements on the hot paths are prepared; everything else goes unnamed
     // (parsed and planned every time), as pgbench does with -M extended.
-    let extended = try runPgbench(script: script, schema: schema, environment: environment, connections: connections, seconds: seconds, mode: "extended")
+    let extended = try await runPgbench(script: script, schema: schema, environment: environment, connections: connections, seconds: seconds, mode: "extended")
     try await reset()
     let serviceStart = CPUSnapshot.now()
     let service = try await load()

@@ -1,0 +1,32 @@
+import Foundation
+
+/// Runs a program to its end for a test or a benchmark (the Python clients, pgbench).
+public enum ChildProcess {
+    /// `executable arguments…` with `environment` added to this process's; its exit status and
+    /// combined output. The whole run happens on a thread of its own: reading the pipe and waiting
+    /// for the exit block, and on one of the (two, on CI) threads of Swift's shared pool they would
+    /// stall every service running in this process, including the one the program talks to.
+    public static func run(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) async throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        return try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                do {
+                    try process.run()
+                    let data = output.fileHandleForReading.readDataToEndOfFile()
+                    process.waitUntilExit()
+                    continuation.resume(returning: (process.terminationStatus, String(decoding: data, as: UTF8.self)))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+            thread.name = "child-process"
+            thread.start()
+        }
+    }
+}
