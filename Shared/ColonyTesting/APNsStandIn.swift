@@ -112,17 +112,6 @@ public final class APNsStandIn: Sendable {
         state.withLock { $0.scripted[token, default: []].append(contentsOf: answers) }
     }
 
-    /// Waits until `condition` holds for what was received (or the timeout passes) and returns it.
-    public func waitFor(timeout: Duration = .seconds(30), _ condition: @escaping @Sendable ([Received]) -> Bool) async throws -> [Received] {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let received = self.received
-            if condition(received) { return received }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return received
-    }
-
     /// Runs the stand-in for the body's duration.
     public func run<Result: Sendable>(_ body: @Sendable (APNsStandIn) async throws -> Result) async throws -> Result {
         let certificate = try NIOSSLCertificate(bytes: Array(serverCertificatePEM.utf8), format: .pem)

@@ -60,11 +60,13 @@ struct RunningNotifications: Sendable {
     /// Waits until the stand-in has `count` pushes for each of `tokens`; returns all received.
     @discardableResult
     func waitForPushes(_ tokens: [String], count: Int = 1, timeout: Duration = .seconds(30)) async throws -> [APNsStandIn.Received] {
-        let received = try await apns.waitFor(timeout: timeout) { received in tokens.allSatisfy { token in received.filter { $0.token == token }.count >= count } }
-        for token in tokens where received.filter({ $0.token == token }).count < count {
-            throw TestSetupError("no push to \(token.prefix(8))… within \(timeout)")
+        do {
+            try await waitUntil(timeout: timeout) { tokens.allSatisfy { pushes(to: $0).count >= count } }
+        } catch {
+            let missing = tokens.filter { pushes(to: $0).count < count }.map { "\($0.prefix(8))…" }
+            throw TestSetupError("no push to \(missing.joined(separator: ", ")) within \(timeout)")
         }
-        return received
+        return apns.received
     }
 
     /// Waits a moment for pushes that must not come (the ones that must came first, so the

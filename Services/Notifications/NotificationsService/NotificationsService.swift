@@ -106,9 +106,7 @@ public enum NotificationsService {
             migrations: NotificationsMigrations.all,
             consumes: consumedServices,
             handleEvent: { event, connection, context in
-                let domain = notifications(context.logger)
-                try await DomainEventHandler(memberships: domain.memberships, projections: domain.projections, fanOut: domain.fanOut, notifications: domain)
-                    .handle(event, on: connection)
+                try await DomainEventHandler(notifications: notifications(context.logger)).handle(event, on: connection)
             },
             jobs: { context in [
                 ScheduledJob(name: "notifications.live_activity_countdown", interval: settings.jobInterval) { database, logger in

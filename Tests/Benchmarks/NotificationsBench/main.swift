@@ -73,10 +73,10 @@ func messageEvent(group: UUID, text: String) throws -> (key: [UInt8], value: [UI
 }
 
 func waitForCount(_ apns: APNsStandIn, _ count: Int, timeout: Duration) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while apns.receivedCount < count {
-        guard ContinuousClock.now < deadline else { throw TestSetupError("only \(apns.receivedCount) of \(count) pushes arrived within \(timeout)") }
-        try await Task.sleep(for: .milliseconds(50))
+    do {
+        try await waitUntil(timeout: timeout) { apns.receivedCount >= count }
+    } catch {
+        throw TestSetupError("only \(apns.receivedCount) of \(count) pushes arrived within \(timeout)")
     }
 }
 

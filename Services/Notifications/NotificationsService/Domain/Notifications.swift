@@ -39,19 +39,14 @@ struct Notifications: Sendable {
     func registerActivity(_ activityID: String, post: UUID, token: String, environment: APNsEnvironment, caller: AuthenticatedUser,
                           on connection: PostgresConnection) async throws -> DeviceRow {
         guard caller.app == .mycirclee else { throw NotificationsErrors.liveActivitiesMyCircleeOnly }
-        guard let event = try await projections.eventPost(post, on: connection),
-              try await memberships.isMember(caller.id, of: .circle, event.circleID, on: connection),
-              try await !isOver(post, on: connection)
+        guard let event = try await projections.eventPost(post, upcomingOnly: true, on: connection),
+              try await memberships.isMember(caller.id, of: .circle, event.circleID, on: connection)
         else { throw NotificationsErrors.eventNotFound }
         return try await devices.registerActivity(activityID, post: post, token: token, environment: environment, app: caller.app, user: caller.id, now: now, on: connection)
     }
 
     func unregisterActivity(_ activityID: String, caller: AuthenticatedUser, on connection: PostgresConnection) async throws {
         guard try await devices.removeActivity(activityID, app: caller.app, user: caller.id, on: connection) else { throw NotificationsErrors.activityNotFound }
-    }
-
-    private func isOver(_ post: UUID, on connection: PostgresConnection) async throws -> Bool {
-        try await connection.query("SELECT ended_pushed FROM event_posts WHERE post_id = \(post)", logger: logger).collect().first?.decode(Bool.self) ?? true
     }
 
     // MARK: preferences

@@ -6,9 +6,6 @@ import PostgresNIO
 /// Every consumed event, inside its inbox transaction (a redelivery changes nothing): the
 /// projections first (memberships, names, event posts), then the pushes the event makes.
 struct DomainEventHandler: Sendable {
-    let memberships: MembershipProjection
-    let projections: ProjectionStore
-    let fanOut: FanOut
     let notifications: Notifications
 
     func handle(_ event: ReceivedEvent, on connection: PostgresConnection) async throws {
@@ -16,7 +13,8 @@ struct DomainEventHandler: Sendable {
             try await notifications.erase(try event.decode(UserDeleted.self).payload.userId, on: connection)
             return
         }
-        try await memberships.apply(event, on: connection)
+        let projections = notifications.projections, fanOut = notifications.fanOut
+        try await notifications.memberships.apply(event, on: connection)
         let lookups = try Triggers.lookups(for: event)
         let names = try await projections.names(lookups.names, on: connection)
         var eventPost: EventPostInfo?

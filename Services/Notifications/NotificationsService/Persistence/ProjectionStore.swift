@@ -61,19 +61,23 @@ struct ProjectionStore: Sendable {
     }
 
     func names(_ keys: Set<NameKey>, on connection: PostgresConnection) async throws -> [NameKey: String] {
+        guard !keys.isEmpty else { return [:] }
+        let keys = Array(keys)
         var names: [NameKey: String] = [:]
-        for key in keys {
-            if let name = try await connection.query("SELECT name FROM names WHERE kind = \(key.kind.rawValue) AND id = \(key.id)", logger: logger)
-                .collect().first?.decode(String.self) {
-                names[key] = name
-            }
+        let rows = try await connection.query("""
+            SELECT n.kind, n.id, n.name FROM names n
+            JOIN unnest(\(keys.map(\.kind.rawValue))::text[], \(keys.map(\.id))::uuid[]) AS k(kind, id) ON n.kind = k.kind AND n.id = k.id
+            """, logger: logger)
+        for try await (kind, id, name) in rows.decode((String, UUID, String).self) {
+            if let kind = NameKey.Kind(rawValue: kind) { names[NameKey(kind, id)] = name }
         }
         return names
     }
 
-    func eventPost(_ postID: UUID, on connection: PostgresConnection) async throws -> EventPostInfo? {
+    /// An event post; with `upcomingOnly`, nil once it is over (ended or gone).
+    func eventPost(_ postID: UUID, upcomingOnly: Bool = false, on connection: PostgresConnection) async throws -> EventPostInfo? {
         try await connection.query("""
-            SELECT \(unescaped: Self.eventPostColumns) FROM event_posts WHERE post_id = \(postID)
+            SELECT \(unescaped: Self.eventPostColumns) FROM event_posts WHERE post_id = \(postID) AND NOT (\(upcomingOnly) AND ended_pushed)
             """, logger: logger).collect().first.map(Self.eventPost(row:))
     }
 

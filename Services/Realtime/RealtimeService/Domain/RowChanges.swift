@@ -1,7 +1,7 @@
 import ColonyModels
 import Foundation
 
-/// Turns domain events into the seeds' row changes and membership changes: the rules of what
+/// Turns domain events into the seeds' row changes (membership is `Memberships.changes`): the rules of what
 /// each app's clients see, as plain functions of the event.
 public enum RowChanges {
     /// The app whose clients see a service's rows.
