@@ -203,6 +203,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Services/Habits/HabitsService",
+            // The OpenAPI document the service serves, compiled into the library.
+            resources: [.embedInCode("openapi.json")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -244,6 +246,8 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Services/Chat/ChatService",
+            // The OpenAPI document the service serves, compiled into the library.
+            resources: [.embedInCode("openapi.json")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -285,6 +289,8 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Services/Circles/CirclesService",
+            // The OpenAPI document the service serves, compiled into the library.
+            resources: [.embedInCode("openapi.json")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -327,6 +333,8 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Services/Nearby/NearbyService",
+            // The OpenAPI document the service serves, compiled into the library.
+            resources: [.embedInCode("openapi.json")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -369,6 +377,8 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Services/Projects/ProjectsService",
+            // The OpenAPI document the service serves, compiled into the library.
+            resources: [.embedInCode("openapi.json")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -461,6 +471,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             path: "Services/Notifications/NotificationsService",
+            // The OpenAPI document the service serves, compiled into the library.
+            resources: [.embedInCode("openapi.json")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -70,5 +70,5 @@ public enum ChatService {
         )
     }
 
-    public static var openAPIDocument: OpenAPIDocument { OpenAPIDocument(json: ChatOpenAPI.json) }
+    public static var openAPIDocument: OpenAPIDocument { OpenAPIDocument(bytes: PackageResources.openapi_json) }
 }

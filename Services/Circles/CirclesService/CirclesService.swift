@@ -65,5 +65,5 @@ public enum CirclesService {
         )
     }
 
-    public static var openAPIDocument: OpenAPIDocument { OpenAPIDocument(json: CirclesOpenAPI.json) }
+    public static var openAPIDocument: OpenAPIDocument { OpenAPIDocument(bytes: PackageResources.openapi_json) }
 }

@@ -60,5 +60,5 @@ public enum HabitsService {
         )
     }
 
-    public static var openAPIDocument: OpenAPIDocument { OpenAPIDocument(json: HabitsOpenAPI.json) }
+    public static var openAPIDocument: OpenAPIDocument { OpenAPIDocument(bytes: PackageResources.openapi_json) }
 }

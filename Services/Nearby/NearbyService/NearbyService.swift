@@ -72,5 +72,5 @@ public enum NearbyService {
         )
     }
 
-    public static var openAPIDocument: OpenAPIDocument { OpenAPIDocument(json: NearbyOpenAPI.json) }
+    public static var openAPIDocument: OpenAPIDocument { OpenAPIDocument(bytes: PackageResources.openapi_json) }
 }

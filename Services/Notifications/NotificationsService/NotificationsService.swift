@@ -129,7 +129,7 @@ public enum NotificationsService {
         return definition
     }
 
-    public static var openAPIDocument: OpenAPIDocument { OpenAPIDocument(json: NotificationsOpenAPI.json) }
+    public static var openAPIDocument: OpenAPIDocument { OpenAPIDocument(bytes: PackageResources.openapi_json) }
 
     /// The delivery log of one user, for support (`colony-notifications deliveries USER_ID`).
     public static func deliveryLog(user: UUID, app: App?, limit: Int, database: Database) async throws -> [DeliveryLogEntry] {

@@ -81,7 +81,7 @@ public enum ProjectsService {
         )
     }
 
-    public static var openAPIDocument: OpenAPIDocument { OpenAPIDocument(json: ProjectsOpenAPI.json) }
+    public static var openAPIDocument: OpenAPIDocument { OpenAPIDocument(bytes: PackageResources.openapi_json) }
 }
 
 /// The SQL of the service's hot paths as it runs them (prepared, `$n` parameters), for the

@@ -60,6 +60,12 @@ public struct OpenAPIDocument: Sendable {
         self.json = json
     }
 
+    /// A document from the bytes of the service's `openapi.json` (embedded by SwiftPM:
+    /// `resources: [.embedInCode("openapi.json")]` gives `PackageResources.openapi_json`).
+    public init(bytes: [UInt8]) {
+        self.json = String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Every operation the document describes.
     public func operations() throws -> Set<RouteKey> {
         guard let root = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],

@@ -21,7 +21,7 @@ struct CirclesRoutes: Sendable {
     typealias R = RouteSupport
 
     func add(to router: Router<ColonyRequestContext>, tokenMiddleware: TokenMiddleware, catalog: RouteCatalog) {
-        let document = OpenAPIDocument(json: CirclesOpenAPI.json)
+        let document = OpenAPIDocument(bytes: PackageResources.openapi_json)
         document.serve(at: "\(Self.prefix)/openapi.json", on: router)
         catalog.record(RouteKey(method: "GET", path: "\(Self.prefix)/openapi.json"))
         let routes = DocumentedRoutes(group: router.group(RouterPath(Self.prefix)).add(middleware: tokenMiddleware), prefix: Self.prefix, catalog: catalog)
