@@ -9,17 +9,27 @@ public struct KafkaAdmin: Sendable {
         self.configuration = configuration
     }
 
-    /// Creates topics that do not exist yet; existing ones are left alone.
-    public func createTopics(_ names: [String], partitions: Int32 = 3, timeout: Duration = .seconds(10)) async throws {
+    /// Creates topics that do not exist yet; existing ones are left alone. The replication factor
+    /// is 1 on a single local broker and 3 on a production cluster.
+    public func createTopics(_ names: [String], partitions: Int32 = 3, replicationFactor: Int32 = 1, timeout: Duration = .seconds(10)) async throws {
         guard !names.isEmpty else { return }
         let configuration = self.configuration
         let milliseconds = Int32(timeout.components.seconds * 1000)
         try await BlockingWorker.runDetached(name: "colony-kafka-admin") {
-            try Self.createTopicsBlocking(configuration: configuration, names: names, partitions: partitions, milliseconds: milliseconds)
+            try Self.createTopicsBlocking(configuration: configuration, names: names, partitions: partitions, replicationFactor: replicationFactor, milliseconds: milliseconds)
         }
     }
 
-    private static func createTopicsBlocking(configuration: KafkaConfiguration, names: [String], partitions: Int32, milliseconds: Int32) throws {
+    /// Whether Kafka accepts `name` as a topic name: 1-249 of `[A-Za-z0-9._-]`, not `.` or `..`.
+    public static func isValidTopicName(_ name: String) -> Bool {
+        guard (1...249).contains(name.utf8.count), name != ".", name != ".." else { return false }
+        return name.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
+    }
+
+    private static func createTopicsBlocking(configuration: KafkaConfiguration, names: [String], partitions: Int32, replicationFactor: Int32, milliseconds: Int32) throws {
         let conf = try configuration.makeNativeConfiguration()
         let handle = try makeHandle(type: RD_KAFKA_PRODUCER, conf: conf)
         defer { rd_kafka_destroy(handle) }
@@ -30,7 +40,7 @@ public struct KafkaAdmin: Sendable {
         var newTopics: [OpaquePointer?] = []
         defer { newTopics.forEach { rd_kafka_NewTopic_destroy($0) } }
         for name in names {
-            guard let topic = rd_kafka_NewTopic_new(name, partitions, 1, &errorBuffer, errorBuffer.count) else {
+            guard let topic = rd_kafka_NewTopic_new(name, partitions, replicationFactor, &errorBuffer, errorBuffer.count) else {
                 throw KafkaError(code: -1, message: "invalid topic \(name): \(string(fromErrorBuffer: errorBuffer))")
             }
             newTopics.append(topic)
@@ -59,6 +69,65 @@ public struct KafkaAdmin: Sendable {
                 let name = String(cString: rd_kafka_topic_result_name(topics[index]))
                 throw KafkaError(code: error.rawValue, message: "creating topic \(name): \(String(cString: rd_kafka_err2str(error)))")
             }
+        }
+    }
+}
+
+/// One partition of a consumer group's progress: what it committed and where the partition ends.
+public struct KafkaGroupPartitionLag: Sendable, Equatable {
+    public var topic: String
+    public var partition: Int32
+    /// The group's committed offset (nil: nothing committed yet).
+    public var committed: Int64?
+    /// The partition's end (high watermark).
+    public var end: Int64
+    /// Messages the group has not committed past (from the partition's start when nothing is committed).
+    public var lag: Int64
+}
+
+extension KafkaAdmin {
+    /// A consumer group's committed offsets against the end of each partition of `topics`,
+    /// asked of the broker without joining the group.
+    public func groupLag(group: String, topics: [String], timeout: Duration = .seconds(10)) async throws -> [KafkaGroupPartitionLag] {
+        var configuration = self.configuration
+        configuration.properties["group.id"] = group
+        configuration.properties["enable.auto.commit"] = "false"
+        let conf = configuration
+        let milliseconds = Int32(timeout.components.seconds * 1000)
+        return try await BlockingWorker.runDetached(name: "colony-kafka-lag") {
+            let handle = try makeHandle(type: RD_KAFKA_CONSUMER, conf: try conf.makeNativeConfiguration())
+            defer { rd_kafka_destroy(handle) }
+            guard let list = rd_kafka_topic_partition_list_new(16) else { throw KafkaError(code: -1, message: "out of memory") }
+            defer { rd_kafka_topic_partition_list_destroy(list) }
+            for topic in topics {
+                let topicHandle = rd_kafka_topic_new(handle, topic, nil)
+                defer { rd_kafka_topic_destroy(topicHandle) }
+                var metadata: UnsafePointer<rd_kafka_metadata>? = nil
+                let error = rd_kafka_metadata(handle, 0, topicHandle, &metadata, milliseconds)
+                guard error == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata else { throw KafkaError(error) }
+                defer { rd_kafka_metadata_destroy(metadata) }
+                for index in 0..<Int(metadata.pointee.topic_cnt) {
+                    let entry = metadata.pointee.topics[index]
+                    for p in 0..<Int(entry.partition_cnt) {
+                        rd_kafka_topic_partition_list_add(list, topic, entry.partitions[p].id)
+                    }
+                }
+            }
+            let committedError = rd_kafka_committed(handle, list, milliseconds)
+            guard committedError == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(committedError) }
+            var result: [KafkaGroupPartitionLag] = []
+            for index in 0..<Int(list.pointee.cnt) {
+                let element = list.pointee.elems[index]
+                let topic = String(cString: element.topic)
+                var low: Int64 = 0
+                var high: Int64 = 0
+                let watermarkError = rd_kafka_query_watermark_offsets(handle, topic, element.partition, &low, &high, milliseconds)
+                guard watermarkError == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(watermarkError) }
+                let committed: Int64? = element.offset >= 0 ? element.offset : nil
+                result.append(KafkaGroupPartitionLag(topic: topic, partition: element.partition, committed: committed, end: high,
+                                                     lag: max(0, high - (committed ?? low))))
+            }
+            return result.sorted { ($0.topic, $0.partition) < ($1.topic, $1.partition) }
         }
     }
 }

@@ -46,6 +46,8 @@ public struct KafkaConfiguration: Sendable {
             "fetch.wait.max.ms": "10",
             "socket.nagle.disable": "true",
             "fetch.error.backoff.ms": "10",
+            // Lag per partition and broker state for metrics (KafkaConsumer.statistics).
+            "statistics.interval.ms": "5000",
         ])
         configuration.properties.merge(overrides) { _, new in new }
         return configuration
@@ -86,6 +88,14 @@ public struct KafkaError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The topic is unknown to the broker (for example a memory-only broker that restarted).
     public var isUnknownTopic: Bool {
         code == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART.rawValue || code == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC.rawValue
+    }
+
+    /// A produce error that no retry can fix for this message (too large, invalid, a topic name
+    /// the broker refuses): the message must be set aside so the ones behind it can go.
+    public var isPermanentForMessage: Bool {
+        [RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE, RD_KAFKA_RESP_ERR_INVALID_MSG, RD_KAFKA_RESP_ERR_INVALID_RECORD,
+         RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE, RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION, RD_KAFKA_RESP_ERR_INVALID_MSG_SIZE,
+         RD_KAFKA_RESP_ERR__INVALID_ARG].contains { $0.rawValue == code }
     }
 
     public var description: String { "Kafka error \(code): \(message)" }

@@ -12,7 +12,7 @@ public final class KafkaConsumer: @unchecked Sendable {
     private let handle: OpaquePointer
     private let worker: BlockingWorker
     private let logger: Logger
-    private let rebalanceContext: RebalanceContext
+    private let callbacks: ConsumerCallbacks
     private let closed = AtomicFlag()
     private let stopRequested = AtomicFlag()
     private let batchSize = 500
@@ -20,13 +20,23 @@ public final class KafkaConsumer: @unchecked Sendable {
     public init(configuration: KafkaConfiguration, topics: [String], logger: Logger) throws {
         self.logger = logger
         self.worker = BlockingWorker(name: "colony-kafka-consumer")
-        let context = RebalanceContext(logger: logger)
-        self.rebalanceContext = context
+        // A consumer that never commits (a live fan-out that always starts at the end) must not
+        // commit on revocation either.
+        let context = ConsumerCallbacks(logger: logger, commitsOnRevoke: configuration.properties["enable.auto.commit"] != "false")
+        self.callbacks = context
         let conf = try configuration.makeNativeConfiguration()
         rd_kafka_conf_set_opaque(conf, Unmanaged.passUnretained(context).toOpaque())
         rd_kafka_conf_set_rebalance_cb(conf) { handle, error, partitions, opaque in
             guard let handle, let opaque else { return }
-            Unmanaged<RebalanceContext>.fromOpaque(opaque).takeUnretainedValue().rebalance(handle: handle, error: error, partitions: partitions)
+            Unmanaged<ConsumerCallbacks>.fromOpaque(opaque).takeUnretainedValue().rebalance(handle: handle, error: error, partitions: partitions)
+        }
+        // librdkafka's statistics (every `statistics.interval.ms`) give the lag per partition and
+        // whether a broker is up; they arrive on the polling thread.
+        rd_kafka_conf_set_stats_cb(conf) { _, json, length, opaque in
+            guard let json, let opaque else { return 0 }
+            let bytes = UnsafeRawBufferPointer(start: json, count: length)
+            Unmanaged<ConsumerCallbacks>.fromOpaque(opaque).takeUnretainedValue().statistics(json: Data(bytes))
+            return 0  // librdkafka frees the JSON
         }
         self.handle = try makeHandle(type: RD_KAFKA_CONSUMER, conf: conf)
         rd_kafka_poll_set_consumer(handle)
@@ -55,6 +65,12 @@ public final class KafkaConsumer: @unchecked Sendable {
     /// or the iterating task is cancelled; throws on a fatal consumer error.
     public func messages() -> Messages {
         Messages(consumer: self)
+    }
+
+    /// What librdkafka last reported about this consumer: its partitions, their lag, its brokers,
+    /// and when a poll last completed while a broker was up.
+    public var statistics: KafkaConsumerStatistics {
+        callbacks.current
     }
 
     /// Marks a message handled: its offset + 1 is committed with the next (auto or explicit) commit.
@@ -99,6 +115,7 @@ public final class KafkaConsumer: @unchecked Sendable {
         let batchSize = self.batchSize
         let closed = self.closed
         let logger = self.logger
+        let callbacks = self.callbacks
         return try await withCheckedThrowingContinuation { continuation in
             worker.submit {
                 if closed.isSet {
@@ -123,6 +140,7 @@ public final class KafkaConsumer: @unchecked Sendable {
                 }
                 var messages: [KafkaConsumerMessage] = []
                 var fatal: KafkaError?
+                var brokerError = false
                 messages.reserveCapacity(count)
                 for index in 0..<count {
                     guard let message = buffer[index] else { continue }
@@ -134,9 +152,11 @@ public final class KafkaConsumer: @unchecked Sendable {
                         fatal = KafkaError(error)
                     } else if error != RD_KAFKA_RESP_ERR__PARTITION_EOF {
                         // Transport and broker errors are retried by librdkafka itself.
+                        brokerError = true
                         logger.warning("Kafka consumer error", metadata: ["error": "\(KafkaError(error))"])
                     }
                 }
+                callbacks.polled(cleanly: !brokerError, receivedMessages: !messages.isEmpty)
                 if let fatal {
                     continuation.resume(throwing: fatal)
                 } else {
@@ -202,13 +222,92 @@ extension KafkaConsumerMessage {
     }
 }
 
-/// Handles partition assignment for both the eager and the cooperative protocol. Runs on the
-/// polling thread, inside librdkafka's poll.
-private final class RebalanceContext: Sendable {
-    let logger: Logger
+/// One partition of a consumer's assignment as librdkafka's statistics last described it.
+public struct KafkaPartitionStatistics: Sendable, Equatable {
+    public var topic: String
+    public var partition: Int32
+    /// Messages between what the application marked handled (or, before that, what the group
+    /// committed) and the partition's end; nil while librdkafka does not know it yet.
+    public var lag: Int64?
+}
 
-    init(logger: Logger) {
+/// A snapshot of a consumer's state for metrics and logs.
+public struct KafkaConsumerStatistics: Sendable {
+    /// The partitions assigned to this member now.
+    public var assignedPartitions: Int = 0
+    /// Per assigned partition, from the latest statistics (empty until the first arrive).
+    public var partitions: [KafkaPartitionStatistics] = []
+    /// Whether a broker connection was up at the latest statistics (nil before the first).
+    public var brokerUp: Bool?
+    /// When a poll last completed without a broker error while a broker was up (nil: never).
+    public var lastSuccessfulPoll: ContinuousClock.Instant?
+    /// When a message was last received (nil: never).
+    public var lastMessage: ContinuousClock.Instant?
+
+    public init() {}
+
+    /// The summed lag of the partitions whose lag is known.
+    public var totalLag: Int64 { partitions.reduce(0) { $0 + max(0, $1.lag ?? 0) } }
+}
+
+/// librdkafka's callbacks for one consumer: partition assignment for both the eager and the
+/// cooperative protocol, and statistics. Runs on the polling thread, inside librdkafka's poll.
+private final class ConsumerCallbacks: Sendable {
+    let logger: Logger
+    let commitsOnRevoke: Bool
+    private let state = Mutex(KafkaConsumerStatistics())
+
+    init(logger: Logger, commitsOnRevoke: Bool) {
         self.logger = logger
+        self.commitsOnRevoke = commitsOnRevoke
+    }
+
+    var current: KafkaConsumerStatistics { state.withLock { $0 } }
+
+    func polled(cleanly: Bool, receivedMessages: Bool) {
+        let now = ContinuousClock.now
+        state.withLock { state in
+            if receivedMessages {
+                state.lastMessage = now
+                state.lastSuccessfulPoll = now
+            } else if cleanly, state.brokerUp == true {
+                state.lastSuccessfulPoll = now
+            }
+        }
+    }
+
+    /// Parses librdkafka's statistics JSON (STATISTICS.md): broker states and, per assigned
+    /// partition, `consumer_lag_stored` (or `consumer_lag` before anything was stored).
+    func statistics(json: Data) {
+        guard let root = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else { return }
+        let brokers = root["brokers"] as? [String: Any] ?? [:]
+        let brokerUp = brokers.values.contains { ($0 as? [String: Any])?["state"] as? String == "UP" }
+        var partitions: [KafkaPartitionStatistics] = []
+        for (topic, value) in root["topics"] as? [String: Any] ?? [:] {
+            for (key, entry) in (value as? [String: Any])?["partitions"] as? [String: Any] ?? [:] {
+                guard let partition = Int32(key), partition >= 0, let entry = entry as? [String: Any],
+                      entry["fetch_state"] as? String != "none" else { continue }
+                let stored = (entry["consumer_lag_stored"] as? NSNumber)?.int64Value ?? -1
+                let committed = (entry["consumer_lag"] as? NSNumber)?.int64Value ?? -1
+                let lag = stored >= 0 ? stored : (committed >= 0 ? committed : nil)
+                partitions.append(KafkaPartitionStatistics(topic: topic, partition: partition, lag: lag))
+            }
+        }
+        partitions.sort { ($0.topic, $0.partition) < ($1.topic, $1.partition) }
+        state.withLock { state in
+            state.brokerUp = brokerUp
+            state.partitions = partitions
+        }
+    }
+
+    private func assigned(_ count: Int32, adding: Bool) {
+        state.withLock { state in
+            state.assignedPartitions = adding ? state.assignedPartitions + Int(count) : max(0, state.assignedPartitions - Int(count))
+        }
+    }
+
+    private func unassignAll() {
+        state.withLock { $0.assignedPartitions = 0 }
     }
 
     func rebalance(handle: OpaquePointer, error: rd_kafka_resp_err_t, partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?) {
@@ -218,25 +317,29 @@ private final class RebalanceContext: Sendable {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
             logger.info("partitions assigned", metadata: ["count": "\(count)", "protocol": "\(cooperative ? "cooperative" : "eager")"])
             if cooperative {
-                if let failure = rd_kafka_incremental_assign(handle, partitions) { log(failure) }
+                if let failure = rd_kafka_incremental_assign(handle, partitions) { log(failure) } else { assigned(count, adding: true) }
             } else {
                 rd_kafka_assign(handle, partitions)
+                unassignAll()
+                assigned(count, adding: true)
             }
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
             logger.info("partitions revoked", metadata: ["count": "\(count)"])
             // Commit what was handled before another member takes over.
-            _ = rd_kafka_commit(handle, partitions, 0)
+            if commitsOnRevoke { _ = rd_kafka_commit(handle, partitions, 0) }
             if cooperative {
-                if let failure = rd_kafka_incremental_unassign(handle, partitions) { log(failure) }
+                if let failure = rd_kafka_incremental_unassign(handle, partitions) { log(failure) } else { assigned(count, adding: false) }
             } else {
                 rd_kafka_assign(handle, nil)
+                unassignAll()
             }
         default:
             logger.warning("rebalance error", metadata: ["error": "\(KafkaError(error))"])
             if cooperative {
-                if let failure = rd_kafka_incremental_unassign(handle, partitions) { log(failure) }
+                if let failure = rd_kafka_incremental_unassign(handle, partitions) { log(failure) } else { assigned(count, adding: false) }
             } else {
                 rd_kafka_assign(handle, nil)
+                unassignAll()
             }
         }
     }
