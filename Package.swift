@@ -45,6 +45,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         // librdkafka, as Debian's librdkafka-dev installs it.
@@ -131,10 +132,15 @@ let package = Package(
             path: "Shared/ColonyTesting",
             swiftSettings: swiftSettings
         ),
-        // Operator tool: database provisioning (schemas and roles per service), key helpers.
+        // Operator tool (`colony-admin --help`): provisioning, the event pipeline's state (outbox,
+        // consumer lag, dead letters).
         .executableTarget(
             name: "ColonyAdmin",
-            dependencies: ["ColonyPlatform"],
+            dependencies: [
+                "ColonyPlatform",
+                "ColonyKafka",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Shared/ColonyAdmin",
             swiftSettings: swiftSettings
         ),
@@ -535,6 +541,8 @@ let package = Package(
             dependencies: [
                 "ColonyPlatform",
                 "ColonyTesting",
+                // Its dead-letter test runs the operator's `colony-admin`.
+                "ColonyAdmin",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Tests/ColonyPlatformTests",

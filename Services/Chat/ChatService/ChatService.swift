@@ -51,7 +51,7 @@ public enum ChatService {
         )
         return ServiceDefinition(
             migrations: ChatMigrations.all,
-            consumes: [.auth],
+            consumes: EventCatalogue.subscriptions(of: .chat),
             handleEvent: { event, connection, context in
                 let groups = Groups(outbox: context.outbox, media: media, logger: context.logger)
                 try await AuthEventHandler(users: groups.users, groups: groups).handle(event, on: connection)

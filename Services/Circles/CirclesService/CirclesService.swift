@@ -41,7 +41,7 @@ public enum CirclesService {
         let media = PostMedia(storage: storage, photos: .images("post-photos", maxBytes: settings.maxPhotoBytes, isPublic: false), urlLifetime: settings.photoURLLifetime)
         return ServiceDefinition(
             migrations: CirclesMigrations.all,
-            consumes: [.auth],
+            consumes: EventCatalogue.subscriptions(of: .circles),
             handleEvent: { event, connection, context in
                 try await AuthEventHandler(circles: Circles(outbox: context.outbox, media: media, logger: context.logger)).handle(event, on: connection)
             },

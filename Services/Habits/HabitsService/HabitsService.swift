@@ -34,7 +34,7 @@ public enum HabitsService {
     public static func definition(settings: HabitsSettings, catalog: RouteCatalog = RouteCatalog()) -> ServiceDefinition {
         ServiceDefinition(
             migrations: HabitsMigrations.all,
-            consumes: [.auth],
+            consumes: EventCatalogue.subscriptions(of: .habits),
             handleEvent: { event, connection, context in
                 let profiles = Profiles(outbox: context.outbox, phonePepper: settings.phonePepper, logger: context.logger)
                 try await AuthEventHandler(profiles: profiles).handle(event, on: connection)

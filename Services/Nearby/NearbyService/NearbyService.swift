@@ -55,7 +55,7 @@ public enum NearbyService {
         }
         return ServiceDefinition(
             migrations: NearbyMigrations.all,
-            consumes: [.auth],
+            consumes: EventCatalogue.subscriptions(of: .nearby),
             handleEvent: { event, connection, context in
                 try await AuthEventHandler(nearby: nearby(context)).handle(event, on: connection)
             },

@@ -95,7 +95,7 @@ public enum NotificationsService {
     public static var migrations: [Migration] { NotificationsMigrations.all }
 
     /// The topics whose events make pushes (and the memberships they go to).
-    public static let consumedServices: [ColonyService] = [.auth, .circles, .chat, .habits, .projects]
+    public static let consumedServices = EventCatalogue.subscriptions(of: .notifications)
 
     public static func definition(settings: NotificationsSettings, catalog: RouteCatalog = RouteCatalog()) throws -> ServiceDefinition {
         let apns = try settings.apns.map { try APNsClient(settings: $0) }

@@ -55,7 +55,7 @@ public enum ProjectsService {
         }
         return ServiceDefinition(
             migrations: ProjectsMigrations.all,
-            consumes: [.auth],
+            consumes: EventCatalogue.subscriptions(of: .projects),
             handleEvent: { event, connection, context in
                 let projects = Projects(outbox: context.outbox, media: media, logger: context.logger)
                 try await AuthEventHandler(builders: projects.builders, projects: projects).handle(event, on: connection)

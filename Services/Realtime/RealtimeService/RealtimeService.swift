@@ -12,14 +12,19 @@ public struct RealtimeSettings: Sendable {
     /// Outgoing frames queued per socket before a slow client is disconnected.
     public var socketBufferMessages: Int
     public var maxFrameBytes: Int
-    /// This replica's id: its Kafka consumer group suffix (every replica consumes every event).
+    /// This replica's id: its live consumer group's suffix (every replica hands every new event
+    /// to its own sockets).
     public var replicaID: String
+    /// An event older than this is never pushed to a socket (history, a long outage's backlog).
+    public var maxEventAge: Duration
 
-    public init(heartbeatTimeout: Duration = .seconds(60), socketBufferMessages: Int = 1024, maxFrameBytes: Int = 1 << 20, replicaID: String = RealtimeSettings.randomReplicaID()) {
+    public init(heartbeatTimeout: Duration = .seconds(60), socketBufferMessages: Int = 1024, maxFrameBytes: Int = 1 << 20, replicaID: String = RealtimeSettings.randomReplicaID(),
+                maxEventAge: Duration = .seconds(60)) {
         self.heartbeatTimeout = heartbeatTimeout
         self.socketBufferMessages = socketBufferMessages
         self.maxFrameBytes = maxFrameBytes
         self.replicaID = replicaID
+        self.maxEventAge = maxEventAge
     }
 
     public static func randomReplicaID() -> String {
@@ -27,14 +32,15 @@ public struct RealtimeSettings: Sendable {
     }
 
     /// `COLONY_REALTIME_HEARTBEAT_TIMEOUT_SECONDS` (60), `COLONY_REALTIME_SOCKET_BUFFER_MESSAGES` (1024),
-    /// `COLONY_REALTIME_MAX_FRAME_BYTES` (1 MiB), `COLONY_REALTIME_REPLICA_ID` (random; set a stable one
-    /// per replica, e.g. the pod name, to resume its consumer group after a restart).
+    /// `COLONY_REALTIME_MAX_FRAME_BYTES` (1 MiB), `COLONY_REALTIME_REPLICA_ID` (random; the pod name in
+    /// Kubernetes), `COLONY_REALTIME_MAX_EVENT_AGE_SECONDS` (60).
     public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> RealtimeSettings {
         RealtimeSettings(
             heartbeatTimeout: .seconds(try environment.int("COLONY_REALTIME_HEARTBEAT_TIMEOUT_SECONDS", default: 60, range: 1...3600)),
             socketBufferMessages: try environment.int("COLONY_REALTIME_SOCKET_BUFFER_MESSAGES", default: 1024, range: 16...1_000_000),
             maxFrameBytes: try environment.int("COLONY_REALTIME_MAX_FRAME_BYTES", default: 1 << 20, range: 1024...(16 << 20)),
-            replicaID: environment.optionalString("COLONY_REALTIME_REPLICA_ID") ?? randomReplicaID()
+            replicaID: environment.optionalString("COLONY_REALTIME_REPLICA_ID") ?? randomReplicaID(),
+            maxEventAge: .seconds(try environment.int("COLONY_REALTIME_MAX_EVENT_AGE_SECONDS", default: 60, range: 1...86400))
         )
     }
 }
@@ -45,7 +51,7 @@ public enum RealtimeService {
     public static var migrations: [Migration] { RealtimeMigrations.all }
 
     /// The domain topics whose events become row changes.
-    public static let consumedServices: [ColonyService] = [.chat, .circles, .habits, .nearby]
+    public static let consumedServices = EventCatalogue.subscriptions(of: .realtime)
 
     /// `hub` is the replica's socket registry (tests and the benchmark read it).
     public static func definition(settings: RealtimeSettings, hub: RealtimeHub? = nil) -> ServiceDefinition {
@@ -64,8 +70,9 @@ public enum RealtimeService {
             }
         )
         definition.server = { _ in socket.server() }
-        definition.consumerGroupSuffix = settings.replicaID
-        definition.afterEvent = { event in await hub.deliver(event) }
+        // The shared group keeps the membership projection complete (also across a restart of
+        // every replica); each replica's live consumer hands new events to its own sockets.
+        definition.liveDelivery = LiveDelivery(replicaID: settings.replicaID, maxEventAge: settings.maxEventAge) { event in await hub.deliver(event) }
         return definition
     }
 }

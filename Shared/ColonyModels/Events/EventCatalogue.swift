@@ -19,6 +19,26 @@ public enum EventCatalogue {
         ],
     ]
 
+    /// Whose events each service consumes: its `ServiceDefinition.consumes`, and what
+    /// `colony-admin consumers lag` reports on.
+    public static let subscriptions: [ColonyService: [ColonyService]] = [
+        .circles: [.auth], .chat: [.auth], .habits: [.auth], .nearby: [.auth], .projects: [.auth],
+        .realtime: [.chat, .circles, .habits, .nearby],
+        .notifications: [.auth, .circles, .chat, .habits, .projects],
+    ]
+
+    public static func subscriptions(of service: ColonyService) -> [ColonyService] {
+        subscriptions[service] ?? []
+    }
+
+    /// The newest `schema_version` of each event type this build reads, where it is above 1. A
+    /// consumer sets aside (as a dead letter) an event of a newer version than it knows.
+    public static let schemaVersions: [EventType: Int] = [:]
+
+    public static func schemaVersion(of type: EventType) -> Int {
+        schemaVersions[type] ?? 1
+    }
+
     public static func source(of type: EventType) -> ColonyService? {
         types.first { $0.value.contains(type) }?.key
     }

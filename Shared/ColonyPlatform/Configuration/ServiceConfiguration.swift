@@ -15,8 +15,9 @@ public struct ServiceConfiguration: Sendable {
     public var kafkaBrokers: String
     public var topicPrefix: String
     public var tokens: TokenVerifierConfiguration
+    public var pipeline: PipelineSettings
 
-    public init(service: ColonyService, app: App?, httpHost: String = "127.0.0.1", httpPort: Int = 8080, maxBodyBytes: Int = 1 << 20, logLevel: Logger.Level = .info, database: DatabaseConfiguration, kafkaBrokers: String, topicPrefix: String = EventTopics.defaultPrefix, tokens: TokenVerifierConfiguration) {
+    public init(service: ColonyService, app: App?, httpHost: String = "127.0.0.1", httpPort: Int = 8080, maxBodyBytes: Int = 1 << 20, logLevel: Logger.Level = .info, database: DatabaseConfiguration, kafkaBrokers: String, topicPrefix: String = EventTopics.defaultPrefix, tokens: TokenVerifierConfiguration, pipeline: PipelineSettings = PipelineSettings()) {
         self.service = service
         self.app = app
         self.httpHost = httpHost
@@ -27,13 +28,15 @@ public struct ServiceConfiguration: Sendable {
         self.kafkaBrokers = kafkaBrokers
         self.topicPrefix = topicPrefix
         self.tokens = tokens
+        self.pipeline = pipeline
     }
 
     /// Reads the environment:
     /// `COLONY_HTTP_HOST` (0.0.0.0), `COLONY_HTTP_PORT` (8080), `COLONY_MAX_BODY_BYTES` (1 MiB), `LOG_LEVEL` (info),
     /// `COLONY_PG_HOST`, `COLONY_PG_PORT` (5432), `COLONY_PG_DATABASE` (colony), `COLONY_PG_USER` (colony_<service>),
     /// `COLONY_PG_PASSWORD`, `COLONY_PG_POOL_SIZE` (8), `COLONY_KAFKA_BROKERS`, `COLONY_TOPIC_PREFIX` (colony),
-    /// `COLONY_JWKS_URL` or `COLONY_JWT_PUBLIC_KEY` (PEM), `COLONY_JWT_ISSUER` (colony-auth).
+    /// `COLONY_JWKS_URL` or `COLONY_JWT_PUBLIC_KEY` (PEM), `COLONY_JWT_ISSUER` (colony-auth), and
+    /// the event pipeline's settings (`PipelineSettings.load`).
     public static func load(service: ColonyService, app: App?, environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError) -> ServiceConfiguration {
         let tokens = try TokenVerifierConfiguration.load(audience: app, environment: environment)
         return ServiceConfiguration(
@@ -46,7 +49,8 @@ public struct ServiceConfiguration: Sendable {
             database: try DatabaseConfiguration.load(service: service, environment: environment),
             kafkaBrokers: try environment.string("COLONY_KAFKA_BROKERS"),
             topicPrefix: environment.string("COLONY_TOPIC_PREFIX", default: EventTopics.defaultPrefix),
-            tokens: tokens
+            tokens: tokens,
+            pipeline: try PipelineSettings.load(environment: environment)
         )
     }
 }

@@ -68,7 +68,7 @@ public struct MigrationRunner: Sendable {
     }
 }
 
-/// The tables every service schema has: the outbox, the inbox and the job ledger.
+/// The tables every service schema has: the outbox, the inbox, the job ledger and the dead letters.
 enum PlatformMigrations {
     static let all: [Migration] = [
         Migration(version: 1, name: "outbox_inbox_jobs", sql: """
@@ -93,6 +93,30 @@ enum PlatformMigrations {
                 last_finished_at timestamptz,
                 last_error text
             );
+            """),
+        // Events that could not be published (`publish`: the broker refused the message for good)
+        // or applied (`consume`: the handler failed N times, or the event could not be read).
+        // Operators list, retry and drop them with `colony-admin dead-letters`.
+        Migration(version: 2, name: "dead_letters", sql: """
+            CREATE TABLE dead_letters (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                stage text NOT NULL CHECK (stage IN ('publish', 'consume')),
+                event_id uuid,
+                event_type text,
+                topic text NOT NULL,
+                event_key text,
+                kafka_partition integer,
+                kafka_offset bigint,
+                payload bytea NOT NULL,
+                error text NOT NULL,
+                attempts integer NOT NULL DEFAULT 1,
+                first_failed_at timestamptz NOT NULL DEFAULT now(),
+                last_failed_at timestamptz NOT NULL DEFAULT now(),
+                retry_requested_at timestamptz
+            );
+            CREATE UNIQUE INDEX dead_letters_event_idx ON dead_letters (stage, event_id) WHERE event_id IS NOT NULL;
+            CREATE UNIQUE INDEX dead_letters_message_idx ON dead_letters (topic, kafka_partition, kafka_offset) WHERE event_id IS NULL;
+            CREATE INDEX dead_letters_retry_idx ON dead_letters (id) WHERE retry_requested_at IS NOT NULL;
             """),
     ]
 }

@@ -15,17 +15,21 @@ public struct Inbox: Sendable {
     /// Runs `body` for the event unless it was handled before. Returns whether it ran.
     @discardableResult
     public func handle(_ event: ReceivedEvent, _ body: (PostgresConnection) async throws -> Void) async throws -> Bool {
-        let logger = database.logger
-        return try await database.transaction { connection in
-            let rows = try await connection.query("""
-                INSERT INTO inbox (event_id, event_type) VALUES (\(event.id), \(event.type.rawValue))
-                ON CONFLICT (event_id) DO NOTHING
-                RETURNING event_id
-                """, logger: logger)
-            guard try await rows.collect().count == 1 else { return false }
+        try await database.transaction { connection in
+            guard try await record(event, on: connection) else { return false }
             try await body(connection)
             return true
         }
+    }
+
+    /// Records the event as handled in the caller's transaction; false when it already was.
+    public func record(_ event: ReceivedEvent, on connection: PostgresConnection) async throws -> Bool {
+        let rows = try await connection.query("""
+            INSERT INTO inbox (event_id, event_type) VALUES (\(event.id), \(event.type.rawValue))
+            ON CONFLICT (event_id) DO NOTHING
+            RETURNING event_id
+            """, logger: database.logger)
+        return try await rows.collect().count == 1
     }
 
     /// Whether an event id is recorded as handled.

@@ -5,14 +5,17 @@ import PostgresNIO
 
 /// The transactional outbox: `publish` writes the event into the service's `outbox` table
 /// inside the caller's transaction, so the event exists exactly when the change commits.
-/// `OutboxRelay` sends it to Kafka afterwards.
+/// `OutboxRelay` sends it to Kafka afterwards. An event larger than `maxEventBytes` is refused
+/// at publish (413 `event_too_large`), so the caller's transaction, and the change, roll back.
 public struct Outbox: Sendable {
     public let topicPrefix: String
     public let schema: String
+    public let maxEventBytes: Int
 
-    public init(schema: String, topicPrefix: String = EventTopics.defaultPrefix) {
+    public init(schema: String, topicPrefix: String = EventTopics.defaultPrefix, maxEventBytes: Int = PipelineSettings().maxEventBytes) {
         self.schema = schema
         self.topicPrefix = topicPrefix
+        self.maxEventBytes = maxEventBytes
     }
 
     /// The channel the relay listens on; a commit that published wakes it at once.
@@ -21,9 +24,11 @@ public struct Outbox: Sendable {
     /// Records the event in the current transaction. Call it on the connection of the
     /// transaction that makes the change the event describes.
     public func publish<Payload: EventPayload>(_ event: EventEnvelope<Payload>, on connection: PostgresConnection, logger: Logger) async throws {
+        let payload = try event.encoded()
+        try checkSize(payload.count, of: event.type.rawValue)
         // One prepared statement (planned once per connection) writes the row and notifies.
         let statement = PublishStatement(eventID: event.id, topic: event.topic(prefix: topicPrefix), key: event.aggregateId, type: event.type.rawValue,
-                                         payload: ByteBuffer(bytes: try event.encoded()), channel: notificationChannel)
+                                         payload: ByteBuffer(bytes: payload), channel: notificationChannel)
         for try await _ in try await connection.execute(statement, logger: logger) {}
     }
 
@@ -61,6 +66,7 @@ public struct Outbox: Sendable {
     /// jobs that change many aggregates at once. Order in the array is the publishing order.
     public func publish(_ events: [OutboxMessage], on connection: PostgresConnection, logger: Logger) async throws {
         guard !events.isEmpty else { return }
+        for event in events { try checkSize(event.payload.readableBytes, of: event.type) }
         try await connection.query("""
             INSERT INTO outbox (event_id, topic, event_key, event_type, payload)
             SELECT event_id, topic, event_key, event_type, payload FROM unnest(\(events.map(\.id))::uuid[], \(events.map { $0.topic(prefix: topicPrefix) })::text[],
@@ -69,6 +75,17 @@ public struct Outbox: Sendable {
             ORDER BY n
             """, logger: logger)
         try await connection.query("SELECT pg_notify(\(notificationChannel), '')", logger: logger)
+    }
+}
+
+extension Outbox {
+    /// Refuses an event the broker would refuse: better a 4xx for the request that made it than
+    /// a row that can never leave the outbox.
+    func checkSize(_ size: Int, of type: String) throws(APIError) {
+        guard size <= maxEventBytes else {
+            throw APIError(.contentTooLarge, code: "event_too_large",
+                           message: "this change would publish a \(type) event of \(size) bytes, over the limit of \(maxEventBytes)")
+        }
     }
 }
 

@@ -20,6 +20,8 @@ import Synchronization
 ///   starts a fresh producer (one whose broker lost all state can stay stuck), backs off and
 ///   resends everything still in the outbox, in order. A broker that comes back empty gets its
 ///   topics recreated.
+/// - A row the broker refuses for good (too large, invalid, a topic name Kafka does not accept)
+///   moves to the dead letters with the error, and the rows behind it go on.
 public final class OutboxRelay: Service, Sendable {
     private let database: Database
     private let producerConfiguration: KafkaConfiguration
@@ -30,7 +32,10 @@ public final class OutboxRelay: Service, Sendable {
     private let batchSize: Int
     private let maxBatchesInFlight: Int
     private let topicPartitions: Int32
+    private let replicationFactor: Int32
     private let idleInterval: Duration
+    private let deadLetters: DeadLetters
+    private let metrics: PipelineMetrics?
     private let knownTopics = Mutex<Set<String>>([])
     private let signal = WakeSignal()
     private let stopping = Atomic<Bool>(false)
@@ -49,7 +54,8 @@ public final class OutboxRelay: Service, Sendable {
         var failure: KafkaError?
     }
 
-    public init(database: Database, producerConfiguration: KafkaConfiguration, outbox: Outbox, logger: Logger, batchSize: Int = 1000, maxBatchesInFlight: Int = 8, topicPartitions: Int32 = 3, idleInterval: Duration = .milliseconds(500)) throws {
+    public init(database: Database, producerConfiguration: KafkaConfiguration, outbox: Outbox, logger: Logger, batchSize: Int = 1000, maxBatchesInFlight: Int = 8,
+                topicPartitions: Int32 = 3, replicationFactor: Int32 = 1, idleInterval: Duration = .milliseconds(500), metrics: PipelineMetrics? = nil) throws {
         // The relay batches rows itself: librdkafka need not hold messages back to batch them.
         var producerConfiguration = producerConfiguration
         producerConfiguration.properties["linger.ms"] = "0"
@@ -62,7 +68,10 @@ public final class OutboxRelay: Service, Sendable {
         self.batchSize = batchSize
         self.maxBatchesInFlight = maxBatchesInFlight
         self.topicPartitions = topicPartitions
+        self.replicationFactor = replicationFactor
         self.idleInterval = idleInterval
+        self.deadLetters = DeadLetters(schema: database.schema)
+        self.metrics = metrics
     }
 
     /// Whether a broker answers a metadata request (for `/ready`).
@@ -126,7 +135,7 @@ public final class OutboxRelay: Service, Sendable {
         while !shouldStop {
             if let failure = pipeline.withLock({ $0.batchesInFlight == 0 ? $0.failure : nil }) {
                 // Everything in flight has settled: start over with a fresh producer.
-                logger.warning("outbox relay failed, will retry", metadata: ["error": "\(failure)", "retry_in": "\(backoff)"])
+                logger.warning("outbox relay could not reach the broker; events wait in the outbox and will be resent", metadata: ["error": "\(failure)", "retry_in": "\(backoff)"])
                 knownTopics.withLock { $0.removeAll() }
                 replaceProducer()
                 pipeline.withLock { $0.failure = nil }
@@ -149,6 +158,12 @@ public final class OutboxRelay: Service, Sendable {
                 if queued < batchSize {
                     await signal.wait(timeout: idleInterval)
                 }
+            } catch let error as KafkaError {
+                // Creating topics failed: the broker is unreachable. Back off and try again.
+                logger.warning("outbox relay could not create topics; the broker is unreachable, will retry", metadata: ["error": "\(error)", "retry_in": "\(backoff)"])
+                knownTopics.withLock { $0.removeAll() }
+                await signal.wait(timeout: backoff)
+                backoff = min(backoff * 2, .seconds(5))
             } catch {
                 logger.warning("outbox relay could not read the outbox", metadata: ["error": "\(error)"])
                 await signal.wait(timeout: backoff)
@@ -172,7 +187,12 @@ public final class OutboxRelay: Service, Sendable {
             """)
         var positions: [Int64] = []
         var messages: [KafkaOutgoingMessage] = []
+        var invalid: [(Int64, String)] = []
         for try await (position, eventID, topic, key, type, payload) in rows.decode((Int64, UUID, String, String, String, ByteBuffer).self) {
+            guard KafkaAdmin.isValidTopicName(topic) else {
+                invalid.append((position, "topic name \"\(topic)\" is not valid in Kafka"))
+                continue
+            }
             positions.append(position)
             messages.append(KafkaOutgoingMessage(
                 topic: topic,
@@ -181,7 +201,10 @@ public final class OutboxRelay: Service, Sendable {
                 headers: [("event_type", Array(type.utf8)), ("event_id", Array(eventID.uuidString.lowercased().utf8))]
             ))
         }
-        guard !messages.isEmpty else { return 0 }
+        if !invalid.isEmpty {
+            try await moveToDeadLetters(invalid)
+        }
+        guard !messages.isEmpty else { return invalid.count }
         try await ensureTopics(Set(messages.map(\.topic)))
 
         let producer = self.producer.withLock { $0 }
@@ -201,13 +224,20 @@ public final class OutboxRelay: Service, Sendable {
     /// Deletes the acknowledged rows of a batch and records a failure, if any.
     private func settle(positions: [Int64], results: [Result<KafkaDeliveryReport, KafkaError>]) async {
         var delivered: [Int64] = []
+        var refused: [(Int64, String)] = []
+        var failed = 0
         var firstError: KafkaError?
         for (position, result) in zip(positions, results) {
             switch result {
             case .success: delivered.append(position)
-            case .failure(let error): firstError = firstError ?? error
+            case .failure(let error) where error.isPermanentForMessage: refused.append((position, error.description))
+            case .failure(let error):
+                failed += 1
+                firstError = firstError ?? error
             }
         }
+        metrics?.relayed(delivered.count, result: .delivered)
+        metrics?.relayed(failed, result: .failed)
         var deleteFailure: (any Error)?
         if !delivered.isEmpty {
             do {
@@ -215,6 +245,14 @@ public final class OutboxRelay: Service, Sendable {
             } catch {
                 // Sent but still in the outbox: sent again later (consumers' inboxes drop the repeat).
                 deleteFailure = error
+            }
+        }
+        if !refused.isEmpty {
+            do {
+                try await moveToDeadLetters(refused)
+            } catch {
+                // Still in the outbox: refused again on the next pass, and moved then.
+                deleteFailure = deleteFailure ?? error
             }
         }
         let loopWaitsForUs = pipeline.withLock { state -> Bool in
@@ -230,6 +268,20 @@ public final class OutboxRelay: Service, Sendable {
         // Only a loop held back by a full pipeline or a failure waits for settled batches;
         // waking it otherwise would only cost an empty read of the outbox.
         if loopWaitsForUs || stopping.load(ordering: .relaxed) { signal.wake() }
+    }
+
+    /// Moves rows no retry can send into the dead letters, so the rows behind them go on.
+    private func moveToDeadLetters(_ rows: [(Int64, String)]) async throws {
+        if let connection = session.withLock({ $0 }) {
+            try await deadLetters.moveFromOutbox(positions: rows.map(\.0), errors: rows.map(\.1), on: connection, logger: logger)
+        } else {
+            try await database.withConnection { try await deadLetters.moveFromOutbox(positions: rows.map(\.0), errors: rows.map(\.1), on: $0, logger: logger) }
+        }
+        for (position, error) in rows {
+            logger.error("outbox row refused by the broker for good; moved to the dead letters", metadata: ["position": "\(position)", "error": "\(error)"])
+            metrics?.deadLettered(stage: .publish)
+        }
+        metrics?.relayed(rows.count, result: .deadLettered)
     }
 
     /// Runs a statement on the leader's session, or on the pool between sessions.
@@ -259,7 +311,7 @@ public final class OutboxRelay: Service, Sendable {
     private func ensureTopics(_ topics: Set<String>) async throws {
         let missing = knownTopics.withLock { topics.subtracting($0) }
         guard !missing.isEmpty else { return }
-        try await admin.createTopics(Array(missing).sorted(), partitions: topicPartitions)
+        try await admin.createTopics(Array(missing).sorted(), partitions: topicPartitions, replicationFactor: replicationFactor)
         knownTopics.withLock { $0.formUnion(missing) }
     }
 

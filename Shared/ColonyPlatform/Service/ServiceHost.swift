@@ -25,13 +25,12 @@ public struct ServiceDefinition: Sendable {
     public var addRoutes: @Sendable (Router<ColonyRequestContext>, ServiceContext) -> Void
     /// The HTTP server to run (default HTTP/1.1); realtime's adds the WebSocket upgrade.
     public var server: (@Sendable (ServiceContext) -> HTTPServerBuilder)? = nil
-    /// Set for a service each of whose replicas must see every event (realtime): the consumer
-    /// group id gets this suffix (a replica id), so every replica is its own group. The inbox
-    /// still applies `handleEvent` once per event across all replicas.
-    public var consumerGroupSuffix: String? = nil
-    /// Runs on every replica after each consumed event's inbox transaction, whether this replica
-    /// applied it or another one already had (realtime delivers to its own sockets here).
+    /// Runs after each consumed event's inbox transaction, whether it applied the event or found
+    /// it applied already (notifications wakes its sender here).
     public var afterEvent: (@Sendable (ReceivedEvent) async -> Void)? = nil
+    /// Set for a service each of whose replicas must hand every new event to its own
+    /// connections (realtime): a second consumer per replica, from the end of the topics.
+    public var liveDelivery: LiveDelivery? = nil
 
     public init(migrations: [Migration], consumes: [ColonyService] = [], handleEvent: ServiceEventHandler? = nil, jobs: @escaping @Sendable (ServiceContext) -> [ScheduledJob] = { _ in [] }, services: @escaping @Sendable (ServiceContext) -> [any Service] = { _ in [] }, addRoutes: @escaping @Sendable (Router<ColonyRequestContext>, ServiceContext) -> Void) {
         self.migrations = migrations
@@ -44,6 +43,24 @@ public struct ServiceDefinition: Sendable {
 }
 
 public typealias ServiceEventHandler = @Sendable (ReceivedEvent, PostgresConnection, ServiceContext) async throws -> Void
+
+/// A replica's live fan-out of new events to its own connections. Its consumer group is the
+/// replica's own (`<prefix>-<service>-live-<replica>`); it starts at the end of the topics and
+/// commits nothing, since a new replica's connections have no history to catch up on. It
+/// applies `handleEvent` through the inbox first (so projections are current when it
+/// delivers), and never delivers an event older than `maxEventAge`. The service's shared
+/// consumer group still applies every event, including those while no replica ran.
+public struct LiveDelivery: Sendable {
+    public var replicaID: String
+    public var maxEventAge: Duration
+    public var deliver: @Sendable (ReceivedEvent) async -> Void
+
+    public init(replicaID: String, maxEventAge: Duration = .seconds(60), deliver: @escaping @Sendable (ReceivedEvent) async -> Void) {
+        self.replicaID = replicaID
+        self.maxEventAge = maxEventAge
+        self.deliver = deliver
+    }
+}
 
 /// The platform pieces a service's routes and domain code use.
 public struct ServiceContext: Sendable {
@@ -69,24 +86,40 @@ public enum ServiceHost {
         try await migrate(definition.migrations, configuration: configuration, logger: logger)
 
         let database = Database(configuration: configuration.database, logger: logger)
-        let admin = KafkaAdmin(configuration: KafkaConfiguration(bootstrapServers: configuration.kafkaBrokers))
-        let outbox = Outbox(schema: configuration.database.schema, topicPrefix: configuration.topicPrefix)
+        let pipeline = configuration.pipeline
+        let outbox = Outbox(schema: configuration.database.schema, topicPrefix: configuration.topicPrefix, maxEventBytes: pipeline.maxEventBytes)
+        let metrics = HTTPMetrics()
+        let pipelineMetrics = PipelineMetrics(registry: metrics.registry)
         let relay = try OutboxRelay(
             database: database,
-            producerConfiguration: .producer(bootstrapServers: configuration.kafkaBrokers, clientId: "colony-\(configuration.service.rawValue)"),
+            producerConfiguration: .producer(bootstrapServers: configuration.kafkaBrokers, clientId: "colony-\(configuration.service.rawValue)",
+                                             overrides: ["message.max.bytes": String(pipeline.producerMessageMaxBytes)]),
             outbox: outbox,
-            logger: logger
+            logger: logger,
+            topicPartitions: pipeline.topicPartitions,
+            replicationFactor: pipeline.topicReplicationFactor,
+            metrics: pipelineMetrics
         )
         let verifier = TokenVerifier(configuration: configuration.tokens, logger: logger)
-        let metrics = HTTPMetrics()
         let context = ServiceContext(configuration: configuration, database: database, outbox: outbox, tokenMiddleware: TokenMiddleware(verifier: verifier),
                                      logger: logger, metrics: metrics.registry)
 
+        // Ready means the HTTP API can be served: the database. A broker outage shows in
+        // `/health`'s detail and `colony_broker_up`, and takes no pod out of service.
+        let brokerCheck: @Sendable () async -> Bool = {
+            let up = await relay.isBrokerReachable()
+            pipelineMetrics.brokerUp(up)
+            return up
+        }
         let router = ColonyRouter.make(
             metrics: metrics,
             maxBodyBytes: configuration.maxBodyBytes,
-            readiness: .standard(database: database, broker: { await relay.isBrokerReachable() })
+            readiness: .standard(database: database),
+            health: ReadinessChecks([(name: "database", check: { await database.isReachable() }), (name: "broker", check: brokerCheck)])
         )
+        metrics.addSampler { _ = await brokerCheck() }
+        let samplerLogger = logger
+        metrics.addSampler { await samplePipeline(database: database, metrics: pipelineMetrics, logger: samplerLogger) }
         definition.addRoutes(router, context)
         let app = Application(
             router: router,
@@ -98,16 +131,26 @@ public enum ServiceHost {
         var services: [any Service] = [database, relay]
         if let handleEvent = definition.handleEvent, !definition.consumes.isEmpty {
             let topics = definition.consumes.map { EventTopics.topic(for: $0, prefix: configuration.topicPrefix) }
-            try await admin.createTopics(topics)
-            services.append(EventConsumer(
-                // One group per service and deployment: the topic prefix names the deployment.
-                configuration: .consumer(bootstrapServers: configuration.kafkaBrokers, groupId: "\(configuration.topicPrefix)-\(configuration.service.rawValue)" + (definition.consumerGroupSuffix.map { "-\($0)" } ?? "")),
-                topics: topics,
-                database: database,
-                logger: logger,
-                handler: { event, connection in try await handleEvent(event, connection, context) },
-                afterHandling: definition.afterEvent
-            ))
+            let handler: EventHandler = { event, connection in try await handleEvent(event, connection, context) }
+            // One group per service and deployment: the topic prefix names the deployment.
+            let group = "\(configuration.topicPrefix)-\(configuration.service.rawValue)"
+            var consumers = [EventConsumer(
+                configuration: .consumer(bootstrapServers: configuration.kafkaBrokers, groupId: group),
+                topics: topics, database: database, settings: pipeline, metrics: pipelineMetrics, logger: logger,
+                handler: handler, afterHandling: definition.afterEvent
+            )]
+            if let live = definition.liveDelivery {
+                consumers.append(EventConsumer(
+                    configuration: .consumer(bootstrapServers: configuration.kafkaBrokers, groupId: "\(group)-live-\(live.replicaID)"),
+                    topics: topics, database: database, settings: pipeline, metrics: pipelineMetrics, logger: logger,
+                    mode: .live(maxEventAge: live.maxEventAge, deliver: live.deliver), handler: handler
+                ))
+            }
+            for consumer in consumers {
+                metrics.addSampler { consumer.sampleMetrics() }
+            }
+            services.append(contentsOf: consumers as [any Service])
+            services.append(DeadLetterRetrier(database: database, handler: handler, metrics: pipelineMetrics, logger: logger))
         }
         let jobs = definition.jobs(context)
         if !jobs.isEmpty {
@@ -130,6 +173,24 @@ public enum ServiceHost {
             try await running.value
         } onCancel: {
             Task { await group.triggerGracefulShutdown() }
+        }
+    }
+
+    /// Reads the outbox backlog and the dead letters for `/metrics`.
+    static func samplePipeline(database: Database, metrics: PipelineMetrics, logger: Logger) async {
+        do {
+            let rows = try await database.query("""
+                SELECT (SELECT count(*) FROM outbox),
+                       (SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 FROM outbox),
+                       (SELECT count(*) FROM dead_letters WHERE stage = 'publish'),
+                       (SELECT count(*) FROM dead_letters WHERE stage = 'consume')
+                """)
+            for try await (pending, oldest, publish, consume) in rows.decode((Int64, Double, Int64, Int64).self) {
+                metrics.outbox(pending: Int(pending), oldestAgeSeconds: oldest)
+                metrics.deadLetters([.publish: Int(publish), .consume: Int(consume)])
+            }
+        } catch {
+            logger.debug("could not sample the outbox for /metrics", metadata: ["error": "\(error)"])
         }
     }
 

@@ -1,0 +1,63 @@
+import ArgumentParser
+import ColonyModels
+import ColonyPlatform
+import Foundation
+import Logging
+import PostgresNIO
+
+extension ColonyService: ExpressibleByArgument {}
+
+/// Which service's schema a command works on: `--service` names it (its schema has the
+/// service's name), `--schema` overrides the schema for a deployment that renamed it.
+struct ServiceSchemaOptions: ParsableArguments {
+    @Option(help: "The service (\(ColonyService.allCases.map(\.rawValue).joined(separator: ", "))).")
+    var service: ColonyService
+
+    @Option(help: "Its schema, when not the service's name (COLONY_PG_SCHEMA of the service).")
+    var schema: String?
+
+    var schemaName: String { schema ?? service.rawValue }
+}
+
+/// The superuser connection the commands use, from the environment.
+enum AdminDatabase {
+    static var logger: Logger {
+        var logger = Logger(label: "colony.admin")
+        logger.logLevel = .warning
+        return logger
+    }
+
+    /// Runs `body` with one connection as the superuser.
+    static func withConnection<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        let client = try makeClient()
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            return try await client.withConnection { try await body($0) }
+        }
+    }
+
+    static func makeClient() throws -> PostgresClient {
+        let environment = EnvironmentReader()
+        let host = try environment.string("COLONY_PG_HOST")
+        let port = try environment.int("COLONY_PG_PORT", default: 5432, range: 1...65535)
+        let database = environment.string("COLONY_PG_DATABASE", default: "colony")
+        let user = environment.string("COLONY_PG_ADMIN_USER", default: "postgres")
+        let password = try environment.string("COLONY_PG_ADMIN_PASSWORD")
+        return PostgresClient(configuration: .init(host: host, port: port, username: user, password: password, database: database, tls: .disable), backgroundLogger: logger)
+    }
+}
+
+/// Prints a table with aligned columns.
+func printTable(_ header: [String], _ rows: [[String]]) {
+    let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+    for row in [header] + rows {
+        print(zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+    }
+}
+
+/// A configuration problem or a failed command, printed without a stack.
+struct AdminFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

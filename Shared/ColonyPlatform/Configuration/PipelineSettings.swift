@@ -1,0 +1,44 @@
+import Foundation
+
+/// How a service's events travel: the outbox's size limit, how often a consumed event may fail
+/// before it becomes a dead letter, and the shape of the topics Colony creates.
+public struct PipelineSettings: Sendable {
+    /// The largest encoded event the outbox accepts. It must stay below the broker's message
+    /// limit (Kafka's default `message.max.bytes` is 1 MB): a change that would publish more is
+    /// refused before anything is written.
+    public var maxEventBytes: Int
+    /// Failed attempts of one consumed event's handler before the event becomes a dead letter
+    /// and the consumer moves past it.
+    public var maxHandlerAttempts: Int
+    /// The first wait before retrying a failed handler; it doubles up to `maxHandlerRetryDelay`.
+    public var handlerRetryDelay: Duration
+    public var maxHandlerRetryDelay: Duration
+    public var topicPartitions: Int32
+    /// 1 on a single local broker, 3 on a production cluster.
+    public var topicReplicationFactor: Int32
+
+    public init(maxEventBytes: Int = 512 << 10, maxHandlerAttempts: Int = 5, handlerRetryDelay: Duration = .milliseconds(100), maxHandlerRetryDelay: Duration = .seconds(30),
+                topicPartitions: Int32 = 3, topicReplicationFactor: Int32 = 1) {
+        self.maxEventBytes = maxEventBytes
+        self.maxHandlerAttempts = maxHandlerAttempts
+        self.handlerRetryDelay = handlerRetryDelay
+        self.maxHandlerRetryDelay = maxHandlerRetryDelay
+        self.topicPartitions = topicPartitions
+        self.topicReplicationFactor = topicReplicationFactor
+    }
+
+    /// `COLONY_OUTBOX_MAX_EVENT_BYTES` (524288), `COLONY_CONSUMER_MAX_ATTEMPTS` (5),
+    /// `COLONY_KAFKA_TOPIC_PARTITIONS` (3), `COLONY_KAFKA_REPLICATION_FACTOR` (1).
+    public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> PipelineSettings {
+        PipelineSettings(
+            maxEventBytes: try environment.int("COLONY_OUTBOX_MAX_EVENT_BYTES", default: 512 << 10, range: 1024...(8 << 20)),
+            maxHandlerAttempts: try environment.int("COLONY_CONSUMER_MAX_ATTEMPTS", default: 5, range: 1...1000),
+            topicPartitions: Int32(try environment.int("COLONY_KAFKA_TOPIC_PARTITIONS", default: 3, range: 1...1000)),
+            topicReplicationFactor: Int32(try environment.int("COLONY_KAFKA_REPLICATION_FACTOR", default: 1, range: 1...16))
+        )
+    }
+
+    /// The producer's own message limit: the outbox limit plus room for the headers, so that
+    /// librdkafka never refuses what the outbox accepted.
+    var producerMessageMaxBytes: Int { max(1_000_000, maxEventBytes + (64 << 10)) }
+}

@@ -1,0 +1,84 @@
+import ColonyKafka
+import Foundation
+import Prometheus
+import Synchronization
+
+/// The event pipeline's health on `/metrics`: the outbox backlog, what the relay sent, the
+/// consumers' lag and liveness, handler failures and dead letters, and whether a broker
+/// answers. Counters move as things happen; gauges that describe stored state (backlog, dead
+/// letters, lag) are sampled when `/metrics` is scraped.
+public final class PipelineMetrics: Sendable {
+    let registry: PrometheusCollectorRegistry
+    /// Per consumer group, the partition gauges set at the last sample (removed when the
+    /// partition is no longer assigned, so a revoked partition does not report a stale lag).
+    private let lagGauges = Mutex<[String: [String: Gauge]]>([:])
+
+    public init(registry: PrometheusCollectorRegistry) {
+        self.registry = registry
+    }
+
+    /// A metric's full Prometheus name and help, as swift-prometheus's descriptor.
+    private func named(_ name: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
+    }
+
+    // MARK: Counters
+
+    public enum RelayResult: String, Sendable { case delivered, failed, deadLettered = "dead_lettered" }
+
+    func relayed(_ count: Int, result: RelayResult) {
+        guard count > 0 else { return }
+        registry.makeCounter(descriptor: named("colony_outbox_relayed_events_total", "Outbox rows the relay handed to the broker, by outcome"), labels: [("result", result.rawValue)]).increment(by: Int64(count))
+    }
+
+    func handlerFailed(eventType: String = "unknown") {
+        registry.makeCounter(descriptor: named("colony_event_handler_failures_total", "Failed attempts to apply a consumed event"), labels: [("event_type", eventType)]).increment()
+    }
+
+    func deadLettered(stage: DeadLetters.Stage) {
+        registry.makeCounter(descriptor: named("colony_dead_lettered_events_total", "Events moved to the dead letters, by stage"), labels: [("stage", stage.rawValue)]).increment()
+    }
+
+    func skippedLiveEvent(reason: String) {
+        registry.makeCounter(descriptor: named("colony_live_events_skipped_total", "Consumed events not delivered to live connections, by reason"), labels: [("reason", reason)]).increment()
+    }
+
+    // MARK: Sampled gauges
+
+    func brokerUp(_ up: Bool) {
+        registry.makeGauge(descriptor: named("colony_broker_up", "1 when a Kafka broker answered a metadata request at the last scrape")).set(up ? 1.0 : 0.0)
+    }
+
+    func outbox(pending: Int, oldestAgeSeconds: Double) {
+        registry.makeGauge(descriptor: named("colony_outbox_pending_events", "Events in the outbox not yet acknowledged by the broker")).set(Double(pending))
+        registry.makeGauge(descriptor: named("colony_outbox_oldest_pending_age_seconds", "Age of the oldest event waiting in the outbox (0 when empty)")).set(oldestAgeSeconds)
+    }
+
+    func deadLetters(_ counts: [DeadLetters.Stage: Int]) {
+        for (stage, count) in counts {
+            registry.makeGauge(descriptor: named("colony_dead_letters", "Dead letters waiting for an operator, by stage"), labels: [("stage", stage.rawValue)])
+                .set(Double(count))
+        }
+    }
+
+    func consumer(group: String, statistics: KafkaConsumerStatistics, startedAt: ContinuousClock.Instant) {
+        registry.makeGauge(descriptor: named("colony_consumer_assigned_partitions", "Partitions assigned to this consumer"), labels: [("group", group)])
+            .set(Double(statistics.assignedPartitions))
+        let lastPoll = statistics.lastSuccessfulPoll ?? startedAt
+        registry.makeGauge(descriptor: named("colony_consumer_last_poll_age_seconds", "Seconds since the consumer last completed a poll with a broker up (since it started, before the first)"), labels: [("group", group)])
+            .set(Double((ContinuousClock.now - lastPoll).components.seconds))
+        var current: [String: Gauge] = [:]
+        for partition in statistics.partitions {
+            guard let lag = partition.lag else { continue }
+            let key = "\(partition.topic)/\(partition.partition)"
+            let gauge = registry.makeGauge(descriptor: named("colony_consumer_lag_events", "Events between what the consumer handled and the end of the partition"), labels: [("group", group), ("topic", partition.topic), ("partition", String(partition.partition))])
+            gauge.set(Double(lag))
+            current[key] = gauge
+        }
+        let stale = lagGauges.withLock { gauges -> [Gauge] in
+            defer { gauges[group] = current }
+            return (gauges[group] ?? [:]).filter { current[$0.key] == nil }.map(\.value)
+        }
+        stale.forEach { registry.unregisterGauge($0) }
+    }
+}
