@@ -30,3 +30,17 @@ public enum ChildProcess {
         }
     }
 }
+
+/// The path of one of the package's executables from the same build as the running tests
+/// (`.build/<configuration>/<name>`): the test target must depend on its target so it is built.
+public func builtExecutable(_ name: String) throws -> String {
+    let candidates = [
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+        Bundle.main.bundleURL,
+        Bundle.main.bundleURL.deletingLastPathComponent(),
+    ].map { $0.appendingPathComponent(name).path }
+    guard let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        throw TestSetupError("\(name) was not built next to the tests (looked in \(candidates))")
+    }
+    return path
+}

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import ColonyKafka
 import ColonyModels
 import Foundation
@@ -38,4 +39,17 @@ public func collectEvents(brokers: String, topic: String, timeout: Duration = .s
     }
     await consumer.close()
     return collected
+}
+
+/// Waits until the service at `base` reports on `/metrics` a consumer group whose name contains
+/// `group` with partitions assigned: a live consumer starts at the end of its topics, so what is
+/// published before its assignment is not its to deliver.
+public func waitForConsumerAssignment(base: String, group: String, timeout: Duration = .seconds(60)) async throws {
+    try await waitUntil(timeout: timeout) {
+        guard let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/metrics"), timeout: .seconds(10)),
+              let body = try? await response.body.collect(upTo: 16 << 20) else { return false }
+        return String(buffer: body).split(separator: "\n").contains { line in
+            line.hasPrefix("colony_consumer_assigned_partitions{") && line.contains(group) && (Double(line.split(separator: " ").last ?? "") ?? 0) > 0
+        }
+    }
 }

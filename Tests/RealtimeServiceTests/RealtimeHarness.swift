@@ -18,7 +18,11 @@ func withRunningRealtime(settings: RealtimeSettings = RealtimeSettings(), topicP
     try await withRunningService(.realtime, app: .unify, apiPrefix: "/realtime/v1", configure: { configuration in
         configuration.app = nil
         configuration.tokens.audience = nil
-    }, topicPrefix: topicPrefix, tokens: tokens, definition: { _, _ in RealtimeService.definition(settings: settings) }, body)
+    }, topicPrefix: topicPrefix, tokens: tokens, definition: { _, _ in RealtimeService.definition(settings: settings) }) { realtime in
+        // Its sockets get what is published once its live consumer has its partitions.
+        try await waitForConsumerAssignment(base: realtime.base, group: "-live-")
+        try await body(realtime)
+    }
 }
 
 /// Realtime and chat on one topic prefix and token key.
@@ -68,6 +72,7 @@ func withSecondReplica(of first: RunningService, settings: RealtimeSettings = Re
             let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/ready"), timeout: .seconds(2))
             return response?.status == .ok
         }
+        try await waitForConsumerAssignment(base: "http://127.0.0.1:\(port)", group: "-live-")
         try await body("http://127.0.0.1:\(port)")
     }
 }
