@@ -43,7 +43,7 @@ enum AdminDatabase {
         let port = try environment.int("COLONY_PG_PORT", default: 5432, range: 1...65535)
         let database = environment.string("COLONY_PG_DATABASE", default: "colony")
         let user = environment.string("COLONY_PG_ADMIN_USER", default: "postgres")
-        let password = try environment.string("COLONY_PG_ADMIN_PASSWORD")
+        let password = try environment.secret("COLONY_PG_ADMIN_PASSWORD")
         return PostgresClient(configuration: .init(host: host, port: port, username: user, password: password, database: database, tls: .disable), backgroundLogger: logger)
     }
 }

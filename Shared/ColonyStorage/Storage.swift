@@ -166,15 +166,12 @@ extension Storage {
     }
 
     /// Reads `COLONY_STORAGE_BACKEND` ("filesystem" | "s3"), `COLONY_STORAGE_PATH`,
-    /// `COLONY_STORAGE_PUBLIC_URL`, `COLONY_STORAGE_SIGNING_KEY` (required, 32+ characters) and,
+    /// `COLONY_STORAGE_PUBLIC_URL`, `COLONY_STORAGE_SIGNING_KEY` (required, 32+ characters, no known default) and,
     /// for S3, `COLONY_STORAGE_S3_ENDPOINT`, `_REGION`, `_BUCKET`, `_ACCESS_KEY_ID`, `_SECRET_ACCESS_KEY`.
     public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> Storage {
         let kind = try environment.enumeration("COLONY_STORAGE_BACKEND", default: BackendKind.filesystem)
         let baseURL = try environment.url("COLONY_STORAGE_PUBLIC_URL")?.absoluteString ?? "http://localhost:8080"
-        let signingKey = try environment.string("COLONY_STORAGE_SIGNING_KEY")
-        guard signingKey.count >= 32 else {
-            throw ConfigurationError(variable: "COLONY_STORAGE_SIGNING_KEY", problem: "must be at least 32 characters")
-        }
+        let signingKey = try environment.secret("COLONY_STORAGE_SIGNING_KEY", minimumLength: 32)
         let backend: any StorageBackend
         switch kind {
         case .filesystem:

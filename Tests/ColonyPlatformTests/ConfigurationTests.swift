@@ -4,7 +4,7 @@ import Testing
 @Suite("Configuration")
 struct ConfigurationTests {
     let complete = [
-        "COLONY_PG_HOST": "127.0.0.1", "COLONY_PG_PASSWORD": "secret",
+        "COLONY_PG_HOST": "127.0.0.1", "COLONY_PG_PASSWORD": "Qm7vT2xK9pL4wR8zN3cH6jY1",
         "COLONY_KAFKA_BROKERS": "127.0.0.1:9092", "COLONY_JWKS_URL": "http://127.0.0.1:8081/auth/v1/.well-known/jwks.json",
     ]
 

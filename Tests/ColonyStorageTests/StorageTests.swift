@@ -224,7 +224,7 @@ struct StorageTests {
 
     @Test("configuration: defaults, required signing key, S3 settings")
     func configuration() throws {
-        let key = String(repeating: "s", count: 32)
+        let key = "9f2c41d8a7e35b60c4f18e2a9d73b5c0e6a1f4d2"
         let defaults = try Storage.load(environment: EnvironmentReader(["COLONY_STORAGE_SIGNING_KEY": key]))
         #expect(defaults.publicBaseURL == "http://localhost:8080")
         #expect((defaults.backend as? FileSystemStorageBackend)?.root == "/var/lib/colony/storage")
@@ -248,6 +248,8 @@ struct StorageTests {
         }
         #expect(problem([:]) == "COLONY_STORAGE_SIGNING_KEY")
         #expect(problem(["COLONY_STORAGE_SIGNING_KEY": "short"]) == "COLONY_STORAGE_SIGNING_KEY")
+        #expect(problem(["COLONY_STORAGE_SIGNING_KEY": "change-me-storage-signing-key-at-least-32-chars"]) == "COLONY_STORAGE_SIGNING_KEY")
+        #expect(problem(["COLONY_STORAGE_SIGNING_KEY": String(repeating: "s", count: 32)]) == "COLONY_STORAGE_SIGNING_KEY")
         #expect(problem(["COLONY_STORAGE_SIGNING_KEY": key, "COLONY_STORAGE_BACKEND": "ftp"]) == "COLONY_STORAGE_BACKEND")
         #expect(problem(["COLONY_STORAGE_SIGNING_KEY": key, "COLONY_STORAGE_BACKEND": "s3"]) == "COLONY_STORAGE_S3_ENDPOINT")
         #expect(problem(["COLONY_STORAGE_SIGNING_KEY": key, "COLONY_STORAGE_BACKEND": "s3", "COLONY_STORAGE_S3_ENDPOINT": "http://h"]) == "COLONY_STORAGE_S3_BUCKET")

@@ -20,7 +20,7 @@ public struct HabitsSettings: Sendable {
     /// `COLONY_AUTH_PHONE_PEPPER`), `COLONY_HABITS_JOB_INTERVAL_SECONDS` (3600).
     public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> HabitsSettings {
         HabitsSettings(
-            phonePepper: try environment.string("COLONY_HABITS_PHONE_PEPPER"),
+            phonePepper: try environment.secret("COLONY_HABITS_PHONE_PEPPER"),
             jobInterval: .seconds(try environment.int("COLONY_HABITS_JOB_INTERVAL_SECONDS", default: 3600, range: 10...86400))
         )
     }

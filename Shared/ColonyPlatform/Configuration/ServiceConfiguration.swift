@@ -16,8 +16,10 @@ public struct ServiceConfiguration: Sendable {
     public var topicPrefix: String
     public var tokens: TokenVerifierConfiguration
     public var pipeline: PipelineSettings
+    /// The gateways whose `X-Forwarded-For` names the client (see `TrustedProxies`).
+    public var trustedProxies: TrustedProxies
 
-    public init(service: ColonyService, app: App?, httpHost: String = "127.0.0.1", httpPort: Int = 8080, maxBodyBytes: Int = 1 << 20, logLevel: Logger.Level = .info, database: DatabaseConfiguration, kafkaBrokers: String, topicPrefix: String = EventTopics.defaultPrefix, tokens: TokenVerifierConfiguration, pipeline: PipelineSettings = PipelineSettings()) {
+    public init(service: ColonyService, app: App?, httpHost: String = "127.0.0.1", httpPort: Int = 8080, maxBodyBytes: Int = 1 << 20, logLevel: Logger.Level = .info, database: DatabaseConfiguration, kafkaBrokers: String, topicPrefix: String = EventTopics.defaultPrefix, tokens: TokenVerifierConfiguration, pipeline: PipelineSettings = PipelineSettings(), trustedProxies: TrustedProxies = .loopback) {
         self.service = service
         self.app = app
         self.httpHost = httpHost
@@ -29,14 +31,16 @@ public struct ServiceConfiguration: Sendable {
         self.topicPrefix = topicPrefix
         self.tokens = tokens
         self.pipeline = pipeline
+        self.trustedProxies = trustedProxies
     }
 
     /// Reads the environment:
     /// `COLONY_HTTP_HOST` (0.0.0.0), `COLONY_HTTP_PORT` (8080), `COLONY_MAX_BODY_BYTES` (1 MiB), `LOG_LEVEL` (info),
     /// `COLONY_PG_HOST`, `COLONY_PG_PORT` (5432), `COLONY_PG_DATABASE` (colony), `COLONY_PG_USER` (colony_<service>),
     /// `COLONY_PG_PASSWORD`, `COLONY_PG_POOL_SIZE` (8), `COLONY_KAFKA_BROKERS`, `COLONY_TOPIC_PREFIX` (colony),
-    /// `COLONY_JWKS_URL` or `COLONY_JWT_PUBLIC_KEY` (PEM), `COLONY_JWT_ISSUER` (colony-auth), and
-    /// the event pipeline's settings (`PipelineSettings.load`).
+    /// `COLONY_JWKS_URL` or `COLONY_JWT_PUBLIC_KEY` (PEM), `COLONY_JWT_ISSUER` (colony-auth),
+    /// `COLONY_TRUSTED_PROXIES` (loopback) or `COLONY_TRUSTED_PROXY_COUNT`, and the event
+    /// pipeline's settings (`PipelineSettings.load`).
     public static func load(service: ColonyService, app: App?, environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError) -> ServiceConfiguration {
         let tokens = try TokenVerifierConfiguration.load(audience: app, environment: environment)
         return ServiceConfiguration(
@@ -50,7 +54,8 @@ public struct ServiceConfiguration: Sendable {
             kafkaBrokers: try environment.string("COLONY_KAFKA_BROKERS"),
             topicPrefix: environment.string("COLONY_TOPIC_PREFIX", default: EventTopics.defaultPrefix),
             tokens: tokens,
-            pipeline: try PipelineSettings.load(environment: environment)
+            pipeline: try PipelineSettings.load(environment: environment),
+            trustedProxies: try TrustedProxies.load(environment: environment)
         )
     }
 }
@@ -82,7 +87,7 @@ public struct DatabaseConfiguration: Sendable {
             port: try environment.int("COLONY_PG_PORT", default: 5432, range: 1...65535),
             database: environment.string("COLONY_PG_DATABASE", default: "colony"),
             user: environment.string("COLONY_PG_USER", default: DatabaseProvisioner.roleName(for: service.rawValue)),
-            password: try environment.string("COLONY_PG_PASSWORD"),
+            password: try environment.secret("COLONY_PG_PASSWORD", minimumLength: 16),
             schema: environment.string("COLONY_PG_SCHEMA", default: service.rawValue),
             poolSize: try environment.int("COLONY_PG_POOL_SIZE", default: 8, range: 1...200)
         )

@@ -5,16 +5,19 @@ import Logging
 import NIOCore
 
 /// The outermost middleware of every service: request and trace ids in the logger's metadata,
-/// the body size limit, JSON errors, one structured access-log line and metrics per request.
+/// the client's address, the body size limit, JSON errors, one structured access-log line and
+/// metrics per request.
 public struct ColonyMiddleware: RouterMiddleware {
     public typealias Context = ColonyRequestContext
 
     let metrics: HTTPMetrics
     let maxBodyBytes: Int
+    let trustedProxies: TrustedProxies
 
-    public init(metrics: HTTPMetrics, maxBodyBytes: Int) {
+    public init(metrics: HTTPMetrics, maxBodyBytes: Int, trustedProxies: TrustedProxies = .loopback) {
         self.metrics = metrics
         self.maxBodyBytes = maxBodyBytes
+        self.trustedProxies = trustedProxies
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -23,6 +26,7 @@ public struct ColonyMiddleware: RouterMiddleware {
         let requestID = request.headers[.requestID].flatMap(Self.sanitized) ?? UUID().uuidString.lowercased()
         let traceID = request.headers[.traceparent].flatMap(Self.traceID(fromTraceparent:)) ?? requestID
         context.requestID = requestID
+        context.clientAddress = trustedProxies.clientAddress(peer: context.remoteIP, forwardedFor: request.headers[values: .xForwardedFor])
         context.logger[metadataKey: "request_id"] = .string(requestID)
         context.logger[metadataKey: "trace_id"] = .string(traceID)
 

@@ -10,27 +10,16 @@ public struct ColonyRequestContext: RequestContext {
     /// Set by `TokenMiddleware`; nil on public routes.
     public var user: AuthenticatedUser?
     public var requestID: String = ""
-    /// The peer's IP address (the gateway's, behind nginx; see `clientIP`).
+    /// The peer's IP address (the gateway's, behind nginx).
     public let remoteIP: String?
+    /// The client's address as the edge saw it, for per-address limits: `ColonyMiddleware`
+    /// resolves it with the configured `TrustedProxies`; the peer's until then.
+    public var clientAddress: String
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteIP = source.channel.remoteAddress?.ipAddress
-    }
-
-    /// The caller's IP address for rate limits: the first `X-Forwarded-For` hop when the
-    /// request came through a gateway on a private or loopback address, else the peer's.
-    public func clientIP(_ request: Request) -> String {
-        let peer = remoteIP ?? "unknown"
-        guard Self.isTrustedGateway(peer), let forwarded = request.headers[.xForwardedFor] else { return peer }
-        let first = forwarded.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        return first.isEmpty ? peer : first
-    }
-
-    static func isTrustedGateway(_ address: String) -> Bool {
-        address == "127.0.0.1" || address == "::1" || address.hasPrefix("10.") || address.hasPrefix("192.168.")
-            || (address.hasPrefix("172.") && (16...31).contains(Int(address.split(separator: ".").dropFirst().first ?? "") ?? 0))
-            || address.lowercased().hasPrefix("fd")
+        self.clientAddress = remoteIP ?? "unknown"
     }
 
     public var requestDecoder: ColonyRequestDecoder { ColonyRequestDecoder() }

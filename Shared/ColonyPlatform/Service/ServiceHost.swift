@@ -114,6 +114,7 @@ public enum ServiceHost {
         let router = ColonyRouter.make(
             metrics: metrics,
             maxBodyBytes: configuration.maxBodyBytes,
+            trustedProxies: configuration.trustedProxies,
             readiness: .standard(database: database),
             health: ReadinessChecks([(name: "database", check: { await database.isReachable() }), (name: "broker", check: brokerCheck)])
         )

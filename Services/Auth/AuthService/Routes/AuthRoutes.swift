@@ -244,7 +244,7 @@ struct AuthRoutes {
     }
 
     func client(_ request: Request, _ context: ColonyRequestContext) -> ClientInfo {
-        ClientInfo(ip: context.clientIP(request), userAgent: request.headers[.userAgent])
+        ClientInfo(ip: context.clientAddress, userAgent: request.headers[.userAgent])
     }
 }
 
