@@ -24,7 +24,8 @@ do {
         values["COLONY_JWKS_URL"] = "http://127.0.0.1:\(values["COLONY_HTTP_PORT"] ?? "8080")/auth/v1/.well-known/jwks.json"
     }
     let environment = EnvironmentReader(values)
-    let configuration = try ServiceConfiguration.load(service: .auth, app: nil, environment: environment)
+    var configuration = try ServiceConfiguration.load(service: .auth, app: nil, environment: environment)
+    if environment.values["COLONY_MAX_BODY_BYTES"] == nil { configuration.maxBodyBytes = AuthSettings.defaultMaxBodyBytes }
     let settings = try AuthSettings.load(environment: environment, port: configuration.httpPort, issuer: configuration.tokens.issuer)
     switch arguments.first {
     case nil, "serve":

@@ -6,6 +6,9 @@ Target configuration comes from the environment (all required):
   COLONY_ANON_KEY             anon key of app "mycirclee" (autoconfirm on, email OTP)
   COLONY_ANON_KEY_HABITHIVE   anon key of app "habithive" (phone OTP)
   COLONY_ANON_KEY_UNIFY       anon key of app "unify" (email confirmation required)
+  COLONY_ANON_KEY_IBELIEVEINYOU  anon key of app "ibelieveinyou" (autoconfirm), run with its
+                              reauthentication window at 0: every password change needs a
+                              code from GET /reauthenticate (the Swift test configures it so)
   COLONY_DEV_MAIL_DIR         folder where the dev sender writes <unix_ms>-<uuid>.json
 """
 
@@ -27,6 +30,7 @@ REQUIRED_ENV = (
     "COLONY_ANON_KEY",
     "COLONY_ANON_KEY_HABITHIVE",
     "COLONY_ANON_KEY_UNIFY",
+    "COLONY_ANON_KEY_IBELIEVEINYOU",
     "COLONY_DEV_MAIL_DIR",
 )
 
@@ -51,6 +55,7 @@ class Target:
     key_mycirclee: str
     key_habithive: str
     key_unify: str
+    key_ibelieveinyou: str
     mail_dir: Path
 
 
@@ -65,6 +70,7 @@ def target() -> Target:
         key_mycirclee=env["COLONY_ANON_KEY"],
         key_habithive=env["COLONY_ANON_KEY_HABITHIVE"],
         key_unify=env["COLONY_ANON_KEY_UNIFY"],
+        key_ibelieveinyou=env["COLONY_ANON_KEY_IBELIEVEINYOU"],
         mail_dir=Path(env["COLONY_DEV_MAIL_DIR"]),
     )
 
@@ -105,6 +111,11 @@ def habithive(make_client, target: Target) -> SyncGoTrueClient:
 @pytest.fixture
 def unify(make_client, target: Target) -> SyncGoTrueClient:
     return make_client(target.key_unify)
+
+
+@pytest.fixture
+def ibelieveinyou(make_client, target: Target) -> SyncGoTrueClient:
+    return make_client(target.key_ibelieveinyou)
 
 
 # ---------------------------------------------------------------- dev mailbox

@@ -2,7 +2,9 @@
 
 Every test uses fresh emails/phones, so the suite can rerun against the same
 database. Apps: mycirclee (email+password, autoconfirm, email OTP), habithive
-(phone OTP), unify (email+password, sign-up needs the emailed 6-digit code).
+(phone OTP), unify (email+password, sign-up needs the emailed 6-digit code),
+ibelieveinyou (email+password, autoconfirm; run so that every password change
+needs a reauthentication code).
 """
 
 from __future__ import annotations
@@ -153,6 +155,57 @@ def test_update_user_password_then_sign_in(make_client, target):
     with pytest.raises(AuthApiError) as err:
         fresh.sign_in_with_password({"email": email, "password": old_password})
     assert err.value.code == "invalid_credentials"
+
+
+# ------------------------------------------------------------ secure changes
+
+
+def test_secure_email_change_needs_both_addresses(mycirclee, mailbox):
+    old, new = unique_email("old"), unique_email("new")
+    sign_up(mycirclee, old, strong_password())
+    after = mailbox.now_ms()
+
+    res = mycirclee.update_user({"email": new})
+    assert res.user.email == old
+    assert res.user.new_email == new
+
+    # One code to the new address, one to the current: both must be entered.
+    code_new = mailbox.wait_for_code(new, after=after, kind="email_change", app="mycirclee")
+    code_old = mailbox.wait_for_code(old, after=after, kind="email_change", app="mycirclee")
+    half = mycirclee.verify_otp({"email": old, "token": code_old, "type": "email_change"})
+    assert half.session is None
+    assert half.user.email == old and half.user.new_email == new
+
+    done = mycirclee.verify_otp({"email": new, "token": code_new, "type": "email_change"})
+    assert_session(done.session, half.user.id)
+    assert done.user.email == new
+    # The old address is told.
+    notice = mailbox.wait_for(old, after=after, kind="email_changed", app="mycirclee")
+    assert new in notice["text"]
+
+
+def test_password_change_needs_reauthentication_code(ibelieveinyou, make_client, target, mailbox):
+    email = unique_email("reauth")
+    sign_up(ibelieveinyou, email, strong_password())
+
+    with pytest.raises(AuthApiError) as err:
+        ibelieveinyou.update_user({"password": "newpass123"})
+    assert err.value.status == 400
+    assert err.value.code == "reauthentication_needed"
+
+    after = mailbox.now_ms()
+    ibelieveinyou.reauthenticate()
+    nonce = mailbox.wait_for_code(email, after=after, kind="reauthentication", app="ibelieveinyou")
+    wrong = f"{(int(nonce) + 1) % 1_000_000:06d}"
+    with pytest.raises(AuthApiError) as err:
+        ibelieveinyou.update_user({"password": "newpass123", "nonce": wrong})
+    assert err.value.status == 422
+    assert err.value.code == "reauthentication_not_valid"
+
+    res = ibelieveinyou.update_user({"password": "newpass123", "nonce": nonce})
+    assert res.user.email == email
+    fresh = make_client(target.key_ibelieveinyou)
+    assert_session(fresh.sign_in_with_password({"email": email, "password": "newpass123"}).session, res.user.id)
 
 
 # ------------------------------------------------------------ OTP sign-in

@@ -21,9 +21,10 @@ struct RunningAuth: Sendable {
 
     var authURL: String { "\(base)/auth/v1" }
 
-    /// Sends a JSON request the way supabase clients do: `apikey` of the app, optional bearer.
-    func request(_ method: HTTPMethod, _ path: String, app: App = .mycirclee, bearer: String? = nil, apiKey: String? = nil, json body: [String: Any]? = nil, headers: [(String, String)] = []) async throws -> (status: Int, json: [String: Any], headers: HTTPHeaders) {
-        var request = HTTPClientRequest(url: "\(authURL)\(path)")
+    /// Sends a JSON request the way supabase clients do: `apikey` of the app, optional bearer;
+    /// to the service, or through a gateway at `through` (its base URL).
+    func request(_ method: HTTPMethod, _ path: String, app: App = .mycirclee, bearer: String? = nil, apiKey: String? = nil, json body: [String: Any]? = nil, headers: [(String, String)] = [], through gateway: String? = nil) async throws -> (status: Int, json: [String: Any], headers: HTTPHeaders) {
+        var request = HTTPClientRequest(url: "\(gateway ?? base)/auth/v1\(path)")
         request.method = method
         request.headers.add(name: "apikey", value: apiKey ?? anonKeys[app]!)
         request.headers.add(name: "Content-Type", value: "application/json;charset=UTF-8")
@@ -34,6 +35,35 @@ struct RunningAuth: Sendable {
         let bytes = try await response.body.collect(upTo: 1 << 20)
         let object = (try? JSONSerialization.jsonObject(with: Data(buffer: bytes))) as? [String: Any] ?? [:]
         return (Int(response.status.code), object, response.headers)
+    }
+
+    /// `POST /token?grant_type=password`.
+    func signIn(app: App = .mycirclee, email: String? = nil, phone: String? = nil, password: String, headers: [(String, String)] = []) async throws -> (status: Int, json: [String: Any], headers: HTTPHeaders) {
+        var body: [String: Any] = ["password": password]
+        if let email { body["email"] = email }
+        if let phone { body["phone"] = phone }
+        return try await request(.POST, "/token?grant_type=password", app: app, json: body, headers: headers)
+    }
+
+    /// `POST /token?grant_type=refresh_token`.
+    func refresh(_ token: String, app: App = .mycirclee) async throws -> (status: Int, json: [String: Any], headers: HTTPHeaders) {
+        try await request(.POST, "/token?grant_type=refresh_token", app: app, json: ["refresh_token": token])
+    }
+
+    /// Runs `body` with a connection pool on auth's schema (to look behind the API).
+    func withDatabase<T: Sendable>(_ body: (Database) async throws -> T) async throws -> T {
+        let database = Database(configuration: database, logger: TestEnvironment.logger)
+        return try await withRunning(database) { try await body(database) }
+    }
+
+    /// Every message the development sender wrote to `recipient`, oldest first.
+    func messages(to recipient: String) throws -> [OutgoingMessage] {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: mailDirectory)) ?? []
+        return try files.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted().compactMap { name in
+            let data = try Data(contentsOf: URL(fileURLWithPath: mailDirectory).appendingPathComponent(name))
+            let message = try ColonyJSON.decoder().decode(OutgoingMessage.self, from: data)
+            return message.to == recipient ? message : nil
+        }
     }
 
     /// The newest message the development sender wrote to `recipient`.
@@ -67,7 +97,7 @@ func withRunningAuth(configure: @escaping @Sendable (inout AuthSettings) -> Void
     try await withTestSchema { databaseConfiguration in
         let settings = testAuthSettings(port: port, mailDirectory: mailDirectory, appleKeysURL: appleKeysURL, configure: configure)
         let configuration = ServiceConfiguration(
-            service: .auth, app: nil, httpHost: "127.0.0.1", httpPort: port, logLevel: .error,
+            service: .auth, app: nil, httpHost: "127.0.0.1", httpPort: port, maxBodyBytes: AuthSettings.defaultMaxBodyBytes, logLevel: .error,
             database: databaseConfiguration, kafkaBrokers: environment.kafkaBrokers, topicPrefix: prefix,
             tokens: TestTokens().verifierConfiguration(audience: nil)
         )

@@ -38,12 +38,14 @@ struct AuthServiceTests {
 
     @Test("the official Supabase Python client passes its suite against the running service")
     func supabasePythonClient() async throws {
-        try await withRunningAuth { auth in
+        // I Believe In You asks for a reauthentication code on every password change.
+        try await withRunningAuth(configure: { $0.apps[.ibelieveinyou]?.reauthenticationWindowSeconds = 0 }) { auth in
             let (status, output) = try await PythonClient.run(["-m", "pytest", "-q", "-p", "no:cacheprovider", PythonClient.path("Tests/AuthClientTests")], environment: [
                 "COLONY_AUTH_URL": auth.authURL,
                 "COLONY_ANON_KEY": auth.anonKeys[.mycirclee],
                 "COLONY_ANON_KEY_HABITHIVE": auth.anonKeys[.habithive],
                 "COLONY_ANON_KEY_UNIFY": auth.anonKeys[.unify],
+                "COLONY_ANON_KEY_IBELIEVEINYOU": auth.anonKeys[.ibelieveinyou],
                 "COLONY_DEV_MAIL_DIR": auth.mailDirectory,
             ])
             #expect(status == 0, "pytest failed:\n\(output)")
@@ -157,17 +159,27 @@ struct AuthServiceTests {
             let session = try await signUp(auth, email: email)
             let access = try #require(session["access_token"] as? String)
 
-            // Email change: confirmed by the code sent to the new address.
+            // Email change (secure, the default): confirmed by the codes sent to the current and
+            // the new address; the old address is told once it is done.
             let newEmail = "\(uniqueName("n"))@example.com"
             let pending = try await auth.request(.PUT, "/user", bearer: access, json: ["email": newEmail])
             #expect(pending.status == 200)
             #expect(pending.json["new_email"] as? String == newEmail)
             #expect(pending.json["email"] as? String == email)
             let code = try #require(try auth.lastMessage(to: newEmail)?.code)
-            #expect(try await auth.request(.POST, "/verify", json: ["type": "email_change", "email": newEmail, "token": "000000"]).status == 403)
+            let currentCode = try #require(try auth.lastMessage(to: email)?.code)
+            #expect(try auth.lastMessage(to: email)?.kind == "email_change")
+            #expect(try await auth.request(.POST, "/verify", json: ["type": "email_change", "email": newEmail, "token": code == "000000" ? "000001" : "000000"]).status == 403)
+            let half = try await auth.request(.POST, "/verify", json: ["type": "email_change", "email": email, "token": currentCode])
+            #expect(half.status == 200, "\(half.json)")
+            #expect(half.json["msg"] as? String == "Confirmation link accepted. Please proceed to confirm link sent to the other email")
+            #expect(half.json["access_token"] == nil)
+            #expect(half.json["email"] as? String == email && half.json["new_email"] as? String == newEmail)
             let changed = try await auth.request(.POST, "/verify", json: ["type": "email_change", "email": newEmail, "token": code])
             #expect(changed.status == 200, "\(changed.json)")
             #expect((changed.json["user"] as? [String: Any])?["email"] as? String == newEmail)
+            let notice = try #require(try auth.lastMessage(to: email))
+            #expect(notice.kind == "email_changed" && notice.code == nil && notice.text.contains(newEmail))
 
             // Recovery: the code signs in, then the password is replaced.
             #expect(try await auth.request(.POST, "/recover", json: ["email": newEmail]).status == 200)
@@ -331,45 +343,34 @@ struct AuthServiceTests {
         }
     }
 
-    @Test("Sign in with Apple: verified token, nonce, bundle id; the first sign-in's name is kept")
+    @Test("Sign in with Apple: verified token, nonce (required), bundle id; the first sign-in's name is kept")
     func signInWithApple() async throws {
-        let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        let primitives = try rsa.publicKey.getKeyPrimitives()
-        let jwks = #"{"keys":[{"kty":"RSA","kid":"apple-test","use":"sig","alg":"RS256","n":"\#(Base64URL.encode(primitives.modulus))","e":"\#(Base64URL.encode(primitives.publicExponent))"}]}"#
-        let applePort = try freePort()
-        let appleRouter = Router()
-        appleRouter.get("auth/keys") { _, _ in jwks }
-        let appleApp = Application(router: appleRouter, configuration: .init(address: .hostname("127.0.0.1", port: applePort)), logger: TestEnvironment.logger)
-        let signer = await JWTKeyCollection().add(rsa: try Insecure.RSA.PrivateKey(backing: rsa), digestAlgorithm: .sha256, kid: "apple-test")
-        struct AppleClaims: JWTPayload {
-            var iss: IssuerClaim, aud: AudienceClaim, exp: ExpirationClaim, sub: SubjectClaim, nonce: String, email: String, email_verified: String
-            func verify(using algorithm: some JWTAlgorithm) async throws {}
-        }
-        @Sendable func idToken(audience: String = "com.habithive.app", nonce: String) async throws -> String {
-            let hashed = SHA256.hash(data: Data(nonce.utf8)).map { String(format: "%02x", $0) }.joined()
-            return try await signer.sign(AppleClaims(iss: "https://appleid.apple.com", aud: AudienceClaim(value: audience), exp: ExpirationClaim(value: Date().addingTimeInterval(600)), sub: "001234.apple", nonce: hashed, email: "apple-user@privaterelay.appleid.com", email_verified: "true"))
-        }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await appleApp.runService() }
-            defer { group.cancelAll() }
-            try await withRunningAuth(appleKeysURL: URL(string: "http://127.0.0.1:\(applePort)/auth/keys")!) { auth in
+        try await AppleStandIn.run { apple in
+            try await withRunningAuth(appleKeysURL: apple.keysURL) { auth in
                 let first = try await auth.request(.POST, "/token?grant_type=id_token", app: .habithive, json: [
-                    "provider": "apple", "id_token": try await idToken(nonce: "n-1"), "nonce": "n-1", "data": ["full_name": "Tim Apple"],
+                    "provider": "apple", "id_token": try await apple.idToken(nonce: "n-1"), "nonce": "n-1", "data": ["full_name": "Tim Apple"],
                 ])
                 #expect(first.status == 200, "\(first.json)")
                 let user = try #require(first.json["user"] as? [String: Any])
                 #expect((user["user_metadata"] as? [String: Any])?["full_name"] as? String == "Tim Apple")
                 // Apple sends no name the second time; the first one stays.
-                let second = try await auth.request(.POST, "/token?grant_type=id_token", app: .habithive, json: ["provider": "apple", "id_token": try await idToken(nonce: "n-2"), "nonce": "n-2"])
+                let second = try await auth.request(.POST, "/token?grant_type=id_token", app: .habithive, json: ["provider": "apple", "id_token": try await apple.idToken(nonce: "n-2"), "nonce": "n-2"])
                 #expect(second.status == 200)
                 #expect((second.json["user"] as? [String: Any])?["id"] as? String == user["id"] as? String)
                 #expect(((second.json["user"] as? [String: Any])?["user_metadata"] as? [String: Any])?["full_name"] as? String == "Tim Apple")
-                let badNonce = try await auth.request(.POST, "/token?grant_type=id_token", app: .habithive, json: ["provider": "apple", "id_token": try await idToken(nonce: "n-3"), "nonce": "other"])
+                let badNonce = try await auth.request(.POST, "/token?grant_type=id_token", app: .habithive, json: ["provider": "apple", "id_token": try await apple.idToken(nonce: "n-3"), "nonce": "other"])
                 #expect(badNonce.status == 400)
-                let wrongApp = try await auth.request(.POST, "/token?grant_type=id_token", app: .habithive, json: ["provider": "apple", "id_token": try await idToken(audience: "com.other.app", nonce: "n-4"), "nonce": "n-4"])
+                let wrongApp = try await auth.request(.POST, "/token?grant_type=id_token", app: .habithive, json: ["provider": "apple", "id_token": try await apple.idToken(audience: "com.other.app", nonce: "n-4"), "nonce": "n-4"])
                 #expect(wrongApp.status == 400)
-                let disabled = try await auth.request(.POST, "/token?grant_type=id_token", app: .unify, json: ["provider": "apple", "id_token": try await idToken(nonce: "n-5"), "nonce": "n-5"])
+                let disabled = try await auth.request(.POST, "/token?grant_type=id_token", app: .unify, json: ["provider": "apple", "id_token": try await apple.idToken(nonce: "n-5"), "nonce": "n-5"])
                 #expect(disabled.status == 400)
+                // The nonce is required: a token without one (or a request without one) is refused.
+                let noNonce = try await auth.request(.POST, "/token?grant_type=id_token", app: .habithive, json: ["provider": "apple", "id_token": try await apple.idToken(nonce: nil)])
+                #expect(noNonce.status == 400 && noNonce.json["code"] as? String == "bad_oauth_callback", "\(noNonce.json)")
+                let tokenWithoutNonce = try await auth.request(.POST, "/token?grant_type=id_token", app: .habithive, json: ["provider": "apple", "id_token": try await apple.idToken(nonce: nil), "nonce": "n-6"])
+                #expect(tokenWithoutNonce.status == 400)
+                let requestWithoutNonce = try await auth.request(.POST, "/token?grant_type=id_token", app: .habithive, json: ["provider": "apple", "id_token": try await apple.idToken(nonce: "n-7")])
+                #expect(requestWithoutNonce.status == 400 && requestWithoutNonce.json["code"] as? String == "bad_oauth_callback")
             }
         }
     }

@@ -37,7 +37,7 @@ public enum AuthService {
     public static func makeSender(_ configuration: SenderConfiguration, logger: Logger) -> any MessageSender {
         switch configuration {
         case .folder(let folder): FolderMessageSender(folder: folder, logger: logger)
-        case .webhook(let url): WebhookMessageSender(url: url)
+        case .webhook(let url, let secret): WebhookMessageSender(url: url, secret: secret)
         }
     }
 }

@@ -62,8 +62,11 @@ public actor AppleIdentityVerifier {
         self.httpClient = httpClient
     }
 
-    /// - Parameter nonce: the raw nonce the app generated; Apple's token carries its SHA-256.
+    /// - Parameter nonce: the raw nonce the app generated; Apple's token must carry its SHA-256.
+    ///   Required: without it a token captured elsewhere (another app using Sign in with Apple for
+    ///   the same bundle id, a log) could be replayed here.
     public func verify(idToken: String, bundleIDs: [String], nonce: String?) async throws -> AppleIdentity {
+        guard let nonce, !nonce.isEmpty else { throw AuthErrors.appleNonceRequired }
         let claims: AppleIdentityClaims
         do {
             claims = try await verifiedClaims(idToken)
@@ -74,12 +77,7 @@ public actor AppleIdentityVerifier {
         guard claims.aud.value.contains(where: bundleIDs.contains) else {
             throw APIError(.badRequest, code: "bad_oauth_callback", message: "Unacceptable audience in id_token")
         }
-        switch (nonce, claims.nonce) {
-        case (nil, nil):
-            break
-        case (let raw?, let hashed?) where hex(SHA256.hash(data: Data(raw.utf8))) == hashed:
-            break
-        default:
+        guard let hashed = claims.nonce, hex(SHA256.hash(data: Data(nonce.utf8))) == hashed else {
             throw APIError(.badRequest, code: "bad_oauth_callback", message: "Nonces mismatch")
         }
         return AppleIdentity(subject: claims.sub.value, email: claims.email?.lowercased(), emailVerified: claims.emailVerified?.value ?? false, isPrivateEmail: claims.isPrivateEmail?.value ?? false)

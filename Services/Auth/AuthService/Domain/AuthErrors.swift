@@ -29,7 +29,12 @@ enum AuthErrors {
     static let flowStateNotFound = APIError(.notFound, code: "flow_state_not_found", message: "invalid flow state, no valid flow state found")
     static let badCodeVerifier = APIError(.badRequest, code: "bad_code_verifier", message: "code challenge does not match previously saved code verifier")
     static let badOAuthCallback = APIError(.badRequest, code: "bad_oauth_callback", message: "The id token could not be verified")
-    static let reauthenticationNeeded = APIError(.unauthorized, code: "reauthentication_needed", message: "Password update requires reauthentication")
+    static let reauthenticationNeeded = APIError(.badRequest, code: "reauthentication_needed", message: "This change requires reauthentication: sign in again, or send the nonce from GET /reauthenticate")
+    static let reauthenticationNotValid = APIError(.unprocessableContent, code: "reauthentication_not_valid", message: "Nonce has expired or is invalid")
+    static let reauthenticationEmailNotConfirmed = APIError(.unprocessableContent, code: "email_not_confirmed", message: "Please verify your email first.")
+    static let reauthenticationPhoneNotConfirmed = APIError(.unprocessableContent, code: "phone_not_confirmed", message: "Please verify your phone first.")
+    static let phoneSignupDisabled = APIError(.unprocessableContent, code: "phone_provider_disabled", message: "Phone sign-ups and sign-ins with a password are disabled for this app")
+    static let appleNonceRequired = APIError(.badRequest, code: "bad_oauth_callback", message: "Sign in with Apple requires the nonce the app generated (and its SHA-256 in the identity token)")
     static let samePassword = APIError(.unprocessableContent, code: "same_password", message: "New password should be different from the old password.")
     static let senderFailed = APIError(.badGateway, code: "unexpected_failure", message: "Error sending the message; try again later")
 
@@ -48,6 +53,12 @@ enum AuthErrors {
 
     static func overRequestRateLimit(retryAfter: Int) -> APIError {
         APIError(.tooManyRequests, code: "over_request_rate_limit", message: "Request rate limit reached", headers: [.retryAfter: "\(max(1, retryAfter))"])
+    }
+
+    /// Too many wrong codes for one recipient, across all their codes.
+    static func overVerifyBudget(retryAfter: Int) -> APIError {
+        APIError(.tooManyRequests, code: "over_request_rate_limit", message: "Too many wrong codes for this address; try again in \(max(1, retryAfter)) seconds",
+                 headers: [.retryAfter: "\(max(1, retryAfter))"])
     }
 
     static func overSendRateLimit(channel: MessageChannel, retryAfter: Int) -> APIError {

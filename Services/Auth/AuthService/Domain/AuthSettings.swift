@@ -10,14 +10,19 @@ public struct AppAuthSettings: Codable, Sendable, Equatable {
     public var emailEnabled: Bool
     /// Passwordless email: magic link and 6-digit code.
     public var magicLinkEnabled: Bool
-    /// Phone: SMS codes (and phone + password).
+    /// Phone: SMS codes.
     public var phoneEnabled: Bool
+    /// Phone + password sign-up and sign-in (no seed app offers it).
+    public var phonePasswordEnabled: Bool
     /// Sign in with Apple (`grant_type=id_token`, provider `apple`).
     public var appleEnabled: Bool
     public var disableSignup: Bool
+    /// Whether `POST /otp` may create an account for an unknown address (a client's
+    /// `create_user: false` can only narrow it).
+    public var otpCreateUser: Bool
     /// Email sign-ups get a session at once instead of a confirmation mail.
     public var emailAutoconfirm: Bool
-    /// Where `redirect_to` may point: exact URLs, or prefixes ending in `*`.
+    /// Where `redirect_to` may point: exact URLs, or patterns with `*` (`RedirectPattern`).
     public var redirectUrls: [String]
     /// The default redirect when a link names none (or names one not allowed).
     public var siteUrl: String
@@ -30,13 +35,23 @@ public struct AppAuthSettings: Codable, Sendable, Equatable {
     public var sessionTimeboxSeconds: Int?
     /// Sessions end after this long without a refresh (nil: never).
     public var sessionInactivityTimeoutSeconds: Int?
+    /// A new password needs a reauthentication code unless the session signed in within
+    /// `reauthenticationWindowSeconds` (GoTrue's secure password change).
+    public var securePasswordChange: Bool
+    /// A new email needs a code from the current address as well as the new one (GoTrue's secure
+    /// email change); the old address is told once it is done either way.
+    public var secureEmailChange: Bool
+    /// How recent a sign-in spares a reauthentication code (password change, account deletion).
+    public var reauthenticationWindowSeconds: Int
 
-    public init(emailEnabled: Bool = true, magicLinkEnabled: Bool = false, phoneEnabled: Bool = false, appleEnabled: Bool = false, disableSignup: Bool = false, emailAutoconfirm: Bool = true, redirectUrls: [String], siteUrl: String, appleBundleIds: [String] = [], accessTokenLifetimeSeconds: Int = 3600, refreshTokenReuseIntervalSeconds: Int = 10, sessionTimeboxSeconds: Int? = nil, sessionInactivityTimeoutSeconds: Int? = nil) {
+    public init(emailEnabled: Bool = true, magicLinkEnabled: Bool = false, phoneEnabled: Bool = false, phonePasswordEnabled: Bool = false, appleEnabled: Bool = false, disableSignup: Bool = false, otpCreateUser: Bool = true, emailAutoconfirm: Bool = true, redirectUrls: [String], siteUrl: String, appleBundleIds: [String] = [], accessTokenLifetimeSeconds: Int = 3600, refreshTokenReuseIntervalSeconds: Int = 10, sessionTimeboxSeconds: Int? = nil, sessionInactivityTimeoutSeconds: Int? = nil, securePasswordChange: Bool = true, secureEmailChange: Bool = true, reauthenticationWindowSeconds: Int = 86_400) {
         self.emailEnabled = emailEnabled
         self.magicLinkEnabled = magicLinkEnabled
         self.phoneEnabled = phoneEnabled
+        self.phonePasswordEnabled = phonePasswordEnabled
         self.appleEnabled = appleEnabled
         self.disableSignup = disableSignup
+        self.otpCreateUser = otpCreateUser
         self.emailAutoconfirm = emailAutoconfirm
         self.redirectUrls = redirectUrls
         self.siteUrl = siteUrl
@@ -45,6 +60,9 @@ public struct AppAuthSettings: Codable, Sendable, Equatable {
         self.refreshTokenReuseIntervalSeconds = refreshTokenReuseIntervalSeconds
         self.sessionTimeboxSeconds = sessionTimeboxSeconds
         self.sessionInactivityTimeoutSeconds = sessionInactivityTimeoutSeconds
+        self.securePasswordChange = securePasswordChange
+        self.secureEmailChange = secureEmailChange
+        self.reauthenticationWindowSeconds = reauthenticationWindowSeconds
     }
 
     /// The seeds' sign-in methods per app.
@@ -67,7 +85,7 @@ public struct AppAuthSettings: Codable, Sendable, Equatable {
     /// Whether a link may send the user to `url`.
     public func allowsRedirect(to url: String) -> Bool {
         url == siteUrl || redirectUrls.contains { pattern in
-            pattern.hasSuffix("*") ? url.hasPrefix(String(pattern.dropLast())) : url == pattern
+            pattern.contains("*") ? RedirectPattern(pattern)?.matches(url) ?? false : url == pattern
         }
     }
 
@@ -96,18 +114,27 @@ public struct RateLimitRule: Sendable, Equatable {
     }
 }
 
-/// Rate limits, in the spirit of Supabase Auth's defaults.
+/// Rate limits, in the spirit of Supabase Auth's defaults. Per-IP limits key on the client's
+/// address as the gateway saw it (`TrustedProxies`).
 public struct RateLimitSettings: Sendable, Equatable {
     public var signUpPerIP = RateLimitRule(30, per: 300)
     public var otpPerIP = RateLimitRule(30, per: 300)
     public var signInPerIP = RateLimitRule(30, per: 300)
+    /// Failed password sign-ins per account from one address (successes are not counted, and a
+    /// stranger's failures from elsewhere never lock the owner out).
     public var signInPerAccount = RateLimitRule(10, per: 300)
     public var refreshPerIP = RateLimitRule(150, per: 300)
     public var verifyPerIP = RateLimitRule(30, per: 300)
+    /// Wrong codes per recipient across all their codes (each code also dies after
+    /// `maxCodeAttempts`): asking for new codes does not buy more guesses.
+    public var verifyFailuresPerRecipient = RateLimitRule(10, per: 3600)
     /// One mail or SMS per recipient per minute.
     public var sendPerRecipient = RateLimitRule(1, per: 60)
     /// A cap on SMS per number per hour.
     public var smsPerNumber = RateLimitRule(5, per: 3600)
+    /// The operator's SMS bill: per app and in total, per hour.
+    public var smsPerApp = RateLimitRule(500, per: 3600)
+    public var smsGlobal = RateLimitRule(1000, per: 3600)
 
     public init() {}
 
@@ -121,8 +148,11 @@ public struct RateLimitSettings: Sendable, Equatable {
         settings.signInPerAccount = open
         settings.refreshPerIP = open
         settings.verifyPerIP = open
+        settings.verifyFailuresPerRecipient = open
         settings.sendPerRecipient = open
         settings.smsPerNumber = open
+        settings.smsPerApp = open
+        settings.smsGlobal = open
         return settings
     }()
 }
@@ -131,12 +161,16 @@ public struct RateLimitSettings: Sendable, Equatable {
 public enum SenderConfiguration: Sendable, Equatable {
     /// One JSON file per message in a folder (development and tests).
     case folder(String)
-    /// POSTed as JSON to a provider bridge.
-    case webhook(URL)
+    /// POSTed as JSON to a provider bridge, signed with the secret (Standard Webhooks).
+    case webhook(URL, secret: WebhookSecret)
 }
 
 /// Everything the auth service is configured with beyond the platform's settings.
 public struct AuthSettings: Sendable {
+    /// Auth's request body limit unless `COLONY_MAX_BODY_BYTES` is set: above the platform's
+    /// 1 MiB, so oversized metadata gets its own 422 rather than a bare 413.
+    public static let defaultMaxBodyBytes = 2 << 20
+
     public var issuer: String
     /// The public base URL of the auth API (`…/auth/v1`), used in mailed links.
     public var publicURL: String
@@ -172,15 +206,20 @@ public struct AuthSettings: Sendable {
         apps[app] ?? .defaults(for: app)
     }
 
-    /// Reads `COLONY_AUTH_*`: `PUBLIC_URL`, `PHONE_PEPPER` (required), `MAIL_DIR` or `WEBHOOK_URL`,
-    /// `APPS_FILE`, `BCRYPT_COST` (10), `HASH_THREADS`, `APPLE_KEYS_URL`, and rate limits as
-    /// `COLONY_AUTH_RATE_<NAME>=COUNT/SECONDS` (`SIGNUP_IP`, `OTP_IP`, `SIGNIN_IP`,
-    /// `SIGNIN_ACCOUNT`, `REFRESH_IP`, `VERIFY_IP`, `SEND_RECIPIENT`, `SMS_NUMBER`).
+    /// Reads `COLONY_AUTH_*`: `PUBLIC_URL`, `PHONE_PEPPER` (required, a strong secret), `MAIL_DIR`
+    /// or `WEBHOOK_URL` with `WEBHOOK_SECRET` (`whsec_…`), `APPS_FILE`, `BCRYPT_COST` (10),
+    /// `HASH_THREADS`, `APPLE_KEYS_URL`, and rate limits as `COLONY_AUTH_RATE_<NAME>=COUNT/SECONDS`
+    /// (`SIGNUP_IP`, `OTP_IP`, `SIGNIN_IP`, `SIGNIN_ACCOUNT`, `REFRESH_IP`, `VERIFY_IP`,
+    /// `VERIFY_RECIPIENT`, `SEND_RECIPIENT`, `SMS_NUMBER`, `SMS_APP`, `SMS_GLOBAL`).
     public static func load(environment: EnvironmentReader = EnvironmentReader(), port: Int, issuer: String) throws(ConfigurationError) -> AuthSettings {
         let publicURL = environment.string("COLONY_AUTH_PUBLIC_URL", default: "http://127.0.0.1:\(port)/auth/v1")
         let sender: SenderConfiguration
         if let webhook = try environment.url("COLONY_AUTH_WEBHOOK_URL") {
-            sender = .webhook(webhook)
+            let text = try environment.secret("COLONY_AUTH_WEBHOOK_SECRET", minimumLength: 32)
+            guard let secret = WebhookSecret(text) else {
+                throw ConfigurationError(variable: "COLONY_AUTH_WEBHOOK_SECRET", problem: "must be whsec_ followed by the base64 of at least 24 random bytes (e.g. whsec_$(openssl rand -base64 32))")
+            }
+            sender = .webhook(webhook, secret: secret)
         } else if let folder = environment.optionalString("COLONY_AUTH_MAIL_DIR") {
             sender = .folder(folder)
         } else {
@@ -189,7 +228,7 @@ public struct AuthSettings: Sendable {
         var settings = AuthSettings(
             issuer: issuer,
             publicURL: publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL,
-            phonePepper: try environment.string("COLONY_AUTH_PHONE_PEPPER"),
+            phonePepper: try environment.secret("COLONY_AUTH_PHONE_PEPPER"),
             bcryptCost: try environment.int("COLONY_AUTH_BCRYPT_COST", default: 10, range: 4...16),
             hashingThreads: try environment.int("COLONY_AUTH_HASH_THREADS", default: max(1, ProcessInfo.processInfo.activeProcessorCount - 1), range: 1...64),
             sender: sender
@@ -201,7 +240,8 @@ public struct AuthSettings: Sendable {
         let rules: [(String, WritableKeyPath<RateLimitSettings, RateLimitRule>)] = [
             ("SIGNUP_IP", \.signUpPerIP), ("OTP_IP", \.otpPerIP), ("SIGNIN_IP", \.signInPerIP),
             ("SIGNIN_ACCOUNT", \.signInPerAccount), ("REFRESH_IP", \.refreshPerIP), ("VERIFY_IP", \.verifyPerIP),
-            ("SEND_RECIPIENT", \.sendPerRecipient), ("SMS_NUMBER", \.smsPerNumber),
+            ("VERIFY_RECIPIENT", \.verifyFailuresPerRecipient), ("SEND_RECIPIENT", \.sendPerRecipient), ("SMS_NUMBER", \.smsPerNumber),
+            ("SMS_APP", \.smsPerApp), ("SMS_GLOBAL", \.smsGlobal),
         ]
         for (name, keyPath) in rules {
             let variable = "COLONY_AUTH_RATE_\(name)"

@@ -43,20 +43,37 @@ public enum Credentials {
     }
 }
 
-/// Secrets handed to clients (refresh tokens, link tokens, codes) are random; the database only
-/// keeps their SHA-256, so a leaked table grants nothing.
+/// Secrets handed to clients (refresh tokens, link tokens, codes) are random; the database keeps
+/// refresh tokens only as SHA-256. A live code and its link are looked up by their hashes but
+/// derived from a random seed kept beside them until they expire, so asking again re-sends the
+/// same code (the signing keys live in the same database: protect it as the keys it holds).
 public enum Secrets {
     /// 32 random bytes, base64url without padding.
     public static func opaqueToken() -> String {
+        Base64URL.encode(randomBytes(32))
+    }
+
+    public static func randomBytes(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return Base64URL.encode(bytes)
+        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
     }
 
     /// A 6-digit code, uniformly drawn.
     public static func numericCode() -> String {
         var generator = SystemRandomNumberGenerator()
         return String(format: "%06d", Int.random(in: 0..<1_000_000, using: &generator))
+    }
+
+    /// The 6-digit code of a seed (64 bits of HMAC reduced mod 10^6: uniform to within 2^-44).
+    public static func numericCode(seed: [UInt8]) -> String {
+        let mac = Array(HMAC<SHA256>.authenticationCode(for: Array("code".utf8), using: SymmetricKey(data: seed)))
+        let value = mac.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return String(format: "%06d", Int(value % 1_000_000))
+    }
+
+    /// The link token of a seed: 32 bytes, base64url.
+    public static func linkToken(seed: [UInt8]) -> String {
+        Base64URL.encode(Array(HMAC<SHA256>.authenticationCode(for: Array("link".utf8), using: SymmetricKey(data: seed))))
     }
 
     public static func hash(_ secret: String) -> [UInt8] {

@@ -8,17 +8,19 @@ public enum MessageChannel: String, Codable, Sendable {
     case email, sms
 }
 
-/// A mail or SMS the auth service sends: a sign-in code, a link, or both.
+/// A mail or SMS the auth service sends: a sign-in code, a link, or both; or a notice (no code).
 public struct OutgoingMessage: Codable, Sendable, Equatable {
     public var app: App
     public var channel: MessageChannel
     /// An email address, or an E.164 phone number with its plus.
     public var to: String
-    /// What the code or link does: signup, magiclink, recovery, email_change, sms, phone_change.
+    /// What the code or link does: signup, magiclink, recovery, email_change (to the new and, for a
+    /// secure change, the current address), sms, phone_change, reauthentication; or the notice
+    /// email_changed (to the old address once a change is done).
     public var kind: String
     public var subject: String
     public var text: String
-    public var code: String
+    public var code: String?
     public var link: String?
     public var sentAt: Date
 }
@@ -52,21 +54,28 @@ public struct FolderMessageSender: MessageSender {
     }
 }
 
-/// POSTs each message as JSON to a provider bridge; any non-2xx answer is a failure.
+/// POSTs each message as JSON to a provider bridge, signed the Standard Webhooks way
+/// (`WebhookSecret`) so the bridge can refuse forgeries; any non-2xx answer is a failure.
 public struct WebhookMessageSender: MessageSender {
     public let url: URL
+    let secret: WebhookSecret
     let client: HTTPClient
 
-    public init(url: URL, client: HTTPClient = .shared) {
+    public init(url: URL, secret: WebhookSecret, client: HTTPClient = .shared) {
         self.url = url
+        self.secret = secret
         self.client = client
     }
 
     public func send(_ message: OutgoingMessage) async throws {
+        let body = Array(try ColonyJSON.encoder().encode(message))
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(data: try ColonyJSON.encoder().encode(message)))
+        for header in secret.headers(id: "msg_" + UUID().uuidString.lowercased(), timestamp: Date(), body: body) {
+            request.headers.add(name: header.name, value: header.value)
+        }
+        request.body = .bytes(ByteBuffer(bytes: body))
         let response = try await client.execute(request, timeout: .seconds(10))
         guard (200..<300).contains(response.status.code) else {
             throw WebhookFailure(status: Int(response.status.code))
@@ -78,7 +87,7 @@ public struct WebhookMessageSender: MessageSender {
 
 /// The wording of each message.
 enum MessageTemplates {
-    static func email(kind: OneTimeTokenKind, app: App, code: String, link: String) -> (subject: String, text: String) {
+    static func email(kind: OneTimeTokenKind, app: App, code: String, link: String, newEmail: String? = nil) -> (subject: String, text: String) {
         switch kind {
         case .signup:
             ("Confirm your signup", "Follow this link to confirm your account:\n\(link)\n\nOr enter this code: \(code)")
@@ -87,7 +96,11 @@ enum MessageTemplates {
         case .recovery:
             ("Reset your password", "Follow this link to reset the password for your account:\n\(link)\n\nOr enter this code: \(code)")
         case .emailChange:
-            ("Confirm your new email", "Follow this link to confirm the change of your email address:\n\(link)\n\nOr enter this code: \(code)")
+            ("Confirm your new email", "Follow this link to confirm the change of your email address to this one:\n\(link)\n\nOr enter this code: \(code)")
+        case .emailChangeCurrent:
+            ("Confirm your email change", "Someone asked to change the email address of your account from this address to \(newEmail ?? "another one"). If it was you, follow this link:\n\(link)\n\nOr enter this code: \(code)\n\nIf it was not you, ignore this mail: nothing changes without it.")
+        case .reauthentication:
+            ("Confirm it is you", "Enter this code to confirm the change to your account: \(code)")
         case .sms, .phoneChange:
             ("Your code", "Your code is \(code)")
         }
@@ -95,5 +108,10 @@ enum MessageTemplates {
 
     static func sms(code: String) -> String {
         "Your code is \(code)"
+    }
+
+    /// The notice to the old address once an email change is done.
+    static func emailChanged(to newEmail: String) -> (subject: String, text: String) {
+        ("Your email address was changed", "The email address of your account was changed to \(newEmail). If you did not do this, contact support at once.")
     }
 }

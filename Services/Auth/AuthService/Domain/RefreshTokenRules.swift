@@ -4,15 +4,18 @@ import Foundation
 
 /// Supabase Auth's refresh-token rotation rules, as a plain decision over stored state.
 ///
-/// Tokens are single-use: refreshing revokes the presented token and issues a child. A client
-/// that lost the response and presents the parent of the active token gets the active token
-/// back; a rotated token presented again within the reuse interval gets a fresh child; any other
-/// replay is treated as theft and ends the whole session.
+/// Tokens are single-use: refreshing revokes the presented token and issues a child. Within the
+/// reuse interval after a token was rotated, presenting it again is a client that lost the answer
+/// (or raced itself): the parent of the active token gets the active token back, an older one a
+/// fresh child. After the interval every replay, the active token's parent included, is treated
+/// as theft and ends the whole session (GoTrue hands the parent the active token forever, so a
+/// stolen parent would keep working).
 public enum RefreshTokenRules {
     public enum Decision: Equatable, Sendable {
         /// The token is active: revoke it and issue a child.
         case rotate
-        /// The token is the parent of the active one: answer with the active token.
+        /// The token is the parent of the active one, within the reuse interval: answer with the
+        /// active token.
         case returnActive
         /// A revoked token inside the reuse interval: issue another child.
         case rotateWithinReuseInterval
@@ -49,11 +52,8 @@ public enum RefreshTokenRules {
             return .sessionExpired
         }
         guard let revokedAt = token.revokedAt else { return .rotate }
-        if token.isParentOfActive { return .returnActive }
-        if now.timeIntervalSince(revokedAt) < Double(settings.refreshTokenReuseIntervalSeconds) {
-            return .rotateWithinReuseInterval
-        }
-        return .reuseDetected
+        guard now.timeIntervalSince(revokedAt) < Double(settings.refreshTokenReuseIntervalSeconds) else { return .reuseDetected }
+        return token.isParentOfActive ? .returnActive : .rotateWithinReuseInterval
     }
 
     /// A child token is derived from its parent and a stored salt, so the database keeps only

@@ -91,6 +91,23 @@ public enum SignUpResult: Sendable {
     case user(UserResource)
 }
 
+/// GoTrue's answer to the first of a secure email change's two confirmations (`msg`, `code`),
+/// with the user's fields beside them: clients that decode the answer of `POST /verify` as a
+/// session or a user (supabase-swift's `AuthResponse`, supabase_auth) get the user, whose
+/// `new_email` is still pending.
+struct SingleConfirmationResponse: ResponseEncodable {
+    var user: UserResource
+
+    enum Keys: String, CodingKey { case msg, code }
+
+    func encode(to encoder: any Encoder) throws {
+        try user.encode(to: encoder)
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(Accounts.singleConfirmationMessage, forKey: .msg)
+        try container.encode("200", forKey: .code)
+    }
+}
+
 /// `GET /admin/users`.
 struct UserListResponse: ResponseCodable {
     var users: [UserResource]

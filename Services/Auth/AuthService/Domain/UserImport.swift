@@ -148,8 +148,9 @@ public enum UserImportParser {
 
 extension Accounts {
     /// Imports accounts with their ids and bcrypt hashes, so users sign in with their old
-    /// passwords; each becomes `user_registered`. Accounts whose id or address already exists
-    /// are skipped.
+    /// passwords; each becomes `user_registered`. Accounts whose id or address already exists,
+    /// or whose metadata is over `MetadataLimits`, are skipped. Their addresses count as
+    /// unproven (nobody here saw them proven), their passwords as their own.
     public func importUsers(_ imported: [ImportedUser], into app: App) async throws -> (imported: Int, skipped: [String]) {
         var count = 0
         var skipped: [String] = []
@@ -164,6 +165,7 @@ extension Accounts {
                                   appMetadata: appMetadata, userMetadata: record.userMetadata, lastSignInAt: record.lastSignInAt,
                                   createdAt: record.createdAt ?? now, updatedAt: now)
             do {
+                try MetadataLimits.check(user: record.userMetadata, app: appMetadata)
                 try await database.transaction { connection in
                     if try await users.find(id: record.id, app: app, on: connection) != nil { throw AuthErrors.userAlreadyExists }
                     try await users.insert(user, on: connection)

@@ -130,5 +130,24 @@ enum AuthMigrations {
                 PRIMARY KEY (bucket, window_start)
             );
             """),
+        Migration(version: 2, name: "proven addresses, secure changes, resendable codes", sql: """
+            -- Proven (the owner showed a code, a link or Apple's verified email) is not confirmed
+            -- (an app may autoconfirm). Existing accounts start with nothing proven.
+            ALTER TABLE users
+                ADD COLUMN email_proven_at timestamptz,
+                ADD COLUMN phone_proven_at timestamptz,
+                ADD COLUMN password_unproven boolean NOT NULL DEFAULT false,
+                ADD COLUMN email_change_confirm_status int NOT NULL DEFAULT 0;
+
+            -- A secure email change's code to the current address; reauthentication codes.
+            ALTER TABLE one_time_tokens DROP CONSTRAINT one_time_tokens_kind_check;
+            ALTER TABLE one_time_tokens ADD CONSTRAINT one_time_tokens_kind_check CHECK (kind IN (
+                'signup', 'magiclink', 'recovery', 'email_change', 'email_change_current', 'sms', 'phone_change', 'reauthentication'));
+            -- The code of a sign-up that set a password (entering it proves that password).
+            ALTER TABLE one_time_tokens ADD COLUMN confirms_sign_up boolean NOT NULL DEFAULT false;
+            -- The code and link are derived from this, so asking again re-sends the same ones.
+            ALTER TABLE one_time_tokens ADD COLUMN seed bytea;
+            CREATE INDEX one_time_tokens_user_kind ON one_time_tokens (user_id, kind);
+            """),
     ]
 }

@@ -7,8 +7,16 @@ import PostgresNIO
 public enum OneTimeTokenKind: String, Sendable, CaseIterable {
     case signup, magiclink, recovery
     case emailChange = "email_change"
+    /// A secure email change's code to the current address.
+    case emailChangeCurrent = "email_change_current"
     case sms
     case phoneChange = "phone_change"
+    /// `GET /reauthenticate`: the `nonce` of a sensitive change.
+    case reauthentication
+
+    /// The `kind` of the message that carries it (both email-change mails are `email_change`,
+    /// as in GoTrue; the recipient tells them apart).
+    var messageKind: String { self == .emailChangeCurrent ? OneTimeTokenKind.emailChange.rawValue : rawValue }
 }
 
 struct OneTimeTokenRecord: Sendable {
@@ -23,28 +31,69 @@ struct OneTimeTokenRecord: Sendable {
     var codeChallenge: String?
     var codeChallengeMethod: String?
     var expiresAt: Date
+    /// Issued by the sign-up that set the account's password.
+    var confirmsSignUp: Bool
+}
+
+/// A code (and, for mail, a link token) to send.
+struct IssuedCode: Sendable {
+    var code: String
+    var linkToken: String?
 }
 
 /// Codes and links (`one_time_tokens`) and PKCE auth codes (`flow_states`).
 struct OneTimeTokenStore {
     let logger: Logger
+    static let columns = "id, user_id, kind, recipient, code_hash, attempts, redirect_to, code_challenge, code_challenge_method, expires_at, app, confirms_sign_up"
 
-    /// Replaces any earlier token of the kind for the user: only the newest code works.
-    func issue(app: App, userID: UUID, kind: OneTimeTokenKind, recipient: String, codeHash: [UInt8], linkHash: [UInt8]?, redirectTo: String?, codeChallenge: String?, codeChallengeMethod: String?, lifetime: TimeInterval, on connection: PostgresConnection) async throws {
+    /// A code of the kind for the user. Asked again while the live one (same recipient, tries
+    /// left) has at least half its lifetime ahead, it is sent again, so a new request cannot kill
+    /// the code the owner just received; it then follows the newest request's redirect and PKCE
+    /// challenge. Otherwise a new code replaces every earlier one of the kind.
+    func issue(app: App, userID: UUID, kind: OneTimeTokenKind, recipient: String, withLink: Bool, redirectTo: String?, pkce: PKCEChallenge?, confirmsSignUp: Bool, lifetime: TimeInterval, maxAttempts: Int, on connection: PostgresConnection) async throws -> IssuedCode {
+        let reusable = try await connection.query("""
+            SELECT id, seed FROM one_time_tokens
+            WHERE user_id = \(userID) AND kind = \(kind.rawValue) AND recipient = \(recipient) AND seed IS NOT NULL
+              AND attempts < \(maxAttempts) AND expires_at > now() + make_interval(secs => \(lifetime / 2))
+            ORDER BY created_at DESC LIMIT 1 FOR UPDATE
+            """, logger: logger)
+        for try await (id, seed) in reusable.decode((UUID, ByteBuffer).self) {
+            try await connection.query("""
+                UPDATE one_time_tokens SET redirect_to = \(redirectTo), code_challenge = \(pkce?.challenge), code_challenge_method = \(pkce?.method.rawValue),
+                    confirms_sign_up = confirms_sign_up AND \(confirmsSignUp)
+                WHERE id = \(id)
+                """, logger: logger)
+            return Self.derived(seed: Array(buffer: seed), withLink: withLink)
+        }
+        let seed = Secrets.randomBytes(32)
+        let issued = Self.derived(seed: seed, withLink: withLink)
         try await connection.query("DELETE FROM one_time_tokens WHERE user_id = \(userID) AND kind = \(kind.rawValue)", logger: logger)
         try await connection.query("""
-            INSERT INTO one_time_tokens (id, app, user_id, kind, recipient, code_hash, link_hash, redirect_to, code_challenge, code_challenge_method, expires_at)
-            VALUES (\(UUID.timeOrdered()), \(app.rawValue), \(userID), \(kind.rawValue), \(recipient), \(ByteBuffer(bytes: codeHash)),
-                    \(linkHash.map { ByteBuffer(bytes: $0) }), \(redirectTo), \(codeChallenge), \(codeChallengeMethod), \(Date().addingTimeInterval(lifetime)))
+            INSERT INTO one_time_tokens (id, app, user_id, kind, recipient, code_hash, link_hash, redirect_to, code_challenge, code_challenge_method, expires_at, confirms_sign_up, seed)
+            VALUES (\(UUID.timeOrdered()), \(app.rawValue), \(userID), \(kind.rawValue), \(recipient), \(ByteBuffer(bytes: Secrets.codeHash(issued.code, recipient: recipient))),
+                    \(issued.linkToken.map { ByteBuffer(bytes: Secrets.hash($0)) }), \(redirectTo), \(pkce?.challenge), \(pkce?.method.rawValue),
+                    \(Date().addingTimeInterval(lifetime)), \(confirmsSignUp), \(ByteBuffer(bytes: seed)))
             """, logger: logger)
+        return issued
+    }
+
+    static func derived(seed: [UInt8], withLink: Bool) -> IssuedCode {
+        IssuedCode(code: Secrets.numericCode(seed: seed), linkToken: withLink ? Secrets.linkToken(seed: seed) : nil)
     }
 
     /// The live token of one of the kinds sent to the recipient, locked for the attempt.
     func findLive(app: App, recipient: String, kinds: [OneTimeTokenKind], on connection: PostgresConnection) async throws -> OneTimeTokenRecord? {
         try await records(connection.query("""
-            SELECT id, user_id, kind, recipient, code_hash, attempts, redirect_to, code_challenge, code_challenge_method, expires_at, app
-            FROM one_time_tokens
+            SELECT \(unescaped: Self.columns) FROM one_time_tokens
             WHERE app = \(app.rawValue) AND recipient = \(recipient) AND kind = ANY(\(kinds.map(\.rawValue))) AND expires_at > now()
+            ORDER BY created_at DESC LIMIT 1 FOR UPDATE
+            """, logger: logger)).first
+    }
+
+    /// The user's live token of the kind (a reauthentication code), locked for the attempt.
+    func findLive(userID: UUID, kind: OneTimeTokenKind, on connection: PostgresConnection) async throws -> OneTimeTokenRecord? {
+        try await records(connection.query("""
+            SELECT \(unescaped: Self.columns) FROM one_time_tokens WHERE user_id = \(userID) AND kind = \(kind.rawValue) AND expires_at > now()
             ORDER BY created_at DESC LIMIT 1 FOR UPDATE
             """, logger: logger)).first
     }
@@ -53,9 +102,14 @@ struct OneTimeTokenStore {
     /// are unique across apps).
     func findByLink(app: App?, linkHash: [UInt8], on connection: PostgresConnection) async throws -> OneTimeTokenRecord? {
         try await records(connection.query("""
-            SELECT id, user_id, kind, recipient, code_hash, attempts, redirect_to, code_challenge, code_challenge_method, expires_at, app
-            FROM one_time_tokens WHERE (\(app?.rawValue)::text IS NULL OR app = \(app?.rawValue)) AND link_hash = \(ByteBuffer(bytes: linkHash)) AND expires_at > now() FOR UPDATE
+            SELECT \(unescaped: Self.columns) FROM one_time_tokens
+            WHERE (\(app?.rawValue)::text IS NULL OR app = \(app?.rawValue)) AND link_hash = \(ByteBuffer(bytes: linkHash)) AND expires_at > now() FOR UPDATE
             """, logger: logger)).first
+    }
+
+    /// Drops the user's codes of these kinds (pending changes cancelled).
+    func delete(userID: UUID, kinds: [OneTimeTokenKind], on connection: PostgresConnection) async throws {
+        try await connection.query("DELETE FROM one_time_tokens WHERE user_id = \(userID) AND kind = ANY(\(kinds.map(\.rawValue)))", logger: logger)
     }
 
     /// Counts a wrong code; the token dies at the limit.
@@ -75,12 +129,13 @@ struct OneTimeTokenStore {
 
     private func records(_ rows: PostgresRowSequence) async throws -> [OneTimeTokenRecord] {
         var result: [OneTimeTokenRecord] = []
-        for try await (id, user, kind, recipient, code, attempts, redirect, challenge, method, expires, app) in rows.decode((UUID, UUID, String, String, ByteBuffer, Int, String?, String?, String?, Date, String).self) {
+        for try await (id, user, kind, recipient, code, attempts, redirect, challenge, method, expires, app, confirmsSignUp) in rows.decode((UUID, UUID, String, String, ByteBuffer, Int, String?, String?, String?, Date, String, Bool).self) {
             guard let kind = OneTimeTokenKind(rawValue: kind), let app = App(rawValue: app) else { continue }
-            result.append(OneTimeTokenRecord(id: id, app: app, userId: user, kind: kind, recipient: recipient, codeHash: Array(buffer: code), attempts: attempts, redirectTo: redirect, codeChallenge: challenge, codeChallengeMethod: method, expiresAt: expires))
+            result.append(OneTimeTokenRecord(id: id, app: app, userId: user, kind: kind, recipient: recipient, codeHash: Array(buffer: code), attempts: attempts, redirectTo: redirect, codeChallenge: challenge, codeChallengeMethod: method, expiresAt: expires, confirmsSignUp: confirmsSignUp))
         }
         return result
     }
+
 
     // MARK: PKCE flow states
 

@@ -26,6 +26,21 @@ struct RateLimiter {
         return nil
     }
 
+    /// Whether `bucket` already used up the rule in this window (counting nothing): the seconds
+    /// until it resets, or nil. For budgets counted only on failure (wrong codes, passwords).
+    func exhausted(_ bucket: String, rule: RateLimitRule) async throws -> Int? {
+        let window = rule.windowSeconds
+        let key = "\(bucket)|\(window)"
+        let rows = try await database.query("""
+            SELECT hits, ceil(extract(epoch FROM window_start) + \(window) - extract(epoch FROM now()))::int FROM rate_limits
+            WHERE bucket = \(key) AND window_start = to_timestamp(floor(extract(epoch FROM now()) / \(window)) * \(window))
+            """)
+        for try await (hits, remaining) in rows.decode((Int, Int).self) where hits >= rule.count {
+            return max(1, remaining)
+        }
+        return nil
+    }
+
     /// Throws 429 `over_request_rate_limit` when over.
     func check(_ bucket: String, rule: RateLimitRule) async throws {
         if let retryAfter = try await hit(bucket, rule: rule) {

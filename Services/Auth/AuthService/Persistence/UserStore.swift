@@ -26,6 +26,14 @@ public struct UserRecord: Sendable, Equatable {
     public var createdAt: Date
     public var updatedAt: Date
     public var identities: [IdentityRecord] = []
+    /// When the owner proved the address (a code or link, Apple's verified email), as opposed
+    /// to `…ConfirmedAt`, which an app's autoconfirm also sets (see `AccountProof`).
+    public var emailProvenAt: Date? = nil
+    public var phoneProvenAt: Date? = nil
+    /// The password was set by someone who had proven no address of the account (a sign-up).
+    public var passwordUnproven = false
+    /// A secure email change: 0 while both addresses must still confirm, 1 once one has.
+    public var emailChangeConfirmStatus = 0
 
     public var isBanned: Bool { bannedUntil.map { $0 > Date() } ?? false }
 }
@@ -54,7 +62,8 @@ struct UserStore {
             'last_sign_in_at', to_char(i.last_sign_in_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
             'created_at', to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
             'updated_at', to_char(i.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) ORDER BY i.created_at), '[]')::text
-         FROM identities i WHERE i.user_id = users.id) AS identities
+         FROM identities i WHERE i.user_id = users.id) AS identities,
+        email_proven_at, phone_proven_at, password_unproven, email_change_confirm_status
         """
 
     /// By id: the hot path of refresh and `GET /user`, so a prepared statement (parsed and
@@ -122,9 +131,11 @@ struct UserStore {
         do {
             try await connection.query("""
                 INSERT INTO users (id, app, email, phone, encrypted_password, email_confirmed_at, phone_confirmed_at,
-                    confirmation_sent_at, raw_app_meta_data, raw_user_meta_data, last_sign_in_at, banned_until, created_at, updated_at)
+                    confirmation_sent_at, raw_app_meta_data, raw_user_meta_data, last_sign_in_at, banned_until, created_at, updated_at,
+                    email_proven_at, phone_proven_at, password_unproven)
                 VALUES (\(user.id), \(user.app.rawValue), \(user.email), \(user.phone), \(user.encryptedPassword), \(user.emailConfirmedAt), \(user.phoneConfirmedAt),
-                    \(user.confirmationSentAt), \(try json(user.appMetadata))::jsonb, \(try json(user.userMetadata))::jsonb, \(user.lastSignInAt), \(user.bannedUntil), \(user.createdAt), \(user.updatedAt))
+                    \(user.confirmationSentAt), \(try json(user.appMetadata))::jsonb, \(try json(user.userMetadata))::jsonb, \(user.lastSignInAt), \(user.bannedUntil), \(user.createdAt), \(user.updatedAt),
+                    \(user.emailProvenAt), \(user.phoneProvenAt), \(user.passwordUnproven))
                 """, logger: logger)
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
             throw AuthErrors.userAlreadyExists
@@ -141,7 +152,9 @@ struct UserStore {
                     email_change_sent_at = \(user.emailChangeSentAt), phone_change_sent_at = \(user.phoneChangeSentAt),
                     new_email = \(user.newEmail), new_phone = \(user.newPhone),
                     raw_app_meta_data = \(try json(user.appMetadata))::jsonb, raw_user_meta_data = \(try json(user.userMetadata))::jsonb,
-                    last_sign_in_at = \(user.lastSignInAt), banned_until = \(user.bannedUntil), updated_at = now()
+                    last_sign_in_at = \(user.lastSignInAt), banned_until = \(user.bannedUntil), updated_at = now(),
+                    email_proven_at = \(user.emailProvenAt), phone_proven_at = \(user.phoneProvenAt), password_unproven = \(user.passwordUnproven),
+                    email_change_confirm_status = \(user.emailChangeConfirmStatus)
                 WHERE id = \(user.id)
                 """, logger: logger)
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
@@ -242,7 +255,11 @@ struct UserStore {
                 bannedUntil: try columns[offset + 16].decode(Date?.self),
                 createdAt: try columns[offset + 17].decode(Date.self),
                 updatedAt: try columns[offset + 18].decode(Date.self),
-                identities: try Self.identities(fromJSON: try columns[offset + 19].decode(String.self))
+                identities: try Self.identities(fromJSON: try columns[offset + 19].decode(String.self)),
+                emailProvenAt: try columns[offset + 20].decode(Date?.self),
+                phoneProvenAt: try columns[offset + 21].decode(Date?.self),
+                passwordUnproven: try columns[offset + 22].decode(Bool.self),
+                emailChangeConfirmStatus: try columns[offset + 23].decode(Int.self)
             )
     }
 

@@ -19,6 +19,7 @@ struct AuthRoutes {
         group.post("verify", use: verify)
         group.get("verify", use: verifyLink)
         group.post("recover", use: recover)
+        group.get("reauthenticate", use: reauthenticate)
         group.get("user", use: getUser)
         group.put("user", use: updateUser)
         group.delete("user", use: deleteUser)
@@ -76,6 +77,10 @@ struct AuthRoutes {
         var codeChallengeMethod: String?
     }
 
+    struct DeleteUserBody: Decodable {
+        var nonce: String?
+    }
+
     struct UpdateUserBody: Decodable {
         var email: String?
         var phone: String?
@@ -94,7 +99,7 @@ struct AuthRoutes {
         guard let password = body.password else { throw AuthErrors.validation("Signup requires a valid password") }
         let result = try await accounts.signUp(
             app: app, email: body.email, phone: body.phone, password: password, data: body.data ?? [:],
-            pkce: PKCEChallenge(challenge: body.codeChallenge, method: body.codeChallengeMethod),
+            pkce: try PKCEChallenge.parse(challenge: body.codeChallenge, method: body.codeChallengeMethod),
             redirectTo: request.uri.queryParameters["redirect_to"].map(String.init), client: client(request, context)
         )
         switch result {
@@ -133,7 +138,7 @@ struct AuthRoutes {
         let body = try await context.requestDecoder.decode(OTPBody.self, from: request, context: context)
         let messageID = try await accounts.sendOTP(
             app: app, email: body.email, phone: body.phone, createUser: body.createUser ?? true, data: body.data ?? [:],
-            pkce: PKCEChallenge(challenge: body.codeChallenge, method: body.codeChallengeMethod),
+            pkce: try PKCEChallenge.parse(challenge: body.codeChallenge, method: body.codeChallengeMethod),
             redirectTo: request.uri.queryParameters["redirect_to"].map(String.init), client: client(request, context)
         )
         if let messageID { return try json(MessageIDResponse(messageId: messageID), request, context) }
@@ -144,8 +149,10 @@ struct AuthRoutes {
         let app = try await anonApp(request)
         let body = try await context.requestDecoder.decode(VerifyBody.self, from: request, context: context)
         guard let type = Accounts.VerifyType(rawValue: body.type) else { throw AuthErrors.badRequest("Unsupported verification type") }
-        let session = try await accounts.verify(app: app, type: type, code: body.token, email: body.email, phone: body.phone, tokenHash: body.tokenHash, client: client(request, context))
-        return try json(session, request, context)
+        switch try await accounts.verify(app: app, type: type, code: body.token, email: body.email, phone: body.phone, tokenHash: body.tokenHash, client: client(request, context)) {
+        case .session(let session): return try json(session, request, context)
+        case .emailChangePending(let user): return try json(SingleConfirmationResponse(user: user), request, context)
+        }
     }
 
     /// The mailed link: no API key, a redirect either way.
@@ -161,8 +168,18 @@ struct AuthRoutes {
     @Sendable func recover(_ request: Request, context: ColonyRequestContext) async throws -> Response {
         let app = try await anonApp(request)
         let body = try await context.requestDecoder.decode(RecoverBody.self, from: request, context: context)
-        try await accounts.recover(app: app, email: body.email, pkce: PKCEChallenge(challenge: body.codeChallenge, method: body.codeChallengeMethod),
+        try await accounts.recover(app: app, email: body.email, pkce: try PKCEChallenge.parse(challenge: body.codeChallenge, method: body.codeChallengeMethod),
                                    redirectTo: request.uri.queryParameters["redirect_to"].map(String.init), client: client(request, context))
+        return try json(EmptyResponse(), request, context)
+    }
+
+    /// A code to the user's address, for changes that need proof (`nonce`).
+    @Sendable func reauthenticate(_ request: Request, context: ColonyRequestContext) async throws -> Response {
+        let app = try await anonApp(request)
+        let caller = try await accounts.authenticate(app: app, bearer: bearer(request))
+        if let messageID = try await accounts.reauthenticate(app: app, caller: caller) {
+            return try json(MessageIDResponse(messageId: messageID), request, context)
+        }
         return try json(EmptyResponse(), request, context)
     }
 
@@ -179,7 +196,7 @@ struct AuthRoutes {
         let user = try await accounts.updateUser(
             app: app, caller: caller,
             changes: .init(email: body.email, phone: body.phone, password: body.password, data: body.data, nonce: body.nonce),
-            pkce: PKCEChallenge(challenge: body.codeChallenge, method: body.codeChallengeMethod),
+            pkce: try PKCEChallenge.parse(challenge: body.codeChallenge, method: body.codeChallengeMethod),
             redirectTo: request.uri.queryParameters["redirect_to"].map(String.init)
         )
         return try json(user, request, context)
@@ -188,7 +205,10 @@ struct AuthRoutes {
     @Sendable func deleteUser(_ request: Request, context: ColonyRequestContext) async throws -> Response {
         let app = try await anonApp(request)
         let caller = try await accounts.authenticate(app: app, bearer: bearer(request))
-        try await accounts.deleteUser(app: app, id: caller.userID)
+        // The body is optional: `{"nonce": "…"}` when the session signed in long ago.
+        let bytes = try await request.body.collect(upTo: context.maxUploadSize)
+        let body = bytes.readableBytes == 0 ? DeleteUserBody() : try ColonyRequestDecoder.decode(DeleteUserBody.self, from: Data(buffer: bytes))
+        try await accounts.deleteOwnAccount(app: app, caller: caller, nonce: body.nonce)
         return Response(status: .noContent)
     }
 
