@@ -10,6 +10,11 @@
 #     loaded into the environment before the exec. The secrets dir is $COLONY_SECRETS_DIR, by default
 #     /app/.local/secrets (provision's default --secrets-dir, relative to the image's WORKDIR /app).
 #
+# Secrets as files: for each of COLONY_PG_ADMIN_PASSWORD, COLONY_AUTH_PHONE_PEPPER,
+# COLONY_HABITS_PHONE_PEPPER and COLONY_STORAGE_SIGNING_KEY that is empty, <VAR>_FILE (when set) names a
+# file to read it from (docker compose: the files the one-shot make-secrets generates). A value set in
+# the environment wins. The services refuse known defaults and weak values themselves.
+#
 # For `colony-admin provision`, COLONY_PROVISION_PASSWORDS_DIR (optional) names a folder with one file
 # per service, named after it and holding that service's database password (Kubernetes: the
 # colony-<service>-db Secrets projected into one volume). Each becomes <secrets dir>/<service>.env
@@ -27,6 +32,18 @@ fi
 
 cmd="$1"
 service="${cmd#colony-}"
+
+for name in COLONY_PG_ADMIN_PASSWORD COLONY_AUTH_PHONE_PEPPER COLONY_HABITS_PHONE_PEPPER COLONY_STORAGE_SIGNING_KEY; do
+    file="$(printenv "${name}_FILE" || true)"
+    if [ -n "$file" ] && [ -z "$(printenv "$name" || true)" ]; then
+        [ -r "$file" ] || {
+            echo "colony-entrypoint: ${name}_FILE=$file cannot be read (did make-secrets run?)" >&2
+            exit 1
+        }
+        value="$(cat "$file")"
+        export "$name=$value"
+    fi
+done
 
 case "$service" in
     "$cmd" | "" | *[!a-z0-9-]*)
