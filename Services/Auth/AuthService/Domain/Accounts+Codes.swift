@@ -186,10 +186,11 @@ extension Accounts {
             }
         }
         // Wrong codes are budgeted per recipient across all their codes: a new code every minute
-        // must not buy new guesses. Over the budget even the right code waits. (Links carry 256
-        // random bits: nothing to budget.)
+        // must not buy new guesses. Over the budget even the right code waits. The attempt takes
+        // its hit first (concurrent guesses cannot all slip under) and a right code gives it back.
+        // (Links carry 256 random bits: nothing to budget.)
         let budget = "verify-fail:\(app.rawValue):\(recipient)"
-        if !byLink, let retryAfter = try await limiter.exhausted(budget, rule: settings.rateLimits.verifyFailuresPerRecipient) {
+        if !byLink, let retryAfter = try await limiter.hit(budget, rule: settings.rateLimits.verifyFailuresPerRecipient) {
             throw AuthErrors.overVerifyBudget(retryAfter: retryAfter)
         }
         // A wrong code returns rather than throws, so its counted attempt commits.
@@ -215,9 +216,9 @@ extension Accounts {
         }
         switch outcome {
         case .wrongCode:
-            _ = try await limiter.hit(budget, rule: settings.rateLimits.verifyFailuresPerRecipient)
             throw AuthErrors.otpExpired
         case .verified(let result, let notice):
+            if !byLink { try await limiter.release(budget, rule: settings.rateLimits.verifyFailuresPerRecipient) }
             if let notice { await deliverNotice(notice) }
             return result
         }
@@ -358,25 +359,27 @@ extension Accounts {
     /// expired). Wrong ones count against the code's tries and the recipient's budget, and commit.
     func consumeReauthentication(app: App, userID: UUID, nonce: String?) async throws {
         guard let nonce, !nonce.isEmpty else { throw AuthErrors.reauthenticationNeeded }
-        enum Outcome: Sendable { case consumed, wrong(recipient: String?) }
+        enum Outcome: Sendable { case consumed(budget: String), wrong }
+        let rule = settings.rateLimits.verifyFailuresPerRecipient
         let outcome: Outcome = try await database.transaction { connection in
             guard let token = try await oneTimeTokens.findLive(userID: userID, kind: .reauthentication, on: connection), token.app == app else {
-                return .wrong(recipient: nil)
+                return .wrong
             }
-            let bucket = "verify-fail:\(app.rawValue):\(token.recipient)"
-            if let retryAfter = try await limiter.exhausted(bucket, rule: settings.rateLimits.verifyFailuresPerRecipient) {
+            // The recipient's budget of wrong codes, as for POST /verify.
+            let budget = "verify-fail:\(app.rawValue):\(token.recipient)"
+            if let retryAfter = try await limiter.hit(budget, rule: rule) {
                 throw AuthErrors.overVerifyBudget(retryAfter: retryAfter)
             }
             guard Secrets.codeHash(nonce.trimmingCharacters(in: .whitespaces), recipient: token.recipient) == token.codeHash else {
                 try await oneTimeTokens.recordFailedAttempt(id: token.id, limit: settings.maxCodeAttempts, on: connection)
-                return .wrong(recipient: token.recipient)
+                return .wrong
             }
             try await oneTimeTokens.consume(id: token.id, on: connection)
-            return .consumed
+            return .consumed(budget: budget)
         }
-        if case .wrong(let recipient) = outcome {
-            if let recipient { _ = try await limiter.hit("verify-fail:\(app.rawValue):\(recipient)", rule: settings.rateLimits.verifyFailuresPerRecipient) }
-            throw AuthErrors.reauthenticationNotValid
+        switch outcome {
+        case .wrong: throw AuthErrors.reauthenticationNotValid
+        case .consumed(let budget): try await limiter.release(budget, rule: rule)
         }
     }
 

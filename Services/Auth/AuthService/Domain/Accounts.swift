@@ -115,20 +115,15 @@ public struct Accounts: Sendable {
             return try await users.find(phone: phone!, app: app, on: connection)
         }
         // Failures only, per account and address: a stranger guessing from elsewhere never locks
-        // the owner out, and the owner's own sign-ins never count.
+        // the owner out, and the owner's own sign-ins never count (their hit is given back).
         let failures = "signin-fail:\(app.rawValue):\(found.map { $0.id.uuidString.lowercased() } ?? email ?? phone!):\(client.ip)"
-        if let retryAfter = try await limiter.exhausted(failures, rule: settings.rateLimits.signInPerAccount) {
-            throw AuthErrors.overRequestRateLimit(retryAfter: retryAfter)
-        }
+        try await limiter.check(failures, rule: settings.rateLimits.signInPerAccount)
         guard let user = found, let hash = user.encryptedPassword else {
             try await hasher.dummyVerify(password)
-            _ = try await limiter.hit(failures, rule: settings.rateLimits.signInPerAccount)
             throw AuthErrors.invalidCredentials
         }
-        guard try await hasher.verify(password, hash: hash) else {
-            _ = try await limiter.hit(failures, rule: settings.rateLimits.signInPerAccount)
-            throw AuthErrors.invalidCredentials
-        }
+        guard try await hasher.verify(password, hash: hash) else { throw AuthErrors.invalidCredentials }
+        try await limiter.release(failures, rule: settings.rateLimits.signInPerAccount)
         if email != nil, user.emailConfirmedAt == nil { throw AuthErrors.emailNotConfirmed }
         if email == nil, user.phoneConfirmedAt == nil { throw AuthErrors.phoneNotConfirmed }
         guard !user.isBanned else { throw AuthErrors.userBanned }

@@ -26,19 +26,16 @@ struct RateLimiter {
         return nil
     }
 
-    /// Whether `bucket` already used up the rule in this window (counting nothing): the seconds
-    /// until it resets, or nil. For budgets counted only on failure (wrong codes, passwords).
-    func exhausted(_ bucket: String, rule: RateLimitRule) async throws -> Int? {
+    /// Takes back one hit of this window: for budgets that count failures only, a hit is taken
+    /// before the attempt (so concurrent attempts cannot all slip under the limit) and given back
+    /// when it succeeded.
+    func release(_ bucket: String, rule: RateLimitRule) async throws {
         let window = rule.windowSeconds
         let key = "\(bucket)|\(window)"
-        let rows = try await database.query("""
-            SELECT hits, ceil(extract(epoch FROM window_start) + \(window) - extract(epoch FROM now()))::int FROM rate_limits
-            WHERE bucket = \(key) AND window_start = to_timestamp(floor(extract(epoch FROM now()) / \(window)) * \(window))
+        try await database.query("""
+            UPDATE rate_limits SET hits = hits - 1
+            WHERE bucket = \(key) AND window_start = to_timestamp(floor(extract(epoch FROM now()) / \(window)) * \(window)) AND hits > 0
             """)
-        for try await (hits, remaining) in rows.decode((Int, Int).self) where hits >= rule.count {
-            return max(1, remaining)
-        }
-        return nil
     }
 
     /// Throws 429 `over_request_rate_limit` when over.
