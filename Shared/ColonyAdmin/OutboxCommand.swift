@@ -13,7 +13,7 @@ struct OutboxCommand: AsyncParsableCommand {
     )
 
     struct Status: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Events waiting in each service's outbox, the oldest one's age, and dead letters.")
+        static let configuration = CommandConfiguration(abstract: "Events waiting in each service's outbox, the oldest one's age, those kept after delivery, and dead letters.")
 
         @Option(name: .customLong("service"), help: "Only these services (repeatable; all by default).")
         var services: [ColonyService] = []
@@ -27,21 +27,23 @@ struct OutboxCommand: AsyncParsableCommand {
                     let exists = try await connection.query("SELECT to_regclass(\(service.rawValue + ".outbox")) IS NOT NULL", logger: AdminDatabase.logger)
                         .collect().first?.decode(Bool.self) ?? false
                     guard exists else {
-                        rows.append([service.rawValue, "-", "-", "-", "-", "not migrated"])
+                        rows.append([service.rawValue, "-", "-", "-", "-", "-", "not migrated"])
                         continue
                     }
-                    for try await (pending, oldest, publish, consume) in try await connection.query("""
-                        SELECT (SELECT count(*) FROM \(unescaped: schema).outbox),
-                               (SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 FROM \(unescaped: schema).outbox),
+                    for try await (pending, oldest, retained, publish, consume) in try await connection.query("""
+                        SELECT (SELECT count(*) FROM \(unescaped: schema).outbox WHERE relayed_at IS NULL),
+                               (SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 FROM \(unescaped: schema).outbox WHERE relayed_at IS NULL),
+                               (SELECT count(*) FROM \(unescaped: schema).outbox WHERE relayed_at IS NOT NULL),
                                (SELECT count(*) FROM \(unescaped: schema).dead_letters WHERE stage = 'publish'),
                                (SELECT count(*) FROM \(unescaped: schema).dead_letters WHERE stage = 'consume')
-                        """, logger: AdminDatabase.logger).decode((Int64, Double, Int64, Int64).self) {
-                        rows.append([service.rawValue, String(pending), String(format: "%.1f", oldest), String(publish), String(consume), pending > 0 && oldest > 60 ? "behind" : "ok"])
+                        """, logger: AdminDatabase.logger).decode((Int64, Double, Int64, Int64, Int64).self) {
+                        rows.append([service.rawValue, String(pending), String(format: "%.1f", oldest), String(retained), String(publish), String(consume),
+                                     pending > 0 && oldest > 60 ? "behind" : "ok"])
                     }
                 }
                 return rows
             }
-            printTable(["SERVICE", "PENDING", "OLDEST (S)", "DEAD (PUBLISH)", "DEAD (CONSUME)", "STATE"], rows)
+            printTable(["SERVICE", "PENDING", "OLDEST (S)", "RETAINED", "DEAD (PUBLISH)", "DEAD (CONSUME)", "STATE"], rows)
         }
     }
 }

@@ -10,12 +10,14 @@ public struct KafkaAdmin: Sendable {
     }
 
     /// Creates topics that do not exist yet; existing ones are left alone. The replication factor
-    /// is 1 on a single local broker and 3 on a production cluster.
-    public func createTopics(_ names: [String], partitions: Int32 = 3, replicationFactor: Int32 = 1, timeout: Duration = .seconds(10)) async throws {
-        guard !names.isEmpty else { return }
+    /// is 1 on a single local broker and 3 on a production cluster. Returns the topics it created
+    /// (a topic the caller had used before and finds created again was lost by the broker).
+    @discardableResult
+    public func createTopics(_ names: [String], partitions: Int32 = 3, replicationFactor: Int32 = 1, timeout: Duration = .seconds(10)) async throws -> Set<String> {
+        guard !names.isEmpty else { return [] }
         let configuration = self.configuration
         let milliseconds = Int32(timeout.components.seconds * 1000)
-        try await BlockingWorker.runDetached(name: "colony-kafka-admin") {
+        return try await BlockingWorker.runDetached(name: "colony-kafka-admin") {
             try Self.createTopicsBlocking(configuration: configuration, names: names, partitions: partitions, replicationFactor: replicationFactor, milliseconds: milliseconds)
         }
     }
@@ -29,7 +31,7 @@ public struct KafkaAdmin: Sendable {
         }
     }
 
-    private static func createTopicsBlocking(configuration: KafkaConfiguration, names: [String], partitions: Int32, replicationFactor: Int32, milliseconds: Int32) throws {
+    private static func createTopicsBlocking(configuration: KafkaConfiguration, names: [String], partitions: Int32, replicationFactor: Int32, milliseconds: Int32) throws -> Set<String> {
         let conf = try configuration.makeNativeConfiguration()
         let handle = try makeHandle(type: RD_KAFKA_PRODUCER, conf: conf)
         defer { rd_kafka_destroy(handle) }
@@ -60,16 +62,20 @@ public struct KafkaAdmin: Sendable {
         if eventError != RD_KAFKA_RESP_ERR_NO_ERROR {
             throw KafkaError(eventError)
         }
-        guard let result = rd_kafka_event_CreateTopics_result(event) else { return }
+        guard let result = rd_kafka_event_CreateTopics_result(event) else { return [] }
         var count = 0
-        guard let topics = rd_kafka_CreateTopics_result_topics(result, &count) else { return }
+        guard let topics = rd_kafka_CreateTopics_result_topics(result, &count) else { return [] }
+        var created = Set<String>()
         for index in 0..<count {
             let error = rd_kafka_topic_result_error(topics[index])
-            if error != RD_KAFKA_RESP_ERR_NO_ERROR && error != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS {
-                let name = String(cString: rd_kafka_topic_result_name(topics[index]))
+            let name = String(cString: rd_kafka_topic_result_name(topics[index]))
+            if error == RD_KAFKA_RESP_ERR_NO_ERROR {
+                created.insert(name)
+            } else if error != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS {
                 throw KafkaError(code: error.rawValue, message: "creating topic \(name): \(String(cString: rd_kafka_err2str(error)))")
             }
         }
+        return created
     }
 }
 
@@ -86,6 +92,25 @@ public struct KafkaGroupPartitionLag: Sendable, Equatable {
 }
 
 extension KafkaAdmin {
+    /// The end (high watermark) of each partition of a topic, asked of the broker.
+    public func highWatermarks(topic: String, timeout: Duration = .seconds(10)) async throws -> [Int32: Int64] {
+        let configuration = self.configuration
+        let milliseconds = Int32(timeout.components.seconds * 1000)
+        return try await BlockingWorker.runDetached(name: "colony-kafka-watermarks") {
+            let handle = try makeHandle(type: RD_KAFKA_PRODUCER, conf: try configuration.makeNativeConfiguration())
+            defer { rd_kafka_destroy(handle) }
+            var ends: [Int32: Int64] = [:]
+            for partition in try partitions(of: topic, handle: handle, milliseconds: milliseconds) {
+                var low: Int64 = 0
+                var high: Int64 = 0
+                let error = rd_kafka_query_watermark_offsets(handle, topic, partition, &low, &high, milliseconds)
+                guard error == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(error) }
+                ends[partition] = high
+            }
+            return ends
+        }
+    }
+
     /// A consumer group's committed offsets against the end of each partition of `topics`,
     /// asked of the broker without joining the group.
     public func groupLag(group: String, topics: [String], timeout: Duration = .seconds(10)) async throws -> [KafkaGroupPartitionLag] {
@@ -100,17 +125,8 @@ extension KafkaAdmin {
             guard let list = rd_kafka_topic_partition_list_new(16) else { throw KafkaError(code: -1, message: "out of memory") }
             defer { rd_kafka_topic_partition_list_destroy(list) }
             for topic in topics {
-                let topicHandle = rd_kafka_topic_new(handle, topic, nil)
-                defer { rd_kafka_topic_destroy(topicHandle) }
-                var metadata: UnsafePointer<rd_kafka_metadata>? = nil
-                let error = rd_kafka_metadata(handle, 0, topicHandle, &metadata, milliseconds)
-                guard error == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata else { throw KafkaError(error) }
-                defer { rd_kafka_metadata_destroy(metadata) }
-                for index in 0..<Int(metadata.pointee.topic_cnt) {
-                    let entry = metadata.pointee.topics[index]
-                    for p in 0..<Int(entry.partition_cnt) {
-                        rd_kafka_topic_partition_list_add(list, topic, entry.partitions[p].id)
-                    }
+                for partition in try partitions(of: topic, handle: handle, milliseconds: milliseconds) {
+                    rd_kafka_topic_partition_list_add(list, topic, partition)
                 }
             }
             let committedError = rd_kafka_committed(handle, list, milliseconds)
@@ -130,4 +146,21 @@ extension KafkaAdmin {
             return result.sorted { ($0.topic, $0.partition) < ($1.topic, $1.partition) }
         }
     }
+}
+
+/// The partition ids of a topic, from a metadata request on `handle`.
+private func partitions(of topic: String, handle: OpaquePointer, milliseconds: Int32) throws -> [Int32] {
+    let topicHandle = rd_kafka_topic_new(handle, topic, nil)
+    defer { rd_kafka_topic_destroy(topicHandle) }
+    var metadata: UnsafePointer<rd_kafka_metadata>? = nil
+    let error = rd_kafka_metadata(handle, 0, topicHandle, &metadata, milliseconds)
+    guard error == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata else { throw KafkaError(error) }
+    defer { rd_kafka_metadata_destroy(metadata) }
+    var ids: [Int32] = []
+    for index in 0..<Int(metadata.pointee.topic_cnt) {
+        let entry = metadata.pointee.topics[index]
+        guard entry.err == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(entry.err) }
+        for partition in 0..<Int(entry.partition_cnt) { ids.append(entry.partitions[partition].id) }
+    }
+    return ids
 }

@@ -1,4 +1,5 @@
 import ColonyTesting
+@testable import ColonyPlatform
 import Foundation
 import PostgresNIO
 import Synchronization
@@ -26,7 +27,7 @@ struct DatabaseTests {
             let recorded = try await database.query("SELECT component, version FROM schema_migrations ORDER BY component, version").collect()
                 .map { try $0.decode((String, Int).self) }
             #expect(recorded.filter { $0.0 == "service" }.map(\.1) == [1, 2, 3])
-            #expect(recorded.filter { $0.0 == "platform" }.map(\.1) == [1, 2])
+            #expect(recorded.filter { $0.0 == "platform" }.map(\.1) == PlatformMigrations.all.map(\.version))
         }
     }
 

@@ -16,25 +16,32 @@ public struct PipelineSettings: Sendable {
     public var topicPartitions: Int32
     /// 1 on a single local broker, 3 on a production cluster.
     public var topicReplicationFactor: Int32
+    /// How long an event stays in the outbox after the broker acknowledged it. Should the broker
+    /// lose a topic (a broker restarted without its data), the relay sends what it kept again;
+    /// consumers' inboxes drop what they had. Zero deletes rows as soon as they are acknowledged.
+    public var outboxRetention: Duration
 
     public init(maxEventBytes: Int = 512 << 10, maxHandlerAttempts: Int = 5, handlerRetryDelay: Duration = .milliseconds(100), maxHandlerRetryDelay: Duration = .seconds(30),
-                topicPartitions: Int32 = 3, topicReplicationFactor: Int32 = 1) {
+                topicPartitions: Int32 = 3, topicReplicationFactor: Int32 = 1, outboxRetention: Duration = .seconds(900)) {
         self.maxEventBytes = maxEventBytes
         self.maxHandlerAttempts = maxHandlerAttempts
         self.handlerRetryDelay = handlerRetryDelay
         self.maxHandlerRetryDelay = maxHandlerRetryDelay
         self.topicPartitions = topicPartitions
         self.topicReplicationFactor = topicReplicationFactor
+        self.outboxRetention = outboxRetention
     }
 
     /// `COLONY_OUTBOX_MAX_EVENT_BYTES` (524288), `COLONY_CONSUMER_MAX_ATTEMPTS` (5),
-    /// `COLONY_KAFKA_TOPIC_PARTITIONS` (3), `COLONY_KAFKA_REPLICATION_FACTOR` (1).
+    /// `COLONY_KAFKA_TOPIC_PARTITIONS` (3), `COLONY_KAFKA_REPLICATION_FACTOR` (1),
+    /// `COLONY_OUTBOX_RETENTION_SECONDS` (900).
     public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> PipelineSettings {
         PipelineSettings(
             maxEventBytes: try environment.int("COLONY_OUTBOX_MAX_EVENT_BYTES", default: 512 << 10, range: 1024...(8 << 20)),
             maxHandlerAttempts: try environment.int("COLONY_CONSUMER_MAX_ATTEMPTS", default: 5, range: 1...1000),
             topicPartitions: Int32(try environment.int("COLONY_KAFKA_TOPIC_PARTITIONS", default: 3, range: 1...1000)),
-            topicReplicationFactor: Int32(try environment.int("COLONY_KAFKA_REPLICATION_FACTOR", default: 1, range: 1...16))
+            topicReplicationFactor: Int32(try environment.int("COLONY_KAFKA_REPLICATION_FACTOR", default: 1, range: 1...16)),
+            outboxRetention: .seconds(try environment.int("COLONY_OUTBOX_RETENTION_SECONDS", default: 900, range: 0...604_800))
         )
     }
 

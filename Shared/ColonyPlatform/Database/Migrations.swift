@@ -118,5 +118,16 @@ enum PlatformMigrations {
             CREATE UNIQUE INDEX dead_letters_message_idx ON dead_letters (topic, kafka_partition, kafka_offset) WHERE event_id IS NULL;
             CREATE INDEX dead_letters_retry_idx ON dead_letters (id) WHERE retry_requested_at IS NOT NULL;
             """),
+        // Acknowledged rows are kept a while (`relayed_at`, and where the broker put them) to be sent
+        // again should the broker lose them; `trace_parent` carries the W3C trace context of the
+        // change that published.
+        Migration(version: 3, name: "outbox_retention_and_trace", sql: """
+            ALTER TABLE outbox ADD COLUMN relayed_at timestamptz;
+            ALTER TABLE outbox ADD COLUMN relayed_partition integer;
+            ALTER TABLE outbox ADD COLUMN relayed_offset bigint;
+            ALTER TABLE outbox ADD COLUMN trace_parent text;
+            CREATE INDEX outbox_unrelayed_idx ON outbox (position) WHERE relayed_at IS NULL;
+            CREATE INDEX outbox_relayed_at_idx ON outbox (relayed_at) WHERE relayed_at IS NOT NULL;
+            """),
     ]
 }

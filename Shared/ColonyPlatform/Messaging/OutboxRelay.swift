@@ -6,8 +6,8 @@ import PostgresNIO
 import ServiceLifecycle
 import Synchronization
 
-/// Sends outbox rows to Kafka in outbox order and deletes them only once the broker
-/// acknowledged them.
+/// Sends outbox rows to Kafka in outbox order and marks them relayed only once the broker
+/// acknowledged them; relayed rows are kept for `retention`, then deleted.
 ///
 /// - One relay per schema works at a time: the leader holds a session advisory lock on a
 ///   connection of its own (released when that session ends, even if the process dies), on
@@ -22,6 +22,10 @@ import Synchronization
 ///   topics recreated.
 /// - A row the broker refuses for good (too large, invalid, a topic name Kafka does not accept)
 ///   moves to the dead letters with the error, and the rows behind it go on.
+/// - After a failure, the relay compares what it kept with the broker: rows relayed within the
+///   retention to a partition that now ends before them (a broker restarted without its data, a
+///   lost topic) are sent again, in order, before anything newer. Consumers' inboxes drop what
+///   they had already applied.
 public final class OutboxRelay: Service, Sendable {
     private let database: Database
     private let producerConfiguration: KafkaConfiguration
@@ -36,6 +40,8 @@ public final class OutboxRelay: Service, Sendable {
     private let idleInterval: Duration
     private let deadLetters: DeadLetters
     private let metrics: PipelineMetrics?
+    private let retention: Duration
+    private let lastCleanup = Mutex<ContinuousClock.Instant?>(nil)
     private let knownTopics = Mutex<Set<String>>([])
     private let signal = WakeSignal()
     private let stopping = Atomic<Bool>(false)
@@ -55,7 +61,8 @@ public final class OutboxRelay: Service, Sendable {
     }
 
     public init(database: Database, producerConfiguration: KafkaConfiguration, outbox: Outbox, logger: Logger, batchSize: Int = 1000, maxBatchesInFlight: Int = 8,
-                topicPartitions: Int32 = 3, replicationFactor: Int32 = 1, idleInterval: Duration = .milliseconds(500), metrics: PipelineMetrics? = nil) throws {
+                topicPartitions: Int32 = 3, replicationFactor: Int32 = 1, idleInterval: Duration = .milliseconds(500), metrics: PipelineMetrics? = nil,
+                retention: Duration = PipelineSettings().outboxRetention) throws {
         // The relay batches rows itself: librdkafka need not hold messages back to batch them.
         var producerConfiguration = producerConfiguration
         producerConfiguration.properties["linger.ms"] = "0"
@@ -72,6 +79,7 @@ public final class OutboxRelay: Service, Sendable {
         self.idleInterval = idleInterval
         self.deadLetters = DeadLetters(schema: database.schema)
         self.metrics = metrics
+        self.retention = retention
     }
 
     /// Whether a broker answers a metadata request (for `/ready`).
@@ -180,15 +188,16 @@ public final class OutboxRelay: Service, Sendable {
     /// deletes them once acknowledged. Returns how many rows were queued.
     private func sendNextBatch(group: inout DiscardingTaskGroup) async throws -> Int {
         let inFlight = pipeline.withLock { Array($0.inFlight) }
+        try await deleteExpiredRows()
         let rows = try await runOnSession("""
-            SELECT position, event_id, topic, event_key, event_type, payload FROM outbox
-            WHERE NOT (position = ANY(\(inFlight)))
+            SELECT position, event_id, topic, event_key, event_type, payload, trace_parent FROM outbox
+            WHERE relayed_at IS NULL AND NOT (position = ANY(\(inFlight)))
             ORDER BY position LIMIT \(batchSize)
             """)
         var positions: [Int64] = []
         var messages: [KafkaOutgoingMessage] = []
         var invalid: [(Int64, String)] = []
-        for try await (position, eventID, topic, key, type, payload) in rows.decode((Int64, UUID, String, String, String, ByteBuffer).self) {
+        for try await (position, eventID, topic, key, type, payload, traceParent) in rows.decode((Int64, UUID, String, String, String, ByteBuffer, String?).self) {
             guard KafkaAdmin.isValidTopicName(topic) else {
                 invalid.append((position, "topic name \"\(topic)\" is not valid in Kafka"))
                 continue
@@ -199,13 +208,18 @@ public final class OutboxRelay: Service, Sendable {
                 key: Array(key.utf8),
                 value: Array(buffer: payload),
                 headers: [("event_type", Array(type.utf8)), ("event_id", Array(eventID.uuidString.lowercased().utf8))]
+                    + (traceParent.map { [("traceparent", Array($0.utf8))] } ?? [])
             ))
         }
         if !invalid.isEmpty {
             try await moveToDeadLetters(invalid)
         }
         guard !messages.isEmpty else { return invalid.count }
-        try await ensureTopics(Set(messages.map(\.topic)))
+        if try await ensureTopics(Set(messages.map(\.topic))) {
+            // Rows relayed to a lost topic are due again and come before this batch: read again.
+            signal.wake()
+            return 0
+        }
 
         let producer = self.producer.withLock { $0 }
         pipeline.withLock {
@@ -224,12 +238,15 @@ public final class OutboxRelay: Service, Sendable {
     /// Deletes the acknowledged rows of a batch and records a failure, if any.
     private func settle(positions: [Int64], results: [Result<KafkaDeliveryReport, KafkaError>]) async {
         var delivered: [Int64] = []
+        var placements: [(partition: Int32, offset: Int64)] = []
         var refused: [(Int64, String)] = []
         var failed = 0
         var firstError: KafkaError?
         for (position, result) in zip(positions, results) {
             switch result {
-            case .success: delivered.append(position)
+            case .success(let report):
+                delivered.append(position)
+                placements.append((report.partition, report.offset))
             case .failure(let error) where error.isPermanentForMessage: refused.append((position, error.description))
             case .failure(let error):
                 failed += 1
@@ -241,7 +258,16 @@ public final class OutboxRelay: Service, Sendable {
         var deleteFailure: (any Error)?
         if !delivered.isEmpty {
             do {
-                try await runOnSession("DELETE FROM outbox WHERE position = ANY(\(delivered))")
+                if retention > .zero {
+                    try await runOnSession("""
+                        UPDATE outbox o SET relayed_at = now(), relayed_partition = d.part, relayed_offset = d.off
+                        FROM unnest(\(delivered)::bigint[], \(placements.map { Int32($0.partition) })::int[], \(placements.map(\.offset))::bigint[])
+                            AS d(pos, part, off)
+                        WHERE o.position = d.pos
+                        """)
+                } else {
+                    try await runOnSession("DELETE FROM outbox WHERE position = ANY(\(delivered))")
+                }
             } catch {
                 // Sent but still in the outbox: sent again later (consumers' inboxes drop the repeat).
                 deleteFailure = error
@@ -308,11 +334,51 @@ public final class OutboxRelay: Service, Sendable {
         }
     }
 
-    private func ensureTopics(_ topics: Set<String>) async throws {
+    /// Makes sure the topics exist (after a failure, asking again) and that the broker still holds
+    /// what was relayed to them: rows kept within the retention that sit at or past a partition's
+    /// current end were lost with the broker's data, and are marked unrelayed to go out again.
+    /// Returns whether any were.
+    private func ensureTopics(_ topics: Set<String>) async throws -> Bool {
         let missing = knownTopics.withLock { topics.subtracting($0) }
-        guard !missing.isEmpty else { return }
+        guard !missing.isEmpty else { return false }
         try await admin.createTopics(Array(missing).sorted(), partitions: topicPartitions, replicationFactor: replicationFactor)
+        var resent = 0
+        if retention > .zero {
+            for topic in missing.sorted() {
+                let ends = try await admin.highWatermarks(topic: topic)
+                let partitions = ends.keys.map { Int32($0) }
+                let offsets = partitions.map { ends[$0]! }
+                for try await _ in try await runOnSession("""
+                    UPDATE outbox SET relayed_at = NULL
+                    WHERE relayed_at IS NOT NULL AND topic = \(topic)
+                      AND coalesce(relayed_offset, 0) >= coalesce((SELECT e.ending FROM unnest(\(partitions)::int[], \(offsets)::bigint[]) AS e(part, ending)
+                                                                  WHERE e.part = outbox.relayed_partition), 0)
+                    RETURNING 1
+                    """) {
+                    resent += 1
+                }
+            }
+        }
         knownTopics.withLock { $0.formUnion(missing) }
+        if resent > 0 {
+            logger.warning("the broker no longer holds events it had acknowledged; sending them again",
+                           metadata: ["topics": "\(missing.sorted())", "events": "\(resent)", "retention": "\(retention)"])
+        }
+        return resent > 0
+    }
+
+    /// Deletes rows relayed longer ago than the retention, at most every 30 seconds.
+    private func deleteExpiredRows() async throws {
+        guard retention > .zero else { return }
+        let now = ContinuousClock.now
+        let due = lastCleanup.withLock { last -> Bool in
+            guard last.map({ now - $0 >= .seconds(30) }) ?? true else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        let seconds = Double(retention.components.seconds)
+        try await runOnSession("DELETE FROM outbox WHERE relayed_at < now() - make_interval(secs => \(seconds))")
     }
 
     /// Sends everything now in the outbox and waits until it is acknowledged (tools, tests and

@@ -49,7 +49,8 @@ public final class PipelineMetrics: Sendable {
         registry.makeGauge(descriptor: named("colony_broker_up", "1 when a Kafka broker answered a metadata request at the last scrape")).set(up ? 1.0 : 0.0)
     }
 
-    func outbox(pending: Int, oldestAgeSeconds: Double) {
+    func outbox(pending: Int, oldestAgeSeconds: Double, retained: Int) {
+        registry.makeGauge(descriptor: named("colony_outbox_retained_events", "Acknowledged events kept in the outbox to send again should the broker lose them")).set(Double(retained))
         registry.makeGauge(descriptor: named("colony_outbox_pending_events", "Events in the outbox not yet acknowledged by the broker")).set(Double(pending))
         registry.makeGauge(descriptor: named("colony_outbox_oldest_pending_age_seconds", "Age of the oldest event waiting in the outbox (0 when empty)")).set(oldestAgeSeconds)
     }

@@ -98,7 +98,8 @@ public enum ServiceHost {
             logger: logger,
             topicPartitions: pipeline.topicPartitions,
             replicationFactor: pipeline.topicReplicationFactor,
-            metrics: pipelineMetrics
+            metrics: pipelineMetrics,
+            retention: pipeline.outboxRetention
         )
         let verifier = TokenVerifier(configuration: configuration.tokens, logger: logger)
         let context = ServiceContext(configuration: configuration, database: database, outbox: outbox, tokenMiddleware: TokenMiddleware(verifier: verifier),
@@ -181,13 +182,14 @@ public enum ServiceHost {
     static func samplePipeline(database: Database, metrics: PipelineMetrics, logger: Logger) async {
         do {
             let rows = try await database.query("""
-                SELECT (SELECT count(*) FROM outbox),
-                       (SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 FROM outbox),
+                SELECT (SELECT count(*) FROM outbox WHERE relayed_at IS NULL),
+                       (SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 FROM outbox WHERE relayed_at IS NULL),
+                       (SELECT count(*) FROM outbox WHERE relayed_at IS NOT NULL),
                        (SELECT count(*) FROM dead_letters WHERE stage = 'publish'),
                        (SELECT count(*) FROM dead_letters WHERE stage = 'consume')
                 """)
-            for try await (pending, oldest, publish, consume) in rows.decode((Int64, Double, Int64, Int64).self) {
-                metrics.outbox(pending: Int(pending), oldestAgeSeconds: oldest)
+            for try await (pending, oldest, retained, publish, consume) in rows.decode((Int64, Double, Int64, Int64, Int64).self) {
+                metrics.outbox(pending: Int(pending), oldestAgeSeconds: oldest, retained: Int(retained))
                 metrics.deadLetters([.publish: Int(publish), .consume: Int(consume)])
             }
         } catch {
