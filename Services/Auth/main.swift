@@ -29,6 +29,7 @@ do {
     let settings = try AuthSettings.load(environment: environment, port: configuration.httpPort, issuer: configuration.tokens.issuer)
     switch arguments.first {
     case nil, "serve":
+        try ColonyObservability.bootstrap(service: "auth", environment: environment)
         try await ServiceHost.run(AuthService.definition(settings: settings), configuration: configuration)
     case "keys":
         try await AuthCommands.keys(configuration: configuration, settings: settings, rotate: arguments.contains("--rotate"))

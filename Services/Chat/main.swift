@@ -7,6 +7,7 @@ import Foundation
 // colony-chat: Unify's groups, messages, unread counts and calendar events (unify tokens only).
 do {
     let environment = EnvironmentReader()
+    try ColonyObservability.bootstrap(service: "chat", environment: environment)
     let settings = try ChatSettings.load(environment: environment)
     var configuration = try ServiceConfiguration.load(service: .chat, app: .unify, environment: environment)
     // Voice messages and pictures arrive as request bodies: the default limit must fit them.

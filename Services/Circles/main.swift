@@ -7,6 +7,7 @@ import Foundation
 // colony-circles: MyCirclee's circles, ephemeral posts, DMs and presence (mycirclee tokens only).
 do {
     let environment = EnvironmentReader()
+    try ColonyObservability.bootstrap(service: "circles", environment: environment)
     let settings = try CirclesSettings.load(environment: environment)
     var configuration = try ServiceConfiguration.load(service: .circles, app: .mycirclee, environment: environment)
     // Post photos arrive as request bodies: the default limit must fit them.

@@ -6,6 +6,7 @@ import HabitsService
 // colony-habits: HabitHive's habits, hives and shared streaks (habithive tokens only).
 do {
     let environment = EnvironmentReader()
+    try ColonyObservability.bootstrap(service: "habits", environment: environment)
     let configuration = try ServiceConfiguration.load(service: .habits, app: .habithive, environment: environment)
     let settings = try HabitsSettings.load(environment: environment)
     try await ServiceHost.run(HabitsService.definition(settings: settings), configuration: configuration)

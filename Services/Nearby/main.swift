@@ -7,6 +7,7 @@ import NearbyService
 // colony-nearby: SocialSpot's profiles, location sharing and people nearby (socialspot tokens only).
 do {
     let environment = EnvironmentReader()
+    try ColonyObservability.bootstrap(service: "nearby", environment: environment)
     let settings = try NearbySettings.load(environment: environment)
     var configuration = try ServiceConfiguration.load(service: .nearby, app: .socialspot, environment: environment)
     // Profile photos arrive as request bodies: the default limit must fit them.

@@ -22,6 +22,7 @@ do {
     let configuration = try ServiceConfiguration.load(service: .notifications, app: nil, environment: environment)
     switch arguments.first {
     case nil, "serve":
+        try ColonyObservability.bootstrap(service: "notifications", environment: environment)
         let settings = try NotificationsSettings.load(environment: environment)
         try await ServiceHost.run(try NotificationsService.definition(settings: settings), configuration: configuration)
     case "deliveries":

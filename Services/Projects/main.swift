@@ -7,6 +7,7 @@ import ProjectsService
 // colony-projects: I Believe In You's builders, projects, posts, support and karma (ibelieveinyou tokens only).
 do {
     let environment = EnvironmentReader()
+    try ColonyObservability.bootstrap(service: "projects", environment: environment)
     let settings = try ProjectsSettings.load(environment: environment)
     var configuration = try ServiceConfiguration.load(service: .projects, app: .ibelieveinyou, environment: environment)
     // Avatars, covers and post pictures arrive as request bodies: the default limit must fit them.

@@ -1,4 +1,5 @@
 import CRdKafka
+import Logging
 import Synchronization
 
 /// librdkafka properties (https://github.com/confluentinc/librdkafka/blob/master/CONFIGURATION.md)
@@ -58,6 +59,14 @@ public struct KafkaConfiguration: Sendable {
         guard let conf = rd_kafka_conf_new() else {
             throw KafkaError(code: -1, message: "rd_kafka_conf_new failed")
         }
+        // librdkafka's own messages go through swift-log (the service's JSON lines), not to stderr.
+        rd_kafka_conf_set_log_cb(conf) { handle, level, facility, message in
+            let logger = Logger(label: "librdkafka")
+            let text = message.map { String(cString: $0) } ?? ""
+            var metadata: Logger.Metadata = ["facility": .string(facility.map { String(cString: $0) } ?? "")]
+            if let handle { metadata["client"] = .string(String(cString: rd_kafka_name(handle))) }
+            logger.log(level: librdkafkaLogLevel(level), "\(text)", metadata: metadata)
+        }
         var errorBuffer = [CChar](repeating: 0, count: 512)
         for (key, value) in properties.sorted(by: { $0.key < $1.key }) {
             let result = rd_kafka_conf_set(conf, key, value, &errorBuffer, errorBuffer.count)
@@ -67,6 +76,18 @@ public struct KafkaConfiguration: Sendable {
             }
         }
         return conf
+    }
+}
+
+/// swift-log's level for a librdkafka (syslog) level.
+func librdkafkaLogLevel(_ level: Int32) -> Logger.Level {
+    switch level {
+    case ...2: .critical
+    case 3: .error
+    case 4: .warning
+    case 5: .notice
+    case 6: .info
+    default: .debug
     }
 }
 

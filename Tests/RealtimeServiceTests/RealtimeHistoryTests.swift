@@ -6,6 +6,7 @@ import ColonyStorage
 import ColonyTesting
 import Foundation
 import Testing
+@testable import ColonyPlatform
 @testable import RealtimeService
 
 /// A new replica's sockets are new: it must not replay the topics' history to them as if it were
@@ -97,5 +98,16 @@ struct LiveEventFilterTests {
         #expect(filter.decide(occurredAt: start, now: start.addingTimeInterval(1)) == .deliver)
         #expect(filter.decide(occurredAt: start.addingTimeInterval(100), now: start.addingTimeInterval(160)) == .deliver)
         #expect(filter.decide(occurredAt: start.addingTimeInterval(100), now: start.addingTimeInterval(160.5)) == .skip(.tooOld))
+    }
+
+    @Test("an event consumed twice within the window is delivered once")
+    func duplicatesWithinTheWindow() {
+        let recent = RecentEventIDs()
+        let id = UUID()
+        let now = ContinuousClock.now
+        #expect(recent.insert(id, now: now, window: .seconds(60)))
+        #expect(!recent.insert(id, now: now + .seconds(59), window: .seconds(60)))
+        #expect(recent.insert(UUID(), now: now + .seconds(61), window: .seconds(60)))
+        #expect(recent.insert(id, now: now + .seconds(62), window: .seconds(60)), "forgotten once older than the window")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Instrumentation
 import Logging
 import NIOCore
 
@@ -24,7 +25,9 @@ public struct ColonyMiddleware: RouterMiddleware {
         let start = ContinuousClock.now
         var context = context
         let requestID = request.headers[.requestID].flatMap(Self.sanitized) ?? UUID().uuidString.lowercased()
-        let traceID = request.headers[.traceparent].flatMap(Self.traceID(fromTraceparent:)) ?? requestID
+        // The request's span (TracingMiddleware) has the trace id; without a tracer, the caller's.
+        let traceID = InstrumentationContext.current?.traceParent?.traceID
+            ?? request.headers[.traceparent].flatMap(Self.traceID(fromTraceparent:)) ?? requestID
         context.requestID = requestID
         context.clientAddress = trustedProxies.clientAddress(peer: context.remoteIP, forwardedFor: request.headers[values: .xForwardedFor])
         context.logger[metadataKey: "request_id"] = .string(requestID)

@@ -43,6 +43,9 @@ public struct ReadinessChecks: Sendable {
 public enum ColonyRouter {
     public static func make(metrics: HTTPMetrics, maxBodyBytes: Int, trustedProxies: TrustedProxies = .loopback, readiness: ReadinessChecks, health: ReadinessChecks = ReadinessChecks()) -> Router<ColonyRequestContext> {
         let router = Router(context: ColonyRequestContext.self)
+        // A span per request, in the trace the caller's `traceparent` names (or a new one): the
+        // trace follows the request into the outbox, the broker and the consumers.
+        router.add(middleware: TracingMiddleware())
         router.add(middleware: ColonyMiddleware(metrics: metrics, maxBodyBytes: maxBodyBytes, trustedProxies: trustedProxies))
 
         router.get("/health") { _, _ -> HealthStatus in

@@ -6,6 +6,7 @@ import NIOCore
 import PostgresNIO
 import ServiceLifecycle
 import Synchronization
+import Tracing
 
 /// What a service does with one event, inside the inbox transaction. Handlers ignore types
 /// they do not care about.
@@ -39,6 +40,29 @@ public struct LiveEventFilter: Sendable {
         let age = Double(maxEventAge.components.seconds) + Double(maxEventAge.components.attoseconds) / 1e18
         if now.timeIntervalSince(occurredAt) > age { return .skip(.tooOld) }
         return .deliver
+    }
+}
+
+/// Event ids seen within a window, to deliver each event once however often it is consumed.
+final class RecentEventIDs: Sendable {
+    private let state = Mutex<(ids: Set<UUID>, order: [(id: UUID, at: ContinuousClock.Instant)], start: Int)>(([], [], 0))
+
+    /// Records `id`; false when it was seen within `window` already.
+    func insert(_ id: UUID, now: ContinuousClock.Instant, window: Duration) -> Bool {
+        state.withLock { state in
+            // Forget what is older than the window (the order array is compacted now and then).
+            while state.start < state.order.count, now - state.order[state.start].at > window {
+                state.ids.remove(state.order[state.start].id)
+                state.start += 1
+            }
+            if state.start > 1024 && state.start * 2 > state.order.count {
+                state.order.removeFirst(state.start)
+                state.start = 0
+            }
+            guard state.ids.insert(id).inserted else { return false }
+            state.order.append((id, now))
+            return true
+        }
     }
 }
 
@@ -79,6 +103,8 @@ public final class EventConsumer: Service, Sendable {
     private let startedAt = ContinuousClock.now
     /// When this consumer was made: for a live consumer, anything that happened before is history.
     private let createdAt = Date()
+    /// The events a live consumer delivered within its maximum age.
+    private let recentlyDelivered = RecentEventIDs()
 
     /// The consumer group (metrics and logs name it).
     public var groupID: String { configuration.properties["group.id"] ?? "" }
@@ -192,9 +218,20 @@ public final class EventConsumer: Service, Sendable {
 
     private var shouldStop: Bool { stopping.load(ordering: .relaxed) || Task.isCancelled }
 
-    /// Handles one message. Returns false only when shutdown interrupted it (it is then not
-    /// marked handled, and comes again after the restart).
+    /// Handles one message in a span of the trace its `traceparent` header names (the request
+    /// that published it), so the handler's logs and onward calls carry the same trace id.
+    /// Returns false only when shutdown interrupted it (it is then not marked handled, and comes
+    /// again after the restart).
     private func process(_ message: KafkaConsumerMessage) async -> Bool {
+        var context = InstrumentationContext.topLevel
+        let headers = message.headers.compactMapValues { String(bytes: $0, encoding: .utf8) }
+        InstrumentationSystem.instrument.extract(headers, into: &context, using: DictionaryCarrier())
+        return await withSpan("consume \(headers["event_type"] ?? message.topic)", context: context, ofKind: .consumer) { _ in
+            await handle(message)
+        }
+    }
+
+    private func handle(_ message: KafkaConsumerMessage) async -> Bool {
         let reference = ConsumedMessageReference(topic: message.topic, key: message.keyString, partition: message.partition, offset: message.offset)
         let event: ReceivedEvent
         do {
@@ -208,7 +245,14 @@ public final class EventConsumer: Service, Sendable {
         if case .live(let maxEventAge, let deliver) = mode {
             await applyOnce(event, logger: logger)
             switch LiveEventFilter(startedAt: createdAt, maxEventAge: maxEventAge).decide(occurredAt: event.header.occurredAt, now: Date()) {
-            case .deliver: await deliver(event)
+            case .deliver:
+                // An event the broker holds twice (a relay sending again what a broker lost) is
+                // delivered once: only events younger than the maximum age get here.
+                if recentlyDelivered.insert(event.id, now: .now, window: maxEventAge) {
+                    await deliver(event)
+                } else {
+                    metrics?.skippedLiveEvent(reason: "duplicate")
+                }
             case .skip(let reason): metrics?.skippedLiveEvent(reason: reason.rawValue)
             }
             return true

@@ -2,6 +2,7 @@ import ColonyModels
 import Foundation
 import Logging
 import PostgresNIO
+import Tracing
 
 /// The transactional outbox: `publish` writes the event into the service's `outbox` table
 /// inside the caller's transaction, so the event exists exactly when the change commits.
@@ -28,14 +29,14 @@ public struct Outbox: Sendable {
         try checkSize(payload.count, of: event.type.rawValue)
         // One prepared statement (planned once per connection) writes the row and notifies.
         let statement = PublishStatement(eventID: event.id, topic: event.topic(prefix: topicPrefix), key: event.aggregateId, type: event.type.rawValue,
-                                         payload: ByteBuffer(bytes: payload), channel: notificationChannel)
+                                         payload: ByteBuffer(bytes: payload), channel: notificationChannel, traceParent: Self.currentTraceParent)
         for try await _ in try await connection.execute(statement, logger: logger) {}
     }
 
     struct PublishStatement: PostgresPreparedStatement {
         static let sql = """
             WITH inserted AS (
-                INSERT INTO outbox (event_id, topic, event_key, event_type, payload) VALUES ($1, $2, $3, $4, $5) RETURNING 1
+                INSERT INTO outbox (event_id, topic, event_key, event_type, payload, trace_parent) VALUES ($1, $2, $3, $4, $5, $7) RETURNING 1
             )
             SELECT pg_notify($6, '') FROM inserted
             """
@@ -47,15 +48,17 @@ public struct Outbox: Sendable {
         var type: String
         var payload: ByteBuffer
         var channel: String
+        var traceParent: String?
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 6)
+            var bindings = PostgresBindings(capacity: 7)
             bindings.append(eventID)
             bindings.append(topic)
             bindings.append(key)
             bindings.append(type)
             bindings.append(payload)
             bindings.append(channel)
+            bindings.append(traceParent)
             return bindings
         }
 
@@ -68,8 +71,8 @@ public struct Outbox: Sendable {
         guard !events.isEmpty else { return }
         for event in events { try checkSize(event.payload.readableBytes, of: event.type) }
         try await connection.query("""
-            INSERT INTO outbox (event_id, topic, event_key, event_type, payload)
-            SELECT event_id, topic, event_key, event_type, payload FROM unnest(\(events.map(\.id))::uuid[], \(events.map { $0.topic(prefix: topicPrefix) })::text[],
+            INSERT INTO outbox (event_id, topic, event_key, event_type, payload, trace_parent)
+            SELECT event_id, topic, event_key, event_type, payload, \(Self.currentTraceParent) FROM unnest(\(events.map(\.id))::uuid[], \(events.map { $0.topic(prefix: topicPrefix) })::text[],
                                  \(events.map(\.key))::text[], \(events.map(\.type))::text[], \(events.map(\.payload))::bytea[])
                 WITH ORDINALITY AS e(event_id, topic, event_key, event_type, payload, n)
             ORDER BY n
@@ -79,6 +82,12 @@ public struct Outbox: Sendable {
 }
 
 extension Outbox {
+    /// The `traceparent` of the work publishing (the request or event being handled), so the
+    /// trace follows the event through the broker to its consumers.
+    static var currentTraceParent: String? {
+        InstrumentationContext.current?.traceParent?.description
+    }
+
     /// Refuses an event the broker would refuse: better a 4xx for the request that made it than
     /// a row that can never leave the outbox.
     func checkSize(_ size: Int, of type: String) throws(APIError) {
