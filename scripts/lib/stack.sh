@@ -1,0 +1,57 @@
+# shellcheck shell=bash
+# Running the whole stack (scripts/run) in the background for a test driver, and stopping it.
+# Source it after common.sh; set STACK_LOG (scripts/run's output) and STACK_NAME (for messages).
+#   start_stack [ENV=VALUE ...]   starts scripts/run with the settings given, waits for "run: ready"
+#   stop_stack                    SIGINT as Ctrl-C would, waits until it stopped (then KILL)
+#   stack_logs                    prints the end of the run log and of every service's log
+
+STACK_SERVICES=(auth circles chat habits nearby projects realtime notifications)
+STACK_PID=""
+STACK_START_TIMEOUT="${STACK_START_TIMEOUT:-600}"  # a debug build may have to finish first
+STACK_STOP_TIMEOUT=180  # scripts/run gives each service up to 15 s, then tears down what it started
+
+stack_logs() {
+    tail_log "$STACK_LOG"
+    local name
+    for name in "${STACK_SERVICES[@]}"; do tail_log "$LOG_DIR/$name.log"; done
+    tail_log "$LOG_DIR/nginx-error.log"
+}
+
+start_stack() {
+    local base="${COLONY_SERVICE_BASE_PORT:-8081}" gateway="${COLONY_GATEWAY_PORT:-8080}" port
+    # Another stack on these ports would answer in place of ours.
+    for port in "$gateway" $(seq "$base" $((base + ${#STACK_SERVICES[@]} - 1))); do
+        port_open "$port" && die "port $port on 127.0.0.1 is in use (another scripts/run?); stop it first"
+    done
+    log "$STACK_NAME: starting scripts/run $* (output: $STACK_LOG)"
+    # Job control puts scripts/run in its own process group with SIGINT not ignored (a plain
+    # background job of a script ignores it), so SIGINT reaches its cleanup like a Ctrl-C.
+    set -m
+    env "$@" scripts/run </dev/null >"$STACK_LOG" 2>&1 &
+    STACK_PID=$!
+    set +m
+    local deadline=$((SECONDS + STACK_START_TIMEOUT))
+    until grep -qx 'run: ready' "$STACK_LOG" 2>/dev/null; do
+        pid_alive "$STACK_PID" || { stack_logs; die "$STACK_NAME: scripts/run exited before it was ready"; }
+        ((SECONDS < deadline)) || { stack_logs; die "$STACK_NAME: scripts/run was not ready after ${STACK_START_TIMEOUT}s"; }
+        sleep 1
+    done
+}
+
+stop_stack() {
+    [[ -n "$STACK_PID" ]] || return 0
+    local pid="$STACK_PID" deadline
+    STACK_PID=""
+    if pid_alive "$pid"; then
+        log "$STACK_NAME: stopping scripts/run (SIGINT)"
+        kill -INT "$pid" 2>/dev/null || true
+        deadline=$((SECONDS + STACK_STOP_TIMEOUT))
+        while pid_alive "$pid" && ((SECONDS < deadline)); do sleep 0.2; done
+        if pid_alive "$pid"; then
+            log "$STACK_NAME: scripts/run (pid $pid) did not stop within ${STACK_STOP_TIMEOUT}s; killing it"
+            kill -KILL "$pid" 2>/dev/null || true
+        fi
+    fi
+    wait "$pid" 2>/dev/null || true
+    tail -n 3 "$STACK_LOG" >&2 || true
+}
