@@ -94,6 +94,10 @@ struct PipelineFaultTests {
                     let metrics = try await http(.GET, "\(base)/metrics").body
                     #expect(metrics.contains("colony_broker_up 0"), "\(metrics)")
                     #expect(metrics.contains("colony_outbox_pending_events 20"))
+                    // The platform's own: database reachable and its pool, the process.
+                    #expect(metrics.contains("colony_database_up 1") && metrics.contains("colony_db_pool_max_connections 8"))
+                    #expect(metrics.contains("process_resident_memory_bytes") && metrics.contains("process_open_fds") && metrics.contains("process_cpu_seconds_total"))
+                    #expect(metrics.contains(#"colony_dead_lettered_events_total{stage="consume"} 0"#), "counters start at zero")
                     #expect(try await http(.GET, "\(base)/ready").status == 200, "still ready")
 
                     try await broker.start()

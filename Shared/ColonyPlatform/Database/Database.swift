@@ -10,6 +10,8 @@ public struct Database: Service, Sendable {
     public let client: PostgresClient
     public let configuration: DatabaseConfiguration
     public let logger: Logger
+    /// Requests holding or waiting for a pooled connection (for `/metrics`).
+    public let poolUsage = DatabasePoolUsage()
 
     public var schema: String { configuration.schema }
 
@@ -40,8 +42,11 @@ public struct Database: Service, Sendable {
     /// body's own error is rethrown as it is (not wrapped), so handlers can map it to a status.
     public func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
         do {
-            return try await client.withTransaction(logger: logger) { connection in
-                try await body(connection)
+            return try await poolUsage.measure { leased in
+                try await client.withTransaction(logger: logger) { connection in
+                    leased()
+                    return try await body(connection)
+                }
             }
         } catch let error as PostgresTransactionError {
             throw error.closureError ?? error
@@ -50,13 +55,22 @@ public struct Database: Service, Sendable {
 
     /// Lends a pooled connection for several statements outside a transaction (reads).
     public func withConnection<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await client.withConnection { connection in try await body(connection) }
+        try await poolUsage.measure { leased in
+            try await client.withConnection { connection in
+                leased()
+                return try await body(connection)
+            }
+        }
     }
 
     /// Runs one statement outside an explicit transaction.
     @discardableResult
     public func query(_ query: PostgresQuery) async throws -> PostgresRowSequence {
-        try await client.query(query, logger: logger)
+        // The pool leases and returns the connection itself: counted as in use for the call.
+        try await poolUsage.measure { leased in
+            leased()
+            return try await client.query(query, logger: logger)
+        }
     }
 
     /// Opens a connection of its own, outside the pool, for the body's duration: for session

@@ -129,5 +129,8 @@ enum PlatformMigrations {
             CREATE INDEX outbox_unrelayed_idx ON outbox (position) WHERE relayed_at IS NULL;
             CREATE INDEX outbox_relayed_at_idx ON outbox (relayed_at) WHERE relayed_at IS NOT NULL;
             """),
+        Migration(version: 4, name: "job_last_success", sql: """
+            ALTER TABLE job_runs ADD COLUMN last_succeeded_at timestamptz;
+            """),
     ]
 }

@@ -23,11 +23,13 @@ public struct JobScheduler: Service, Sendable {
     private let database: Database
     private let jobs: [ScheduledJob]
     private let logger: Logger
+    private let metrics: ServiceMetrics?
 
-    public init(database: Database, jobs: [ScheduledJob], logger: Logger) {
+    public init(database: Database, jobs: [ScheduledJob], logger: Logger, metrics: ServiceMetrics? = nil) {
         self.database = database
         self.jobs = jobs
         self.logger = logger
+        self.metrics = metrics
     }
 
     public func run() async throws {
@@ -71,7 +73,12 @@ public struct JobScheduler: Service, Sendable {
                         failure = "\(error)"
                         logger.error("job failed", metadata: ["error": "\(error)"])
                     }
-                    try await connection.query("UPDATE job_runs SET last_finished_at = now(), last_error = \(failure) WHERE job = \(job.name)", logger: logger)
+                    try await connection.query("""
+                        UPDATE job_runs SET last_finished_at = now(), last_error = \(failure),
+                            last_succeeded_at = CASE WHEN \(failure)::text IS NULL THEN now() ELSE last_succeeded_at END
+                        WHERE job = \(job.name)
+                        """, logger: logger)
+                    metrics?.jobRun(job.name, succeeded: failure == nil)
                 } catch {
                     _ = try? await connection.query("SELECT pg_advisory_unlock(hashtext(\(lockName)))", logger: logger)
                     throw error

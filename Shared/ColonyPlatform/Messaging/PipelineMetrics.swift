@@ -1,4 +1,5 @@
 import ColonyKafka
+import ColonyModels
 import Foundation
 import Prometheus
 import Synchronization
@@ -15,6 +16,16 @@ public final class PipelineMetrics: Sendable {
 
     public init(registry: PrometheusCollectorRegistry) {
         self.registry = registry
+        // Every series the pipeline can have starts at zero, so dashboards and alerts see the
+        // metric from the first scrape (a rate over a counter that appears late misses its first rise).
+        for result in [RelayResult.delivered, .failed, .deadLettered] { relayed(0, result: result, initialize: true) }
+        for stage in DeadLetters.Stage.allCases { deadLettered(stage: stage, by: 0) }
+        for reason in ["before_start", "too_old", "duplicate"] { skippedLiveEvent(reason: reason, by: 0) }
+    }
+
+    /// Starts the handler-failure counters of the event types a service consumes at zero.
+    func consuming(_ types: [EventType]) {
+        for type in types { handlerFailed(eventType: type.rawValue, by: 0) }
     }
 
     /// A metric's full Prometheus name and help, as swift-prometheus's descriptor.
@@ -26,21 +37,24 @@ public final class PipelineMetrics: Sendable {
 
     public enum RelayResult: String, Sendable { case delivered, failed, deadLettered = "dead_lettered" }
 
-    func relayed(_ count: Int, result: RelayResult) {
-        guard count > 0 else { return }
+    func relayed(_ count: Int, result: RelayResult, initialize: Bool = false) {
+        guard count > 0 || initialize else { return }
         registry.makeCounter(descriptor: named("colony_outbox_relayed_events_total", "Outbox rows the relay handed to the broker, by outcome"), labels: [("result", result.rawValue)]).increment(by: Int64(count))
     }
 
-    func handlerFailed(eventType: String = "unknown") {
-        registry.makeCounter(descriptor: named("colony_event_handler_failures_total", "Failed attempts to apply a consumed event"), labels: [("event_type", eventType)]).increment()
+    func handlerFailed(eventType: String = "unknown", by count: Int = 1) {
+        registry.makeCounter(descriptor: named("colony_event_handler_failures_total", "Failed attempts to apply a consumed event"), labels: [("event_type", eventType)])
+            .increment(by: Int64(count))
     }
 
-    func deadLettered(stage: DeadLetters.Stage) {
-        registry.makeCounter(descriptor: named("colony_dead_lettered_events_total", "Events moved to the dead letters, by stage"), labels: [("stage", stage.rawValue)]).increment()
+    func deadLettered(stage: DeadLetters.Stage, by count: Int = 1) {
+        registry.makeCounter(descriptor: named("colony_dead_lettered_events_total", "Events moved to the dead letters, by stage"), labels: [("stage", stage.rawValue)])
+            .increment(by: Int64(count))
     }
 
-    func skippedLiveEvent(reason: String) {
-        registry.makeCounter(descriptor: named("colony_live_events_skipped_total", "Consumed events not delivered to live connections, by reason"), labels: [("reason", reason)]).increment()
+    func skippedLiveEvent(reason: String, by count: Int = 1) {
+        registry.makeCounter(descriptor: named("colony_live_events_skipped_total", "Consumed events not delivered to live connections, by reason"), labels: [("reason", reason)])
+            .increment(by: Int64(count))
     }
 
     // MARK: Sampled gauges

@@ -27,11 +27,12 @@ public struct JSONLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    public func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
+    public func log(event: LogEvent) {
         var merged = self.metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
-        if let explicit { merged.merge(explicit) { _, new in new } }
-        output.write(Self.line(date: Date(), level: level, service: service, label: label, message: message.description, metadata: merged))
+        if let explicit = event.metadata { merged.merge(explicit) { _, new in new } }
+        if let error = event.error { merged["error"] = .string(String(describing: error)) }
+        output.write(Self.line(date: Date(), level: event.level, service: service, label: label, message: event.message.description, metadata: merged))
     }
 
     /// The JSON line for one entry (with its trailing newline). Reserved keys win over metadata.

@@ -88,8 +88,9 @@ public enum ServiceHost {
         let database = Database(configuration: configuration.database, logger: logger)
         let pipeline = configuration.pipeline
         let outbox = Outbox(schema: configuration.database.schema, topicPrefix: configuration.topicPrefix, maxEventBytes: pipeline.maxEventBytes)
-        let metrics = HTTPMetrics()
+        let metrics = HTTPMetrics(registry: ColonyObservability.metricsRegistry())
         let pipelineMetrics = PipelineMetrics(registry: metrics.registry)
+        let serviceMetrics = ServiceMetrics(registry: metrics.registry)
         let relay = try OutboxRelay(
             database: database,
             producerConfiguration: .producer(bootstrapServers: configuration.kafkaBrokers, clientId: "colony-\(configuration.service.rawValue)",
@@ -122,6 +123,11 @@ public enum ServiceHost {
         metrics.addSampler { _ = await brokerCheck() }
         let samplerLogger = logger
         metrics.addSampler { await samplePipeline(database: database, metrics: pipelineMetrics, logger: samplerLogger) }
+        metrics.addSampler {
+            serviceMetrics.databasePool(database)
+            serviceMetrics.process()
+            serviceMetrics.databaseUp(await database.isReachable())
+        }
         definition.addRoutes(router, context)
         let app = Application(
             router: router,
@@ -151,12 +157,15 @@ public enum ServiceHost {
             for consumer in consumers {
                 metrics.addSampler { consumer.sampleMetrics() }
             }
+            pipelineMetrics.consuming(definition.consumes.flatMap { EventCatalogue.types[$0] ?? [] })
             services.append(contentsOf: consumers as [any Service])
             services.append(DeadLetterRetrier(database: database, handler: handler, metrics: pipelineMetrics, logger: logger))
         }
         let jobs = definition.jobs(context)
         if !jobs.isEmpty {
-            services.append(JobScheduler(database: database, jobs: jobs, logger: logger))
+            services.append(JobScheduler(database: database, jobs: jobs, logger: logger, metrics: serviceMetrics))
+            let intervals = Dictionary(jobs.map { ($0.name, $0.interval) }) { first, _ in first }
+            metrics.addSampler { await sampleJobs(database: database, intervals: intervals, metrics: serviceMetrics, logger: samplerLogger) }
         }
         services.append(contentsOf: definition.services(context))
         services.append(app)
@@ -194,6 +203,20 @@ public enum ServiceHost {
             }
         } catch {
             logger.debug("could not sample the outbox for /metrics", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Reads the jobs' last runs (any replica's) for `/metrics`.
+    static func sampleJobs(database: Database, intervals: [String: Duration], metrics: ServiceMetrics, logger: Logger) async {
+        do {
+            var runs: [(job: String, lastSuccess: Date?, lastFinished: Date?, failed: Bool)] = []
+            for try await (job, success, finished, error) in try await database.query("SELECT job, last_succeeded_at, last_finished_at, last_error FROM job_runs")
+                .decode((String, Date?, Date?, String?).self) {
+                runs.append((job, success, finished, error != nil))
+            }
+            metrics.jobs(runs, intervals: intervals)
+        } catch {
+            logger.debug("could not sample the jobs for /metrics", metadata: ["error": "\(error)"])
         }
     }
 
