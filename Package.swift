@@ -141,6 +141,8 @@ let package = Package(
             dependencies: [
                 "ColonyPlatform",
                 "ColonyKafka",
+                // Each service's own code for what the operator does to its data (migrations, keys).
+                "AuthService", "CirclesService", "ChatService", "HabitsService", "NearbyService", "ProjectsService", "RealtimeService", "NotificationsService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Shared/ColonyAdmin",
@@ -182,6 +184,8 @@ let package = Package(
             dependencies: [
                 "AuthService",
                 "ColonyTesting",
+                // The key rotation and revocation tests run the operator's `colony-admin`.
+                "ColonyAdmin",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),

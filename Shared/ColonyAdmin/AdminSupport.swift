@@ -23,7 +23,7 @@ struct ServiceSchemaOptions: ParsableArguments {
 enum AdminDatabase {
     static var logger: Logger {
         var logger = Logger(label: "colony.admin")
-        logger.logLevel = .warning
+        logger.logLevel = .error  // the commands print what they did; PostgresNIO's chatter stays out
         return logger
     }
 
@@ -34,6 +34,22 @@ enum AdminDatabase {
             group.addTask { await client.run() }
             defer { group.cancelAll() }
             return try await client.withConnection { try await body($0) }
+        }
+    }
+
+    /// Runs `body` with a `Database` on one schema as the superuser (a service's own code, such as
+    /// auth's key ring, working on the service's tables).
+    static func withDatabase<Result: Sendable>(schema: String, _ body: (Database) async throws -> Result) async throws -> Result {
+        let environment = EnvironmentReader()
+        let configuration = DatabaseConfiguration(
+            host: try environment.string("COLONY_PG_HOST"), port: try environment.int("COLONY_PG_PORT", default: 5432, range: 1...65535),
+            database: environment.string("COLONY_PG_DATABASE", default: "colony"), user: environment.string("COLONY_PG_ADMIN_USER", default: "postgres"),
+            password: try environment.secret("COLONY_PG_ADMIN_PASSWORD"), schema: schema, poolSize: 2)
+        let database = Database(configuration: configuration, logger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await database.run() }
+            defer { group.cancelAll() }
+            return try await body(database)
         }
     }
 

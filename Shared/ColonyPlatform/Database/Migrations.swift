@@ -24,6 +24,9 @@ public struct MigrationRunner: Sendable {
         self.database = database
     }
 
+    /// The platform's own migrations (every schema has them, as component `platform`).
+    public static var platformMigrations: [Migration] { PlatformMigrations.all }
+
     /// Applies the platform's tables, then the service's migrations. Returns what was applied.
     @discardableResult
     public func migrate(_ migrations: [Migration], component: String = "service") async throws -> [Int] {

@@ -188,7 +188,9 @@ public struct AuthSettings: Sendable {
     public var smsCodeLifetimeSeconds = 600
     public var maxCodeAttempts = 5
     /// Retired signing keys stay in the JWKS this long, so tokens they signed keep verifying.
-    public var retiredKeyRetentionSeconds = 86_400
+    public var retiredKeyRetentionSeconds = AuthSettings.retiredKeyRetention
+    /// How long a retired signing key stays in the JWKS: longer than any access token lives.
+    public static let retiredKeyRetention = 86_400
 
     public init(issuer: String = "colony-auth", publicURL: String, apps: [App: AppAuthSettings] = Dictionary(uniqueKeysWithValues: App.allCases.map { ($0, .defaults(for: $0)) }), rateLimits: RateLimitSettings = RateLimitSettings(), phonePepper: String, bcryptCost: Int = 10, hashingThreads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount - 1), sender: SenderConfiguration, appleKeysURL: URL = URL(string: "https://appleid.apple.com/auth/keys")!) {
         self.issuer = issuer

@@ -65,6 +65,44 @@ public actor KeyRing {
         return kid
     }
 
+    /// Every signing key kept (current, retired and still published, retired and past it).
+    public func signingKeyStates() async throws -> [SigningKeyState] {
+        let store = self.store
+        return try await database.withConnection { try await store.signingKeyStates(on: $0) }
+    }
+
+    /// Takes a retired signing key out of the JWKS at once. This replica forgets it now, auth's
+    /// other replicas within 30 s, other services when their JWKS cache expires (10 min).
+    public func revokeSigningKey(kid: String) async throws -> Bool {
+        let store = self.store
+        let revoked = try await database.transaction { try await store.revokeSigningKey(kid: kid, on: $0) }
+        snapshot = try await load()
+        return revoked
+    }
+
+    /// Replaces an app's API key of a role: the old one stops working at once.
+    public func rotateAPIKey(app: App, role: APIKeyRecord.Role) async throws -> APIKeyRecord {
+        let store = self.store, issuer = self.issuer
+        let loaded = try await current()
+        try await database.transaction { connection in
+            try await store.revokeAPIKey(app: app, role: role, on: connection)
+            try await store.createAPIKeysIfMissing(signer: loaded.keys, kid: loaded.currentKid, issuer: issuer, on: connection)
+        }
+        snapshot = try await load()
+        guard let key = snapshot?.apiKeys.values.first(where: { $0.app == app && $0.role == role }) else {
+            throw APIError(.internalServerError, code: "keys_unavailable", message: "the new API key was not stored")
+        }
+        return key
+    }
+
+    /// Revokes one API key. Returns whether it was active.
+    public func revokeAPIKey(_ key: String) async throws -> Bool {
+        let store = self.store
+        let revoked = try await database.transaction { try await store.revokeAPIKey(key, on: $0) }
+        snapshot = try await load()
+        return revoked
+    }
+
     public func apiKeys() async throws -> [APIKeyRecord] {
         try await current().apiKeys.values.sorted { ($0.app.rawValue, $0.role.rawValue) < ($1.app.rawValue, $1.role.rawValue) }
     }

@@ -19,6 +19,13 @@ public struct APIKeyRecord: Sendable, Equatable {
     public var role: Role
 }
 
+/// A signing key as operators see it (never its private part).
+public struct SigningKeyState: Sendable, Equatable {
+    public var kid: String
+    public var createdAt: Date
+    public var retiredAt: Date?
+}
+
 /// The claims of an API key, shaped like Supabase's anon and service-role keys.
 struct APIKeyClaims: JWTPayload {
     var iss: IssuerClaim
@@ -89,6 +96,35 @@ struct KeyStore {
                     """, logger: logger)
             }
         }
+    }
+
+    /// Every signing key kept, newest first, with when it was made and retired (for operators).
+    func signingKeyStates(on connection: PostgresConnection) async throws -> [SigningKeyState] {
+        var states: [SigningKeyState] = []
+        for try await (kid, created, retired) in try await connection.query("SELECT kid, created_at, retired_at FROM signing_keys ORDER BY created_at DESC", logger: logger)
+            .decode((String, Date, Date?).self) {
+            states.append(SigningKeyState(kid: kid, createdAt: created, retiredAt: retired))
+        }
+        return states
+    }
+
+    /// Deletes a retired signing key (one that leaked): it leaves the JWKS, and tokens it signed
+    /// stop verifying. The current key is never revoked this way: rotate first. Returns whether
+    /// a key was deleted.
+    func revokeSigningKey(kid: String, on connection: PostgresConnection) async throws -> Bool {
+        try await connection.query("DELETE FROM signing_keys WHERE kid = \(kid) AND retired_at IS NOT NULL RETURNING kid", logger: logger)
+            .collect().count == 1
+    }
+
+    /// Revokes an API key (the apps that ship it stop working until they ship its successor).
+    func revokeAPIKey(_ key: String, on connection: PostgresConnection) async throws -> Bool {
+        try await connection.query("UPDATE api_keys SET revoked_at = now() WHERE key = \(key) AND revoked_at IS NULL RETURNING key", logger: logger)
+            .collect().count == 1
+    }
+
+    /// Revokes an app's active key of a role, so that `createAPIKeysIfMissing` issues a new one.
+    func revokeAPIKey(app: App, role: APIKeyRecord.Role, on connection: PostgresConnection) async throws {
+        try await connection.query("UPDATE api_keys SET revoked_at = now() WHERE app = \(app.rawValue) AND role = \(role.rawValue) AND revoked_at IS NULL", logger: logger)
     }
 
     static func newKeyID() -> String {
