@@ -97,6 +97,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Shared/ColonyPlatform",
             swiftSettings: swiftSettings
@@ -549,6 +550,7 @@ let package = Package(
                 "ColonyTesting",
                 // Its dead-letter test runs the operator's `colony-admin`.
                 "ColonyAdmin",
+                "ColonyKafka",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Tests/ColonyPlatformTests",

@@ -44,7 +44,7 @@ enum AdminDatabase {
         let configuration = DatabaseConfiguration(
             host: try environment.string("COLONY_PG_HOST"), port: try environment.int("COLONY_PG_PORT", default: 5432, range: 1...65535),
             database: environment.string("COLONY_PG_DATABASE", default: "colony"), user: environment.string("COLONY_PG_ADMIN_USER", default: "postgres"),
-            password: try environment.secret("COLONY_PG_ADMIN_PASSWORD"), schema: schema, poolSize: 2)
+            password: try environment.secret("COLONY_PG_ADMIN_PASSWORD"), schema: schema, poolSize: 2, tls: try DatabaseTLS.load(environment: environment))
         let database = Database(configuration: configuration, logger: logger)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await database.run() }
@@ -60,7 +60,9 @@ enum AdminDatabase {
         let database = environment.string("COLONY_PG_DATABASE", default: "colony")
         let user = environment.string("COLONY_PG_ADMIN_USER", default: "postgres")
         let password = try environment.secret("COLONY_PG_ADMIN_PASSWORD")
-        return PostgresClient(configuration: .init(host: host, port: port, username: user, password: password, database: database, tls: .disable), backgroundLogger: logger)
+        let tls = try DatabaseTLS.load(environment: environment).tlsConfiguration()
+        return PostgresClient(configuration: .init(host: host, port: port, username: user, password: password, database: database, tls: tls.map { .require($0) } ?? .disable),
+                              backgroundLogger: logger)
     }
 }
 

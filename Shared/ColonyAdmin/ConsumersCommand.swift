@@ -24,7 +24,7 @@ struct ConsumersCommand: AsyncParsableCommand {
             let environment = EnvironmentReader()
             let brokers = try environment.string("COLONY_KAFKA_BROKERS")
             let prefix = environment.string("COLONY_TOPIC_PREFIX", default: EventTopics.defaultPrefix)
-            let admin = KafkaAdmin(configuration: KafkaConfiguration(bootstrapServers: brokers))
+            let admin = KafkaAdmin(configuration: KafkaConfiguration(bootstrapServers: brokers, properties: try KafkaSecurity.properties(environment: environment)))
             let consuming = (services.isEmpty ? ColonyService.allCases : services).filter { !EventCatalogue.subscriptions(of: $0).isEmpty }
             var rows: [[String]] = []
             var total: Int64 = 0

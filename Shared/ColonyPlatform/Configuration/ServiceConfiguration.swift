@@ -1,3 +1,4 @@
+import ColonyKafka
 import ColonyModels
 import Foundation
 import Logging
@@ -16,6 +17,8 @@ public struct ServiceConfiguration: Sendable {
     public var topicPrefix: String
     public var tokens: TokenVerifierConfiguration
     public var pipeline: PipelineSettings
+    /// librdkafka's security properties (TLS, SASL) for every producer, consumer and admin client.
+    public var kafkaSecurity: [String: String] = [:]
     /// The gateways whose `X-Forwarded-For` names the client (see `TrustedProxies`).
     public var trustedProxies: TrustedProxies
 
@@ -60,6 +63,19 @@ public struct ServiceConfiguration: Sendable {
     }
 }
 
+extension ServiceConfiguration {
+    func with(kafkaSecurity: [String: String]) -> ServiceConfiguration {
+        var configuration = self
+        configuration.kafkaSecurity = kafkaSecurity
+        return configuration
+    }
+
+    /// A Kafka client configuration for this service's brokers with its security settings.
+    public var kafka: KafkaConfiguration {
+        KafkaConfiguration(bootstrapServers: kafkaBrokers, properties: kafkaSecurity)
+    }
+}
+
 /// Where a service's Postgres is and which role it logs in as.
 public struct DatabaseConfiguration: Sendable {
     public var host: String
@@ -70,8 +86,9 @@ public struct DatabaseConfiguration: Sendable {
     /// The schema the service owns; its tables, migrations, outbox and inbox live there.
     public var schema: String
     public var poolSize: Int
+    public var tls: DatabaseTLS
 
-    public init(host: String, port: Int, database: String, user: String, password: String, schema: String, poolSize: Int = 8) {
+    public init(host: String, port: Int, database: String, user: String, password: String, schema: String, poolSize: Int = 8, tls: DatabaseTLS = .disable) {
         self.host = host
         self.port = port
         self.database = database
@@ -79,6 +96,7 @@ public struct DatabaseConfiguration: Sendable {
         self.password = password
         self.schema = schema
         self.poolSize = poolSize
+        self.tls = tls
     }
 
     public static func load(service: ColonyService, environment: EnvironmentReader) throws(ConfigurationError) -> DatabaseConfiguration {
@@ -89,7 +107,8 @@ public struct DatabaseConfiguration: Sendable {
             user: environment.string("COLONY_PG_USER", default: DatabaseProvisioner.roleName(for: service.rawValue)),
             password: try environment.secret("COLONY_PG_PASSWORD", minimumLength: 16),
             schema: environment.string("COLONY_PG_SCHEMA", default: service.rawValue),
-            poolSize: try environment.int("COLONY_PG_POOL_SIZE", default: 8, range: 1...200)
+            poolSize: try environment.int("COLONY_PG_POOL_SIZE", default: 8, range: 1...200),
+            tls: try DatabaseTLS.load(environment: environment)
         )
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import NIOPosix
+import NIOSSL
 import ServiceLifecycle
 
 /// A service's Postgres: a pooled `PostgresClient` logged in as the service's role with the
@@ -22,7 +23,7 @@ public struct Database: Service, Sendable {
             username: configuration.user,
             password: configuration.password,
             database: configuration.database,
-            tls: .disable
+            tls: configuration.postgresClientTLS(logger: logger)
         )
         clientConfiguration.options.maximumConnections = configuration.poolSize
         clientConfiguration.options.minimumConnections = 0
@@ -82,7 +83,7 @@ public struct Database: Service, Sendable {
             username: configuration.user,
             password: configuration.password,
             database: configuration.database,
-            tls: .disable
+            tls: try configuration.postgresConnectionTLS()
         )
         connectionConfiguration.options.additionalStartupParameters = [("search_path", "\(configuration.schema),public")]
         let connection = try await PostgresConnection.connect(
@@ -121,6 +122,26 @@ public struct Database: Service, Sendable {
             group.cancelAll()
             return first
         }
+    }
+}
+
+extension DatabaseConfiguration {
+    /// The pool's TLS setting. The CA file was checked when the configuration was read; should it
+    /// be unreadable now, connections fail (no certificate is trusted) rather than go in the clear.
+    func postgresClientTLS(logger: Logger) -> PostgresClient.Configuration.TLS {
+        do {
+            return try tls.tlsConfiguration().map { .require($0) } ?? .disable
+        } catch {
+            logger.critical("the database's TLS settings cannot be used", metadata: ["error": "\(error)"])
+            var refuseAll = TLSConfiguration.makeClientConfiguration()
+            refuseAll.trustRoots = .certificates([])
+            return .require(refuseAll)
+        }
+    }
+
+    /// A single connection's TLS setting.
+    func postgresConnectionTLS() throws -> PostgresConnection.Configuration.TLS {
+        try tls.tlsConfiguration().map { .require(try NIOSSLContext(configuration: $0)) } ?? .disable
     }
 }
 

@@ -94,7 +94,7 @@ public enum ServiceHost {
         let relay = try OutboxRelay(
             database: database,
             producerConfiguration: .producer(bootstrapServers: configuration.kafkaBrokers, clientId: "colony-\(configuration.service.rawValue)",
-                                             overrides: ["message.max.bytes": String(pipeline.producerMessageMaxBytes)]),
+                                             overrides: configuration.kafkaSecurity.merging(["message.max.bytes": String(pipeline.producerMessageMaxBytes)]) { $1 }),
             outbox: outbox,
             logger: logger,
             topicPartitions: pipeline.topicPartitions,
@@ -143,13 +143,14 @@ public enum ServiceHost {
             // One group per service and deployment: the topic prefix names the deployment.
             let group = "\(configuration.topicPrefix)-\(configuration.service.rawValue)"
             var consumers = [EventConsumer(
-                configuration: .consumer(bootstrapServers: configuration.kafkaBrokers, groupId: group),
+                configuration: .consumer(bootstrapServers: configuration.kafkaBrokers, groupId: group, clientId: "colony-\(configuration.service.rawValue)", overrides: configuration.kafkaSecurity),
                 topics: topics, database: database, settings: pipeline, metrics: pipelineMetrics, logger: logger,
                 handler: handler, afterHandling: definition.afterEvent
             )]
             if let live = definition.liveDelivery {
                 consumers.append(EventConsumer(
-                    configuration: .consumer(bootstrapServers: configuration.kafkaBrokers, groupId: "\(group)-live-\(live.replicaID)"),
+                    configuration: .consumer(bootstrapServers: configuration.kafkaBrokers, groupId: "\(group)-live-\(live.replicaID)",
+                                             clientId: "colony-\(configuration.service.rawValue)-live", overrides: configuration.kafkaSecurity),
                     topics: topics, database: database, settings: pipeline, metrics: pipelineMetrics, logger: logger,
                     mode: .live(maxEventAge: live.maxEventAge, deliver: live.deliver), handler: handler
                 ))
