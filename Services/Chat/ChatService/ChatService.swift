@@ -33,7 +33,7 @@ public struct ChatSettings: Sendable {
 
     /// The request body limit the service needs: twice the largest upload, so a file somewhat
     /// over its limit gets the bucket's clear 422 and only absurd bodies the platform's 413.
-    public var maxBodyBytes: Int { 2 * max(maxImageBytes, maxVoiceBytes) }
+    public var maxUploadBytes: Int { 2 * max(maxImageBytes, maxVoiceBytes) }
 }
 
 /// The chat service: Unify's users, groups, members, messages, unread counts and calendar events.
@@ -64,7 +64,7 @@ public enum ChatService {
                     groups: Groups(outbox: context.outbox, media: media, logger: context.logger),
                     messages: Messages(outbox: context.outbox, media: media, maxVoiceSeconds: settings.maxVoiceSeconds, logger: context.logger),
                     events: CalendarEvents(outbox: context.outbox, logger: context.logger),
-                    uploadLimit: settings.maxBodyBytes
+                    uploadLimit: settings.maxUploadBytes
                 ).add(to: router, tokenMiddleware: context.tokenMiddleware, catalog: catalog)
             }
         )
