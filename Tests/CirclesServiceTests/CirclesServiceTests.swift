@@ -231,7 +231,11 @@ struct CirclesServiceTests {
             let png = ByteBuffer(bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3])
             let photo = try await circles.service.request(.PUT, "/posts/\(poll)/photo", as: a, bytes: png, contentType: "image/png")
             let photoURL = try #require(photo.body["photo_url"]?.stringValue)
-            #expect(try await circles.service.request(.GET, photoURL, as: nil).status == 200)
+            // A stable URL for the circle's members (their token), nobody else.
+            #expect(photoURL.contains("/storage/v1/object/authenticated/post-photos/\(circle.uuidString.lowercased())/") && !photoURL.contains("token"))
+            #expect(try await circles.service.request(.GET, photoURL, as: b).status == 200)
+            #expect(try await circles.service.request(.GET, photoURL, as: nil).status == 401)
+            #expect(try await circles.service.request(.GET, photoURL, as: try await circles.user()).status == 404)
             #expect(try await circles.service.request(.GET, "/posts/kept", as: b).array.count == 1)
 
             _ = try await circles.service.withDatabase { database in
@@ -246,7 +250,7 @@ struct CirclesServiceTests {
             #expect(expired.post.id.uuidString.lowercased() == poll && expired.post.circleId == circle)
             for table in ["poll_votes", "poll_options", "post_reactions", "kept_posts"] { #expect(try await circles.count(table) == 0, "\(table)") }
             #expect(try await circles.count("posts") == 1)
-            #expect(try await circles.service.request(.GET, photoURL, as: nil).status == 404, "the photo is deleted with the post")
+            #expect(try await circles.service.request(.GET, photoURL, as: a).status == 404, "the photo is deleted with the post")
         }
     }
 

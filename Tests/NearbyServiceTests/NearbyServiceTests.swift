@@ -205,6 +205,17 @@ struct NearbyServiceTests {
             let photo = try await nearby.service.request(.PUT, "/profile/photo", as: other, bytes: png, contentType: "image/png")
             let url = try #require(photo.body["photo_url"]?.stringValue)
             #expect(try await nearby.service.request(.GET, url, as: nil).status == 200)
+            // Someone who saw the card, then was blocked, keeps that URL: it dies with the next photo,
+            // and the new one cannot be found from the user's id.
+            #expect(try await nearby.service.request(.POST, "/blocks", as: other, json: ["user_id": me.id.uuidString]).status == 201)
+            let newPhoto = try await nearby.service.request(.PUT, "/profile/photo", as: other, bytes: png, contentType: "image/png")
+            let newURL = try #require(newPhoto.body["photo_url"]?.stringValue)
+            #expect(newURL != url)
+            #expect(try await nearby.service.request(.GET, newURL, as: nil).status == 200)
+            #expect(try await nearby.service.request(.GET, url, as: me).status == 404, "the old picture key after a change")
+            let byID = "\(nearby.service.base)/storage/v1/object/public/profile-photos/\(other.id.uuidString.lowercased())"
+            #expect(try await nearby.service.request(.GET, byID, as: me).status == 404)
+            #expect(try await nearby.service.request(.DELETE, "/blocks/\(me.id)", as: other).status == 204)
             let wrong = try await nearby.service.request(.PUT, "/profile/photo", as: other, bytes: ByteBuffer(string: "GIF89a....."), contentType: "image/gif")
             #expect(wrong.status == 422)
             var big = png

@@ -106,7 +106,7 @@ public enum NearbyService {
                 },
             ] },
             addRoutes: { router, context in
-                storage.addRoutes(to: router, buckets: [photos])
+                storage.addRoutes(to: router, buckets: [photos], tokenMiddleware: context.tokenMiddleware)
                 NearbyRoutes(support: RouteSupport(database: context.database), nearby: nearby(context), uploadLimit: settings.maxUploadBytes)
                     .add(to: router, tokenMiddleware: context.tokenMiddleware, catalog: catalog)
             }

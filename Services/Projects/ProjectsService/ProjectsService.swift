@@ -66,7 +66,7 @@ public enum ProjectsService {
                 },
             ] },
             addRoutes: { router, context in
-                storage.addRoutes(to: router, buckets: media.buckets)
+                storage.addRoutes(to: router, buckets: media.buckets, tokenMiddleware: context.tokenMiddleware)
                 ProjectsRoutes(
                     support: RouteSupport(database: context.database),
                     builders: Builders(outbox: context.outbox, media: media, logger: context.logger),

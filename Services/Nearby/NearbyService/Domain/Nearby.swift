@@ -21,8 +21,9 @@ struct Nearby: Sendable {
 
     // MARK: views
 
+    /// Under a per-upload key: a card seen once (say, before a block) leads to no later photo.
     func photoURL(_ profile: StoredProfile) -> String? {
-        profile.photoVersion.map { storage.publicURL(photos, key: profile.id.uuidString.lowercased(), version: $0) }
+        storage.pictureURL(photos, owner: profile.id, version: profile.photoVersion)
     }
 
     func age(_ profile: StoredProfile) -> Int? {
@@ -103,14 +104,14 @@ struct Nearby: Sendable {
     }
 
     func setPhoto(_ userID: UUID, image: ByteBuffer, contentType: String?, on connection: PostgresConnection) async throws -> MyProfile {
-        _ = try await require(userID, on: connection)
-        let stored = try await storage.upload(image, contentType: contentType, to: photos, key: userID.uuidString.lowercased())
-        return try await apply(userID, .init(photoVersion: .some(stored.version)), on: connection)
+        let current = try await require(userID, on: connection)
+        let version = try await storage.uploadPicture(image, contentType: contentType, to: photos, owner: userID, replacing: current.photoVersion)
+        return try await apply(userID, .init(photoVersion: .some(version)), on: connection)
     }
 
     func removePhoto(_ userID: UUID, on connection: PostgresConnection) async throws -> MyProfile {
-        _ = try await require(userID, on: connection)
-        try await storage.remove(photos, key: userID.uuidString.lowercased())
+        let current = try await require(userID, on: connection)
+        try await storage.removePicture(photos, owner: userID, version: current.photoVersion)
         return try await apply(userID, .init(photoVersion: .some(nil)), on: connection)
     }
 
@@ -251,9 +252,10 @@ struct Nearby: Sendable {
 
     /// Erases the account with its location (clients drop it), blocks and photo.
     func erase(_ userID: UUID, on connection: PostgresConnection) async throws {
+        let version = try await connection.query("SELECT photo_version FROM profiles WHERE id = \(userID)", logger: logger).collect().first?.decode(Int64?.self)
         try await removeLocation(userID, reason: .accountDeleted, on: connection)
         try await profiles.erase(userID, on: connection)
-        try await storage.remove(photos, key: userID.uuidString.lowercased())
+        try await storage.removePicture(photos, owner: userID, version: version ?? nil)
     }
 
     func publish<Payload: EventPayload>(_ payload: Payload, user: UUID, on connection: PostgresConnection) async throws {
