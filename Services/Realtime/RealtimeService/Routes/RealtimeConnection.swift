@@ -43,6 +43,7 @@ final class RealtimeConnection: Sendable {
         var channels: [String: JoinedChannel] = [:]
         var lastSeen: ContinuousClock.Instant = .now
         var closeReason: String?
+        var flushOnClose = false
         /// Frames the client may still send (`messagesPerSecond`, bursts of twice that).
         var messages: TokenBucket
     }
@@ -80,11 +81,14 @@ final class RealtimeConnection: Sendable {
         send(serializer.encode(message))
     }
 
-    /// Ends the socket with a reason the writer sends in the close frame.
-    func close(reason: String) {
+    /// Ends the socket with a reason the writer sends in the close frame. With `flush`, what is
+    /// already queued (the channels' system errors, say) is written first; a slow client's queue
+    /// is not.
+    func close(reason: String, flush: Bool = false) {
         let first = state.withLock { state in
             guard state.closeReason == nil else { return false }
             state.closeReason = reason
+            state.flushOnClose = flush
             return true
         }
         if first {
@@ -100,6 +104,8 @@ final class RealtimeConnection: Sendable {
     }
 
     var closeReason: String? { state.withLock { $0.closeReason } }
+    /// Closing, and what is still queued is not to be written.
+    var isDropping: Bool { state.withLock { $0.closeReason != nil && !$0.flushOnClose } }
 
     func touch() { state.withLock { $0.lastSeen = .now } }
     var lastSeen: ContinuousClock.Instant { state.withLock { $0.lastSeen } }

@@ -38,7 +38,7 @@ struct RealtimeSocket: Sendable {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for await text in connection.outgoing {
-                            if connection.closeReason != nil { break }
+                            if connection.isDropping { break }
                             try await outbound.write(.text(text))
                         }
                         if let reason = connection.closeReason {
@@ -50,7 +50,11 @@ struct RealtimeSocket: Sendable {
                             connection.touch()
                             guard case .text(let text) = message else { continue }
                             await handle(text, on: connection)
-                            if connection.closeReason != nil { break }
+                            if connection.closeReason != nil {
+                                // The server ends the socket: the writer finishes what is queued and
+                                // the close frame (or the grace period runs out), not this reader.
+                                try await Task.sleep(for: .seconds(60))
+                            }
                         }
                         connection.finish()
                     }
@@ -88,7 +92,7 @@ struct RealtimeSocket: Sendable {
             for channel in connection.channels {
                 hub.shutDown(connection, channel, message: RealtimeQuotas.tooManyMessages)
             }
-            connection.close(reason: RealtimeQuotas.tooManyMessages)
+            connection.close(reason: RealtimeQuotas.tooManyMessages, flush: true)
             return
         }
         let message: PhoenixMessage
