@@ -83,6 +83,23 @@ def make_circle(owner: User, members: list[User]) -> str:
     return circle
 
 
+def circle_of_two(api: Api, tag: str) -> tuple[User, User, str]:
+    """An owner and a member of a new circle, and the circle's id."""
+    owner = api.sign_up_confirmed("mycirclee", f"{tag}-owner")
+    member = api.sign_up_confirmed("mycirclee", f"{tag}-member")
+    return owner, member, make_circle(owner, [member])
+
+
+async def joined(stack: Stack, topic: str, *users: User) -> list[Phoenix]:
+    """A socket for each user, joined to the circle topic (broadcast acknowledged, presence on)."""
+    sockets = []
+    for user in users:
+        socket = await Phoenix.open(stack, stack.keys["mycirclee"])
+        assert (await join_when_member(socket, topic, user, PRESENCE_AND_ACK))["status"] == "ok"
+        sockets.append(socket)
+    return sockets
+
+
 async def join_when_member(socket: Phoenix, topic: str, user: User, config: dict) -> dict:
     """Joins once realtime's projection has the membership (it arrives through Kafka)."""
     deadline = time.monotonic() + EVENTUAL_TIMEOUT
@@ -115,19 +132,13 @@ def test_made_up_apikey_is_refused(api: Api, stack: Stack):
 
 
 def test_circle_topic_is_for_members_and_a_removed_member_is_closed_out(api: Api, stack: Stack):
-    owner = api.sign_up_confirmed("mycirclee", "rt-owner")
-    member = api.sign_up_confirmed("mycirclee", "rt-member")
+    owner, member, circle = circle_of_two(api, "rt")
     outsider = api.sign_up_confirmed("mycirclee", "rt-outsider")
-    circle = make_circle(owner, [member])
     topic = f"realtime:circle:{circle}"
 
     async def scenario() -> None:
-        key = stack.keys["mycirclee"]
-        owner_socket = await Phoenix.open(stack, key)
-        member_socket = await Phoenix.open(stack, key)
-        outsider_socket = await Phoenix.open(stack, key)
-        assert (await join_when_member(owner_socket, topic, owner, PRESENCE_AND_ACK))["status"] == "ok"
-        assert (await join_when_member(member_socket, topic, member, PRESENCE_AND_ACK))["status"] == "ok"
+        owner_socket, member_socket = await joined(stack, topic, owner, member)
+        outsider_socket = await Phoenix.open(stack, stack.keys["mycirclee"])
 
         # The outsider: the join is refused with Supabase's words; broadcast and presence go nowhere.
         refused = await outsider_socket.join(topic, outsider.access_token, PRESENCE_AND_ACK)
@@ -165,9 +176,7 @@ def test_circle_topic_is_for_members_and_a_removed_member_is_closed_out(api: Api
 
 
 def test_quotas_channels_presence_meta_and_a_broadcast_flood(api: Api, stack: Stack):
-    owner = api.sign_up_confirmed("mycirclee", "rt-quota-owner")
-    member = api.sign_up_confirmed("mycirclee", "rt-quota-member")
-    circle = make_circle(owner, [member])
+    owner, member, circle = circle_of_two(api, "rt-quota")
     topic = f"realtime:circle:{circle}"
 
     async def scenario() -> None:
@@ -188,10 +197,7 @@ def test_quotas_channels_presence_meta_and_a_broadcast_flood(api: Api, stack: St
         await socket.close()
 
         # An oversized presence meta (over 2 KiB) ends the channel before anything is stored.
-        owner_socket = await Phoenix.open(stack, key)
-        member_socket = await Phoenix.open(stack, key)
-        assert (await join_when_member(owner_socket, topic, owner, PRESENCE_AND_ACK))["status"] == "ok"
-        assert (await join_when_member(member_socket, topic, member, PRESENCE_AND_ACK))["status"] == "ok"
+        owner_socket, member_socket = await joined(stack, topic, owner, member)
         await member_socket.send(topic, "presence", {"type": "presence", "event": "track", "payload": {"bio": "x" * 4000}})
         closed = await member_socket.wait("the oversized meta's system error", lambda m: m["topic"] == topic and m["event"] == "system")
         assert closed["payload"]["status"] == "error" and closed["payload"]["message"] == "Track message size exceeded", closed

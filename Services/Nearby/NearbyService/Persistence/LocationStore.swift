@@ -36,31 +36,46 @@ struct LocationStore: Sendable {
     /// they are shown of the user (whether or not the user still shares), blocks excluded either
     /// way. The realtime service tells only them about the user's moves and card.
     func watchers(of userID: UUID, radiusMeters: Double, ttlSeconds: Int, on connection: PostgresConnection) async throws -> [UUID] {
-        try await connection.query("""
-            SELECT l.user_id FROM locations me
-            JOIN locations l ON ST_DWithin(l.position, me.shown, \(radiusMeters))
-            JOIN profiles p ON p.id = l.user_id
-            WHERE me.user_id = \(userID) AND l.user_id <> \(userID) AND p.share_location
-              AND l.updated_at > now() - make_interval(secs => \(Double(ttlSeconds)))
-              AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker_id = \(userID) AND b.blocked_id = l.user_id)
-                                                       OR (b.blocker_id = l.user_id AND b.blocked_id = \(userID)))
-            ORDER BY l.user_id LIMIT 5000
-            """, logger: logger).collect().map { try $0.decode(UUID.self) }
+        try await others(of: userID, .watchers, radiusMeters: radiusMeters, ttlSeconds: ttlSeconds, on: connection).map(\.userId)
     }
 
     /// Whom the user sees now (the `nearby` rule at the default radius): their rows as the user
     /// is shown them. Empty when the user has no point.
     func visible(to userID: UUID, radiusMeters: Double, ttlSeconds: Int, on connection: PostgresConnection) async throws -> [LocationRow] {
-        try await connection.query("""
+        try await others(of: userID, .visible, radiusMeters: radiusMeters, ttlSeconds: ttlSeconds, on: connection)
+    }
+
+    /// The two directions of "in range": from their position to the user's shown point (they
+    /// see the user), or from the user's position to their shown point (the user sees them).
+    enum Direction {
+        case watchers, visible
+
+        var condition: String {
+            switch self {
+            case .watchers: "ST_DWithin(l.position, me.shown, $2)"
+            case .visible: "ST_DWithin(l.shown, me.position, $2)"
+            }
+        }
+    }
+
+    /// Sharing users with a fresh point in range of the user in `direction`, blocks excluded
+    /// either way, as the user is shown them.
+    func others(of userID: UUID, _ direction: Direction, radiusMeters: Double, ttlSeconds: Int, on connection: PostgresConnection) async throws -> [LocationRow] {
+        var bindings = PostgresBindings(capacity: 3)
+        bindings.append(userID)
+        bindings.append(radiusMeters)
+        bindings.append(Double(ttlSeconds))
+        let query = PostgresQuery(unsafeSQL: """
             SELECT l.user_id, ST_Y(l.shown::geometry), ST_X(l.shown::geometry), l.updated_at FROM locations me
-            JOIN locations l ON ST_DWithin(l.shown, me.position, \(radiusMeters))
+            JOIN locations l ON \(direction.condition)
             JOIN profiles p ON p.id = l.user_id
-            WHERE me.user_id = \(userID) AND l.user_id <> \(userID) AND p.share_location
-              AND l.updated_at > now() - make_interval(secs => \(Double(ttlSeconds)))
-              AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker_id = \(userID) AND b.blocked_id = l.user_id)
-                                                       OR (b.blocker_id = l.user_id AND b.blocked_id = \(userID)))
+            WHERE me.user_id = $1 AND l.user_id <> $1 AND p.share_location
+              AND l.updated_at > now() - make_interval(secs => $3)
+              AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker_id = $1 AND b.blocked_id = l.user_id)
+                                                       OR (b.blocker_id = l.user_id AND b.blocked_id = $1))
             ORDER BY l.user_id LIMIT 5000
-            """, logger: logger).collect().map { row in
+            """, binds: bindings)
+        return try await connection.query(query, logger: logger).collect().map { row in
             let (id, latitude, longitude, at) = try row.decode((UUID, Double, Double, Date).self)
             return LocationRow(userId: id, latitude: latitude, longitude: longitude, updatedAt: at)
         }
