@@ -166,12 +166,19 @@ extension Storage {
     ///   signed URL for an object the caller may read, `{"signedURL": "/object/sign/…?token=…",
     ///   "signed_url": absolute}`.
     /// Buckets without an `access` entry: public ones admit any user of the service's app, private
-    /// ones nobody.
+    /// ones nobody. `documented` names, per bucket, its keys as the service's OpenAPI document
+    /// spells them (`{group_id}/{message_id}`): those buckets' authenticated and sign routes are
+    /// recorded in `catalog` as documented operations.
     public func addRoutes(to router: Router<ColonyRequestContext>, buckets: [StorageBucket], tokenMiddleware: TokenMiddleware,
-                          access: [String: StorageAccess] = [:]) {
+                          access: [String: StorageAccess] = [:], documented: [String: String] = [:], catalog: RouteCatalog? = nil) {
         let authenticated = router.group(RouterPath("/storage/v1/object")).add(middleware: tokenMiddleware)
         for bucket in buckets {
             let rule = access[bucket.name] ?? (bucket.isPublic ? .anyUser : .nobody)
+            if let keys = documented[bucket.name], let catalog {
+                catalog.record(RouteKey(method: "GET", path: "/storage/v1/object/authenticated/\(bucket.name)/\(keys)"))
+                catalog.record(RouteKey(method: "POST", path: "/storage/v1/object/sign/\(bucket.name)/\(keys)"))
+                catalog.record(RouteKey(method: "GET", path: "/storage/v1/object/sign/\(bucket.name)/\(keys)"))
+            }
             router.get(RouterPath("/storage/v1/object/public/\(bucket.name)/**")) { request, context -> Response in
                 guard bucket.isPublic else { throw APIError.notFound("object not found") }
                 let key = try Self.key(context)

@@ -58,7 +58,8 @@ public enum ChatService {
                         try await GroupStore(logger: context.logger).membership(group, userID: user, lock: false, on: connection) != nil
                     }
                 }
-                storage.addRoutes(to: router, buckets: media.buckets, tokenMiddleware: context.tokenMiddleware, access: [media.voiceMessages.name: members])
+                storage.addRoutes(to: router, buckets: media.buckets, tokenMiddleware: context.tokenMiddleware, access: [media.voiceMessages.name: members],
+                                  documented: [media.voiceMessages.name: "{group_id}/{message_id}"], catalog: catalog)
                 ChatRoutes(
                     support: RouteSupport(database: context.database),
                     users: Users(outbox: context.outbox, media: media, logger: context.logger),

@@ -60,7 +60,8 @@ public enum CirclesService {
                         try await CircleStore(logger: context.logger).isMember(circle, userID: user, on: connection)
                     }
                 }
-                storage.addRoutes(to: router, buckets: [media.photos], tokenMiddleware: context.tokenMiddleware, access: [media.photos.name: members])
+                storage.addRoutes(to: router, buckets: [media.photos], tokenMiddleware: context.tokenMiddleware, access: [media.photos.name: members],
+                                  documented: [media.photos.name: "{circle_id}/{post_id}"], catalog: catalog)
                 CirclesRoutes(
                     support: RouteSupport(database: context.database),
                     profiles: Profiles(logger: context.logger),
