@@ -10,8 +10,8 @@ do {
     try ColonyObservability.bootstrap(service: "chat", environment: environment)
     let settings = try ChatSettings.load(environment: environment)
     var configuration = try ServiceConfiguration.load(service: .chat, app: .unify, environment: environment)
-    // Voice messages and pictures arrive as request bodies: the default limit must fit them.
-    if environment.values["COLONY_MAX_BODY_BYTES"] == nil { configuration.maxBodyBytes = settings.maxBodyBytes }
+    // Voice messages and pictures arrive as request bodies: their routes (and only those) read up to this much.
+    configuration.maxUploadBytes = max(configuration.maxBodyBytes, settings.maxUploadBytes)
     let storage = try Storage.load(environment: environment)
     try await ServiceHost.run(ChatService.definition(settings: settings, storage: storage), configuration: configuration)
 } catch let error as ConfigurationError {

@@ -75,9 +75,16 @@ public struct FileSystemStorageBackend: StorageBackend {
 
     public func delete(bucket: String, key: String) async throws {
         let path = try path(bucket: bucket, key: key)
+        let bucketPath = "\(root)/\(bucket)"
         try await threadPool.runIfActive {
             guard unlink(path) == 0 || errno == ENOENT || errno == ENOTDIR else {
                 throw FileSystemStorageError("unlink", path: path)
+            }
+            // Folders the key made (`{owner}/…`) go with their last object; rmdir leaves any
+            // that still hold something.
+            var directory = String(path[..<path.lastIndex(of: "/")!])
+            while directory.count > bucketPath.count, rmdir(directory) == 0 {
+                directory = String(directory[..<directory.lastIndex(of: "/")!])
             }
         }
     }

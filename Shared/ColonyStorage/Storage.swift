@@ -51,6 +51,39 @@ public struct Storage: Sendable {
         )
     }
 
+    /// Stores a picture its owner replaces (a profile photo, a group picture, a cover) under a
+    /// key of its own, `{owner}/{version}`, the version a fresh random number (`PictureKey`), and
+    /// deletes the one it replaces: the old URL stops working, and knowing someone's id (a
+    /// blocked user, an ex-member) leads to no picture of theirs. Returns the new version, which
+    /// the owning service keeps (its `*_version` column) to build the URL.
+    public func uploadPicture(_ body: ByteBuffer, contentType: String?, to bucket: StorageBucket, owner: UUID, replacing old: Int64?) async throws -> Int64 {
+        let version = PictureKey.newVersion()
+        let key = PictureKey.key(owner: owner, version: version)
+        // A picture from before per-upload keys is the file `{owner}`, where the new key needs a
+        // folder: it goes first (the upload is checked before anything is written, so a refused
+        // upload has already failed by then only if the old picture was the problem).
+        if let old, PictureKey.key(owner: owner, version: old) == owner.lowercased {
+            try StorageKey.validate(key)
+            try await removePicture(bucket, owner: owner, version: old)
+            _ = try await upload(body, contentType: contentType, to: bucket, key: key)
+            return version
+        }
+        _ = try await upload(body, contentType: contentType, to: bucket, key: key)
+        try await removePicture(bucket, owner: owner, version: old)
+        return version
+    }
+
+    /// Deletes an owner's picture of that version (nothing when nil).
+    public func removePicture(_ bucket: StorageBucket, owner: UUID, version: Int64?) async throws {
+        guard let version else { return }
+        try await remove(bucket, key: PictureKey.key(owner: owner, version: version))
+    }
+
+    /// The URL of an owner's picture of that version (nil when there is none).
+    public func pictureURL(_ bucket: StorageBucket, owner: UUID, version: Int64?) -> String? {
+        version.map { publicURL(bucket, key: PictureKey.key(owner: owner, version: $0), version: $0) }
+    }
+
     /// Deletes the object; a missing one is fine.
     public func remove(_ bucket: StorageBucket, key: String) async throws {
         try StorageKey.validate(key)
@@ -63,6 +96,15 @@ public struct Storage: Sendable {
     public func publicURL(_ bucket: StorageBucket, key: String, version: Int64?) -> String {
         guard bucket.isPublic else { return signedURL(bucket, key: key, expiresIn: defaultSignedURLTTL) }
         return "\(publicBaseURL)/storage/v1/object/public/\(bucket.name)/\(key)" + (version.map { "?v=\($0)" } ?? "")
+    }
+
+    /// The stable URL of an object in a private bucket, for rows that are cached (feeds, realtime
+    /// rows): `{base}/storage/v1/object/authenticated/{bucket}/{key}`. It never expires; it is
+    /// served to a caller with a token the bucket's `StorageAccess` admits, and
+    /// `POST /storage/v1/object/sign/{bucket}/{key}` turns it into a signed URL for a player that
+    /// cannot send a token.
+    public func authenticatedURL(_ bucket: StorageBucket, key: String) -> String {
+        "\(publicBaseURL)/storage/v1/object/authenticated/\(bucket.name)/\(key)"
     }
 
     /// `{base}/storage/v1/object/sign/{bucket}/{key}?token={expiry}.{signature}`, for any bucket.
@@ -117,13 +159,50 @@ extension Storage {
     ///   answers 404, as if the object did not exist); cached for a year when `?v=` is present.
     /// - `GET /storage/v1/object/sign/{bucket}/{key...}?token=`: any bucket; a bad or expired
     ///   token is 400 `invalid_signature`.
-    public func addRoutes(to router: Router<ColonyRequestContext>, buckets: [StorageBucket]) {
+    /// - `GET /storage/v1/object/authenticated/{bucket}/{key...}`, with the caller's token: the
+    ///   object when the bucket's `access` admits the caller, else 404 (as if it did not exist).
+    /// - `POST /storage/v1/object/sign/{bucket}/{key...}`, with the caller's token and
+    ///   `{"expiresIn": seconds}` (Supabase's `createSignedUrl`; 1 to 604800, default 3600): a
+    ///   signed URL for an object the caller may read, `{"signedURL": "/object/sign/…?token=…",
+    ///   "signed_url": absolute}`.
+    /// Buckets without an `access` entry: public ones admit any user of the service's app, private
+    /// ones nobody. `documented` names, per bucket, its keys as the service's OpenAPI document
+    /// spells them (`{group_id}/{message_id}`): those buckets' authenticated and sign routes are
+    /// recorded in `catalog` as documented operations.
+    public func addRoutes(to router: Router<ColonyRequestContext>, buckets: [StorageBucket], tokenMiddleware: TokenMiddleware,
+                          access: [String: StorageAccess] = [:], documented: [String: String] = [:], catalog: RouteCatalog? = nil) {
+        let authenticated = router.group(RouterPath("/storage/v1/object")).add(middleware: tokenMiddleware)
         for bucket in buckets {
+            let rule = access[bucket.name] ?? (bucket.isPublic ? .anyUser : .nobody)
+            if let keys = documented[bucket.name], let catalog {
+                catalog.record(RouteKey(method: "GET", path: "/storage/v1/object/authenticated/\(bucket.name)/\(keys)"))
+                catalog.record(RouteKey(method: "POST", path: "/storage/v1/object/sign/\(bucket.name)/\(keys)"))
+                catalog.record(RouteKey(method: "GET", path: "/storage/v1/object/sign/\(bucket.name)/\(keys)"))
+            }
             router.get(RouterPath("/storage/v1/object/public/\(bucket.name)/**")) { request, context -> Response in
                 guard bucket.isPublic else { throw APIError.notFound("object not found") }
                 let key = try Self.key(context)
                 let versioned = request.uri.queryParameters["v"] != nil
                 return try await download(bucket, key: key, cacheControl: versioned ? "public, max-age=31536000, immutable" : "public, max-age=60")
+            }
+            authenticated.get(RouterPath("authenticated/\(bucket.name)/**")) { _, context -> Response in
+                let key = try Self.key(context)
+                guard try await rule.canRead(try context.requireUser(), key) else { throw APIError.notFound("object not found") }
+                return try await download(bucket, key: key, cacheControl: "private, max-age=3600")
+            }
+            authenticated.post(RouterPath("sign/\(bucket.name)/**")) { request, context -> Response in
+                let key = try Self.key(context)
+                let body = try await RouteSupport.decode(SignRequest.self, try await RouteSupport.collect(request, context), emptyAs: SignRequest())
+                guard let seconds = body.seconds else {
+                    throw APIError.unprocessable("expiresIn must be a whole number of seconds from 1 to \(Self.maxSignedSeconds)")
+                }
+                guard try await rule.canRead(try context.requireUser(), key), try await backend.get(bucket: bucket.name, key: key) != nil else {
+                    throw APIError.notFound("object not found")
+                }
+                let expires = Int64(Date().timeIntervalSince1970) + Int64(seconds)
+                let relative = "/object/sign/\(bucket.name)/\(key)?token=\(token(bucket: bucket.name, key: key, expires: expires))"
+                let json = "{\"signedURL\":\(Self.quoted(relative)),\"signed_url\":\(Self.quoted(publicBaseURL + "/storage/v1" + relative))}"
+                return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: json)))
             }
             router.get(RouterPath("/storage/v1/object/sign/\(bucket.name)/**")) { request, context -> Response in
                 let key = try Self.key(context)
@@ -136,6 +215,24 @@ extension Storage {
                 return try await download(bucket, key: key, cacheControl: "private, max-age=\(remaining)")
             }
         }
+    }
+
+    /// The longest a signed URL made on request lives: a week.
+    static let maxSignedSeconds = 604_800
+
+    /// `{"expiresIn": N}` (Supabase's spelling; `expires_in` reads the same); absent is an hour.
+    struct SignRequest: Decodable {
+        var expiresIn: Double?
+
+        var seconds: Int? {
+            let value = expiresIn ?? 3600
+            guard value == value.rounded(), (1...Double(Storage.maxSignedSeconds)).contains(value) else { return nil }
+            return Int(value)
+        }
+    }
+
+    static func quoted(_ text: String) -> String {
+        String(decoding: (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8), as: UTF8.self)
     }
 
     private static func key(_ context: ColonyRequestContext) throws(APIError) -> String {

@@ -43,6 +43,46 @@ public struct StorageBucket: Sendable, Hashable {
     }
 }
 
+/// The keys of pictures their owners replace: `{owner}/{version}`, the version a random number
+/// from 2^62 to 2^63 drawn for each upload, so a key cannot be guessed from the owner's id and
+/// dies with the picture it names. A version below 2^62 (an upload time in milliseconds) is a
+/// picture stored before these keys, under `{owner}`: it keeps its key until it is replaced.
+public enum PictureKey {
+    static let firstRandomVersion: Int64 = 1 << 62
+
+    public static func newVersion() -> Int64 {
+        var generator = SystemRandomNumberGenerator()
+        return Int64.random(in: firstRandomVersion...Int64.max, using: &generator)
+    }
+
+    public static func key(owner: UUID, version: Int64) -> String {
+        version >= firstRandomVersion ? "\(owner.lowercased)/\(version)" : owner.lowercased
+    }
+}
+
+/// Who may read a bucket's objects through the authenticated routes (and get them signed): a
+/// rule of the service that owns the bucket, given the caller and the object's key (a member of
+/// the group the key names, say).
+public struct StorageAccess: Sendable {
+    public let canRead: @Sendable (AuthenticatedUser, String) async throws -> Bool
+
+    public init(canRead: @escaping @Sendable (AuthenticatedUser, String) async throws -> Bool) {
+        self.canRead = canRead
+    }
+
+    /// Any user of the service's app (its token middleware already checked the app).
+    public static let anyUser = StorageAccess { _, _ in true }
+    public static let nobody = StorageAccess { _, _ in false }
+
+    /// Keys `{scope id}/…`: the caller must belong to the scope the first segment names.
+    public static func firstSegment(_ isMember: @escaping @Sendable (UUID, UUID) async throws -> Bool) -> StorageAccess {
+        StorageAccess { user, key in
+            guard let first = key.split(separator: "/").first, let scope = UUID(uuidString: String(first)) else { return false }
+            return try await isMember(user.id, scope)
+        }
+    }
+}
+
 /// What `Storage.upload` stored, with the URL clients should use to fetch it.
 public struct StoredObject: Sendable, Equatable {
     public let bucket: String

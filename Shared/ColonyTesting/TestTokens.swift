@@ -51,4 +51,11 @@ public struct TestTokens: Sendable {
         let keys = await JWTKeyCollection().add(ecdsa: privateKey, kid: JWKIdentifier(string: keyID))
         return try await keys.sign(claims, kid: JWKIdentifier(string: keyID))
     }
+
+    /// An app's API key as auth issues it (anon by default), signed with this key.
+    public func apiKey(app: App, role: String = "anon", issuer: String? = nil) async throws -> String {
+        let claims = APIKeyClaims(iss: issuer ?? self.issuer, role: role, ref: app.rawValue, exp: Date().addingTimeInterval(365 * 86_400))
+        let keys = await JWTKeyCollection().add(ecdsa: privateKey, kid: JWKIdentifier(string: keyID))
+        return try await keys.sign(claims, kid: JWKIdentifier(string: keyID))
+    }
 }

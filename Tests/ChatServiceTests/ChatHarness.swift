@@ -60,7 +60,7 @@ enum AudioFixtures {
 func withRunningChat(settings: ChatSettings = ChatSettings(maxImageBytes: 64 << 10, maxVoiceBytes: 256 << 10), _ body: @Sendable (RunningChat) async throws -> Void) async throws {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-chat-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: root) }
-    try await withRunningService(.chat, app: .unify, apiPrefix: "/chat/v1", configure: { $0.maxBodyBytes = settings.maxBodyBytes }, definition: { catalog, base in
+    try await withRunningService(.chat, app: .unify, apiPrefix: "/chat/v1", configure: { $0.maxUploadBytes = settings.maxUploadBytes }, definition: { catalog, base in
         let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("chat-tests-signing-key-0123456789abcdef".utf8))
         return ChatService.definition(settings: settings, storage: storage, catalog: catalog)
     }) { service in

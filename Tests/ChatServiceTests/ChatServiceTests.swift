@@ -132,31 +132,48 @@ struct ChatServiceTests {
         }
     }
 
-    @Test("voice: upload → message with a signed URL → delete removes the file")
+    @Test("voice: a stable URL (no expiry, for cached lists and realtime rows) that members fetch with their token or have signed; a removed member and outsiders get 404; deleting the message removes the file")
     func voiceMessages() async throws {
         try await withRunningChat { chat in
-            let owner = try await chat.user(), member = try await chat.user()
+            let owner = try await chat.user(), member = try await chat.user(), outsider = try await chat.user()
             let group = try await chat.group(owner: owner, members: [member])
             let sent = try await chat.service.request(.POST, "/groups/\(group)/messages/voice?duration=4.25", as: member, bytes: AudioFixtures.m4a, contentType: "audio/mp4")
             #expect(sent.status == 201, "\(sent.body)")
             #expect(sent.body["message_type"]?.stringValue == "voice" && sent.body["voice_duration"]?.doubleValue == 4.25)
             let url = try #require(sent.body["voice_url"]?.stringValue)
-            #expect(url.contains("/storage/v1/object/sign/voice-messages/"))
+            #expect(url.hasSuffix("/storage/v1/object/authenticated/voice-messages/\(group.uuidString.lowercased())/\(try id(sent))") && !url.contains("token"))
             #expect(chat.storedFiles.contains { $0.contains(try! id(sent)) })
 
-            let download = try await chat.service.request(.GET, url, as: nil)
-            #expect(download.status == 200 && download.bytes == AudioFixtures.m4a)
-            let publicPath = url.replacingOccurrences(of: "/object/sign/", with: "/object/public/").components(separatedBy: "?")[0]
+            for user in [owner, member] {
+                let download = try await chat.service.request(.GET, url, as: user)
+                #expect(download.status == 200 && download.bytes == AudioFixtures.m4a)
+            }
+            #expect(try await chat.service.request(.GET, url, as: outsider).status == 404)
+            #expect(try await chat.service.request(.GET, url, as: nil).status == 401)
+            let publicPath = url.replacingOccurrences(of: "/object/authenticated/", with: "/object/public/")
             #expect(try await chat.service.request(.GET, publicPath, as: nil).status == 404, "the voice bucket is private")
+            // A player that cannot send a token gets it signed (Supabase's createSignedUrl).
+            let signPath = url.replacingOccurrences(of: "/object/authenticated/", with: "/object/sign/")
+            let signed = try await chat.service.request(.POST, signPath, as: member, json: ["expiresIn": 600])
+            let signedURL = try #require(signed.body["signed_url"]?.stringValue, "\(signed.body)")
+            #expect(try await chat.service.request(.GET, signedURL, as: nil).bytes == AudioFixtures.m4a)
+            #expect(try await chat.service.request(.POST, signPath, as: outsider, json: ["expiresIn": 600]).status == 404)
 
+            // The same stable URL is in the history and in the event realtime turns into the row.
             let history = try await chat.service.request(.GET, "/groups/\(group)/messages", as: owner)
-            #expect(history.body["messages"]?.arrayValue?.first?["voice_url"]?.stringValue?.contains("token=") == true)
+            #expect(history.body["messages"]?.arrayValue?.first?["voice_url"]?.stringValue == url)
             #expect(uuid(history.body["messages"]?.arrayValue?.first?["user"]?["id"]) == member.id)
+            let events = try await chat.service.events(of: .chat) { events in events.contains { $0.type == .messageSent } }
+            #expect(try events.first { $0.type == .messageSent }?.decode(MessageSent.self).payload.message.voiceUrl == url)
 
-            let deleted = try await chat.service.request(.DELETE, "/groups/\(group)/messages/\(try id(sent))", as: member)
+            // Removed from the group: the URL they kept leads nowhere.
+            #expect(try await chat.service.request(.DELETE, "/groups/\(group)/members/\(member.id)", as: owner).status < 300)
+            #expect(try await chat.service.request(.GET, url, as: member).status == 404)
+
+            let deleted = try await chat.service.request(.DELETE, "/groups/\(group)/messages/\(try id(sent))", as: owner)
             #expect(deleted.status == 204)
             #expect(!chat.storedFiles.contains { $0.contains(try! id(sent)) }, "\(chat.storedFiles)")
-            #expect(try await chat.service.request(.GET, url, as: nil).status == 404)
+            #expect(try await chat.service.request(.GET, url, as: owner).status == 404)
         }
     }
 
@@ -248,22 +265,38 @@ struct ChatServiceTests {
         }
     }
 
-    @Test("pictures: avatar and group picture replace the old file and bump the URL's version")
+    @Test("pictures are not keyed by user or group id: each upload gets a key of its own and the old key stops working; an ex-member cannot reach the group's new picture")
     func pictures() async throws {
         try await withRunningChat { chat in
-            let owner = try await chat.user()
+            let owner = try await chat.user(), member = try await chat.user()
             let first = try await chat.service.request(.PUT, "/me/avatar", as: owner, bytes: AudioFixtures.png, contentType: "image/png")
             let url1 = try #require(first.body["avatar_url"]?.stringValue)
-            try await Task.sleep(for: .milliseconds(5))
             let second = try await chat.service.request(.PUT, "/me/avatar", as: owner, bytes: AudioFixtures.png, contentType: "image/png")
             let url2 = try #require(second.body["avatar_url"]?.stringValue)
-            #expect(url1 != url2 && url2.contains("/storage/v1/object/public/profile-pictures/\(owner.id.uuidString.lowercased())?v="))
-            #expect(chat.storedFiles.filter { $0.contains("profile-pictures") && !$0.contains(".") }.count <= 1)
+            #expect(url1 != url2 && url2.contains("/storage/v1/object/public/profile-pictures/\(owner.id.uuidString.lowercased())/"))
+            #expect(try await chat.service.request(.GET, url1, as: nil).status == 404, "the old picture key after a change")
+            let byID = "\(chat.service.base)/storage/v1/object/public/profile-pictures/\(owner.id.uuidString.lowercased())"
+            #expect(try await chat.service.request(.GET, byID, as: nil).status == 404, "the user's id alone names no picture")
+            #expect(chat.storedFiles.filter { $0.contains("profile-pictures") }.count == 1)
             let fetched = try await chat.service.request(.GET, url2, as: nil)
             #expect(fetched.status == 200 && fetched.headers.first(name: "Content-Type") == "image/png")
             let removed = try await chat.service.request(.DELETE, "/me/avatar", as: owner)
             #expect(removed.status == 200 && removed.body["avatar_url"] == nil)
             #expect(try await chat.service.request(.GET, url2, as: nil).status == 404)
+
+            // The group's picture: a member sees it; removed, they keep the old URL, which dies with the next picture.
+            let group = try await chat.group(owner: owner, members: [member])
+            let set = try await chat.service.request(.PUT, "/groups/\(group)/picture", as: owner, bytes: AudioFixtures.png, contentType: "image/png")
+            let old = try #require(set.body["picture_url"]?.stringValue, "\(set.body)")
+            #expect(try await chat.service.request(.GET, "/groups/\(group)", as: member).body["picture_url"]?.stringValue == old)
+            #expect(try await chat.service.request(.DELETE, "/groups/\(group)/members/\(member.id)", as: owner).status < 300)
+            let reset = try await chat.service.request(.PUT, "/groups/\(group)/picture", as: owner, bytes: AudioFixtures.png, contentType: "image/png")
+            let new = try #require(reset.body["picture_url"]?.stringValue)
+            #expect(new != old)
+            #expect(try await chat.service.request(.GET, new, as: nil).status == 200)
+            #expect(try await chat.service.request(.GET, old, as: member).status == 404, "the ex-member's old picture key after a change")
+            #expect(try await chat.service.request(.GET, "\(chat.service.base)/storage/v1/object/public/group-pictures/\(group.uuidString.lowercased())", as: member).status == 404)
+            #expect(try await chat.service.request(.GET, "/groups/\(group)", as: member).status == 404)
         }
     }
 

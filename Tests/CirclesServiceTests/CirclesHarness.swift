@@ -55,7 +55,7 @@ struct RunningCircles: Sendable {
 func withRunningCircles(settings: CirclesSettings = CirclesSettings(maxPhotoBytes: 64 << 10), _ body: @Sendable (RunningCircles) async throws -> Void) async throws {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-circles-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: root) }
-    try await withRunningService(.circles, app: .mycirclee, apiPrefix: "/circles/v1", configure: { $0.maxBodyBytes = settings.maxBodyBytes }, definition: { catalog, base in
+    try await withRunningService(.circles, app: .mycirclee, apiPrefix: "/circles/v1", configure: { $0.maxUploadBytes = settings.maxUploadBytes }, definition: { catalog, base in
         let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("circles-tests-signing-key-0123456789abcdef".utf8))
         return CirclesService.definition(settings: settings, storage: storage, catalog: catalog)
     }) { service in

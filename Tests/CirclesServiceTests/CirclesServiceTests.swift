@@ -231,7 +231,11 @@ struct CirclesServiceTests {
             let png = ByteBuffer(bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3])
             let photo = try await circles.service.request(.PUT, "/posts/\(poll)/photo", as: a, bytes: png, contentType: "image/png")
             let photoURL = try #require(photo.body["photo_url"]?.stringValue)
-            #expect(try await circles.service.request(.GET, photoURL, as: nil).status == 200)
+            // A stable URL for the circle's members (their token), nobody else.
+            #expect(photoURL.contains("/storage/v1/object/authenticated/post-photos/\(circle.uuidString.lowercased())/") && !photoURL.contains("token"))
+            #expect(try await circles.service.request(.GET, photoURL, as: b).status == 200)
+            #expect(try await circles.service.request(.GET, photoURL, as: nil).status == 401)
+            #expect(try await circles.service.request(.GET, photoURL, as: try await circles.user()).status == 404)
             #expect(try await circles.service.request(.GET, "/posts/kept", as: b).array.count == 1)
 
             _ = try await circles.service.withDatabase { database in
@@ -246,7 +250,7 @@ struct CirclesServiceTests {
             #expect(expired.post.id.uuidString.lowercased() == poll && expired.post.circleId == circle)
             for table in ["poll_votes", "poll_options", "post_reactions", "kept_posts"] { #expect(try await circles.count(table) == 0, "\(table)") }
             #expect(try await circles.count("posts") == 1)
-            #expect(try await circles.service.request(.GET, photoURL, as: nil).status == 404, "the photo is deleted with the post")
+            #expect(try await circles.service.request(.GET, photoURL, as: a).status == 404, "the photo is deleted with the post")
         }
     }
 
@@ -331,30 +335,62 @@ struct CirclesServiceTests {
         }
     }
 
-    @Test("add requests: a member asks by handle; the owner or the invitee answers; others cannot")
+    @Test("add requests: a member asks by handle; only the invitee accepts (an owner accepting on their behalf is refused); the owner may approve or veto; others cannot answer")
     func addRequests() async throws {
         try await withRunningCircles { circles in
             let owner = try await circles.user(), member = try await circles.user(), third = try await circles.user()
             let invitee = try await circles.user(handle: "newbie"), other = try await circles.user(handle: "other_one")
             let circle = try await circles.circle(owner: owner, members: [member, third])
             let request = try await circles.service.request(.POST, "/circles/\(circle)/add-requests", as: member, json: ["handle": "@Newbie"])
-            #expect(request.status == 201 && request.body["status"]?.stringValue == "pending")
+            #expect(request.status == 201 && request.body["status"]?.stringValue == "pending" && request.body["owner_approved"]?.boolValue == false)
             let duplicate = try await circles.service.request(.POST, "/circles/\(circle)/add-requests", as: third, json: ["handle": "newbie"])
             #expect(duplicate.status == 409 && duplicate.code == "add_request_pending")
             let id = request.body["id"]?.stringValue ?? ""
             #expect(try await circles.service.request(.POST, "/add-requests/\(id)/accept", as: third).status == 403)
+            #expect(try await circles.service.request(.POST, "/add-requests/\(id)/approve", as: third).status == 403)
+
+            // The attack: the owner accepts on the invitee's behalf. Refused, and nobody joins.
+            let onBehalf = try await circles.service.request(.POST, "/add-requests/\(id)/accept", as: owner)
+            #expect(onBehalf.status == 403 && onBehalf.code == "invitee_must_accept", "\(onBehalf.body)")
+            #expect(try await circles.service.request(.GET, "/circles/\(circle)", as: invitee).status == 404)
+            #expect(try await circles.count("circle_members WHERE circle_id = '\(circle.uuidString)'") == 3)
+            // The owner may approve first; it still waits for the invitee, who alone can accept.
+            let approved = try await circles.service.request(.POST, "/add-requests/\(id)/approve", as: owner)
+            #expect(approved.status == 200 && approved.body["status"]?.stringValue == "pending" && approved.body["owner_approved"]?.boolValue == true)
+            #expect(try await circles.service.request(.POST, "/add-requests/\(id)/approve", as: invitee).code == "owner_only")
             #expect(try await circles.service.request(.GET, "/add-requests", as: invitee).array.count == 1)
             #expect(try await circles.service.request(.GET, "/add-requests", as: owner).array.count == 1)
             let accepted = try await circles.service.request(.POST, "/add-requests/\(id)/accept", as: invitee)
             #expect(accepted.status == 200 && accepted.body["status"]?.stringValue == "accepted")
             #expect(try await circles.service.request(.GET, "/circles/\(circle)", as: invitee).status == 200)
             #expect(try await circles.service.request(.POST, "/add-requests/\(id)/decline", as: owner).code == "add_request_decided")
+            let joined = try await circles.service.events(of: .circles) { events in events.contains { (try? $0.decode(CircleMemberJoined.self).payload.member.userId) == invitee.id } }
+            let join = try #require(joined.first { (try? $0.decode(CircleMemberJoined.self).payload.member.userId) == invitee.id })
+            #expect(join.header.actor == invitee.id, "the invitee joined by their own acceptance")
 
+            // The owner vetoes another request: declined, nobody joins.
             let second = try await circles.service.request(.POST, "/circles/\(circle)/add-requests", as: member, json: ["handle": "other_one"])
             let declined = try await circles.service.request(.POST, "/add-requests/\(second.body["id"]?.stringValue ?? "")/decline", as: owner)
             #expect(declined.body["status"]?.stringValue == "declined")
             #expect(try await circles.service.request(.GET, "/circles/\(circle)", as: other).status == 404)
             #expect(try await circles.service.request(.POST, "/circles/\(circle)/add-requests", as: member, json: ["handle": "ghost_user"]).status == 404)
+        }
+    }
+
+    @Test("add requests are rate-limited per member: past the quota, 429 with Retry-After and nothing written")
+    func addRequestQuota() async throws {
+        try await withRunningCircles(settings: CirclesSettings(maxPhotoBytes: 64 << 10, addRequestQuota: Quota(3, perSeconds: 3600))) { circles in
+            let owner = try await circles.user(), member = try await circles.user()
+            let circle = try await circles.circle(owner: owner, members: [member])
+            for index in 0..<4 { _ = try await circles.user(handle: "target_\(index)") }
+            for index in 0..<3 {
+                #expect(try await circles.service.request(.POST, "/circles/\(circle)/add-requests", as: member, json: ["handle": "target_\(index)"]).status == 201)
+            }
+            let over = try await circles.service.request(.POST, "/circles/\(circle)/add-requests", as: member, json: ["handle": "target_3"])
+            #expect(over.status == 429 && over.code == "rate_limited" && over.headers.first(name: "Retry-After") != nil, "\(over.body)")
+            #expect(try await circles.count("add_requests WHERE circle_id = '\(circle.uuidString)'") == 3)
+            #expect(try await circles.service.request(.POST, "/circles/\(circle)/add-requests", as: owner, json: ["handle": "target_3"]).status == 201,
+                    "the quota is the member's own")
         }
     }
 

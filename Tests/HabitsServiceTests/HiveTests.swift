@@ -203,7 +203,7 @@ struct HiveTests {
     func authEvents() async throws {
         try await withRunningHabits { habits in
             let ada = try await habits.user()
-            let phoneHash = String(repeating: "ab", count: 32)
+            let phoneHash = PhoneHash.of(e164: "+14155550100", pepper: "test-pepper")  // as auth computes it
             try await habits.publishAuthEvent(UserRegistered(userId: ada.id, app: .habithive, email: nil, phone: "+14155550100", phoneHash: phoneHash,
                                                              userMetadata: ["display_name": .string("Ada")], createdAt: Date()), user: ada.id)
             try await waitUntil(timeout: .seconds(30)) {
@@ -214,14 +214,13 @@ struct HiveTests {
             let stranger = UUID()
             try await habits.publishAuthEvent(UserRegistered(userId: stranger, app: .unify, email: nil, phone: nil, phoneHash: nil, userMetadata: [:], createdAt: Date()), user: stranger, app: .unify)
 
-            // Contacts: Bob uploads Ada's hash (and one unknown); only Ada comes back.
+            // Contacts: Bob uploads Ada's number (and one unknown); only Ada comes back, with the number.
             let bob = try await habits.user(timezone: "UTC", dayStartHour: 0)
-            let pepper = try await habits.request(.GET, "/contacts/pepper", as: bob)
-            #expect(pepper.body["pepper"]?.stringValue == "test-pepper")
-            #expect(try await habits.request(.POST, "/contacts", as: bob, json: ["contacts": [["hash": "XYZ"]]]).status == 422)
-            let upload = try await habits.request(.POST, "/contacts", as: bob, json: ["contacts": [["hash": phoneHash, "display_name": "Ada L."], ["hash": String(repeating: "cd", count: 32)]]])
+            #expect(try await habits.request(.POST, "/contacts", as: bob, json: ["contacts": [["phone": "4155550100"]]]).status == 422)
+            let upload = try await habits.request(.POST, "/contacts", as: bob, json: ["contacts": [["phone": "+14155550100", "display_name": "Ada L."], ["phone": "+14155550199"]]])
             let matches = upload.body["matches"]?.arrayValue ?? []
             #expect(matches.count == 1 && matches.first?["user_id"]?.stringValue.flatMap(UUID.init(uuidString:)) == ada.id && matches.first?["contact_name"]?.stringValue == "Ada L.")
+            #expect(matches.first?["phone"]?.stringValue == "+14155550100" && matches.first?["contact_hash"]?.stringValue == phoneHash)
 
             // Ada owns a hive Bob joined; Ada's account is deleted.
             let hiveReply = try await habits.request(.POST, "/hives", as: ada, json: ["name": "Ada's hive"])

@@ -51,12 +51,22 @@ struct RunningNearby: Sendable {
     }
 }
 
+extension NearbySettings {
+    /// Exact positions (no offset, no grid) and no rate limits: for tests of the geometry only.
+    static let exact = NearbySettings(maxPhotoBytes: 64 << 10, offsetFeet: 0...0, gridFeet: 0, reportQuota: Quota(10_000, perSeconds: 60),
+                                      queryQuota: Quota(10_000, perSeconds: 60), targetQuota: Quota(10_000, perSeconds: 60), maxSpeedMetersPerSecond: 1_000_000)
+    /// The privacy rules as deployed, with the rate limits and speed check lifted: what an
+    /// attacker with unlimited patience (or many accounts) gets.
+    static let unlimited = NearbySettings(maxPhotoBytes: 64 << 10, reportQuota: Quota(10_000, perSeconds: 60), queryQuota: Quota(10_000, perSeconds: 60),
+                                          targetQuota: Quota(10_000, perSeconds: 60), maxSpeedMetersPerSecond: 1_000_000)
+}
+
 /// Starts the nearby service with filesystem storage in a fresh directory.
 func withRunningNearby(settings: NearbySettings = NearbySettings(maxPhotoBytes: 64 << 10), _ body: @Sendable (RunningNearby) async throws -> Void) async throws {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-nearby-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: root) }
     try await withRunningService(.nearby, app: .socialspot, apiPrefix: "/nearby/v1", extensions: NearbyService.extensions,
-                                 configure: { $0.maxBodyBytes = settings.maxBodyBytes }, definition: { catalog, base in
+                                 configure: { $0.maxUploadBytes = settings.maxUploadBytes }, definition: { catalog, base in
         let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("nearby-tests-signing-key-0123456789abcdef".utf8))
         return NearbyService.definition(settings: settings, storage: storage, catalog: catalog)
     }) { service in

@@ -70,11 +70,14 @@ struct ProjectsServiceTests {
             #expect(publicView.status == 200 && publicView.body["name"]?.stringValue == "Ada Lovelace")
             #expect(try await projects.get("/users/\(late)/builder", as: grace).body["id"]?.stringValue?.lowercased() == builderID.uuidString.lowercased())
 
-            // Avatar in `builder-avatars`, versioned.
+            // Avatar in `builder-avatars`, under a key of its own per upload: the old one stops working.
+            let first = try await projects.service.request(.PUT, "/me/avatar", as: lateUser, bytes: ImageFixtures.png, contentType: "image/png")
+            let oldURL = try #require(first.body["avatar_url"]?.stringValue)
             let avatar = try await projects.service.request(.PUT, "/me/avatar", as: lateUser, bytes: ImageFixtures.png, contentType: "image/png")
             let url = try #require(avatar.body["avatar_url"]?.stringValue)
-            #expect(url.contains("/storage/v1/object/public/builder-avatars/\(builderID.uuidString.lowercased())?v="))
+            #expect(url != oldURL && url.contains("/storage/v1/object/public/builder-avatars/\(builderID.uuidString.lowercased())/") && url.contains("?v="))
             #expect(try await projects.service.request(.GET, url, as: nil).status == 200)
+            #expect(try await projects.service.request(.GET, oldURL, as: nil).status == 404, "the old picture key after a change")
             let removed = try await projects.service.request(.DELETE, "/me/avatar", as: lateUser)
             #expect(removed.status == 200 && removed.body["avatar_url"] == nil && projects.storedFiles.isEmpty)
         }

@@ -11,9 +11,10 @@ from realtime import AsyncRealtimeClient, RealtimeSubscribeStates
 
 async def main() -> int:
     circle = os.environ["COLONY_CIRCLE_ID"]
-    client = AsyncRealtimeClient(os.environ["COLONY_REALTIME_URL"], os.environ["COLONY_MEMBER_TOKEN"], auto_reconnect=False,
+    client = AsyncRealtimeClient(os.environ["COLONY_REALTIME_URL"], os.environ["COLONY_API_KEY"], auto_reconnect=False,
                                  timeout=30)  # the library waits 10 s for a join reply; the suite shares two busy cores
     await client.connect()
+    await client.set_auth(os.environ["COLONY_MEMBER_TOKEN"])  # the app's anon key opens the socket; the user's JWT joins
     received: asyncio.Future = asyncio.get_running_loop().create_future()
     subscribed: asyncio.Future = asyncio.get_running_loop().create_future()
 

@@ -33,6 +33,7 @@ struct RealtimeCirclesAndSlowClientTests {
 
             let (status, output) = try await PythonClient.run([PythonClient.path("Tests/RealtimeClientTests/receive_circle_post.py")], environment: [
                 "COLONY_REALTIME_URL": "\(realtime.base)/realtime/v1",
+                "COLONY_API_KEY": try await realtime.tokens.apiKey(app: .mycirclee),
                 "COLONY_CIRCLES_URL": circles.apiURL,
                 "COLONY_MEMBER_TOKEN": member.token,
                 "COLONY_AUTHOR_TOKEN": owner.token,
@@ -44,7 +45,9 @@ struct RealtimeCirclesAndSlowClientTests {
 
     @Test("a client that never reads is disconnected once its outgoing queue overflows; the others stay connected")
     func slowClientIsDisconnected() async throws {
-        let settings = RealtimeSettings(socketBufferMessages: 16)
+        // A public lobby (mycirclee's unscoped topics open) and no message rate limit to speak of.
+        let settings = RealtimeSettings(socketBufferMessages: 16, quotas: RealtimeQuotas(messagesPerSecond: 100_000),
+                                        topics: TopicRules(unscoped: [.mycirclee: .open]))
         let hub = RealtimeHub(settings: settings, replicaID: settings.replicaID)
         try await withRunningService(.realtime, app: .unify, apiPrefix: "/realtime/v1", configure: { configuration in
             configuration.app = nil
@@ -52,13 +55,14 @@ struct RealtimeCirclesAndSlowClientTests {
         }, definition: { _, _ in RealtimeService.definition(settings: settings, hub: hub) }) { realtime in
             let port = try #require(URL(string: realtime.base)?.port)
             let slowToken = try await realtime.tokens.token(user: UUID(), app: .mycirclee)
-            let slow = try RawWebSocket(port: port, path: "/realtime/v1/websocket?apikey=anon")
+            let key = try await realtime.tokens.apiKey(app: .mycirclee)
+            let slow = try RawWebSocket(port: port, path: "/realtime/v1/websocket?apikey=\(key)")
             defer { slow.close() }
             try slow.sendText(#"{"topic":"realtime:firehose","event":"phx_join","payload":{"config":{"broadcast":{"self":false}},"access_token":"\#(slowToken)"},"ref":"1","join_ref":"1"}"#)
             try slow.readUntil("phx_reply")  // the join reply; from here on it never reads again
             #expect(hub.connectionCount == 1)
 
-            let fast = TestSocket(base: realtime.base, apiKey: "anon")
+            let fast = TestSocket(base: realtime.base, apiKey: key)
             let fastToken = try await realtime.tokens.token(user: UUID(), app: .mycirclee)
             #expect(try await fast.join("realtime:firehose", token: fastToken, config: .object(["broadcast": .object(["self": .bool(false)])])).payload["status"] == "ok")
             try await waitUntil { hub.connectionCount == 2 }
@@ -131,6 +135,15 @@ final class RawWebSocket: @unchecked Sendable {
 
     /// A masked (zero mask) text frame.
     func sendText(_ text: String) throws {
+        try write(Self.frame(text))
+    }
+
+    /// Several frames in one write: they reach the server at once.
+    func sendTexts(_ texts: [String]) throws {
+        try write(texts.flatMap(Self.frame))
+    }
+
+    static func frame(_ text: String) -> [UInt8] {
         let payload = Array(text.utf8)
         var frame: [UInt8] = [0x81]
         if payload.count < 126 {
@@ -139,7 +152,7 @@ final class RawWebSocket: @unchecked Sendable {
             frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
         }
         frame += [0, 0, 0, 0]
-        try write(frame + payload)
+        return frame + payload
     }
 
     private func write(_ bytes: [UInt8]) throws {

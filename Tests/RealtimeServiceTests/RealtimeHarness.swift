@@ -8,6 +8,7 @@ import ColonyTesting
 import Foundation
 import HummingbirdWSClient
 import Logging
+import NearbyService
 import Synchronization
 @testable import RealtimeService
 
@@ -53,6 +54,23 @@ func withRealtimeAndCircles(settings: RealtimeSettings = RealtimeSettings(), _ b
             return CirclesService.definition(settings: CirclesSettings(), storage: storage, catalog: catalog)
         }) { circles in
             try await body(realtime, circles)
+        }
+    }
+}
+
+/// Realtime and nearby on one topic prefix and token key.
+func withRealtimeAndNearby(settings: NearbySettings, _ body: @Sendable (_ realtime: RunningService, _ nearby: RunningService) async throws -> Void) async throws {
+    let prefix = TestKafka.topicPrefix()
+    let tokens = TestTokens()
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-rt-nearby-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    try await withRunningRealtime(topicPrefix: prefix, tokens: tokens) { realtime in
+        try await withRunningService(.nearby, app: .socialspot, apiPrefix: "/nearby/v1", extensions: NearbyService.extensions, topicPrefix: prefix, tokens: tokens,
+                                     definition: { catalog, base in
+            let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("rt-tests-signing-key-0123456789abcdef".utf8))
+            return NearbyService.definition(settings: settings, storage: storage, catalog: catalog)
+        }) { nearby in
+            try await body(realtime, nearby)
         }
     }
 }
@@ -135,9 +153,14 @@ final class TestSocket: Sendable {
 
     func wait(timeout: Duration = .seconds(15), _ predicate: @Sendable (PhoenixMessage) -> Bool) async throws -> PhoenixMessage {
         var found: PhoenixMessage?
-        try await waitUntil(timeout: timeout) {
-            found = messages.first(where: predicate)
-            return found != nil
+        do {
+            try await waitUntil(timeout: timeout) {
+                found = messages.first(where: predicate)
+                return found != nil
+            }
+        } catch {
+            // What did arrive says more than the timeout.
+            throw TestSetupError("\(error); received: \(messages.suffix(8).map { "\($0.topic) \($0.event) \(JSONText.encode($0.payload).prefix(300))" })")
         }
         return found!
     }

@@ -67,7 +67,7 @@ struct RealtimeHistoryTests {
                         try await db.query("SELECT count(*) FROM memberships WHERE scope = 'group' AND scope_id = \(group)").collect().first?.decode(Int.self) == 2
                     }
                 }
-                let socket = TestSocket(base: realtime.base, apiKey: "anon")
+                let socket = TestSocket(base: realtime.base, apiKey: try await realtime.tokens.apiKey(app: .unify))
                 let filter = ["event": "*", "schema": "public", "table": "message", "filter": "group_id=eq.\(group.uuidString)"]
                 #expect(try await socket.join("realtime:group_chat_\(group)", token: member.token, config: .changes([filter])).payload["status"] == "ok")
                 _ = try await socket.wait(timeout: .seconds(30)) { $0.event == "system" && $0.payload["message"] == "Subscribed to PostgreSQL" }

@@ -38,14 +38,15 @@ struct RealtimeServiceTests {
             let group = try await makeGroup(chat, realtime, owner: owner, members: [(member, memberEmail)])
             let filter = ["event": "INSERT", "schema": "public", "table": "message", "filter": "group_id=eq.\(group.uuidString)"]
 
-            let memberSocket = TestSocket(base: realtime.base, apiKey: "anon", vsn: .v2)
+            let key = try await realtime.tokens.apiKey(app: .unify)
+            let memberSocket = TestSocket(base: realtime.base, apiKey: key, vsn: .v2)
             let joined = try await memberSocket.join("realtime:group_chat_\(group)", token: member.token, config: .changes([filter]))
             #expect(joined.payload["status"] == "ok")
             let id = try #require(joined.payload["response"]?["postgres_changes"]?.arrayValue?.first?["id"])
             _ = try await memberSocket.wait { $0.event == "system" && $0.payload["message"] == "Subscribed to PostgreSQL" }
-            let ownerSocket = TestSocket(base: realtime.base, apiKey: "anon")
+            let ownerSocket = TestSocket(base: realtime.base, apiKey: key)
             #expect(try await ownerSocket.join("realtime:unread", token: owner.token, config: .changes([["event": "*", "schema": "public", "table": "message"]])).payload["status"] == "ok")
-            let outsiderSocket = TestSocket(base: realtime.base, apiKey: "anon")
+            let outsiderSocket = TestSocket(base: realtime.base, apiKey: key)
             #expect(try await outsiderSocket.join("realtime:spy", token: outsider.token, config: .changes([filter])).payload["status"] == "ok")
 
             let sent = try await chat.request(.POST, "/groups/\(group)/messages", as: owner, json: ["content": "hello realtime"])
@@ -74,8 +75,9 @@ struct RealtimeServiceTests {
     @Test("heartbeats are answered; a silent socket is closed after the heartbeat timeout")
     func heartbeatTimeout() async throws {
         try await withRunningRealtime(settings: RealtimeSettings(heartbeatTimeout: .seconds(2))) { realtime in
-            let chatty = TestSocket(base: realtime.base, apiKey: "anon", vsn: .v2)
-            let silent = TestSocket(base: realtime.base, apiKey: "anon")
+            let key = try await realtime.tokens.apiKey(app: .unify)
+            let chatty = TestSocket(base: realtime.base, apiKey: key, vsn: .v2)
+            let silent = TestSocket(base: realtime.base, apiKey: key)
             let ref = chatty.send(topic: "phoenix", event: "heartbeat", payload: .object([:]))
             let reply = try await chatty.wait { $0.event == "phx_reply" && $0.ref == ref }
             #expect(reply.topic == "phoenix" && reply.payload["status"] == "ok")
@@ -92,7 +94,7 @@ struct RealtimeServiceTests {
     func tokenExpiryAndRefresh() async throws {
         try await withRunningRealtime { realtime in
             let user = UUID()
-            let socket = TestSocket(base: realtime.base, apiKey: "anon")
+            let socket = TestSocket(base: realtime.base, apiKey: try await realtime.tokens.apiKey(app: .mycirclee))
             let expired = try await realtime.tokens.token(user: user, app: .mycirclee, expiresIn: -30)
             let refused = try await socket.join("realtime:old", token: expired)
             #expect(refused.payload["status"] == "error")
@@ -113,14 +115,19 @@ struct RealtimeServiceTests {
         }
     }
 
-    @Test("broadcast (self, ack) and presence between two clients on two replicas")
+    @Test("broadcast (self, ack) and presence between two clients on two replicas, on a topic an app opened to everyone")
     func broadcastAndPresenceAcrossReplicas() async throws {
-        try await withRunningRealtime { first in
-            try await withSecondReplica(of: first) { second in
+        // mycirclee's unscoped topics are open here (a public lobby); the default keeps them to postgres_changes.
+        let settings = RealtimeSettings(topics: TopicRules(unscoped: [.mycirclee: .open, .unify: .open]))
+        try await withRunningRealtime(settings: settings) { first in
+            var secondSettings = settings
+            secondSettings.replicaID = RealtimeSettings.randomReplicaID()  // a replica of its own
+            try await withSecondReplica(of: first, settings: secondSettings) { second in
                 let alice = try await first.tokens.token(user: UUID(), app: .mycirclee)
                 let bob = try await first.tokens.token(user: UUID(), app: .mycirclee)
-                let a = TestSocket(base: first.base, apiKey: "anon")
-                let b = TestSocket(base: second, apiKey: "anon", vsn: .v2)
+                let key = try await first.tokens.apiKey(app: .mycirclee)
+                let a = TestSocket(base: first.base, apiKey: key)
+                let b = TestSocket(base: second, apiKey: key, vsn: .v2)
                 let config: JSONValue = .object(["broadcast": .object(["self": .bool(false), "ack": .bool(true)]), "presence": .object(["key": .string("alice")])])
                 #expect(try await a.join("realtime:room", token: alice, config: config).payload["status"] == "ok")
                 let bConfig: JSONValue = .object(["broadcast": .object(["self": .bool(true), "ack": .bool(true)]), "presence": .object(["key": .string("bob")])])
@@ -136,7 +143,7 @@ struct RealtimeServiceTests {
                 #expect(diff.payload["joins"]?["alice"]?["metas"]?.arrayValue?.first?["status"] == "online")
 
                 // a late joiner on replica 2 gets alice in presence_state
-                let carol = TestSocket(base: second, apiKey: "anon")
+                let carol = TestSocket(base: second, apiKey: key)
                 #expect(try await carol.join("realtime:room", token: bob, config: .object(["presence": .object(["key": .string("carol")])])).payload["status"] == "ok")
                 let state = try await carol.wait { $0.event == "presence_state" }
                 #expect(state.payload["alice"]?["metas"]?.arrayValue?.count == 1)
@@ -153,7 +160,7 @@ struct RealtimeServiceTests {
                 #expect(!a.messages.contains { $0.event == "broadcast" && $0.payload["event"] == "wave" })
 
                 // another app's client on the same topic name is in another channel
-                let other = TestSocket(base: second, apiKey: "anon")
+                let other = TestSocket(base: second, apiKey: try await first.tokens.apiKey(app: .unify))
                 let unify = try await first.tokens.token(user: UUID(), app: .unify)
                 #expect(try await other.join("realtime:room", token: unify, config: .object(["presence": .object(["key": .string("x")])])).payload["status"] == "ok")
                 let otherState = try await other.wait { $0.event == "presence_state" }
@@ -170,6 +177,7 @@ struct RealtimeServiceTests {
             let group = try await makeGroup(chat, realtime, owner: owner, members: [(member, email)])
             let (status, output) = try await PythonClient.run([PythonClient.path("Tests/RealtimeClientTests/receive_chat_message.py")], environment: [
                 "COLONY_REALTIME_URL": "\(realtime.base)/realtime/v1",
+                "COLONY_API_KEY": try await realtime.tokens.apiKey(app: .unify),
                 "COLONY_CHAT_URL": chat.apiURL,
                 "COLONY_MEMBER_TOKEN": member.token,
                 "COLONY_SENDER_TOKEN": owner.token,

@@ -10,30 +10,26 @@ public struct ChatSettings: Sendable {
     public var maxImageBytes: Int
     public var maxVoiceBytes: Int
     public var maxVoiceSeconds: Double
-    /// How long a voice message's signed URL stays valid.
-    public var voiceURLLifetime: Duration
 
-    public init(maxImageBytes: Int = 5 << 20, maxVoiceBytes: Int = 10 << 20, maxVoiceSeconds: Double = 600, voiceURLLifetime: Duration = .seconds(3600)) {
+    public init(maxImageBytes: Int = 5 << 20, maxVoiceBytes: Int = 10 << 20, maxVoiceSeconds: Double = 600) {
         self.maxImageBytes = maxImageBytes
         self.maxVoiceBytes = maxVoiceBytes
         self.maxVoiceSeconds = maxVoiceSeconds
-        self.voiceURLLifetime = voiceURLLifetime
     }
 
     /// `COLONY_CHAT_MAX_IMAGE_BYTES` (5 MiB), `COLONY_CHAT_MAX_VOICE_BYTES` (10 MiB),
-    /// `COLONY_CHAT_MAX_VOICE_SECONDS` (600), `COLONY_CHAT_VOICE_URL_SECONDS` (3600).
+    /// `COLONY_CHAT_MAX_VOICE_SECONDS` (600).
     public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> ChatSettings {
         ChatSettings(
             maxImageBytes: try environment.int("COLONY_CHAT_MAX_IMAGE_BYTES", default: 5 << 20, range: 1024...(64 << 20)),
             maxVoiceBytes: try environment.int("COLONY_CHAT_MAX_VOICE_BYTES", default: 10 << 20, range: 1024...(64 << 20)),
-            maxVoiceSeconds: Double(try environment.int("COLONY_CHAT_MAX_VOICE_SECONDS", default: 600, range: 1...7200)),
-            voiceURLLifetime: .seconds(try environment.int("COLONY_CHAT_VOICE_URL_SECONDS", default: 3600, range: 60...604_800))
+            maxVoiceSeconds: Double(try environment.int("COLONY_CHAT_MAX_VOICE_SECONDS", default: 600, range: 1...7200))
         )
     }
 
     /// The request body limit the service needs: twice the largest upload, so a file somewhat
     /// over its limit gets the bucket's clear 422 and only absurd bodies the platform's 413.
-    public var maxBodyBytes: Int { 2 * max(maxImageBytes, maxVoiceBytes) }
+    public var maxUploadBytes: Int { 2 * max(maxImageBytes, maxVoiceBytes) }
 }
 
 /// The chat service: Unify's users, groups, members, messages, unread counts and calendar events.
@@ -46,8 +42,7 @@ public enum ChatService {
             storage: storage,
             profilePictures: .images("profile-pictures", maxBytes: settings.maxImageBytes),
             groupPictures: .images("group-pictures", maxBytes: settings.maxImageBytes),
-            voiceMessages: .audio("voice-messages", maxBytes: settings.maxVoiceBytes, isPublic: false),
-            voiceURLLifetime: settings.voiceURLLifetime
+            voiceMessages: .audio("voice-messages", maxBytes: settings.maxVoiceBytes, isPublic: false)
         )
         return ServiceDefinition(
             migrations: ChatMigrations.all,
@@ -57,14 +52,21 @@ public enum ChatService {
                 try await AuthEventHandler(users: groups.users, groups: groups).handle(event, on: connection)
             },
             addRoutes: { router, context in
-                storage.addRoutes(to: router, buckets: media.buckets)
+                // Voice messages (`{group_id}/{message_id}`) are for the group's members.
+                let members = StorageAccess.firstSegment { user, group in
+                    try await context.database.withConnection { connection in
+                        try await GroupStore(logger: context.logger).membership(group, userID: user, lock: false, on: connection) != nil
+                    }
+                }
+                storage.addRoutes(to: router, buckets: media.buckets, tokenMiddleware: context.tokenMiddleware, access: [media.voiceMessages.name: members],
+                                  documented: [media.voiceMessages.name: "{group_id}/{message_id}"], catalog: catalog)
                 ChatRoutes(
                     support: RouteSupport(database: context.database),
                     users: Users(outbox: context.outbox, media: media, logger: context.logger),
                     groups: Groups(outbox: context.outbox, media: media, logger: context.logger),
                     messages: Messages(outbox: context.outbox, media: media, maxVoiceSeconds: settings.maxVoiceSeconds, logger: context.logger),
                     events: CalendarEvents(outbox: context.outbox, logger: context.logger),
-                    uploadLimit: settings.maxBodyBytes
+                    uploadLimit: settings.maxUploadBytes
                 ).add(to: router, tokenMiddleware: context.tokenMiddleware, catalog: catalog)
             }
         )

@@ -6,22 +6,41 @@ import Logging
 
 /// The habits service's own settings, from the environment.
 public struct HabitsSettings: Sendable {
-    /// The pepper auth hashes phone numbers with; clients hash contacts with it too.
+    /// The pepper auth hashes phone numbers with; habits hashes uploaded numbers with it. It
+    /// never leaves the server.
     public var phonePepper: String
     /// How often the hive jobs (close days, at-risk alerts) run.
     public var jobInterval: Duration
+    /// Contact matching: numbers per upload, uploads per user (`5/86400`), numbers uploaded per
+    /// user (`5000/86400`), match lists read per user (`60/3600`).
+    public var contactsPerUpload: Int
+    public var contactUploadQuota: Quota
+    public var contactNumberQuota: Quota
+    public var contactMatchQuota: Quota
 
-    public init(phonePepper: String, jobInterval: Duration = .seconds(3600)) {
+    public init(phonePepper: String, jobInterval: Duration = .seconds(3600), contactsPerUpload: Int = 2000,
+                contactUploadQuota: Quota = Quota(5, perSeconds: 86_400), contactNumberQuota: Quota = Quota(5000, perSeconds: 86_400),
+                contactMatchQuota: Quota = Quota(60, perSeconds: 3600)) {
         self.phonePepper = phonePepper
         self.jobInterval = jobInterval
+        self.contactsPerUpload = contactsPerUpload
+        self.contactUploadQuota = contactUploadQuota
+        self.contactNumberQuota = contactNumberQuota
+        self.contactMatchQuota = contactMatchQuota
     }
 
     /// `COLONY_HABITS_PHONE_PEPPER` (required; the same value as auth's
-    /// `COLONY_AUTH_PHONE_PEPPER`), `COLONY_HABITS_JOB_INTERVAL_SECONDS` (3600).
+    /// `COLONY_AUTH_PHONE_PEPPER`), `COLONY_HABITS_JOB_INTERVAL_SECONDS` (3600),
+    /// `COLONY_HABITS_CONTACTS_PER_UPLOAD` (2000), `COLONY_HABITS_CONTACT_UPLOAD_RATE` (`5/86400`),
+    /// `COLONY_HABITS_CONTACT_NUMBER_RATE` (`5000/86400`), `COLONY_HABITS_CONTACT_MATCH_RATE` (`60/3600`).
     public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> HabitsSettings {
         HabitsSettings(
             phonePepper: try environment.secret("COLONY_HABITS_PHONE_PEPPER"),
-            jobInterval: .seconds(try environment.int("COLONY_HABITS_JOB_INTERVAL_SECONDS", default: 3600, range: 10...86400))
+            jobInterval: .seconds(try environment.int("COLONY_HABITS_JOB_INTERVAL_SECONDS", default: 3600, range: 10...86400)),
+            contactsPerUpload: try environment.int("COLONY_HABITS_CONTACTS_PER_UPLOAD", default: 2000, range: 1...10_000),
+            contactUploadQuota: try environment.quota("COLONY_HABITS_CONTACT_UPLOAD_RATE", default: Quota(5, perSeconds: 86_400)),
+            contactNumberQuota: try environment.quota("COLONY_HABITS_CONTACT_NUMBER_RATE", default: Quota(5000, perSeconds: 86_400)),
+            contactMatchQuota: try environment.quota("COLONY_HABITS_CONTACT_MATCH_RATE", default: Quota(60, perSeconds: 3600))
         )
     }
 }
@@ -36,7 +55,7 @@ public enum HabitsService {
             migrations: HabitsMigrations.all,
             consumes: EventCatalogue.subscriptions(of: .habits),
             handleEvent: { event, connection, context in
-                let profiles = Profiles(outbox: context.outbox, phonePepper: settings.phonePepper, logger: context.logger)
+                let profiles = Profiles(outbox: context.outbox, contacts: ContactMatching(settings: settings), logger: context.logger)
                 try await AuthEventHandler(profiles: profiles).handle(event, on: connection)
             },
             jobs: { context in [
@@ -45,10 +64,11 @@ public enum HabitsService {
                     try await jobs.closeDueDays()
                     try await jobs.alertHivesAtRisk()
                     try await database.transaction { try await IdempotencyStore(logger: logger).deleteExpired(on: $0) }
+                    try await database.withConnection { try await Quotas(logger: logger).sweep(on: $0) }
                 },
             ] },
             addRoutes: { router, context in
-                let profiles = Profiles(outbox: context.outbox, phonePepper: settings.phonePepper, logger: context.logger)
+                let profiles = Profiles(outbox: context.outbox, contacts: ContactMatching(settings: settings), logger: context.logger)
                 HabitsRoutes(
                     database: context.database,
                     habits: Habits(outbox: context.outbox, logger: context.logger),

@@ -22,10 +22,14 @@ public struct NotificationsSettings: Sendable {
     /// How long the sender sleeps without a wake-up (held and retried pushes fall due by the clock).
     public var pollInterval: Duration
     public var clock: NotificationClock
+    /// Tokens one user may have registered per app: installs, and Live Activities. Registering
+    /// more drops the least recently registered.
+    public var maxDevicesPerUser: Int
+    public var maxLiveActivitiesPerUser: Int
 
     public init(apns: APNsSettings? = nil, concurrency: Int = 64, maxAttempts: Int = 8, retention: Duration = .seconds(30 * 86_400),
                 jobInterval: Duration = .seconds(60), liveActivityEndAfter: Duration = .seconds(3600), pollInterval: Duration = .seconds(1),
-                clock: NotificationClock = .system) {
+                clock: NotificationClock = .system, maxDevicesPerUser: Int = 10, maxLiveActivitiesPerUser: Int = 20) {
         self.apns = apns
         self.concurrency = concurrency
         self.maxAttempts = maxAttempts
@@ -34,6 +38,8 @@ public struct NotificationsSettings: Sendable {
         self.liveActivityEndAfter = liveActivityEndAfter
         self.pollInterval = pollInterval
         self.clock = clock
+        self.maxDevicesPerUser = maxDevicesPerUser
+        self.maxLiveActivitiesPerUser = maxLiveActivitiesPerUser
     }
 
     /// Pushes leased per round: enough to keep every request slot busy.
@@ -43,14 +49,17 @@ public struct NotificationsSettings: Sendable {
     /// or none), `COLONY_APNS_TOPIC_<APP>` (each app's bundle id), `COLONY_APNS_PRODUCTION_URL`,
     /// `COLONY_APNS_SANDBOX_URL`, `COLONY_APNS_CA_FILE` (extra trusted CA, PEM),
     /// `COLONY_NOTIFICATIONS_CONCURRENCY` (64), `COLONY_NOTIFICATIONS_MAX_ATTEMPTS` (8),
-    /// `COLONY_NOTIFICATIONS_RETENTION_DAYS` (30), `COLONY_NOTIFICATIONS_JOB_INTERVAL_SECONDS` (60).
+    /// `COLONY_NOTIFICATIONS_RETENTION_DAYS` (30), `COLONY_NOTIFICATIONS_JOB_INTERVAL_SECONDS` (60),
+    /// `COLONY_NOTIFICATIONS_MAX_DEVICES_PER_USER` (10), `COLONY_NOTIFICATIONS_MAX_LIVE_ACTIVITIES_PER_USER` (20).
     public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> NotificationsSettings {
         NotificationsSettings(
             apns: try loadAPNs(environment: environment),
             concurrency: try environment.int("COLONY_NOTIFICATIONS_CONCURRENCY", default: 64, range: 1...1000),
             maxAttempts: try environment.int("COLONY_NOTIFICATIONS_MAX_ATTEMPTS", default: 8, range: 1...50),
             retention: .seconds(86_400 * (try environment.int("COLONY_NOTIFICATIONS_RETENTION_DAYS", default: 30, range: 1...3650))),
-            jobInterval: .seconds(try environment.int("COLONY_NOTIFICATIONS_JOB_INTERVAL_SECONDS", default: 60, range: 1...3600))
+            jobInterval: .seconds(try environment.int("COLONY_NOTIFICATIONS_JOB_INTERVAL_SECONDS", default: 60, range: 1...3600)),
+            maxDevicesPerUser: try environment.int("COLONY_NOTIFICATIONS_MAX_DEVICES_PER_USER", default: 10, range: 1...1000),
+            maxLiveActivitiesPerUser: try environment.int("COLONY_NOTIFICATIONS_MAX_LIVE_ACTIVITIES_PER_USER", default: 20, range: 1...1000)
         )
     }
 

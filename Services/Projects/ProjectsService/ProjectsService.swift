@@ -39,7 +39,7 @@ public struct ProjectsSettings: Sendable {
     }
 
     /// Twice the picture limit, so a picture somewhat over it gets the bucket's clear 422.
-    public var maxBodyBytes: Int { 2 * maxImageBytes }
+    public var maxUploadBytes: Int { 2 * maxImageBytes }
 }
 
 /// The projects service: I Believe In You's builders, projects, posts, milestones, follows,
@@ -66,7 +66,7 @@ public enum ProjectsService {
                 },
             ] },
             addRoutes: { router, context in
-                storage.addRoutes(to: router, buckets: media.buckets)
+                storage.addRoutes(to: router, buckets: media.buckets, tokenMiddleware: context.tokenMiddleware)
                 ProjectsRoutes(
                     support: RouteSupport(database: context.database),
                     builders: Builders(outbox: context.outbox, media: media, logger: context.logger),
@@ -75,7 +75,7 @@ public enum ProjectsService {
                     milestones: Milestones(outbox: context.outbox, media: media, logger: context.logger),
                     messages: SupportMessages(outbox: context.outbox, media: media, limit: settings.supportMessageLimit,
                                               windowSeconds: settings.supportWindowSeconds, logger: context.logger),
-                    uploadLimit: settings.maxBodyBytes
+                    uploadLimit: settings.maxUploadBytes
                 ).add(to: router, tokenMiddleware: context.tokenMiddleware, catalog: catalog)
             }
         )

@@ -17,14 +17,20 @@ public struct RealtimeSettings: Sendable {
     public var replicaID: String
     /// An event older than this is never pushed to a socket (history, a long outage's backlog).
     public var maxEventAge: Duration
+    /// Per-client limits (sockets, channels, bindings, message rate, payload sizes).
+    public var quotas: RealtimeQuotas
+    /// The topic scopes and each app's policy for unscoped topics.
+    public var topics: TopicRules
 
     public init(heartbeatTimeout: Duration = .seconds(60), socketBufferMessages: Int = 1024, maxFrameBytes: Int = 1 << 20, replicaID: String = RealtimeSettings.randomReplicaID(),
-                maxEventAge: Duration = .seconds(60)) {
+                maxEventAge: Duration = .seconds(60), quotas: RealtimeQuotas = RealtimeQuotas(), topics: TopicRules = TopicRules()) {
         self.heartbeatTimeout = heartbeatTimeout
         self.socketBufferMessages = socketBufferMessages
         self.maxFrameBytes = maxFrameBytes
         self.replicaID = replicaID
         self.maxEventAge = maxEventAge
+        self.quotas = quotas
+        self.topics = topics
     }
 
     public static func randomReplicaID() -> String {
@@ -33,14 +39,38 @@ public struct RealtimeSettings: Sendable {
 
     /// `COLONY_REALTIME_HEARTBEAT_TIMEOUT_SECONDS` (60), `COLONY_REALTIME_SOCKET_BUFFER_MESSAGES` (1024),
     /// `COLONY_REALTIME_MAX_FRAME_BYTES` (1 MiB), `COLONY_REALTIME_REPLICA_ID` (random; the pod name in
-    /// Kubernetes), `COLONY_REALTIME_MAX_EVENT_AGE_SECONDS` (60).
+    /// Kubernetes), `COLONY_REALTIME_MAX_EVENT_AGE_SECONDS` (60); the quotas
+    /// `COLONY_REALTIME_MAX_SOCKETS_PER_USER` (10), `_MAX_SOCKETS_PER_ADDRESS` (100),
+    /// `_MAX_CHANNELS_PER_SOCKET` (100), `_MAX_BINDINGS_PER_CHANNEL` (20), `_MAX_MESSAGES_PER_SECOND`
+    /// (100), `_MAX_BROADCAST_BYTES` (7000), `_MAX_PRESENCE_META_BYTES` (2048), `_PRESENCE_RATE`
+    /// (`5/30`: tracks per channel per seconds); `COLONY_REALTIME_UNSCOPED_TOPICS` (`changes`) and
+    /// `COLONY_REALTIME_UNSCOPED_TOPICS_<APP>`: `deny`, `changes` or `open` for topics outside the scopes.
     public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> RealtimeSettings {
-        RealtimeSettings(
+        let presence = try environment.quota("COLONY_REALTIME_PRESENCE_RATE", default: Quota(5, perSeconds: 30))
+        let quotas = RealtimeQuotas(
+            socketsPerUser: try environment.int("COLONY_REALTIME_MAX_SOCKETS_PER_USER", default: 10, range: 1...10_000),
+            socketsPerAddress: try environment.int("COLONY_REALTIME_MAX_SOCKETS_PER_ADDRESS", default: 100, range: 1...1_000_000),
+            channelsPerSocket: try environment.int("COLONY_REALTIME_MAX_CHANNELS_PER_SOCKET", default: 100, range: 1...10_000),
+            bindingsPerChannel: try environment.int("COLONY_REALTIME_MAX_BINDINGS_PER_CHANNEL", default: 20, range: 1...1000),
+            messagesPerSecond: try environment.int("COLONY_REALTIME_MAX_MESSAGES_PER_SECOND", default: 100, range: 1...100_000),
+            broadcastBytes: try environment.int("COLONY_REALTIME_MAX_BROADCAST_BYTES", default: RealtimeQuotas.maxRelayedPayloadBytes,
+                                                range: 64...RealtimeQuotas.maxRelayedPayloadBytes),
+            presenceMetaBytes: try environment.int("COLONY_REALTIME_MAX_PRESENCE_META_BYTES", default: 2048, range: 64...RealtimeQuotas.maxRelayedPayloadBytes),
+            presenceEvents: presence.count, presenceWindowSeconds: presence.seconds
+        )
+        let fallback = try environment.enumeration("COLONY_REALTIME_UNSCOPED_TOPICS", default: UnscopedTopicPolicy.changes)
+        var unscoped: [App: UnscopedTopicPolicy] = [:]
+        for app in App.allCases {
+            unscoped[app] = try environment.enumeration("COLONY_REALTIME_UNSCOPED_TOPICS_\(app.rawValue.uppercased())", default: fallback)
+        }
+        return RealtimeSettings(
             heartbeatTimeout: .seconds(try environment.int("COLONY_REALTIME_HEARTBEAT_TIMEOUT_SECONDS", default: 60, range: 1...3600)),
             socketBufferMessages: try environment.int("COLONY_REALTIME_SOCKET_BUFFER_MESSAGES", default: 1024, range: 16...1_000_000),
             maxFrameBytes: try environment.int("COLONY_REALTIME_MAX_FRAME_BYTES", default: 1 << 20, range: 1024...(16 << 20)),
             replicaID: environment.optionalString("COLONY_REALTIME_REPLICA_ID") ?? randomReplicaID(),
-            maxEventAge: .seconds(try environment.int("COLONY_REALTIME_MAX_EVENT_AGE_SECONDS", default: 60, range: 1...86400))
+            maxEventAge: .seconds(try environment.int("COLONY_REALTIME_MAX_EVENT_AGE_SECONDS", default: 60, range: 1...86400)),
+            quotas: quotas,
+            topics: TopicRules(unscoped: unscoped)
         )
     }
 }
@@ -69,7 +99,7 @@ public enum RealtimeService {
                 socket.addRoutes(to: router)
             }
         )
-        definition.server = { _ in socket.server() }
+        definition.server = { context in socket.server(trustedProxies: context.configuration.trustedProxies) }
         // The shared group keeps the membership projection complete (also across a restart of
         // every replica); each replica's live consumer hands new events to its own sockets.
         definition.liveDelivery = LiveDelivery(replicaID: settings.replicaID, maxEventAge: settings.maxEventAge) { event in await hub.deliver(event) }

@@ -11,7 +11,11 @@ extension EventType {
     public static let profileUpdated: EventType = "profile_updated"
 }
 
-/// A sharing user's position changed.
+/// A sharing user's position changed. Besides who sees the user now (`visibleTo`), it says
+/// how the move changed who sees whom, so every client's map stays right: those who see the
+/// user for the first time (`newlyVisibleTo`), those who no longer do (`hiddenFrom`), and, for
+/// the user, who came into their range (`appeared`, with their shown rows) and who left it
+/// (`disappeared`). The four are absent in events from before they existed.
 public struct LocationUpdated: EventPayload {
     public static let eventType = EventType.locationUpdated
     public static let source = ColonyService.nearby
@@ -20,12 +24,21 @@ public struct LocationUpdated: EventPayload {
     public var position: ApproximatePosition
     public var updatedAt: Date
     public var visibleTo: [UUID]
+    public var newlyVisibleTo: [UUID]?
+    public var hiddenFrom: [UUID]?
+    public var appeared: [LocationRow]?
+    public var disappeared: [UUID]?
 
-    public init(userId: UUID, position: ApproximatePosition, updatedAt: Date, visibleTo: [UUID]) {
+    public init(userId: UUID, position: ApproximatePosition, updatedAt: Date, visibleTo: [UUID], newlyVisibleTo: [UUID]? = nil, hiddenFrom: [UUID]? = nil,
+                appeared: [LocationRow]? = nil, disappeared: [UUID]? = nil) {
         self.userId = userId
         self.position = position
         self.updatedAt = updatedAt
         self.visibleTo = visibleTo
+        self.newlyVisibleTo = newlyVisibleTo
+        self.hiddenFrom = hiddenFrom
+        self.appeared = appeared
+        self.disappeared = disappeared
     }
 }
 

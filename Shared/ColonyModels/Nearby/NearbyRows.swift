@@ -35,6 +35,22 @@ public struct ApproximatePosition: Codable, Sendable, Equatable {
     }
 }
 
+/// A row of SocialSpot's `locations` as another user sees it: the shown position (offset and
+/// snapped), never the reported one.
+public struct LocationRow: Codable, Sendable, Equatable {
+    public var userId: UUID
+    public var latitude: Double
+    public var longitude: Double
+    public var updatedAt: Date
+
+    public init(userId: UUID, latitude: Double, longitude: Double, updatedAt: Date) {
+        self.userId = userId
+        self.latitude = latitude
+        self.longitude = longitude
+        self.updatedAt = updatedAt
+    }
+}
+
 /// A user's public card: what the seed's nearby list and profile sheet show (age, never the
 /// birthday).
 public struct PublicProfile: Codable, Sendable, Equatable {

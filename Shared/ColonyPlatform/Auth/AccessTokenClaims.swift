@@ -70,3 +70,37 @@ public struct AuthenticatedUser: Sendable, Equatable {
         self.phone = phone
     }
 }
+
+/// The claims of an app's API key, shaped like Supabase's anon and service-role keys: `role`,
+/// the app as `ref`, `iss`, `iat`, `exp` (auth issues them; `colony-auth keys` prints them).
+public struct APIKeyClaims: JWTPayload, Equatable {
+    public var iss: IssuerClaim
+    public var role: String
+    public var ref: String
+    public var iat: IssuedAtClaim?
+    public var exp: ExpirationClaim
+
+    public init(iss: String, role: String, ref: String, iat: Date = Date(), exp: Date) {
+        self.iss = IssuerClaim(value: iss)
+        self.role = role
+        self.ref = ref
+        self.iat = IssuedAtClaim(value: iat)
+        self.exp = ExpirationClaim(value: exp)
+    }
+
+    public func verify(using algorithm: some JWTAlgorithm) async throws {
+        try exp.verifyNotExpired()
+    }
+}
+
+/// A verified API key: which app's pool it belongs to, and its role.
+public struct APIKeyIdentity: Sendable, Equatable {
+    public enum Role: String, Sendable { case anon, serviceRole = "service_role" }
+    public var app: App
+    public var role: Role
+
+    public init(app: App, role: Role) {
+        self.app = app
+        self.role = role
+    }
+}

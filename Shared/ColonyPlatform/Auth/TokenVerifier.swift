@@ -91,14 +91,35 @@ public actor TokenVerifier {
         return AuthenticatedUser(id: id, role: claims.role, app: app, sessionID: claims.sessionId, email: claims.email, phone: claims.phone)
     }
 
+    /// An app's API key (the socket's `apikey` on realtime): one auth issued, signed by its keys,
+    /// with the `anon` or `service_role` role and a known app as `ref`. Anything else is a 401.
+    public func verifyAPIKey(_ key: String) async throws(APIError) -> APIKeyIdentity {
+        let claims: APIKeyClaims
+        do {
+            claims = try await verifiedClaims(key, as: APIKeyClaims.self)
+        } catch let error as APIError {
+            throw error
+        } catch {
+            throw APIError.unauthorized("the apikey is not one of this deployment's API keys", code: "invalid_api_key")
+        }
+        guard claims.iss.value == configuration.issuer, let app = App(rawValue: claims.ref),
+              let role = APIKeyIdentity.Role(rawValue: claims.role)
+        else { throw APIError.unauthorized("the apikey is not one of this deployment's API keys", code: "invalid_api_key") }
+        return APIKeyIdentity(app: app, role: role)
+    }
+
     private func verifiedClaims(_ token: String) async throws -> AccessTokenClaims {
+        try await verifiedClaims(token, as: AccessTokenClaims.self)
+    }
+
+    private func verifiedClaims<Claims: JWTPayload>(_ token: String, as type: Claims.Type) async throws -> Claims {
         var keys = try await currentKeys()
         // Keys rotated since the last fetch (a `kid` we have not seen): refetch once, at most
         // every 30 s, so a flood of forged key ids cannot hammer auth.
         if case .jwks = configuration.keySource, let kid = Self.keyID(of: token), !knownKeyIDs.contains(kid), canRefetchForUnknownKey() {
             keys = (try? await fetchKeys()) ?? keys
         }
-        return try await keys.verify(token, as: AccessTokenClaims.self)
+        return try await keys.verify(token, as: type)
     }
 
     /// The `kid` in a token's header, if it has one.

@@ -10,7 +10,11 @@ public struct ServiceConfiguration: Sendable {
     public var app: App?
     public var httpHost: String
     public var httpPort: Int
+    /// What a route reads of a body at most, unless it is an upload route (`maxUploadBytes`).
     public var maxBodyBytes: Int
+    /// The largest body an upload route takes (services with uploads set it from their file
+    /// limits); a declared length over it is refused before anything is read.
+    public var maxUploadBytes: Int
     public var logLevel: Logger.Level
     public var database: DatabaseConfiguration
     public var kafkaBrokers: String
@@ -22,12 +26,13 @@ public struct ServiceConfiguration: Sendable {
     /// The gateways whose `X-Forwarded-For` names the client (see `TrustedProxies`).
     public var trustedProxies: TrustedProxies
 
-    public init(service: ColonyService, app: App?, httpHost: String = "127.0.0.1", httpPort: Int = 8080, maxBodyBytes: Int = 1 << 20, logLevel: Logger.Level = .info, database: DatabaseConfiguration, kafkaBrokers: String, topicPrefix: String = EventTopics.defaultPrefix, tokens: TokenVerifierConfiguration, pipeline: PipelineSettings = PipelineSettings(), trustedProxies: TrustedProxies = .loopback) {
+    public init(service: ColonyService, app: App?, httpHost: String = "127.0.0.1", httpPort: Int = 8080, maxBodyBytes: Int = ColonyRequestContext.defaultBodyLimit, maxUploadBytes: Int? = nil, logLevel: Logger.Level = .info, database: DatabaseConfiguration, kafkaBrokers: String, topicPrefix: String = EventTopics.defaultPrefix, tokens: TokenVerifierConfiguration, pipeline: PipelineSettings = PipelineSettings(), trustedProxies: TrustedProxies = .loopback) {
         self.service = service
         self.app = app
         self.httpHost = httpHost
         self.httpPort = httpPort
         self.maxBodyBytes = maxBodyBytes
+        self.maxUploadBytes = max(maxBodyBytes, maxUploadBytes ?? maxBodyBytes)
         self.logLevel = logLevel
         self.database = database
         self.kafkaBrokers = kafkaBrokers
@@ -38,7 +43,7 @@ public struct ServiceConfiguration: Sendable {
     }
 
     /// Reads the environment:
-    /// `COLONY_HTTP_HOST` (0.0.0.0), `COLONY_HTTP_PORT` (8080), `COLONY_MAX_BODY_BYTES` (1 MiB), `LOG_LEVEL` (info),
+    /// `COLONY_HTTP_HOST` (0.0.0.0), `COLONY_HTTP_PORT` (8080), `COLONY_MAX_BODY_BYTES` (256 KiB), `LOG_LEVEL` (info),
     /// `COLONY_PG_HOST`, `COLONY_PG_PORT` (5432), `COLONY_PG_DATABASE` (colony), `COLONY_PG_USER` (colony_<service>),
     /// `COLONY_PG_PASSWORD`, `COLONY_PG_POOL_SIZE` (8), `COLONY_KAFKA_BROKERS`, `COLONY_TOPIC_PREFIX` (colony),
     /// `COLONY_JWKS_URL` or `COLONY_JWT_PUBLIC_KEY` (PEM), `COLONY_JWT_ISSUER` (colony-auth),
@@ -51,7 +56,7 @@ public struct ServiceConfiguration: Sendable {
             app: app,
             httpHost: environment.string("COLONY_HTTP_HOST", default: "0.0.0.0"),
             httpPort: try environment.int("COLONY_HTTP_PORT", default: 8080, range: 1...65535),
-            maxBodyBytes: try environment.int("COLONY_MAX_BODY_BYTES", default: 1 << 20, range: 1024...(1 << 30)),
+            maxBodyBytes: try environment.int("COLONY_MAX_BODY_BYTES", default: ColonyRequestContext.defaultBodyLimit, range: 1024...(1 << 30)),
             logLevel: try environment.enumeration("LOG_LEVEL", default: .info),
             database: try DatabaseConfiguration.load(service: service, environment: environment),
             kafkaBrokers: try environment.string("COLONY_KAFKA_BROKERS"),

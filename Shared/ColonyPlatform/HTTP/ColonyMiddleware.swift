@@ -6,18 +6,27 @@ import Logging
 import NIOCore
 
 /// The outermost middleware of every service: request and trace ids in the logger's metadata,
-/// the client's address, the body size limit, JSON errors, one structured access-log line and
+/// the client's address, the body limits, JSON errors, one structured access-log line and
 /// metrics per request.
+///
+/// Bodies are never read here: a handler reads its body, after the token middleware in front of
+/// it has checked the caller, so an unauthenticated request (or one for an unknown path) is
+/// answered without its body being buffered (the server then discards it as it arrives). A
+/// declared `Content-Length` over the largest limit any route allows is refused at once.
 public struct ColonyMiddleware: RouterMiddleware {
     public typealias Context = ColonyRequestContext
 
     let metrics: HTTPMetrics
+    /// What a route reads at most unless it raises the limit (`RouteSupport.collect(limit:)`).
     let maxBodyBytes: Int
+    /// The largest body any route of the service takes (its uploads); at least `maxBodyBytes`.
+    let maxUploadBytes: Int
     let trustedProxies: TrustedProxies
 
-    public init(metrics: HTTPMetrics, maxBodyBytes: Int, trustedProxies: TrustedProxies = .loopback) {
+    public init(metrics: HTTPMetrics, maxBodyBytes: Int, maxUploadBytes: Int? = nil, trustedProxies: TrustedProxies = .loopback) {
         self.metrics = metrics
         self.maxBodyBytes = maxBodyBytes
+        self.maxUploadBytes = max(maxBodyBytes, maxUploadBytes ?? maxBodyBytes)
         self.trustedProxies = trustedProxies
     }
 
@@ -32,15 +41,13 @@ public struct ColonyMiddleware: RouterMiddleware {
         context.clientAddress = trustedProxies.clientAddress(peer: context.remoteIP, forwardedFor: request.headers[values: .xForwardedFor])
         context.logger[metadataKey: "request_id"] = .string(requestID)
         context.logger[metadataKey: "trace_id"] = .string(traceID)
+        context.bodyLimit = maxBodyBytes
 
         var response: Response
         do {
-            var request = request
-            if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBodyBytes {
-                throw APIError.payloadTooLarge(limit: maxBodyBytes)
+            if let length = request.headers[.contentLength].flatMap(Int.init), length > maxUploadBytes {
+                throw APIError.payloadTooLarge(limit: maxUploadBytes)
             }
-            // Streams without a length are cut off at the limit as they arrive.
-            request.body = try await Self.limited(request.body, to: maxBodyBytes)
             response = try await next(request, context)
         } catch {
             response = APIError.response(for: error, logger: context.logger)
@@ -58,16 +65,6 @@ public struct ColonyMiddleware: RouterMiddleware {
             "duration_ms": .string(String(format: "%.2f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000)),
         ])
         return response
-    }
-
-    /// Collects a body of unknown length up to the limit, so handlers never see more.
-    static func limited(_ body: RequestBody, to limit: Int) async throws -> RequestBody {
-        do {
-            return RequestBody(buffer: try await body.collect(upTo: limit))
-        } catch let error as NIOTooManyBytesError {
-            _ = error
-            throw APIError.payloadTooLarge(limit: limit)
-        }
     }
 
     /// Accepts a caller's request id only if it is short and plain, so logs stay clean.

@@ -24,8 +24,12 @@ public struct ColonyRequestContext: RequestContext {
 
     public var requestDecoder: ColonyRequestDecoder { ColonyRequestDecoder() }
     public var responseEncoder: JSONEncoder { ColonyJSON.encoder() }
-    // The body limit is enforced by `ColonyMiddleware` from configuration; this is the backstop.
-    public var maxUploadSize: Int { 64 << 20 }
+    /// The most a handler reads of a body unless its route raises it (uploads): set by
+    /// `ColonyMiddleware` from `COLONY_MAX_BODY_BYTES`.
+    public var bodyLimit: Int = ColonyRequestContext.defaultBodyLimit
+    public var maxUploadSize: Int { bodyLimit }
+    /// 256 KiB: far more than any JSON body of the APIs, far less than a flood needs.
+    public static let defaultBodyLimit = 256 << 10
 
     /// The caller, or 401 when the route is reached without a verified token.
     public func requireUser() throws -> AuthenticatedUser {
@@ -40,7 +44,12 @@ public struct ColonyRequestDecoder: RequestDecoder {
     public init() {}
 
     public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
-        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        } catch is NIOTooManyBytesError {
+            throw APIError.payloadTooLarge(limit: context.maxUploadSize)
+        }
         return try Self.decode(type, from: Data(buffer: buffer))
     }
 

@@ -41,12 +41,9 @@ public struct ReadinessChecks: Sendable {
 ///   results as detail (the broker, say), which never fail it.
 /// - `/ready` is 200 when every `readiness` check passes (the database), 503 otherwise.
 public enum ColonyRouter {
-    public static func make(metrics: HTTPMetrics, maxBodyBytes: Int, trustedProxies: TrustedProxies = .loopback, readiness: ReadinessChecks, health: ReadinessChecks = ReadinessChecks()) -> Router<ColonyRequestContext> {
+    public static func make(metrics: HTTPMetrics, maxBodyBytes: Int, maxUploadBytes: Int? = nil, trustedProxies: TrustedProxies = .loopback, readiness: ReadinessChecks, health: ReadinessChecks = ReadinessChecks()) -> Router<ColonyRequestContext> {
         let router = Router(context: ColonyRequestContext.self)
-        // A span per request, in the trace the caller's `traceparent` names (or a new one): the
-        // trace follows the request into the outbox, the broker and the consumers.
-        router.add(middleware: TracingMiddleware())
-        router.add(middleware: ColonyMiddleware(metrics: metrics, maxBodyBytes: maxBodyBytes, trustedProxies: trustedProxies))
+        router.add(middleware: ColonyMiddleware(metrics: metrics, maxBodyBytes: maxBodyBytes, maxUploadBytes: maxUploadBytes, trustedProxies: trustedProxies))
 
         router.get("/health") { _, _ -> HealthStatus in
             guard !health.checks.isEmpty else { return HealthStatus(status: "ok", checks: nil) }

@@ -22,7 +22,9 @@ public struct RouteSupport: Sendable {
         return try Self.json(output, status: .ok)
     }
 
-    /// A write in one transaction, with the request body collected first (up to `limit` bytes).
+    /// A write in one transaction, with the request body collected first (up to `limit` bytes,
+    /// the context's small default unless an upload route raises it). The caller is checked
+    /// before a byte of the body is read.
     public func write<Output: Encodable & Sendable>(_ request: Request, _ context: ColonyRequestContext, status: HTTPResponse.Status = .ok, limit: Int? = nil,
                                                     _ body: @Sendable (ByteBuffer, UUID, PostgresConnection) async throws -> Output) async throws -> Response {
         let user = try context.requireUser().id
@@ -31,7 +33,8 @@ public struct RouteSupport: Sendable {
         return try Self.json(output, status: status)
     }
 
-    /// The body, or 422 `file_too_large`/413 past the limit rather than a dropped connection.
+    /// The body, or 413 past the limit rather than a dropped connection; `limit` defaults to the
+    /// context's body limit (`COLONY_MAX_BODY_BYTES`).
     public static func collect(_ request: Request, _ context: ColonyRequestContext, limit: Int? = nil) async throws -> ByteBuffer {
         let limit = limit ?? context.maxUploadSize
         do {

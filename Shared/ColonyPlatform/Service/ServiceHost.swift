@@ -116,6 +116,7 @@ public enum ServiceHost {
         let router = ColonyRouter.make(
             metrics: metrics,
             maxBodyBytes: configuration.maxBodyBytes,
+            maxUploadBytes: configuration.maxUploadBytes,
             trustedProxies: configuration.trustedProxies,
             readiness: .standard(database: database),
             health: ReadinessChecks([(name: "database", check: { await database.isReachable() }), (name: "broker", check: brokerCheck)])

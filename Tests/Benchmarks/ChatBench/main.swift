@@ -235,7 +235,7 @@ func benchmark() async throws {
         let tokens = TestTokens()
         let settings = ChatSettings()
         let configuration = ServiceConfiguration(
-            service: .chat, app: .unify, httpHost: "127.0.0.1", httpPort: port, maxBodyBytes: settings.maxBodyBytes, logLevel: .error,
+            service: .chat, app: .unify, httpHost: "127.0.0.1", httpPort: port, maxUploadBytes: settings.maxUploadBytes, logLevel: .error,
             database: databaseConfiguration, kafkaBrokers: environment.kafkaBrokers, topicPrefix: TestKafka.topicPrefix(),
             tokens: tokens.verifierConfiguration(audience: .unify)
         )

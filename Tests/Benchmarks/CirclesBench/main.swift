@@ -459,7 +459,7 @@ func benchmark() async throws {
         let tokens = TestTokens()
         let settings = CirclesSettings()
         let configuration = ServiceConfiguration(
-            service: .circles, app: .mycirclee, httpHost: "127.0.0.1", httpPort: port, maxBodyBytes: settings.maxBodyBytes, logLevel: .error,
+            service: .circles, app: .mycirclee, httpHost: "127.0.0.1", httpPort: port, maxUploadBytes: settings.maxUploadBytes, logLevel: .error,
             database: databaseConfiguration, kafkaBrokers: environment.kafkaBrokers, topicPrefix: TestKafka.topicPrefix(),
             tokens: tokens.verifierConfiguration(audience: .mycirclee)
         )

@@ -264,7 +264,7 @@ func benchmark() async throws {
         let tokens = TestTokens()
         let settings = ProjectsSettings()
         let configuration = ServiceConfiguration(
-            service: .projects, app: .ibelieveinyou, httpHost: "127.0.0.1", httpPort: port, maxBodyBytes: settings.maxBodyBytes, logLevel: .error,
+            service: .projects, app: .ibelieveinyou, httpHost: "127.0.0.1", httpPort: port, maxUploadBytes: settings.maxUploadBytes, logLevel: .error,
             database: databaseConfiguration, kafkaBrokers: environment.kafkaBrokers, topicPrefix: TestKafka.topicPrefix(),
             tokens: tokens.verifierConfiguration(audience: .ibelieveinyou)
         )

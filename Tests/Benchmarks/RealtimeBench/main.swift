@@ -188,7 +188,8 @@ let prefix = TestKafka.topicPrefix()
 let tokens = TestTokens()
 let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-rt-bench-\(UUID().uuidString)").path
 let planFile = FileManager.default.temporaryDirectory.appendingPathComponent("colony-rt-bench-plan-\(UUID().uuidString).json").path
-let settings = RealtimeSettings(socketBufferMessages: 4096)
+// Every client socket comes from this machine's one address, and the idle ones are users of their own.
+let settings = RealtimeSettings(socketBufferMessages: 4096, quotas: RealtimeQuotas(socketsPerAddress: 1_000_000))
 try await withRunningService(.realtime, app: .unify, apiPrefix: "/realtime/v1", configure: { $0.app = nil; $0.tokens.audience = nil; $0.logLevel = .warning },
                              topicPrefix: prefix, tokens: tokens, definition: { _, _ in RealtimeService.definition(settings: settings) }) { realtime in
     try await withRunningService(.chat, app: .unify, apiPrefix: "/chat/v1", configure: { $0.logLevel = .warning }, topicPrefix: prefix, tokens: tokens, definition: { catalog, base in
@@ -220,7 +221,7 @@ try await withRunningService(.realtime, app: .unify, apiPrefix: "/realtime/v1", 
         }
         var allTokens = users.map(\.0.token)
         for _ in subscribers..<connections { allTokens.append(try await tokens.token(user: UUID(), app: .unify)) }
-        let url = realtime.base.replacingOccurrences(of: "http://", with: "ws://") + "/realtime/v1/websocket?apikey=bench&vsn=1.0.0"
+        let url = realtime.base.replacingOccurrences(of: "http://", with: "ws://") + "/realtime/v1/websocket?apikey=\(try await tokens.apiKey(app: .unify))&vsn=1.0.0"
         try JSONEncoder().encode(ClientPlan(url: url, subscribers: subscribers, group: group.lowercased(), tokens: allTokens)).write(to: URL(fileURLWithPath: planFile))
         defer { try? FileManager.default.removeItem(atPath: planFile) }
 

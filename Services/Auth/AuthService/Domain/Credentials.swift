@@ -39,7 +39,7 @@ public enum Credentials {
 
     /// Hex SHA-256 of (pepper ‖ E.164 phone): HabitHive matches contacts by this, never by number.
     public static func phoneHash(digits: String, pepper: String) -> String {
-        hex(SHA256.hash(data: Data((pepper + "+" + digits).utf8)))
+        PhoneHash.of(e164: "+" + digits, pepper: pepper)
     }
 }
 

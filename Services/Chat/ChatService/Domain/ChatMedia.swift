@@ -2,16 +2,16 @@ import ColonyModels
 import ColonyStorage
 import Foundation
 
-/// The seed's three buckets and how their files are named and addressed: profile pictures as
-/// `{user_id}` and group pictures as `{group_id}` (public, with a `?v=` version so caches
-/// refresh), voice messages as `{group_id}/{message_id}` in a private bucket, reached through
-/// signed URLs that only members are handed.
+/// The seed's three buckets and how their files are named and addressed: profile and group
+/// pictures under per-upload keys `{user_id}/{version}` and `{group_id}/{version}` (`PictureKey`:
+/// public, but not to be found from an id, and gone once replaced); voice messages as
+/// `{group_id}/{message_id}` in a private bucket, with a stable authenticated URL that the
+/// group's members (only) fetch with their token or have signed.
 struct ChatMedia: Sendable {
     let storage: Storage
     let profilePictures: StorageBucket
     let groupPictures: StorageBucket
     let voiceMessages: StorageBucket
-    let voiceURLLifetime: Duration
 
     var buckets: [StorageBucket] { [profilePictures, groupPictures, voiceMessages] }
 
@@ -19,14 +19,15 @@ struct ChatMedia: Sendable {
     static func voiceKey(groupID: UUID, messageID: UUID) -> String { "\(key(groupID))/\(key(messageID))" }
 
     func avatarURL(_ userID: UUID, version: Int64?) -> String? {
-        version.map { storage.publicURL(profilePictures, key: Self.key(userID), version: $0) }
+        storage.pictureURL(profilePictures, owner: userID, version: version)
     }
 
     func groupPictureURL(_ groupID: UUID, version: Int64?) -> String? {
-        version.map { storage.publicURL(groupPictures, key: Self.key(groupID), version: $0) }
+        storage.pictureURL(groupPictures, owner: groupID, version: version)
     }
 
+    /// Stable (rows carrying it are cached for days): members fetch it with their token.
     func voiceURL(_ path: String?) -> String? {
-        path.map { storage.signedURL(voiceMessages, key: $0, expiresIn: voiceURLLifetime) }
+        path.map { storage.authenticatedURL(voiceMessages, key: $0) }
     }
 }

@@ -86,12 +86,14 @@ struct Groups: Sendable {
         return view(group, member: membership.member)
     }
 
-    /// Stores the picture as `{group_id}` (owner or admin), replacing the old one.
+    /// Stores the picture under a new key (owner or admin), deleting the old one: an ex-member who
+    /// kept its URL, or knows the group's id, cannot fetch the new one.
     func setPicture(_ groupID: UUID, image: ByteBuffer, contentType: String?, userID: UUID, on connection: PostgresConnection) async throws -> GroupView {
         let membership = try await membership(groupID, userID: userID, lock: true, on: connection)
         try GroupPolicy.require(membership.member.role, .changePicture)
-        let stored = try await media.storage.upload(image, contentType: contentType, to: media.groupPictures, key: ChatMedia.key(groupID))
-        guard let group = try await store.update(groupID, pictureVersion: .some(stored.version), on: connection) else { throw ChatErrors.groupNotFound }
+        let version = try await media.storage.uploadPicture(image, contentType: contentType, to: media.groupPictures, owner: groupID,
+                                                            replacing: membership.group.pictureVersion)
+        guard let group = try await store.update(groupID, pictureVersion: .some(version), on: connection) else { throw ChatErrors.groupNotFound }
         try await publish(GroupUpdated(group: row(group)), group: groupID, actor: userID, on: connection)
         return view(group, member: membership.member)
     }
@@ -99,7 +101,7 @@ struct Groups: Sendable {
     func removePicture(_ groupID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> GroupView {
         let membership = try await membership(groupID, userID: userID, lock: true, on: connection)
         try GroupPolicy.require(membership.member.role, .changePicture)
-        try await media.storage.remove(media.groupPictures, key: ChatMedia.key(groupID))
+        try await media.storage.removePicture(media.groupPictures, owner: groupID, version: membership.group.pictureVersion)
         guard let group = try await store.update(groupID, pictureVersion: .some(nil), on: connection) else { throw ChatErrors.groupNotFound }
         try await publish(GroupUpdated(group: row(group)), group: groupID, actor: userID, on: connection)
         return view(group, member: membership.member)
@@ -207,7 +209,7 @@ struct Groups: Sendable {
         let voicePaths = try await store.delete(groupID, on: connection)
         try await publish(GroupDeleted(group: row(group), memberIds: memberIDs), group: groupID, actor: actor, on: connection)
         for path in voicePaths { try await media.storage.remove(media.voiceMessages, key: path) }
-        if group.pictureVersion != nil { try await media.storage.remove(media.groupPictures, key: ChatMedia.key(groupID)) }
+        try await media.storage.removePicture(media.groupPictures, owner: groupID, version: group.pictureVersion)
     }
 
     /// User ids for these emails; any unknown address fails the whole request.

@@ -36,17 +36,17 @@ struct Users: Sendable {
         return view(user)
     }
 
-    /// Stores the picture as `{user_id}`, replacing the old one, and bumps the URL's version.
+    /// Stores the picture under a new key, deleting the old one (its URL stops working).
     func setAvatar(_ userID: UUID, image: ByteBuffer, contentType: String?, on connection: PostgresConnection) async throws -> UserView {
-        _ = try await require(userID, on: connection)
-        let stored = try await media.storage.upload(image, contentType: contentType, to: media.profilePictures, key: ChatMedia.key(userID))
-        guard let user = try await store.update(userID, displayName: nil, avatarVersion: .some(stored.version), on: connection) else { throw ChatErrors.accountDeleted }
+        let current = try await require(userID, on: connection)
+        let version = try await media.storage.uploadPicture(image, contentType: contentType, to: media.profilePictures, owner: userID, replacing: current.avatarVersion)
+        guard let user = try await store.update(userID, displayName: nil, avatarVersion: .some(version), on: connection) else { throw ChatErrors.accountDeleted }
         return view(user)
     }
 
     func removeAvatar(_ userID: UUID, on connection: PostgresConnection) async throws -> UserView {
-        _ = try await require(userID, on: connection)
-        try await media.storage.remove(media.profilePictures, key: ChatMedia.key(userID))
+        let current = try await require(userID, on: connection)
+        try await media.storage.removePicture(media.profilePictures, owner: userID, version: current.avatarVersion)
         guard let user = try await store.update(userID, displayName: nil, avatarVersion: .some(nil), on: connection) else { throw ChatErrors.accountDeleted }
         return view(user)
     }
@@ -66,7 +66,7 @@ struct Users: Sendable {
     /// when it was alone, are deleted; it leaves the others; its messages (with voice files),
     /// events and pictures go. Runs inside the inbox transaction, so a redelivery is a no-op.
     func erase(_ userID: UUID, groups: Groups, on connection: PostgresConnection) async throws {
-        guard try await store.find(userID, on: connection) != nil else {
+        guard let user = try await store.find(userID, on: connection) else {
             try await store.erase(userID, on: connection)
             return
         }
@@ -89,6 +89,6 @@ struct Users: Sendable {
         let voicePaths = try await MessageStore(logger: logger).voicePaths(sentBy: userID, on: connection)
         try await store.erase(userID, on: connection)
         for path in voicePaths { try await media.storage.remove(media.voiceMessages, key: path) }
-        try await media.storage.remove(media.profilePictures, key: ChatMedia.key(userID))
+        try await media.storage.removePicture(media.profilePictures, owner: userID, version: user.avatarVersion)
     }
 }

@@ -10,6 +10,8 @@ import PostgresNIO
 struct Circles: Sendable {
     let outbox: Outbox
     let media: PostMedia
+    /// Add requests per member (the service's setting; the answering paths never need it).
+    var addRequestQuota = Quota(20, perSeconds: 3600)
     let logger: Logger
     var store: CircleStore { CircleStore(logger: logger) }
     var profiles: Profiles { Profiles(logger: logger) }
@@ -91,10 +93,13 @@ struct Circles: Sendable {
 
     // MARK: add requests
 
-    /// A member asks to add someone (by handle); the owner or the invitee answers.
+    /// A member asks to add someone (by handle), within the member's quota. Only the invitee can
+    /// accept (joining takes their consent); the owner may approve it first, or veto it.
     func requestAdd(_ circleID: UUID, handle: String, userID: UUID, on connection: PostgresConnection) async throws -> AddRequestView {
         let handle = try CirclesRules.handle(handle)
         _ = try await membership(circleID, userID: userID, on: connection)
+        try await Quotas(logger: logger).check("add_request|\(userID.lowercased)", addRequestQuota,
+                                                message: "too many add requests, try again later", on: connection)
         guard let invitee = try await profiles.store.byHandle(handle, on: connection) else { throw CirclesErrors.userNotFound }
         guard try await !store.isMember(circleID, userID: invitee.userId, on: connection) else { throw CirclesErrors.alreadyMember }
         guard let request = try await store.createRequest(circleID, from: userID, to: invitee.userId, on: connection) else { throw CirclesErrors.requestPending }
@@ -106,18 +111,38 @@ struct Circles: Sendable {
         return try await store.pendingRequests(for: userID, on: connection)
     }
 
-    func answer(_ requestID: UUID, accept: Bool, userID: UUID, on connection: PostgresConnection) async throws -> AddRequestView {
+    /// What someone may do with an add request.
+    enum Answer: String, Sendable {
+        /// The invitee joins (only the invitee).
+        case accept
+        /// The invitee declines, or the owner vetoes.
+        case decline
+        /// The owner approves; the request still waits for the invitee.
+        case approve
+    }
+
+    func answer(_ requestID: UUID, _ answer: Answer, userID: UUID, on connection: PostgresConnection) async throws -> AddRequestView {
         guard let request = try await store.request(requestID, lock: true, on: connection) else { throw CirclesErrors.requestNotFound }
         let isOwner = try await store.membership(request.circleId, userID: userID, on: connection)?.1 == .owner
-        guard isOwner || request.toUserId == userID else {
+        let isInvitee = request.toUserId == userID
+        guard isOwner || isInvitee else {
             // Members who can see the circle learn why; everyone else learns nothing.
             if try await store.isMember(request.circleId, userID: userID, on: connection) { throw CirclesErrors.requestNotYours }
             throw CirclesErrors.requestNotFound
         }
         guard request.status == "pending" else { throw CirclesErrors.requestDecided }
-        try await store.decide(requestID, status: accept ? "accepted" : "declined", on: connection)
-        if accept, try await !store.isMember(request.circleId, userID: request.toUserId, on: connection) {
-            try await join(request.circleId, userID: request.toUserId, via: "add_request", actor: userID, on: connection)
+        switch answer {
+        case .accept:
+            guard isInvitee else { throw CirclesErrors.inviteeMustAccept }
+            try await store.decide(requestID, status: "accepted", on: connection)
+            if try await !store.isMember(request.circleId, userID: request.toUserId, on: connection) {
+                try await join(request.circleId, userID: request.toUserId, via: "add_request", actor: userID, on: connection)
+            }
+        case .decline:
+            try await store.decide(requestID, status: "declined", on: connection)
+        case .approve:
+            guard isOwner else { throw CirclesErrors.ownerOnly }
+            try await store.approve(requestID, on: connection)
         }
         return try await store.request(requestID, lock: false, on: connection)!
     }

@@ -19,6 +19,7 @@ enum CirclesErrors {
     static let authorOnly = APIError.forbidden("only the post's author can do that", code: "author_only")
     static let dmNotAllowed = APIError.forbidden("this person does not accept direct messages from you", code: "dm_not_allowed")
     static let requestNotYours = APIError.forbidden("only the circle's owner or the invitee can answer this request", code: "not_allowed")
+    static let inviteeMustAccept = APIError.forbidden("only the person invited can accept; the owner may approve or decline the request", code: "invitee_must_accept")
 
     static let inviteInvalid = APIError.notFound("invalid invite code", code: "invite_invalid")
     static let inviteExpired = APIError(.gone, code: "invite_expired", message: "this invite code has expired")

@@ -3,17 +3,17 @@ import ColonyStorage
 import Foundation
 import NIOCore
 
-/// Post photos: `{circle_id}/{post_id}` in a private bucket, handed to members as signed URLs
-/// (a photo is as private as the circle), deleted with their post.
+/// Post photos: `{circle_id}/{post_id}` in a private bucket, as private as the circle: the URL
+/// in posts (and their events and realtime rows) is stable, and only the circle's members fetch
+/// it with their token or have it signed. Deleted with their post.
 struct PostMedia: Sendable {
     let storage: Storage
     let photos: StorageBucket
-    let urlLifetime: Duration
 
     static func key(circleID: UUID, postID: UUID) -> String { "\(circleID.uuidString.lowercased())/\(postID.uuidString.lowercased())" }
 
     func url(_ post: PostStore.Stored) -> String? {
-        post.photoVersion.map { _ in storage.signedURL(photos, key: Self.key(circleID: post.row.circleId, postID: post.row.id), expiresIn: urlLifetime) }
+        post.photoVersion.map { _ in storage.authenticatedURL(photos, key: Self.key(circleID: post.row.circleId, postID: post.row.id)) }
     }
 
     func upload(_ image: ByteBuffer, contentType: String?, circleID: UUID, postID: UUID) async throws -> StoredObject {

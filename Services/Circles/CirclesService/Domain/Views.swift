@@ -63,6 +63,8 @@ struct AddRequestView: Codable, Sendable {
     var toUserId: UUID
     var toHandle: String
     var status: String
+    /// The owner approved it (it still waits for the invitee's acceptance).
+    var ownerApproved: Bool
     var createdAt: Date
 }
 

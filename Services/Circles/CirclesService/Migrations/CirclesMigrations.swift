@@ -193,5 +193,11 @@ enum CirclesMigrations {
             );
             CREATE INDEX presence_states_circle ON presence_states (circle_id);
             """),
+        Migration(version: 2, name: "add request approval, quotas", sql: """
+            -- The owner's optional approval of an add request; only the invitee's acceptance adds them.
+            ALTER TABLE add_requests ADD COLUMN owner_approved_at timestamptz;
+
+            \(Quotas.tableSQL)
+            """),
     ]
 }

@@ -156,11 +156,12 @@ struct CircleStore: Sendable {
 
     // MARK: add requests
 
-    static let requestColumns = "r.id, r.circle_id, c.name, r.from_user_id, r.to_user_id, p.handle, r.status::text, r.created_at"
+    static let requestColumns = "r.id, r.circle_id, c.name, r.from_user_id, r.to_user_id, p.handle, r.status::text, r.owner_approved_at IS NOT NULL, r.created_at"
 
     static func request(_ row: PostgresRow) throws -> AddRequestView {
-        let (id, circle, name, from, to, handle, status, created) = try row.decode((UUID, UUID, String, UUID, UUID, String, String, Date).self)
-        return AddRequestView(id: id, circleId: circle, circleName: name, fromUserId: from, toUserId: to, toHandle: handle, status: status, createdAt: created)
+        let (id, circle, name, from, to, handle, status, approved, created) = try row.decode((UUID, UUID, String, UUID, UUID, String, String, Bool, Date).self)
+        return AddRequestView(id: id, circleId: circle, circleName: name, fromUserId: from, toUserId: to, toHandle: handle, status: status,
+                              ownerApproved: approved, createdAt: created)
     }
 
     func createRequest(_ circleID: UUID, from: UUID, to: UUID, on connection: PostgresConnection) async throws -> AddRequestView? {
@@ -188,6 +189,10 @@ struct CircleStore: Sendable {
                 OR EXISTS (SELECT 1 FROM circle_members m WHERE m.circle_id = r.circle_id AND m.user_id = \(userID) AND m.role = 'owner'))
             ORDER BY r.created_at DESC, r.id
             """, logger: logger).collect().map(Self.request)
+    }
+
+    func approve(_ id: UUID, on connection: PostgresConnection) async throws {
+        try await connection.query("UPDATE add_requests SET owner_approved_at = coalesce(owner_approved_at, now()) WHERE id = \(id)", logger: logger)
     }
 
     func decide(_ id: UUID, status: String, on connection: PostgresConnection) async throws {

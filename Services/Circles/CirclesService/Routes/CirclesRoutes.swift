@@ -107,10 +107,10 @@ struct CirclesRoutes: Sendable {
         routes.on(.get, "add-requests") { _, context in
             try await support.read(context) { user, connection in try await circles.pendingRequests(userID: user, on: connection) }
         }
-        for (path, accept) in [("add-requests/{request_id}/accept", true), ("add-requests/{request_id}/decline", false)] {
-            routes.on(.post, path) { request, context in
+        for answer in [Circles.Answer.accept, .decline, .approve] {
+            routes.on(.post, "add-requests/{request_id}/\(answer.rawValue)") { request, context in
                 let id = try R.uuid(context, "request_id", CirclesErrors.requestNotFound)
-                return try await support.write(request, context) { _, user, connection in try await circles.answer(id, accept: accept, userID: user, on: connection) }
+                return try await support.write(request, context) { _, user, connection in try await circles.answer(id, answer, userID: user, on: connection) }
             }
         }
 

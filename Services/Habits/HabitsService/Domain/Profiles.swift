@@ -7,10 +7,10 @@ import PostgresNIO
 /// The user's profile and contacts, and what auth's events do to them.
 struct Profiles: Sendable {
     let outbox: Outbox
-    let phonePepper: String
+    let contacts: ContactMatching
     let logger: Logger
     var store: ProfileStore { ProfileStore(logger: logger) }
-    var contacts: ContactStore { ContactStore(logger: logger) }
+    var contactStore: ContactStore { ContactStore(logger: logger) }
 
     func get(_ userID: UUID, on connection: PostgresConnection) async throws -> ProfileRow {
         try await store.require(userID, on: connection)
@@ -37,42 +37,30 @@ struct Profiles: Sendable {
 
     // MARK: contacts
 
-    struct PepperInfo: Codable, Sendable {
-        var pepper: String
-        var algorithm: String
-    }
-
-    /// What clients hash contacts with: lowercase hex SHA-256 of pepper ‖ E.164 number, the
-    /// same hash auth computes for each account's phone.
-    var pepper: PepperInfo { PepperInfo(pepper: phonePepper, algorithm: "hex(sha256(pepper || e164))") }
-
-    static let maxContactsPerUpload = 5000
-
-    func uploadContacts(_ uploaded: [ContactStore.Contact], userID: UUID, on connection: PostgresConnection) async throws -> [ContactStore.Match] {
-        var errors = ValidationErrors()
-        errors.check(uploaded.count <= Self.maxContactsPerUpload, "at most \(Self.maxContactsPerUpload) contacts per upload")
-        errors.check(uploaded.allSatisfy { Self.isHash($0.hash) }, "each hash is 64 lowercase hex characters")
-        errors.check(uploaded.allSatisfy { ($0.displayName?.count ?? 0) <= 200 }, "display_name is at most 200 characters")
-        try errors.throwIfAny()
+    /// Replaces the user's contacts with the numbers they send (E.164, hashed here with the
+    /// server's pepper) and returns the habithive users among them. Uploads, the numbers in them
+    /// and match reads have per-user quotas: the service is no phone directory.
+    func uploadContacts(_ uploaded: [ContactMatching.Number], userID: UUID, on connection: PostgresConnection) async throws -> [ContactStore.Match] {
+        let hashed = try contacts.validate(uploaded)
         _ = try await get(userID, on: connection)
-        // One row per hash (the last name wins), so the upsert never meets a hash twice.
-        var unique: [String: ContactStore.Contact] = [:]
-        for contact in uploaded { unique[contact.hash] = contact }
-        try await contacts.upsert(Array(unique.values), userID: userID, on: connection)
-        return try await contacts.matches(userID: userID, on: connection)
+        try await contacts.chargeUpload(numbers: hashed.count, userID: userID, logger: logger, on: connection)
+        try await contactStore.replace(hashed.map { ContactStore.Contact(hash: $0.hash, displayName: $0.displayName) }, userID: userID, on: connection)
+        let phones = Dictionary(hashed.map { ($0.hash, $0.phone) }, uniquingKeysWith: { first, _ in first })
+        return try await contactStore.matches(userID: userID, on: connection).map { match in
+            var match = match
+            match.phone = phones[match.contactHash]
+            return match
+        }
     }
 
     func matches(userID: UUID, on connection: PostgresConnection) async throws -> [ContactStore.Match] {
         _ = try await get(userID, on: connection)
-        return try await contacts.matches(userID: userID, on: connection)
+        try await contacts.chargeMatches(userID: userID, logger: logger, on: connection)
+        return try await contactStore.matches(userID: userID, on: connection)
     }
 
     func deleteContacts(userID: UUID, on connection: PostgresConnection) async throws {
-        try await contacts.deleteAll(userID: userID, on: connection)
-    }
-
-    static func isHash(_ text: String) -> Bool {
-        text.utf8.count == 64 && text.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
+        try await contactStore.deleteAll(userID: userID, on: connection)
     }
 
     // MARK: auth's events

@@ -165,5 +165,9 @@ enum HabitsMigrations {
             );
             CREATE INDEX idx_idempotency_keys_created ON idempotency_keys (created_at);
             """),
+        Migration(version: 2, name: "quotas", sql: """
+            -- Per-user quotas of contact matching (uploads, numbers, match reads).
+            \(Quotas.tableSQL)
+            """),
     ]
 }

@@ -11,12 +11,13 @@ struct ContactStore: Sendable {
         var displayName: String?
     }
 
-    func upsert(_ contacts: [Contact], userID: UUID, on connection: PostgresConnection) async throws {
+    /// The user's contacts become exactly `contacts` (an upload replaces, never accumulates).
+    func replace(_ contacts: [Contact], userID: UUID, on connection: PostgresConnection) async throws {
+        try await deleteAll(userID: userID, on: connection)
         guard !contacts.isEmpty else { return }
         try await connection.query("""
             INSERT INTO contact_hashes (user_id, contact_hash, display_name)
             SELECT \(userID), hash, nullif(name, '') FROM unnest(\(contacts.map(\.hash))::text[], \(contacts.map { $0.displayName ?? "" })::text[]) AS c(hash, name)
-            ON CONFLICT (user_id, contact_hash) DO UPDATE SET display_name = coalesce(EXCLUDED.display_name, contact_hashes.display_name), imported_at = now()
             """, logger: logger)
     }
 
@@ -30,6 +31,8 @@ struct ContactStore: Sendable {
         var avatarUrl: String?
         var contactHash: String
         var contactName: String?
+        /// The number as uploaded (in an upload's answer; numbers themselves are never stored).
+        var phone: String? = nil
     }
 
     /// Other habithive users whose phone hash is among the user's uploaded contacts.

@@ -185,14 +185,10 @@ struct HabitsRoutes: Sendable {
             return try await read(context) { user, connection in try await hives.feed(id, userID: user, before: before, limit: limit, on: connection) }
         }
 
-        routes.on(.get, "contacts/pepper") { _, context in
-            _ = try context.requireUser()
-            return try json(profiles.pepper, status: .ok)
-        }
         routes.on(.post, "contacts") { request, context in
             try await write(request, context) { body, user, connection in
                 let upload = try decode(ContactsBody.self, body)
-                return ContactsResponse(matches: try await profiles.uploadContacts(upload.contacts.map { .init(hash: $0.hash, displayName: $0.displayName) }, userID: user, on: connection))
+                return ContactsResponse(matches: try await profiles.uploadContacts(upload.contacts.map { .init(phone: $0.phone, displayName: $0.displayName) }, userID: user, on: connection))
             }
         }
         routes.on(.get, "contacts/matches") { _, context in
@@ -287,7 +283,7 @@ struct HabitsRoutes: Sendable {
 
     struct ContactsBody: Decodable {
         struct Contact: Decodable {
-            var hash: String
+            var phone: String
             var displayName: String?
         }
         var contacts: [Contact]
@@ -312,7 +308,7 @@ struct HabitsRoutes: Sendable {
     func write<Output: Encodable & Sendable>(_ request: Request, _ context: ColonyRequestContext, status: HTTPResponse.Status = .ok,
                                              _ body: @Sendable (ByteBuffer, UUID, PostgresConnection) async throws -> Output) async throws -> Response {
         let user = try context.requireUser().id
-        let bytes = try await request.body.collect(upTo: context.maxUploadSize)
+        let bytes = try await RouteSupport.collect(request, context)
         let key = request.headers[Self.idempotencyKey]
         if let key, key.isEmpty || key.count > 255 || !key.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7f }) {
             throw HabitsErrors.idempotencyKeyInvalid

@@ -12,15 +12,18 @@ struct Nearby: Sendable {
     let storage: Storage
     let photos: StorageBucket
     let settings: NearbySettings
+    let noise: LocationNoiseKey
     let logger: Logger
     var profiles: ProfileStore { ProfileStore(logger: logger) }
+    var quotas: Quotas { Quotas(logger: logger) }
     var locations: LocationStore { LocationStore(logger: logger) }
     var blocks: BlockStore { BlockStore(logger: logger) }
 
     // MARK: views
 
+    /// Under a per-upload key: a card seen once (say, before a block) leads to no later photo.
     func photoURL(_ profile: StoredProfile) -> String? {
-        profile.photoVersion.map { storage.publicURL(photos, key: profile.id.uuidString.lowercased(), version: $0) }
+        storage.pictureURL(photos, owner: profile.id, version: profile.photoVersion)
     }
 
     func age(_ profile: StoredProfile) -> Int? {
@@ -43,7 +46,7 @@ struct Nearby: Sendable {
         let distance = NearbyRules.distance(meters: row.meters)
         return NearbyUser(userId: card.userId, name: card.name, age: card.age, school: card.school, bio: card.bio, socialLinks: card.socialLinks,
                           photoUrl: card.photoUrl, distanceFeet: distance.feet, distanceMiles: distance.miles, distanceText: distance.text,
-                          position: NearbyRules.approximate(latitude: row.latitude, longitude: row.longitude))
+                          position: ApproximatePosition(latitude: row.latitude, longitude: row.longitude))
     }
 
     // MARK: profile and settings
@@ -101,14 +104,14 @@ struct Nearby: Sendable {
     }
 
     func setPhoto(_ userID: UUID, image: ByteBuffer, contentType: String?, on connection: PostgresConnection) async throws -> MyProfile {
-        _ = try await require(userID, on: connection)
-        let stored = try await storage.upload(image, contentType: contentType, to: photos, key: userID.uuidString.lowercased())
-        return try await apply(userID, .init(photoVersion: .some(stored.version)), on: connection)
+        let current = try await require(userID, on: connection)
+        let version = try await storage.uploadPicture(image, contentType: contentType, to: photos, owner: userID, replacing: current.photoVersion)
+        return try await apply(userID, .init(photoVersion: .some(version)), on: connection)
     }
 
     func removePhoto(_ userID: UUID, on connection: PostgresConnection) async throws -> MyProfile {
-        _ = try await require(userID, on: connection)
-        try await storage.remove(photos, key: userID.uuidString.lowercased())
+        let current = try await require(userID, on: connection)
+        try await storage.removePicture(photos, owner: userID, version: current.photoVersion)
         return try await apply(userID, .init(photoVersion: .some(nil)), on: connection)
     }
 
@@ -122,16 +125,34 @@ struct Nearby: Sendable {
 
     // MARK: location
 
-    /// Stores my position (sharing must be on) and publishes it rounded.
+    /// Stores my position (sharing must be on) and what others see of it, and publishes that
+    /// with how it changed who sees whom. Reports are rate-limited, and one farther from my
+    /// last fresh point than anyone could have travelled is refused (a spoofed jump).
     func report(_ userID: UUID, latitude: Double, longitude: Double, accuracy: Double?, on connection: PostgresConnection) async throws -> LocationReport {
         try NearbyRules.coordinates(latitude: latitude, longitude: longitude, accuracy: accuracy)
-        _ = try await require(userID, on: connection)
-        guard let updatedAt = try await locations.report(userID, latitude: latitude, longitude: longitude, accuracy: accuracy, on: connection) else {
+        let profile = try await require(userID, on: connection)
+        guard profile.shareLocation else { throw NearbyErrors.sharingOff }
+        try await quotas.check("report|\(userID.lowercased)", settings.reportQuota, message: "too many location reports, try again later", on: connection)
+        if let last = try await locations.lastMove(userID, to: latitude, longitude, ttlSeconds: settings.locationTTLSeconds, on: connection),
+           !NearbyRules.plausibleMove(meters: last.meters, seconds: last.seconds, maxSpeed: settings.maxSpeedMetersPerSecond) {
+            throw NearbyErrors.implausibleJump
+        }
+        let watchersBefore = Set(try await watchers(userID, on: connection))
+        let visibleBefore = Set(try await visible(to: userID, on: connection).map(\.userId))
+        let privacy = LocationPrivacy(offsetFeet: settings.offsetFeet, gridFeet: settings.gridFeet, key: try await noise.key(on: connection, logger: logger))
+        let position = privacy.shown(user: userID, latitude: latitude, longitude: longitude)
+        guard let updatedAt = try await locations.report(userID, latitude: latitude, longitude: longitude, accuracy: accuracy, shown: position, on: connection) else {
             throw NearbyErrors.sharingOff
         }
-        let position = NearbyRules.approximate(latitude: latitude, longitude: longitude)
-        try await publish(LocationUpdated(userId: userID, position: position, updatedAt: updatedAt, visibleTo: try await watchers(userID, on: connection)),
-                          user: userID, on: connection)
+        let watchersNow = try await watchers(userID, on: connection)
+        let visibleNow = try await visible(to: userID, on: connection)
+        try await publish(LocationUpdated(
+            userId: userID, position: position, updatedAt: updatedAt, visibleTo: watchersNow,
+            newlyVisibleTo: watchersNow.filter { !watchersBefore.contains($0) },
+            hiddenFrom: watchersBefore.subtracting(watchersNow).sorted { $0.lowercased < $1.lowercased },
+            appeared: visibleNow.filter { !visibleBefore.contains($0.userId) },
+            disappeared: visibleBefore.subtracting(visibleNow.map(\.userId)).sorted { $0.lowercased < $1.lowercased }
+        ), user: userID, on: connection)
         return LocationReport(updatedAt: updatedAt, position: position)
     }
 
@@ -148,11 +169,18 @@ struct Nearby: Sendable {
         try await locations.watchers(of: userID, radiusMeters: Double(settings.radiusFeet) * NearbyRules.metersPerFoot, ttlSeconds: settings.locationTTLSeconds, on: connection)
     }
 
-    /// People within `radiusFeet` (the default when nil; capped), nearest first.
+    /// Whom I see at the default radius right now, as I am shown them.
+    func visible(to userID: UUID, on connection: PostgresConnection) async throws -> [LocationRow] {
+        try await locations.visible(to: userID, radiusMeters: Double(settings.radiusFeet) * NearbyRules.metersPerFoot, ttlSeconds: settings.locationTTLSeconds, on: connection)
+    }
+
+    /// People within `radiusFeet` (the default when nil; capped), nearest first. Queries per
+    /// viewer are rate-limited.
     func nearby(_ userID: UUID, radiusFeet: Int?, limit: Int, on connection: PostgresConnection) async throws -> NearbyList {
         let radius = radiusFeet ?? settings.radiusFeet
         guard (1...settings.maxRadiusFeet).contains(radius) else { throw APIError.unprocessable("radius_feet must be between 1 and \(settings.maxRadiusFeet)") }
         let me = try await require(userID, on: connection)
+        try await checkQueryQuota(userID, on: connection)
         let rows = try await locations.nearby(userID, radiusMeters: Double(radius) * NearbyRules.metersPerFoot, ttlSeconds: settings.locationTTLSeconds,
                                              limit: limit, on: connection)
         // Anyone in the list means my point is fresh and shared; only an empty list needs a look.
@@ -161,9 +189,17 @@ struct Nearby: Sendable {
         return NearbyList(sharing: sharing, radiusFeet: radius, users: rows.map(nearbyUser))
     }
 
-    /// One nearby person's card, under the same rules as the list (else 404).
+    func checkQueryQuota(_ userID: UUID, on connection: PostgresConnection) async throws {
+        try await quotas.check("query|\(userID.lowercased)", settings.queryQuota, message: "too many nearby queries, try again later", on: connection)
+    }
+
+    /// One nearby person's card, under the same rules as the list (else 404). Lookups per viewer,
+    /// and per viewer and person, are rate-limited.
     func user(_ other: UUID, viewer userID: UUID, on connection: PostgresConnection) async throws -> NearbyUser {
         _ = try await require(userID, on: connection)
+        try await checkQueryQuota(userID, on: connection)
+        try await quotas.check("target|\(userID.lowercased)|\(other.lowercased)", settings.targetQuota,
+                               message: "too many lookups of this person, try again later", on: connection)
         guard let row = try await locations.nearby(userID, radiusMeters: Double(settings.radiusFeet) * NearbyRules.metersPerFoot, ttlSeconds: settings.locationTTLSeconds,
                                                    limit: 1, only: other, on: connection).first else { throw NearbyErrors.userNotFound }
         return nearbyUser(row)
@@ -216,9 +252,10 @@ struct Nearby: Sendable {
 
     /// Erases the account with its location (clients drop it), blocks and photo.
     func erase(_ userID: UUID, on connection: PostgresConnection) async throws {
+        let version = try await connection.query("SELECT photo_version FROM profiles WHERE id = \(userID)", logger: logger).collect().first?.decode(Int64?.self)
         try await removeLocation(userID, reason: .accountDeleted, on: connection)
         try await profiles.erase(userID, on: connection)
-        try await storage.remove(photos, key: userID.uuidString.lowercased())
+        try await storage.removePicture(photos, owner: userID, version: version ?? nil)
     }
 
     func publish<Payload: EventPayload>(_ payload: Payload, user: UUID, on connection: PostgresConnection) async throws {

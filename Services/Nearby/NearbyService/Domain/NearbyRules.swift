@@ -21,9 +21,12 @@ enum NearbyRules {
     static let gridMeters = 50 * metersPerFoot
     static let metersPerDegreeLatitude = 111_320.0
 
-    /// The position snapped to a ~50 ft grid (east–west cells widen towards the poles, so they
-    /// stay about 50 ft wide on the ground), so nobody learns another's precise coordinates.
-    static func approximate(latitude: Double, longitude: Double) -> ApproximatePosition {
+    /// The position snapped to a grid of `gridMeters` (east–west cells widen towards the poles,
+    /// so they stay that wide on the ground); 0 keeps it (to 1e-6°).
+    static func approximate(latitude: Double, longitude: Double, gridMeters: Double = gridMeters) -> ApproximatePosition {
+        guard gridMeters > 0 else {
+            return ApproximatePosition(latitude: (latitude * 1e6).rounded() / 1e6, longitude: (longitude * 1e6).rounded() / 1e6)
+        }
         let latitudeStep = gridMeters / metersPerDegreeLatitude
         let roundedLatitude = min(90, max(-90, (latitude / latitudeStep).rounded() * latitudeStep))
         let longitudeStep = min(360, latitudeStep / max(cos(roundedLatitude * .pi / 180), 1e-6))
@@ -31,6 +34,23 @@ enum NearbyRules {
         if roundedLongitude > 180 { roundedLongitude -= 360 }
         if roundedLongitude < -180 { roundedLongitude += 360 }
         return ApproximatePosition(latitude: (roundedLatitude * 1e6).rounded() / 1e6, longitude: (roundedLongitude * 1e6).rounded() / 1e6)
+    }
+
+    /// The point `north` and `east` meters from a position (small distances, flat-earth).
+    static func moved(latitude: Double, longitude: Double, north: Double, east: Double) -> (latitude: Double, longitude: Double) {
+        var newLatitude = latitude + north / metersPerDegreeLatitude
+        var newLongitude = longitude + east / (metersPerDegreeLatitude * max(cos(latitude * .pi / 180), 1e-6))
+        if newLatitude > 90 { newLatitude = 180 - newLatitude; newLongitude += 180 }
+        if newLatitude < -90 { newLatitude = -180 - newLatitude; newLongitude += 180 }
+        newLongitude = (newLongitude + 180).truncatingRemainder(dividingBy: 360)
+        if newLongitude < 0 { newLongitude += 360 }
+        return (newLatitude, newLongitude - 180)
+    }
+
+    /// A fresh report farther from the previous one than this speed allows (plus 200 m for GPS
+    /// jitter and a phone's first fix) is a spoofed jump.
+    static func plausibleMove(meters: Double, seconds: Double, maxSpeed: Double) -> Bool {
+        meters <= maxSpeed * max(0, seconds) + 200
     }
 
     /// Distance as the card shows it: feet (to 10 ft) under a tenth of a mile, else miles (to

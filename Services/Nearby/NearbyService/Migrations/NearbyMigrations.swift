@@ -47,5 +47,24 @@ enum NearbyMigrations {
             );
             CREATE INDEX blocks_blocked ON blocks (blocked_id);
             """),
+        Migration(version: 2, name: "shown positions, offset key, quotas", sql: """
+            -- What others see of a point (offset and snapped, `LocationPrivacy`), with its own index:
+            -- who is in range of whom is computed from it. Points stored before it are made stale,
+            -- so the TTL job removes them (with their events) and clients report afresh.
+            ALTER TABLE locations ADD COLUMN shown geography(Point, 4326);
+            UPDATE locations SET shown = position, updated_at = 'epoch';
+            ALTER TABLE locations ALTER COLUMN shown SET NOT NULL;
+            CREATE INDEX locations_shown ON locations USING gist (shown);
+
+            -- The key of everyone's secret offsets: random, made once, the same on every replica.
+            CREATE TABLE location_noise_key (
+                id integer PRIMARY KEY CHECK (id = 1),
+                key text NOT NULL
+            );
+            INSERT INTO location_noise_key (id, key)
+            VALUES (1, replace(gen_random_uuid()::text || gen_random_uuid()::text || gen_random_uuid()::text, '-', ''));
+
+            \(Quotas.tableSQL)
+            """),
     ]
 }

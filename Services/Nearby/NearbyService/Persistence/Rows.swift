@@ -27,8 +27,8 @@ struct StoredProfile: Sendable {
     }
 }
 
-/// Someone in range: their stored profile, exact position (never leaves the service) and
-/// distance in meters.
+/// Someone in range: their stored profile, the position they are shown at and its distance
+/// in meters.
 struct NearbyRow: Sendable {
     var profile: StoredProfile
     var latitude: Double

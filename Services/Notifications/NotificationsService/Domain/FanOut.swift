@@ -46,20 +46,24 @@ struct FanOut: Sendable {
             let held = heldUntil[token.user]
             return DeliveryStore.Queued(device: token.device, user: token.user, token: token.token, payload: payloads[token.user]!, notBefore: held ?? now, held: held != nil)
         }
+        var scope: (MembershipScope, UUID)?
+        if case .members(let kind, let id) = plan.recipients { scope = (kind, id) }
         try await deliveries.enqueue(queued, event: event, app: app, kind: plan.kind, pushType: plan.pushType, collapseID: plan.collapseID,
-                                     expiresAt: expiresAt, now: now, on: connection)
+                                     expiresAt: expiresAt, now: now, scope: scope, on: connection)
     }
 
+    /// Live Activity pushes go to the tokens of the event's circle members only, and are held to
+    /// membership when sent.
     func liveActivity(_ plan: LiveActivityPlan, event: UUID, occurredAt: Date, on connection: PostgresConnection) async throws {
         let now = clock.now()
         let expiresAt = occurredAt.addingTimeInterval(Self.liveActivityExpiry)
         guard expiresAt > now else { return }
-        let tokens = try await deliveries.activityTokens(post: plan.postID, on: connection)
-        guard !tokens.isEmpty else { return }
+        let (circle, tokens) = try await deliveries.activityTokens(post: plan.postID, on: connection)
+        guard let circle, !tokens.isEmpty else { return }
         let payload = try APNsPayload.encode(APNsPayload.liveActivity(plan, at: now))
         let queued = tokens.map { DeliveryStore.Queued(device: $0.device, user: $0.user, token: $0.token, payload: payload, notBefore: now, held: false) }
         try await deliveries.enqueue(queued, event: event, app: .mycirclee, kind: .eventActivity, pushType: .liveactivity, collapseID: nil,
-                                     expiresAt: expiresAt, now: now, on: connection)
+                                     expiresAt: expiresAt, now: now, scope: (.circle, circle), on: connection)
     }
 }
 

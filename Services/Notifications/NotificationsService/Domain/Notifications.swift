@@ -21,8 +21,11 @@ struct Notifications: Sendable {
 
     // MARK: devices
 
+    /// Registers an install's token; beyond the per-user cap the least recently registered go.
     func register(_ device: NotificationsRules.Device, caller: AuthenticatedUser, on connection: PostgresConnection) async throws -> DeviceRow {
-        try await devices.register(device, app: caller.app, user: caller.id, now: now, on: connection)
+        let row = try await devices.register(device, app: caller.app, user: caller.id, now: now, on: connection)
+        try await devices.keepNewest(settings.maxDevicesPerUser, kind: "device", app: caller.app, user: caller.id, on: connection)
+        return row
     }
 
     func devices(of caller: AuthenticatedUser, on connection: PostgresConnection) async throws -> DeviceList {
@@ -42,7 +45,9 @@ struct Notifications: Sendable {
         guard let event = try await projections.eventPost(post, upcomingOnly: true, on: connection),
               try await memberships.isMember(caller.id, of: .circle, event.circleID, on: connection)
         else { throw NotificationsErrors.eventNotFound }
-        return try await devices.registerActivity(activityID, post: post, token: token, environment: environment, app: caller.app, user: caller.id, now: now, on: connection)
+        let row = try await devices.registerActivity(activityID, post: post, token: token, environment: environment, app: caller.app, user: caller.id, now: now, on: connection)
+        try await devices.keepNewest(settings.maxLiveActivitiesPerUser, kind: "live_activity", app: caller.app, user: caller.id, on: connection)
+        return row
     }
 
     func unregisterActivity(_ activityID: String, caller: AuthenticatedUser, on connection: PostgresConnection) async throws {
@@ -84,6 +89,25 @@ struct Notifications: Sendable {
 
     func deliveryLog(_ user: UUID, app: App?, limit: Int, on connection: PostgresConnection) async throws -> DeliveryLog {
         DeliveryLog(deliveries: try await deliveries.log(user: user, app: app, limit: limit, on: connection))
+    }
+
+    // MARK: membership
+
+    /// Someone left or was removed from a group, circle or hive, or it was deleted: pushes still
+    /// queued for them about it are dropped, and their Live Activities of its events forgotten.
+    func membershipsChanged(_ event: ReceivedEvent, on connection: PostgresConnection) async throws {
+        for change in try Memberships.changes(for: event) {
+            switch change {
+            case .add:
+                continue
+            case .remove(let scope, let id, let user):
+                try await deliveries.dropQueued(scope: scope, id, user: user, on: connection)
+                if scope == .circle { try await devices.removeActivities(circle: id, user: user, on: connection) }
+            case .removeAll(let scope, let id):
+                try await deliveries.dropQueued(scope: scope, id, user: nil, on: connection)
+                if scope == .circle { try await devices.removeActivities(circle: id, user: nil, on: connection) }
+            }
+        }
     }
 
     // MARK: jobs and erasure

@@ -15,6 +15,7 @@ struct DomainEventHandler: Sendable {
         }
         let projections = notifications.projections, fanOut = notifications.fanOut
         try await notifications.memberships.apply(event, on: connection)
+        try await notifications.membershipsChanged(event, on: connection)
         let lookups = try Triggers.lookups(for: event)
         let names = try await projections.names(lookups.names, on: connection)
         var eventPost: EventPostInfo?

@@ -120,5 +120,12 @@ enum NotificationsMigrations {
             CREATE INDEX event_posts_starts ON event_posts (starts_at) WHERE NOT ended_pushed;
             CREATE INDEX event_posts_author ON event_posts (author_id);
             """),
+        Migration(version: 2, name: "deliveries carry their membership scope", sql: """
+            -- The group, circle or hive a queued push is about: it is sent only while the recipient
+            -- is still a member (checked when it is leased), and dropped when they leave.
+            ALTER TABLE deliveries ADD COLUMN scope text CHECK (scope IN ('group', 'circle', 'hive'));
+            ALTER TABLE deliveries ADD COLUMN scope_id uuid;
+            CREATE INDEX deliveries_scope ON deliveries (scope, scope_id, user_id) WHERE status = 'pending';
+            """),
     ]
 }

@@ -47,12 +47,19 @@ struct DeliveryStore: Sendable {
         return tokens
     }
 
-    /// The Live Activity tokens registered for an event post.
-    func activityTokens(post: UUID, on connection: PostgresConnection) async throws -> [(device: UUID, user: UUID, token: String)] {
+    /// The Live Activity tokens registered for an event post by members of its circle (someone
+    /// who left or was removed gets nothing more, even before their token is dropped), and the circle.
+    func activityTokens(post: UUID, on connection: PostgresConnection) async throws -> (circle: UUID?, tokens: [(device: UUID, user: UUID, token: String)]) {
+        guard let circle = try await connection.query("SELECT circle_id FROM event_posts WHERE post_id = \(post)", logger: logger)
+            .collect().first?.decode(UUID.self) else { return (nil, []) }
         var tokens: [(UUID, UUID, String)] = []
-        let rows = try await connection.query("SELECT id, user_id, token FROM devices WHERE kind = 'live_activity' AND post_id = \(post)", logger: logger)
+        let rows = try await connection.query("""
+            SELECT d.id, d.user_id, d.token FROM devices d
+            WHERE d.kind = 'live_activity' AND d.post_id = \(post)
+              AND EXISTS (SELECT 1 FROM memberships m WHERE m.scope = 'circle' AND m.scope_id = \(circle) AND m.user_id = d.user_id)
+            """, logger: logger)
         for try await row in rows.decode((UUID, UUID, String).self) { tokens.append(row) }
-        return tokens
+        return (circle, tokens)
     }
 
     /// One push to queue.
@@ -65,17 +72,18 @@ struct DeliveryStore: Sendable {
         var held: Bool
     }
 
-    /// Queues pushes for one event; a token the event already reached is skipped.
+    /// Queues pushes for one event; a token the event already reached is skipped. `scope` is the
+    /// group, circle or hive the push is about: the recipient must still be in it when it is sent.
     @discardableResult
     func enqueue(_ pushes: [Queued], event: UUID, app: App, kind: NotificationKind, pushType: PushType, collapseID: String?, expiresAt: Date, now: Date,
-                 on connection: PostgresConnection) async throws -> Int {
+                 scope: (MembershipScope, UUID)? = nil, on connection: PostgresConnection) async throws -> Int {
         guard !pushes.isEmpty else { return 0 }
         let ids = pushes.map { _ in UUID.timeOrdered(at: now) }
         let rows = try await connection.query("""
             INSERT INTO deliveries (id, event_id, device_id, user_id, app, kind, push_type, collapse_id, expires_at, payload, token_suffix,
-                                    not_before, held_until, created_at)
+                                    not_before, held_until, created_at, scope, scope_id)
             SELECT q.id, \(event), q.device, q.user_id, \(app.rawValue), \(kind.rawValue), \(pushType.rawValue), \(collapseID), \(expiresAt),
-                   q.payload, right(q.token, 8), q.not_before, CASE WHEN q.held THEN q.not_before END, \(now)
+                   q.payload, right(q.token, 8), q.not_before, CASE WHEN q.held THEN q.not_before END, \(now), \(scope?.0.rawValue), \(scope?.1)
             FROM unnest(\(ids)::uuid[], \(pushes.map(\.device))::uuid[], \(pushes.map(\.user))::uuid[], \(pushes.map(\.token))::text[],
                         \(pushes.map(\.payload))::text[], \(pushes.map(\.notBefore))::timestamptz[], \(pushes.map(\.held))::bool[])
                  AS q(id, device, user_id, token, payload, not_before, held)
@@ -106,10 +114,18 @@ struct DeliveryStore: Sendable {
     /// out (a sender died mid-send) makes the row due again: pushes go out at least once.
     func claim(now: Date, limit: Int, lease: Duration, on connection: PostgresConnection) async throws -> [Claimed] {
         let leaseUntil = now.addingTimeInterval(Double(lease.components.seconds))
+        // Membership is checked at send time too: whoever left the group, circle or hive a push
+        // is about since it was queued gets nothing.
+        try await connection.query("""
+            UPDATE deliveries d SET status = 'dropped', last_reason = 'not_a_member', lease_until = NULL
+            WHERE d.status = 'pending' AND d.scope IS NOT NULL AND d.not_before <= \(now)
+              AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.scope = d.scope AND m.scope_id = d.scope_id AND m.user_id = d.user_id)
+            """, logger: logger)
         let rows = try await connection.query("""
             WITH due AS (
-                SELECT id FROM deliveries
+                SELECT id FROM deliveries d
                 WHERE status = 'pending' AND not_before <= \(now) AND (lease_until IS NULL OR lease_until < \(now))
+                  AND (d.scope IS NULL OR EXISTS (SELECT 1 FROM memberships m WHERE m.scope = d.scope AND m.scope_id = d.scope_id AND m.user_id = d.user_id))
                 ORDER BY not_before LIMIT \(limit) FOR UPDATE SKIP LOCKED
             )
             UPDATE deliveries d SET lease_until = \(leaseUntil), attempts = d.attempts + 1
@@ -178,6 +194,15 @@ struct DeliveryStore: Sendable {
 
     func eraseUser(_ user: UUID, on connection: PostgresConnection) async throws {
         try await connection.query("DELETE FROM deliveries WHERE user_id = \(user)", logger: logger)
+    }
+
+    /// Someone left (or was removed from) a group, circle or hive, or it was deleted: what was
+    /// queued for them about it is dropped (everyone's, when `user` is nil).
+    func dropQueued(scope: MembershipScope, _ id: UUID, user: UUID?, on connection: PostgresConnection) async throws {
+        try await connection.query("""
+            UPDATE deliveries SET status = 'dropped', last_reason = 'not_a_member', lease_until = NULL
+            WHERE status = 'pending' AND scope = \(scope.rawValue) AND scope_id = \(id) AND (\(user)::uuid IS NULL OR user_id = \(user))
+            """, logger: logger)
     }
 }
 

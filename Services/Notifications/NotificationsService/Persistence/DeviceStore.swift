@@ -111,6 +111,23 @@ struct DeviceStore: Sendable {
         try await remove(where: "user_id = \(user)", on: connection)
     }
 
+    /// The Live Activity tokens of a circle's event posts held by `user` (everyone's, when nil):
+    /// they left it, were removed, or it was deleted.
+    func removeActivities(circle: UUID, user: UUID?, on connection: PostgresConnection) async throws {
+        try await remove(where: """
+            kind = 'live_activity' AND post_id IN (SELECT post_id FROM event_posts WHERE circle_id = \(circle)) AND (\(user)::uuid IS NULL OR user_id = \(user))
+            """, on: connection)
+    }
+
+    /// Keeps the user's `keep` most recently registered tokens of a kind in an app; older ones go
+    /// (with what was queued for them): a cap on what one account can register.
+    func keepNewest(_ keep: Int, kind: String, app: App, user: UUID, on connection: PostgresConnection) async throws {
+        try await remove(where: """
+            id IN (SELECT id FROM devices WHERE app = \(app.rawValue) AND user_id = \(user) AND kind = \(kind)
+                   ORDER BY updated_at DESC, id DESC OFFSET \(keep))
+            """, on: connection)
+    }
+
     /// Deletes devices and drops what was queued for them, in one statement; whether any went.
     @discardableResult
     private func remove(where condition: PostgresQuery, on connection: PostgresConnection) async throws -> Bool {

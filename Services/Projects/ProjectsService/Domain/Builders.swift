@@ -83,16 +83,16 @@ struct Builders: Sendable {
         return try await apply(userID, changes, on: connection)
     }
 
-    /// Stores the picture as `{builder_id}`, replacing the old one, and bumps the URL's version.
+    /// Stores the picture under a new key, deleting the old one (its URL stops working).
     func setAvatar(_ userID: UUID, image: ByteBuffer, contentType: String?, on connection: PostgresConnection) async throws -> BuilderRow {
         let builder = try await require(userID, on: connection)
-        let stored = try await media.storage.upload(image, contentType: contentType, to: media.avatars, key: ProjectsMedia.key(builder.id))
-        return try await apply(userID, .init(avatarVersion: .some(stored.version)), on: connection)
+        let version = try await media.storage.uploadPicture(image, contentType: contentType, to: media.avatars, owner: builder.id, replacing: builder.avatarVersion)
+        return try await apply(userID, .init(avatarVersion: .some(version)), on: connection)
     }
 
     func removeAvatar(_ userID: UUID, on connection: PostgresConnection) async throws -> BuilderRow {
         let builder = try await require(userID, on: connection)
-        try await media.storage.remove(media.avatars, key: ProjectsMedia.key(builder.id))
+        try await media.storage.removePicture(media.avatars, owner: builder.id, version: builder.avatarVersion)
         return try await apply(userID, .init(avatarVersion: .some(nil)), on: connection)
     }
 
@@ -159,7 +159,7 @@ struct Builders: Sendable {
         }
         try await store.removeLikes(userID, on: connection)
         try await store.erase(userID, on: connection)
-        try await media.storage.remove(media.avatars, key: ProjectsMedia.key(builder.id))
+        try await media.storage.removePicture(media.avatars, owner: builder.id, version: builder.avatarVersion)
     }
 }
 

@@ -174,16 +174,17 @@ struct Projects: Sendable {
         return try await apply(projectID, changes, userID: userID, on: connection)
     }
 
-    /// Stores the cover as `{project_id}`, replacing the old one (owner only).
+    /// Stores the cover under a new key, deleting the old one (owner only): an unpublished
+    /// project's cover cannot be found from its id.
     func setCover(_ projectID: UUID, image: ByteBuffer, contentType: String?, userID: UUID, on connection: PostgresConnection) async throws -> ProjectView {
-        _ = try await access(projectID, userID: userID, .manage, on: connection)
-        let stored = try await media.storage.upload(image, contentType: contentType, to: media.covers, key: ProjectsMedia.key(projectID))
-        return try await apply(projectID, .init(coverVersion: .some(stored.version)), userID: userID, on: connection)
+        let project = try await access(projectID, userID: userID, .manage, on: connection)
+        let version = try await media.storage.uploadPicture(image, contentType: contentType, to: media.covers, owner: projectID, replacing: project.coverVersion)
+        return try await apply(projectID, .init(coverVersion: .some(version)), userID: userID, on: connection)
     }
 
     func removeCover(_ projectID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> ProjectView {
-        _ = try await access(projectID, userID: userID, .manage, on: connection)
-        try await media.storage.remove(media.covers, key: ProjectsMedia.key(projectID))
+        let project = try await access(projectID, userID: userID, .manage, on: connection)
+        try await media.storage.removePicture(media.covers, owner: projectID, version: project.coverVersion)
         return try await apply(projectID, .init(coverVersion: .some(nil)), userID: userID, on: connection)
     }
 
@@ -203,7 +204,7 @@ struct Projects: Sendable {
         try await outbox.publish(ProjectDeleted(project: row(project), ownerId: project.owner.userId, followerIds: followers),
                                  key: project.id, actor: actor, on: connection, logger: logger)
         for key in keys { try await media.storage.remove(media.postImages, key: key) }
-        if project.coverVersion != nil { try await media.storage.remove(media.covers, key: ProjectsMedia.key(project.id)) }
+        try await media.storage.removePicture(media.covers, owner: project.id, version: project.coverVersion)
     }
 
     // MARK: follows

@@ -2,9 +2,10 @@ import ColonyModels
 import ColonyStorage
 import Foundation
 
-/// The service's three public buckets and how their files are named: avatars as `{builder_id}`
-/// and covers as `{project_id}` (replaced in place, so their URLs carry a `?v=` version), post
-/// pictures as `{project_id}/{image_id}` (never replaced; the version is the UUIDv7's time).
+/// The service's three public buckets and how their files are named: avatars and covers under
+/// per-upload keys `{builder_id}/{version}` and `{project_id}/{version}` (`PictureKey`: not to be
+/// found from an id, gone once replaced), post pictures as `{project_id}/{image_id}` (a UUIDv7:
+/// 74 random bits, never replaced; the version is its time).
 struct ProjectsMedia: Sendable {
     let storage: Storage
     let avatars: StorageBucket
@@ -24,11 +25,11 @@ struct ProjectsMedia: Sendable {
     static func imageKey(projectID: UUID, imageID: UUID) -> String { "\(key(projectID))/\(key(imageID))" }
 
     func avatarURL(_ builderID: UUID, version: Int64?) -> String? {
-        version.map { storage.publicURL(avatars, key: Self.key(builderID), version: $0) }
+        storage.pictureURL(avatars, owner: builderID, version: version)
     }
 
     func coverURL(_ projectID: UUID, version: Int64?) -> String? {
-        version.map { storage.publicURL(covers, key: Self.key(projectID), version: $0) }
+        storage.pictureURL(covers, owner: projectID, version: version)
     }
 
     func imageURL(_ key: String) -> String {

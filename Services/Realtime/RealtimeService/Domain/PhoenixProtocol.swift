@@ -168,13 +168,18 @@ public enum JSONText {
 /// The replies and pushes the server sends, in Supabase Realtime's shapes.
 public enum PhoenixReplies {
     public static func ok(_ request: PhoenixMessage, response: JSONValue = .object([:])) -> PhoenixMessage {
-        PhoenixMessage(joinRef: request.joinRef, ref: request.ref, topic: request.topic, event: PhoenixEvent.reply,
-                       payload: .object(["status": .string("ok"), "response": response]))
+        reply(request, status: "ok", response: response)
     }
 
     public static func error(_ request: PhoenixMessage, reason: String) -> PhoenixMessage {
+        reply(request, status: "error", response: .object(["reason": .string(reason)]))
+    }
+
+    /// `phx_reply` with `{status, response}`; Phoenix sends a bare atom response as a string
+    /// (`{"status":"error","response":"payload_size_exceeded"}`).
+    public static func reply(_ request: PhoenixMessage, status: String, response: JSONValue) -> PhoenixMessage {
         PhoenixMessage(joinRef: request.joinRef, ref: request.ref, topic: request.topic, event: PhoenixEvent.reply,
-                       payload: .object(["status": .string("error"), "response": .object(["reason": .string(reason)])]))
+                       payload: .object(["status": .string(status), "response": response]))
     }
 
     /// `system` messages: `{extension, status, message, channel}`.

@@ -164,15 +164,17 @@ public struct JoinConfig: Sendable, Equatable {
     public var postgresChanges: [PostgresChangeBinding]
     public var isPrivate: Bool
 
-    public static func parse(_ payload: JSONValue) throws(PhoenixProtocolError) -> JoinConfig {
+    public static func parse(_ payload: JSONValue, maxBindings: Int = 20) throws(PhoenixProtocolError) -> JoinConfig {
         let config = payload["config"]?.objectValue ?? [:]
         let broadcast = config["broadcast"]?.objectValue ?? [:]
         let presence = config["presence"]?.objectValue
+        let entries = config["postgres_changes"]?.arrayValue ?? []
+        // Counted before any is parsed: a join with thousands of them costs nothing.
+        guard entries.count <= maxBindings else { throw PhoenixProtocolError(RealtimeQuotas.tooManyBindings(maxBindings)) }
         var bindings: [PostgresChangeBinding] = []
-        for entry in config["postgres_changes"]?.arrayValue ?? [] {
+        for entry in entries {
             bindings.append(try PostgresChangeBinding.parse(entry))
         }
-        guard bindings.count <= 100 else { throw PhoenixProtocolError("too many postgres_changes bindings") }
         let key = presence?["key"]?.stringValue
         return JoinConfig(
             broadcastSelf: broadcast["self"]?.boolValue ?? false,

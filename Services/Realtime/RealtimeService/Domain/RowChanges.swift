@@ -150,10 +150,20 @@ public enum RowChanges {
             return [try activity(payload.activity, .members(.hive, payload.hiveId))]
         // SocialSpot (nearby): rounded positions and public cards only, to those in range.
         case .locationUpdated:
+            // Who sees the row change as a move (UPDATE), as someone appearing (INSERT) or going
+            // out of range (DELETE); and the user's own map gains and loses the others it changed.
             let payload = try event.decode(LocationUpdated.self).payload
-            let row: [String: JSONValue] = ["user_id": uuid(payload.userId), "latitude": .number(payload.position.latitude),
-                                            "longitude": .number(payload.position.longitude), "updated_at": .string(ISO8601.format(payload.updatedAt))]
-            return [try change("locations", .update, row, .only(payload.visibleTo + [payload.userId]))]
+            let row = try self.row(LocationRow(userId: payload.userId, latitude: payload.position.latitude, longitude: payload.position.longitude,
+                                               updatedAt: payload.updatedAt))
+            let newcomers = Set(payload.newlyVisibleTo ?? [])
+            var changes = [try change("locations", .update, row, .only(payload.visibleTo.filter { !newcomers.contains($0) } + [payload.userId]))]
+            if !newcomers.isEmpty { changes.append(try change("locations", .insert, row, .only(Array(newcomers)))) }
+            if let hidden = payload.hiddenFrom, !hidden.isEmpty { changes.append(try change("locations", .delete, row, .only(hidden))) }
+            for other in payload.appeared ?? [] { changes.append(try change("locations", .insert, other, .only([payload.userId]))) }
+            for other in payload.disappeared ?? [] {
+                changes.append(try change("locations", .delete, ["user_id": uuid(other)] as [String: JSONValue], .only([payload.userId])))
+            }
+            return changes
         case .locationRemoved:
             let payload = try event.decode(LocationRemoved.self).payload
             return [try change("locations", .delete, ["user_id": uuid(payload.userId)] as [String: JSONValue], .only(payload.visibleTo + [payload.userId]))]

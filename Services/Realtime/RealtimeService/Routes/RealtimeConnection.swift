@@ -10,10 +10,15 @@ struct JoinedChannel: Sendable {
     var user: AuthenticatedUser
     var expiresAt: Date?
     var config: JoinConfig
-    /// The app-scoped topic broadcast and presence use (`app|topic`): apps never share channels.
-    var scopedTopic: String { "\(user.app.rawValue)|\(topic)" }
+    /// What the topic's rules allow on it (members of a scope, or the app's unscoped policy).
+    var access: TopicAccess
+    /// The app-scoped topic broadcast and presence use (`app|topic`, scoped topics in one
+    /// spelling): apps never share channels.
+    var scopedTopic: String { "\(user.app.rawValue)|\(TopicRules.canonicalName(of: topic))" }
     var presenceKey: String
     var presenceRef: String?
+    /// Presence track/untrack within the quota's window.
+    var presenceEvents: WindowCounter
 }
 
 /// One WebSocket: its joined channels and a bounded queue of outgoing frames. A client that
@@ -22,6 +27,10 @@ final class RealtimeConnection: Sendable {
     let id: String
     let serializer: PhoenixSerializer
     let apiKey: String
+    /// The app whose pool the socket's `apikey` belongs to: joins need that app's tokens.
+    let app: App
+    /// The client's address (behind the gateway, from `X-Forwarded-For`), for the per-address cap.
+    let address: String
     private let continuation: AsyncStream<String>.Continuation
     let outgoing: AsyncStream<String>
     /// Ends when the socket is closed (for a reason or because the client went away): the socket's
@@ -34,15 +43,28 @@ final class RealtimeConnection: Sendable {
         var channels: [String: JoinedChannel] = [:]
         var lastSeen: ContinuousClock.Instant = .now
         var closeReason: String?
+        var flushOnClose = false
+        /// Frames the client may still send (`messagesPerSecond`, bursts of twice that).
+        var messages: TokenBucket
     }
 
-    init(serializer: PhoenixSerializer, apiKey: String, bufferLimit: Int) {
+    init(serializer: PhoenixSerializer, apiKey: String, app: App, address: String, bufferLimit: Int, messagesPerSecond: Int) {
         self.id = UUID().uuidString.lowercased()
         self.serializer = serializer
         self.apiKey = apiKey
+        self.app = app
+        self.address = address
         (outgoing, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
         (closed, closedContinuation) = AsyncStream<Void>.makeStream()
-        state = Mutex(State())
+        state = Mutex(State(messages: TokenBucket(rate: Double(messagesPerSecond), burst: Double(2 * messagesPerSecond))))
+    }
+
+    /// Counts one frame from the client; false once it sends faster than its quota.
+    func allowMessage() -> Bool { state.withLock { $0.messages.take() } }
+
+    /// Counts one presence event on a joined channel; false over the channel's quota.
+    func allowPresence(_ topic: String) -> Bool {
+        state.withLock { state in state.channels[topic]?.presenceEvents.take() ?? false }
     }
 
     /// Queues a frame; a full queue disconnects the client.
@@ -59,11 +81,14 @@ final class RealtimeConnection: Sendable {
         send(serializer.encode(message))
     }
 
-    /// Ends the socket with a reason the writer sends in the close frame.
-    func close(reason: String) {
+    /// Ends the socket with a reason the writer sends in the close frame. With `flush`, what is
+    /// already queued (the channels' system errors, say) is written first; a slow client's queue
+    /// is not.
+    func close(reason: String, flush: Bool = false) {
         let first = state.withLock { state in
             guard state.closeReason == nil else { return false }
             state.closeReason = reason
+            state.flushOnClose = flush
             return true
         }
         if first {
@@ -79,11 +104,14 @@ final class RealtimeConnection: Sendable {
     }
 
     var closeReason: String? { state.withLock { $0.closeReason } }
+    /// Closing, and what is still queued is not to be written.
+    var isDropping: Bool { state.withLock { $0.closeReason != nil && !$0.flushOnClose } }
 
     func touch() { state.withLock { $0.lastSeen = .now } }
     var lastSeen: ContinuousClock.Instant { state.withLock { $0.lastSeen } }
 
     func channel(_ topic: String) -> JoinedChannel? { state.withLock { $0.channels[topic] } }
+    var channelCount: Int { state.withLock { $0.channels.count } }
     func setChannel(_ channel: JoinedChannel) { state.withLock { $0.channels[channel.topic] = channel } }
     @discardableResult
     func removeChannel(_ topic: String) -> JoinedChannel? { state.withLock { $0.channels.removeValue(forKey: topic) } }

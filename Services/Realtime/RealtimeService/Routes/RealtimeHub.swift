@@ -29,6 +29,9 @@ public final class RealtimeHub: Service, Sendable {
 
     struct Registry {
         var connections: [String: RealtimeConnection] = [:]
+        /// Sockets per client address and per user (from a socket's first join as them), for the caps.
+        var addresses: [String: Int] = [:]
+        var userSockets: [UUID: Set<String>] = [:]
         /// postgres_changes subscriptions by app and table ("*" for every table), keyed by `connection|topic`.
         var changes: [App: [String: [String: Subscription]]] = [:]
         /// Joined connections by app-scoped topic, for broadcast and presence.
@@ -60,12 +63,73 @@ public final class RealtimeHub: Service, Sendable {
 
     // MARK: registry
 
-    func register(_ connection: RealtimeConnection) {
-        state.withLock { $0.connections[connection.id] = connection }
+    /// Why a socket may not be opened: a missing or made-up `apikey`, or its address at the cap.
+    enum Refusal: Error {
+        case noAPIKey
+        case invalidAPIKey(APIError)
+        case tooManySockets
+
+        var apiError: APIError {
+            switch self {
+            case .noAPIKey: APIError.unauthorized("apikey is required", code: "no_api_key")
+            case .invalidAPIKey(let error): error
+            case .tooManySockets: APIError(.tooManyRequests, code: "too_many_connections", message: "Too many connected users from this address")
+            }
+        }
+    }
+
+    /// Whether a socket may be opened with `apiKey` from `address`: the key must be one of the
+    /// pools' API keys, and the address under its cap. Checks only; `register` counts the socket.
+    func admission(apiKey: String?, address: String) async -> Result<APIKeyIdentity, Refusal> {
+        guard let apiKey, !apiKey.isEmpty else { return .failure(.noAPIKey) }
+        let identity: APIKeyIdentity
+        do {
+            identity = try await attachment.verifier.verifyAPIKey(apiKey)
+        } catch let error as APIError {
+            return .failure(.invalidAPIKey(error))
+        } catch {
+            return .failure(.invalidAPIKey(APIError.unauthorized("token keys unavailable", code: "invalid_api_key")))
+        }
+        let cap = settings.quotas.socketsPerAddress
+        guard state.withLock({ $0.addresses[address, default: 0] < cap }) else { return .failure(.tooManySockets) }
+        return .success(identity)
+    }
+
+    /// Registers an upgraded socket; false when its address reached the cap meanwhile.
+    func register(_ connection: RealtimeConnection) -> Bool {
+        let cap = settings.quotas.socketsPerAddress
+        return state.withLock { registry in
+            guard registry.addresses[connection.address, default: 0] < cap else { return false }
+            registry.addresses[connection.address, default: 0] += 1
+            registry.connections[connection.id] = connection
+            return true
+        }
+    }
+
+    /// Counts the socket as one of `user`'s (a socket counts once per user); false when the user
+    /// already holds the most sockets allowed.
+    func admitUser(_ user: UUID, on connection: RealtimeConnection) -> Bool {
+        let cap = settings.quotas.socketsPerUser
+        return state.withLock { registry in
+            var sockets = registry.userSockets[user, default: []]
+            if sockets.contains(connection.id) { return true }
+            guard sockets.count < cap else { return false }
+            sockets.insert(connection.id)
+            registry.userSockets[user] = sockets
+            return true
+        }
     }
 
     func unregister(_ connection: RealtimeConnection) {
-        state.withLock { _ = $0.connections.removeValue(forKey: connection.id) }
+        state.withLock { registry in
+            guard registry.connections.removeValue(forKey: connection.id) != nil else { return }
+            let remaining = registry.addresses[connection.address, default: 1] - 1
+            registry.addresses[connection.address] = remaining > 0 ? remaining : nil
+            for (user, sockets) in registry.userSockets where sockets.contains(connection.id) {
+                let left = sockets.subtracting([connection.id])
+                registry.userSockets[user] = left.isEmpty ? nil : left
+            }
+        }
         for channel in connection.removeAllChannels() {
             unsubscribe(connection, channel)
             if channel.presenceRef != nil { Task { await self.untrack(connection, channel) } }
@@ -100,11 +164,53 @@ public final class RealtimeHub: Service, Sendable {
         subscribe(connection, channel)
     }
 
+    // MARK: membership
+
+    /// Whether `user` is a member of the scope, from the service's own projection.
+    func isMember(_ user: UUID, of scope: MembershipScope, _ id: UUID) async throws -> Bool {
+        let attachment = try attachment
+        return try await attachment.database.withConnection { connection in
+            try await MembershipProjection(logger: attachment.logger).isMember(user, of: scope, id, on: connection)
+        }
+    }
+
+    /// Closes the channels of those an event removes from a group, circle or hive (Supabase's
+    /// `system` error, then `phx_close`): runs on every replica after the projection has it.
+    func revokeMemberships(_ event: ReceivedEvent) {
+        let changes: [MembershipChange]
+        do {
+            changes = try Memberships.changes(for: event)
+        } catch {
+            return
+        }
+        for change in changes {
+            switch change {
+            case .add: continue
+            case .remove(let scope, let id, let user): revoke(scope, id, user: user)
+            case .removeAll(let scope, let id): revoke(scope, id, user: nil)
+            }
+        }
+    }
+
+    /// Closes the local channels on a scope's topics held by `user` (everyone's, when nil).
+    func revoke(_ scope: MembershipScope, _ id: UUID, user: UUID?) {
+        let affected: [Subscription] = state.withLock { registry in
+            registry.topics.values.flatMap { $0.values }.filter { subscription in
+                subscription.channel.access == .members(scope, id) && (user == nil || subscription.channel.user.id == user)
+            }
+        }
+        for subscription in affected {
+            let channel = subscription.channel
+            shutDown(subscription.connection, channel, message: RealtimeQuotas.membershipRevoked(PhoenixReplies.channelName(of: channel.topic)))
+        }
+    }
+
     // MARK: postgres_changes
 
     /// Delivers the row changes an event presents; runs on every replica for every event, after
-    /// the membership projection has it.
+    /// the membership projection has it. Channels of members it removes are closed first.
     func deliver(_ event: ReceivedEvent) async {
+        revokeMemberships(event)
         let changes: [RowChange]
         do {
             changes = try RowChanges.changes(for: event)
@@ -227,14 +333,11 @@ public final class RealtimeHub: Service, Sendable {
         let subscriptions = state.withLock { Array(($0.topics[scopedTopic] ?? [:]).values) }
         for subscription in subscriptions where subscription.connection.id != excluding {
             let channel = subscription.channel
-            if event == PhoenixEvent.presenceDiff, !channel.config.presenceEnabled { continue }
+            if event == PhoenixEvent.presenceDiff, !channel.config.presenceEnabled || !channel.access.allowsBroadcastAndPresence { continue }
             subscription.connection.send(subscription.connection.serializer.encode(
                 joinRef: channel.joinRef, ref: nil, topic: channel.topic, event: event, payloadJSON: payloadJSON))
         }
     }
-
-    /// Largest NOTIFY payload Postgres takes is 8000 bytes; the envelope needs some of it.
-    static let maxRelayedPayloadBytes = 7000
 
     private func notify(kind: String, scopedTopic: String, payloadJSON: String) async throws {
         let message = "{\"r\":\(JSONText.string(replicaID)),\"k\":\(JSONText.string(kind)),\"t\":\(JSONText.string(scopedTopic)),\"p\":\(payloadJSON)}"
@@ -330,14 +433,15 @@ public final class RealtimeHub: Service, Sendable {
                 for channel in connection.channels {
                     guard let expiresAt = channel.expiresAt, expiresAt <= wallNow else { continue }
                     let ago = Int(wallNow.timeIntervalSince(expiresAt))
-                    expire(connection, channel, message: "Token has expired \(ago) seconds ago")
+                    shutDown(connection, channel, message: "Token has expired \(ago) seconds ago")
                 }
             }
         }
     }
 
-    /// Ends a channel with a `system` error and `phx_close`.
-    func expire(_ connection: RealtimeConnection, _ channel: JoinedChannel, message: String) {
+    /// Ends a channel with a `system` error and `phx_close` (an expired token, a revoked
+    /// membership, a quota): Supabase's `shutdown_response`.
+    func shutDown(_ connection: RealtimeConnection, _ channel: JoinedChannel, message: String) {
         guard connection.removeChannel(channel.topic) != nil else { return }
         unsubscribe(connection, channel)
         connection.send(PhoenixReplies.system(topic: channel.topic, joinRef: channel.joinRef, extension: "system", status: "error", message: message))

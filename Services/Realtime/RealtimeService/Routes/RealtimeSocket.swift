@@ -14,25 +14,31 @@ struct RealtimeSocket: Sendable {
     let hub: RealtimeHub
     let settings: RealtimeSettings
 
-    /// The HTTP server: HTTP/1.1 with the WebSocket upgrade on the realtime path.
-    func server() -> HTTPServerBuilder {
-        .http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: settings.maxFrameBytes, closeTimeout: .seconds(5)))) { request, _, _ in
+    /// The HTTP server: HTTP/1.1 with the WebSocket upgrade on the realtime path. A socket needs
+    /// one of the pools' API keys as `apikey` and its address under the cap; a refused upgrade
+    /// falls through to the plain route below, which says why.
+    func server(trustedProxies: TrustedProxies) -> HTTPServerBuilder {
+        .http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: settings.maxFrameBytes, closeTimeout: .seconds(5)))) { request, channel, _ in
             guard let path = request.path, let components = URLComponents(string: path),
                   components.path == Self.path || components.path == Self.path + "/"
             else { return .dontUpgrade }
             let query = components.queryItems ?? []
-            let apiKey = query.first { $0.name == "apikey" }?.value ?? request.headerFields[HTTPField.Name("apikey")!]
-            guard let apiKey, !apiKey.isEmpty, let serializer = PhoenixSerializer(vsn: query.first { $0.name == "vsn" }?.value) else {
-                return .dontUpgrade
-            }
+            let apiKey = query.first { $0.name == "apikey" }?.value ?? request.headerFields[.apiKey]
+            guard let serializer = PhoenixSerializer(vsn: query.first { $0.name == "vsn" }?.value) else { return .dontUpgrade }
+            let address = trustedProxies.clientAddress(peer: channel.remoteAddress?.ipAddress, forwardedFor: request.headerFields[values: .xForwardedFor])
+            guard case .success(let identity) = await hub.admission(apiKey: apiKey, address: address), let apiKey else { return .dontUpgrade }
             return .upgrade([:]) { inbound, outbound, _ in
-                let connection = RealtimeConnection(serializer: serializer, apiKey: apiKey, bufferLimit: settings.socketBufferMessages)
-                hub.register(connection)
+                let connection = RealtimeConnection(serializer: serializer, apiKey: apiKey, app: identity.app, address: address,
+                                                    bufferLimit: settings.socketBufferMessages, messagesPerSecond: settings.quotas.messagesPerSecond)
+                guard hub.register(connection) else {
+                    try? await outbound.close(.policyViolation, reason: "Too many connected users")
+                    return
+                }
                 defer { hub.unregister(connection) }
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for await text in connection.outgoing {
-                            if connection.closeReason != nil { break }
+                            if connection.isDropping { break }
                             try await outbound.write(.text(text))
                         }
                         if let reason = connection.closeReason {
@@ -44,6 +50,11 @@ struct RealtimeSocket: Sendable {
                             connection.touch()
                             guard case .text(let text) = message else { continue }
                             await handle(text, on: connection)
+                            if connection.closeReason != nil {
+                                // The server ends the socket: the writer finishes what is queued and
+                                // the close frame (or the grace period runs out), not this reader.
+                                try await Task.sleep(for: .seconds(60))
+                            }
                         }
                         connection.finish()
                     }
@@ -60,11 +71,14 @@ struct RealtimeSocket: Sendable {
         }
     }
 
-    /// Routes for plain HTTP on the socket path (no upgrade: missing `apikey` or unknown `vsn`).
+    /// Plain HTTP on the socket path (no upgrade): why it was not upgraded. A missing `apikey`
+    /// or one that is not a pool's key is 401, an address at its socket cap 429, anything else
+    /// (no upgrade asked, an unknown `vsn`) 400.
     func addRoutes(to router: Router<ColonyRequestContext>) {
-        router.get(RouterPath(Self.path)) { request, _ -> Response in
-            if request.uri.queryParameters["apikey"] == nil && request.headers[HTTPField.Name("apikey")!] == nil {
-                throw APIError.unauthorized("apikey is required", code: "no_api_key")
+        router.get(RouterPath(Self.path)) { request, context -> Response in
+            let apiKey = request.uri.queryParameters["apikey"].map(String.init) ?? request.headers[.apiKey]
+            if case .failure(let refusal) = await hub.admission(apiKey: apiKey, address: context.clientAddress) {
+                throw refusal.apiError
             }
             throw APIError(.badRequest, code: "websocket_required", message: "connect with a WebSocket upgrade (vsn 1.0.0 or 2.0.0)")
         }
@@ -73,6 +87,14 @@ struct RealtimeSocket: Sendable {
     // MARK: protocol
 
     func handle(_ text: String, on connection: RealtimeConnection) async {
+        guard connection.allowMessage() else {
+            // A flood: every channel ends with Supabase's message, then the socket.
+            for channel in connection.channels {
+                hub.shutDown(connection, channel, message: RealtimeQuotas.tooManyMessages)
+            }
+            connection.close(reason: RealtimeQuotas.tooManyMessages, flush: true)
+            return
+        }
         let message: PhoenixMessage
         do {
             message = try connection.serializer.decode(text)
@@ -103,22 +125,38 @@ struct RealtimeSocket: Sendable {
             case PhoenixEvent.accessToken:
                 await refreshToken(message, channel: channel, on: connection)
             case PhoenixEvent.broadcast:
-                do {
-                    let size = JSONText.encode(message.payload).utf8.count
-                    guard size <= RealtimeHub.maxRelayedPayloadBytes else {
-                        if channel.config.broadcastAck || message.ref != nil { connection.send(PhoenixReplies.error(message, reason: "payload too large")) }
-                        return
-                    }
-                    try await hub.broadcast(from: connection, channel: channel, payload: message.payload)
-                    if channel.config.broadcastAck { connection.send(PhoenixReplies.ok(message)) }
-                } catch {
-                    connection.send(PhoenixReplies.error(message, reason: "broadcast failed"))
-                }
+                await broadcast(message, channel: channel, on: connection)
             case PhoenixEvent.presence:
                 await presence(message, channel: channel, on: connection)
             default:
                 if message.ref != nil { connection.send(PhoenixReplies.error(message, reason: "unknown event \(message.event)")) }
             }
+        }
+    }
+
+    /// `Unauthorized: You do not have permissions to write to this Channel topic: {name}`.
+    static func cannotWrite(_ topic: String) -> String {
+        "Unauthorized: You do not have permissions to write to this Channel topic: \(PhoenixReplies.channelName(of: topic))"
+    }
+
+    /// A client's broadcast: only where the topic's rules allow it (members of a scope, or an
+    /// open topic), and no larger than the quota. Refusals are answered when the client asked
+    /// for an acknowledgement, and otherwise dropped, as Supabase does.
+    private func broadcast(_ message: PhoenixMessage, channel: JoinedChannel, on connection: RealtimeConnection) async {
+        let ack = channel.config.broadcastAck
+        guard channel.access.allowsBroadcastAndPresence else {
+            if ack { connection.send(PhoenixReplies.error(message, reason: Self.cannotWrite(channel.topic))) }
+            return
+        }
+        guard JSONText.encode(message.payload).utf8.count <= settings.quotas.broadcastBytes else {
+            if ack { connection.send(PhoenixReplies.reply(message, status: "error", response: .string(RealtimeQuotas.broadcastTooLarge))) }
+            return
+        }
+        do {
+            try await hub.broadcast(from: connection, channel: channel, payload: message.payload)
+            if ack { connection.send(PhoenixReplies.ok(message)) }
+        } catch {
+            connection.send(PhoenixReplies.error(message, reason: "broadcast failed"))
         }
     }
 
@@ -141,6 +179,9 @@ struct RealtimeSocket: Sendable {
         return "Invalid JWT Token: \(error.message)"
     }
 
+    /// A join: a topic, a verified token of the socket's app, a config within the quotas, and
+    /// the topic's rules (membership of a scope, from the projection; private channels only
+    /// there). Refusals are Supabase's join errors.
     private func join(_ message: PhoenixMessage, on connection: RealtimeConnection) async {
         if let existing = connection.removeChannel(message.topic) {
             // Phoenix closes a duplicate join's older channel.
@@ -152,23 +193,53 @@ struct RealtimeSocket: Sendable {
             connection.send(PhoenixReplies.error(message, reason: "unmatched topic"))
             return
         }
+        guard message.topic != "realtime:" else {
+            connection.send(PhoenixReplies.error(message, reason: "TopicNameRequired: You must provide a topic name"))
+            return
+        }
+        guard connection.channelCount < settings.quotas.channelsPerSocket else {
+            connection.send(PhoenixReplies.error(message, reason: RealtimeQuotas.tooManyChannels))
+            return
+        }
         let token = message.payload["access_token"]?.stringValue ?? connection.apiKey
         let user: AuthenticatedUser
         switch await verify(token) {
-        case .success(let verified): user = verified
+        case .success(let verified) where verified.app == connection.app: user = verified
+        case .success:
+            connection.send(PhoenixReplies.error(message, reason: "Invalid JWT Token: the token is for another app than the apikey"))
+            return
         case .failure(let error):
             connection.send(PhoenixReplies.error(message, reason: Self.reason(for: error, token: token)))
             return
         }
         let config: JoinConfig
         do {
-            config = try JoinConfig.parse(message.payload)
+            config = try JoinConfig.parse(message.payload, maxBindings: settings.quotas.bindingsPerChannel)
         } catch {
             connection.send(PhoenixReplies.error(message, reason: error.description))
             return
         }
+        let access: TopicAccess
+        switch settings.topics.access(topic: message.topic, app: user.app, isPrivate: config.isPrivate) {
+        case .success(let allowed): access = allowed
+        case .failure(let refusal):
+            connection.send(PhoenixReplies.error(message, reason: refusal.description))
+            return
+        }
+        if case .members(let scope, let id) = access {
+            guard (try? await hub.isMember(user.id, of: scope, id)) == true else {
+                connection.send(PhoenixReplies.error(message, reason: TopicRefusal.unauthorized(message.topic).description))
+                return
+            }
+        }
+        guard hub.admitUser(user.id, on: connection) else {
+            connection.send(PhoenixReplies.error(message, reason: RealtimeQuotas.tooManySocketsForUser))
+            return
+        }
+        let quotas = settings.quotas
         let channel = JoinedChannel(topic: message.topic, joinRef: message.joinRef ?? message.ref, user: user, expiresAt: TokenExpiry.of(token),
-                                    config: config, presenceKey: config.presenceKey ?? UUID().uuidString.lowercased(), presenceRef: nil)
+                                    config: config, access: access, presenceKey: config.presenceKey ?? UUID().uuidString.lowercased(), presenceRef: nil,
+                                    presenceEvents: WindowCounter(limit: quotas.presenceEvents, window: .seconds(quotas.presenceWindowSeconds)))
         connection.setChannel(channel)
         hub.subscribe(connection, channel)
         connection.send(PhoenixReplies.ok(message, response: .object(["postgres_changes": .array(config.postgresChanges.map(\.replyJSON))])))
@@ -176,7 +247,12 @@ struct RealtimeSocket: Sendable {
             connection.send(PhoenixReplies.system(topic: channel.topic, joinRef: channel.joinRef, extension: "postgres_changes", status: "ok",
                                                   message: "Subscribed to PostgreSQL"))
         }
-        if config.presenceEnabled, let state = try? await hub.presenceState(channel) {
+        // A removal that committed while this join was checked closed nothing yet: look again.
+        if case .members(let scope, let id) = access, (try? await hub.isMember(user.id, of: scope, id)) != true {
+            hub.shutDown(connection, channel, message: RealtimeQuotas.membershipRevoked(PhoenixReplies.channelName(of: channel.topic)))
+            return
+        }
+        if config.presenceEnabled, access.allowsBroadcastAndPresence, let state = try? await hub.presenceState(channel) {
             connection.send(PhoenixMessage(joinRef: channel.joinRef, topic: channel.topic, event: PhoenixEvent.presenceState, payload: state))
         }
     }
@@ -192,23 +268,46 @@ struct RealtimeSocket: Sendable {
             hub.update(connection, updated)
             if message.ref != nil { connection.send(PhoenixReplies.ok(message)) }
         case .success:
-            hub.expire(connection, channel, message: "Invalid JWT Token: the token is for another user")
+            hub.shutDown(connection, channel, message: "Invalid JWT Token: the token is for another user")
         case .failure(let error):
-            hub.expire(connection, channel, message: Self.reason(for: error, token: token))
+            hub.shutDown(connection, channel, message: Self.reason(for: error, token: token))
         }
     }
 
+    /// Presence `track`/`untrack`: only where the topic's rules allow it; a meta over the size
+    /// quota (checked before anything is stored) or events over the rate end the channel with
+    /// Supabase's message.
     private func presence(_ message: PhoenixMessage, channel: JoinedChannel, on connection: RealtimeConnection) async {
         let event = message.payload["event"]?.stringValue
+        guard event == "track" || event == "untrack" else {
+            connection.send(PhoenixReplies.error(message, reason: "unknown presence event"))
+            return
+        }
+        guard channel.access.allowsBroadcastAndPresence else {
+            connection.send(PhoenixReplies.error(message, reason: Self.cannotWrite(channel.topic)))
+            return
+        }
+        let meta: [String: JSONValue]
+        switch message.payload["payload"] {
+        case .none, .null: meta = [:]
+        case .object(let object): meta = object
+        default:
+            connection.send(PhoenixReplies.error(message, reason: "Presence track payload must be a map"))
+            return
+        }
+        if event == "track", JSONText.encode(.object(meta)).utf8.count > settings.quotas.presenceMetaBytes {
+            hub.shutDown(connection, channel, message: RealtimeQuotas.presencePayloadTooLarge)
+            return
+        }
+        guard connection.allowPresence(channel.topic) else {
+            hub.shutDown(connection, channel, message: RealtimeQuotas.presenceRateLimited)
+            return
+        }
         do {
-            switch event {
-            case "track":
-                try await hub.track(connection, connection.channel(channel.topic) ?? channel, meta: message.payload["payload"]?.objectValue ?? [:])
-            case "untrack":
+            if event == "track" {
+                try await hub.track(connection, connection.channel(channel.topic) ?? channel, meta: meta)
+            } else {
                 await hub.untrack(connection, connection.channel(channel.topic) ?? channel)
-            default:
-                connection.send(PhoenixReplies.error(message, reason: "unknown presence event"))
-                return
             }
             connection.send(PhoenixReplies.ok(message))
         } catch {

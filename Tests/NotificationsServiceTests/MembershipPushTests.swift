@@ -1,0 +1,111 @@
+import ColonyModels
+import ColonyPlatform
+import ColonyTesting
+import Foundation
+import Testing
+@testable import NotificationsService
+
+/// Notifications follow membership: a removed member's Live Activity and queued pushes go, the
+/// send checks membership again, and an account can register only so many tokens.
+@Suite("Notifications: membership and token caps")
+struct MembershipPushTests {
+    @Test("a removed member's Live Activity receives nothing more, and pushes queued for them (held by quiet hours) are dropped; the others still get theirs")
+    func removedMember() async throws {
+        try await withRunningNotifications { n in
+            let owner = try await n.device(.mycirclee), member = try await n.device(.mycirclee), stays = try await n.device(.mycirclee)
+            let circle = UUID()
+            try await n.publish(CircleCreated(circle: Rows.circle(circle, name: "Friends", owner: owner.id), owner: Rows.circleMember(circle, owner.id, role: .owner)),
+                                app: .mycirclee, aggregate: circle, actor: owner.id)
+            for user in [member.id, stays.id] {
+                try await n.publish(CircleMemberJoined(member: Rows.circleMember(circle, user), circleName: "Friends", via: "invite"), app: .mycirclee, aggregate: circle, actor: user)
+            }
+            let event = Rows.post(circle: circle, author: owner.id, type: .event, body: "Board games", startsAt: Date().addingTimeInterval(7200))
+            try await n.publish(PostCreated(post: event, pollOptions: []), app: .mycirclee, aggregate: circle, actor: owner.id)
+            try await n.waitForPushes([member.token, stays.token])
+            let memberActivity = RunningNotifications.randomToken(), staysActivity = RunningNotifications.randomToken()
+            for (user, token) in [(member.user, memberActivity), (stays.user, staysActivity)] {
+                let registered = try await n.service.request(.POST, "/live-activities", as: user, json: ["activity_id": "act-\(token.prefix(6))", "post_id": event.id.uuidString, "token": token])
+                #expect(registered.status == 200, "\(registered.body)")
+            }
+            // The member's alerts are held by quiet hours (from an hour ago to two hours from now): a post now is queued for them.
+            func clock(_ offset: TimeInterval) -> String {
+                let parts = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date().addingTimeInterval(offset))
+                return String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+            }
+            let quiet = try await n.service.request(.PATCH, "/preferences", as: member.user, json: ["quiet_hours": ["start": clock(-3600), "end": clock(7200), "timezone": "UTC"]])
+            #expect(quiet.status == 200, "\(quiet.body)")
+            try await n.publish(PostCreated(post: Rows.post(circle: circle, author: owner.id, body: "Held for later"), pollOptions: []), app: .mycirclee, aggregate: circle, actor: owner.id)
+            try await n.waitForPushes([stays.token], count: 2)
+            let held = try await n.service.request(.GET, "/deliveries", as: member.user)
+            #expect(held.body["deliveries"]?.arrayValue?.contains { $0["status"]?.stringValue == "pending" } == true, "\(held.body)")
+
+            // An RSVP updates both Live Activities.
+            try await n.publish(EventRsvped(circleId: circle, postId: event.id, userId: stays.id, status: .going, authorId: owner.id,
+                                            counts: RSVPCounts(going: 1, maybe: 0, declined: 0)), app: .mycirclee, aggregate: circle, actor: stays.id)
+            try await n.waitForPushes([memberActivity, staysActivity])
+
+            // The owner removes the member.
+            try await n.publish(CircleMemberLeft(member: Rows.circleMember(circle, member.id), reason: .removed), app: .mycirclee, aggregate: circle, actor: owner.id)
+            try await waitUntil {
+                try await n.service.request(.GET, "/devices", as: member.user).body["devices"]?.arrayValue?.contains { $0["kind"]?.stringValue == "live_activity" } == false
+            }
+            let log = try await n.service.request(.GET, "/deliveries", as: member.user)
+            #expect(log.body["deliveries"]?.arrayValue?.contains { $0["status"]?.stringValue == "pending" } == false, "queued pushes dropped: \(log.body)")
+            #expect(log.body["deliveries"]?.arrayValue?.contains { $0["last_reason"]?.stringValue == "not_a_member" } == true)
+
+            // More RSVPs and the event's end: the member's Live Activity gets nothing more, the other one does.
+            try await n.publish(EventRsvped(circleId: circle, postId: event.id, userId: owner.id, status: .maybe, authorId: owner.id,
+                                            counts: RSVPCounts(going: 1, maybe: 1, declined: 0)), app: .mycirclee, aggregate: circle, actor: owner.id)
+            try await n.publish(PostDeleted(post: event), app: .mycirclee, aggregate: circle, actor: owner.id)
+            try await n.waitForPushes([staysActivity], count: 3)
+            try await n.settle()
+            #expect(n.pushes(to: memberActivity).count == 1, "the removed member's Live Activity got \(n.pushes(to: memberActivity).count) pushes")
+            // Even the quiet hours' end sends them nothing.
+            n.clock.advance(by: 86_400)
+            try await n.settle()
+            #expect(n.pushes(to: member.token).count == 1)
+        }
+    }
+
+    @Test("pushes queued before a removal the service has not heard of yet are checked at send time: a push about a scope the recipient left is dropped")
+    func sendTimeCheck() async throws {
+        try await withRunningNotifications { n in
+            let owner = try await n.device(.unify), member = try await n.device(.unify)
+            let group = UUID()
+            try await n.publish(GroupCreated(group: Rows.group(group, name: "Band", owner: owner.id), members: [Rows.groupMember(group, owner.id, role: .owner), Rows.groupMember(group, member.id)]),
+                                app: .unify, aggregate: group, actor: owner.id)
+            // A push queued for later (a retry or quiet hours), then the member leaves the projection
+            // without the removal handler having seen the queue (as a replica racing it would).
+            try await n.publish(MessageSent(message: Rows.message(group: group, sender: owner.id), senderDisplayName: "Owner"), app: .unify, aggregate: group, actor: owner.id)
+            try await n.waitForPushes([member.token])
+            try await n.service.withDatabase { database in
+                try await database.query("""
+                    INSERT INTO deliveries (id, event_id, device_id, user_id, app, kind, push_type, expires_at, payload, token_suffix, not_before, created_at, scope, scope_id)
+                    SELECT \(UUID()), \(UUID()), id, user_id, app, 'group_message', 'alert', now() + interval '1 hour', '{"aps":{"alert":"late"}}', right(token, 8), now() + interval '2 seconds', now(), 'group', \(group)
+                    FROM devices WHERE user_id = \(member.id) AND kind = 'device'
+                    """).collect()
+                try await database.query("DELETE FROM memberships WHERE scope = 'group' AND scope_id = \(group) AND user_id = \(member.id)").collect()
+            }
+            try await Task.sleep(for: .seconds(4))
+            #expect(n.pushes(to: member.token).count == 1)
+            let log = try await n.service.request(.GET, "/deliveries", as: member.user)
+            #expect(log.body["deliveries"]?.arrayValue?.contains { $0["last_reason"]?.stringValue == "not_a_member" } == true, "\(log.body)")
+        }
+    }
+
+    @Test("an account keeps at most its newest tokens: registering more drops the oldest (and what was queued for them)")
+    func deviceCap() async throws {
+        try await withRunningNotifications { n in
+            let user = try await n.user(.socialspot)
+            var tokens: [String] = []
+            for _ in 0..<13 {
+                let token = RunningNotifications.randomToken()
+                tokens.append(token)
+                #expect(try await n.service.request(.POST, "/devices", as: user, json: ["token": token, "environment": "production"]).status == 200)
+            }
+            let devices = try await n.service.request(.GET, "/devices", as: user).body["devices"]?.arrayValue ?? []
+            #expect(devices.count == 10)
+            #expect(Set(devices.compactMap { $0["token"]?.stringValue }) == Set(tokens.suffix(10)), "the ten newest stay")
+        }
+    }
+}
