@@ -36,21 +36,7 @@ final class SMTPServerProcess: @unchecked Sendable {
         }
         if let user, let password { arguments += ["--user", user, "--password", password] }
         for address in refuse { arguments += ["--refuse", address] }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if canConnect(port: port) { return }
-            guard process.isRunning else { break }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        stop()
-        throw TestSetupError("the SMTP server did not start on port \(port); is aiosmtpd installed (scripts/setup)?")
+        process = try await ChildProcess.startServer("/usr/bin/env", ["python3"] + arguments, port: port, hint: "the SMTP server (is aiosmtpd installed? scripts/setup)")
     }
 
     /// The .eml files received so far, oldest first.

@@ -78,7 +78,8 @@ def serve(args: argparse.Namespace) -> None:
     if args.tls:
         options.update(ssl_context=context)
     if args.user:
-        options.update(authenticator=authenticator, auth_required=True, auth_require_tls=True)
+        # aiosmtpd counts only STARTTLS as TLS; with --tls the whole connection is.
+        options.update(authenticator=authenticator, auth_required=True, auth_require_tls=not args.tls)
     controller = Controller(Handler(), hostname=args.host, port=args.port, server_hostname="localhost", **options)
     controller.start()
     print(f"mail-catcher: listening on {args.host}:{args.port}, saving to {folder}", flush=True)

@@ -126,7 +126,11 @@ public struct SMTPClient: Sendable {
     public init(settings: SMTPSettings, logger: Logger) {
         self.settings = settings
         self.logger = logger
-        tls = settings.security == .none ? nil : Result { () throws(SMTPError) in try Self.tlsContext(caFile: settings.caFile) }
+        if settings.security == .none {
+            tls = nil
+        } else {
+            do { tls = .success(try Self.tlsContext(caFile: settings.caFile)) } catch { tls = .failure(error) }
+        }
     }
 
     /// TLS 1.2 or later, the system's roots plus `caFile`'s, host names checked.
@@ -271,6 +275,8 @@ struct SMTPSession {
     }
 
     private mutating func send(_ bytes: ByteBuffer, step: String, codes: [Int]) async throws -> SMTPReply {
+        // A server that stops reading must not hold a write forever either.
+        watchdog.arm(step: step)
         try await outbound.write(bytes)
         return try await read(step: step, codes: codes)
     }
@@ -345,7 +351,7 @@ struct SMTPReplyDecoder: ByteToMessageDecoder {
         buffer.moveReaderIndex(forwardBy: 1)
         if line.hasSuffix("\r") { line.removeLast() }
         let bytes = Array(line.utf8)
-        guard bytes.count >= 3, let code = Int(String(decoding: bytes[0..<3], as: UTF8.self)), (200..<600).contains(code) || (100..<200).contains(code) else {
+        guard bytes.count >= 3, let code = Int(String(decoding: bytes[0..<3], as: UTF8.self)), (100..<600).contains(code) else {
             throw SMTPError.protocolViolation("\"\(line.prefix(80))\"")
         }
         let separator = bytes.count > 3 ? bytes[3] : UInt8(ascii: " ")

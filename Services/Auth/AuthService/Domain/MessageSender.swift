@@ -27,6 +27,20 @@ public struct OutgoingMessage: Codable, Sendable, Equatable {
     public var code: String?
     public var link: String?
     public var sentAt: Date
+
+    public init(app: App, channel: MessageChannel, to: String, kind: String, subject: String, text: String, html: String?, locale: String, code: String?, link: String?, sentAt: Date) {
+        self.app = app
+        self.channel = channel
+        self.to = to
+        self.kind = kind
+        self.subject = subject
+        self.text = text
+        self.html = html
+        self.locale = locale
+        self.code = code
+        self.link = link
+        self.sentAt = sentAt
+    }
 }
 
 /// Where mail and SMS go: SMTP for mail and a Twilio-compatible provider for SMS in production,
