@@ -59,7 +59,12 @@ def serve(args: argparse.Namespace) -> None:
             temporary = folder / f".{name}.tmp"
             temporary.write_bytes(head + envelope.original_content)
             temporary.rename(folder / name)
-            print(f"mail-catcher: {name} from {envelope.mail_from} to {', '.join(envelope.rcpt_tos)}", flush=True)
+            # The log shows each mail as a person reads it (the .eml keeps its base64 parts).
+            message = email.message_from_bytes(envelope.original_content, policy=email.policy.default)
+            body = message.get_body(preferencelist=("plain",))
+            print(f"mail-catcher: {name} from {envelope.mail_from} to {', '.join(envelope.rcpt_tos)}: {message.get('Subject', '')}", flush=True)
+            if body is not None:
+                print("    " + body.get_content().strip().replace("\r\n", "\n").replace("\n", "\n    "), flush=True)
             return "250 2.0.0 Ok: queued"
 
     def authenticator(server, session, envelope, mechanism, auth_data):
