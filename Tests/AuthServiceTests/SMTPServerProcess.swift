@@ -27,7 +27,7 @@ final class SMTPServerProcess: @unchecked Sendable {
         try certificates.serverKeyPEM.write(toFile: folder + "/.server-key.pem", atomically: true, encoding: .utf8)
     }
 
-    func start(security: Security, user: String? = nil, password: String? = nil, refuse: [String] = [], tempfail: Int = 0) async throws {
+    func start(security: Security, user: String? = nil, password: String? = nil, plainAuth: Bool = false, refuse: [String] = [], tempfail: Int = 0) async throws {
         var arguments = [PythonClient.path("scripts/lib/mail-catcher.py"), "serve", "--port", "\(port)", "--dir", folder, "--tempfail", "\(tempfail)"]
         switch security {
         case .none: break
@@ -36,6 +36,7 @@ final class SMTPServerProcess: @unchecked Sendable {
         }
         if let user, let password { arguments += ["--user", user, "--password", password] }
         for address in refuse { arguments += ["--refuse", address] }
+        if plainAuth { arguments.append("--plain-auth") }
         process = try await ChildProcess.startServer("/usr/bin/env", ["python3"] + arguments, port: port, hint: "the SMTP server (is aiosmtpd installed? scripts/setup)")
     }
 

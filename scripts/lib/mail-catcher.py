@@ -5,14 +5,15 @@ STARTTLS or implicit TLS, AUTH, refused recipients and temporary failures on dem
 
   mail-catcher.py serve --port P --dir DIR [--host 127.0.0.1] [--starttls | --tls]
                   [--cert PEM --key PEM] [--user U --password P]
-                  [--refuse ADDRESS]... [--tempfail N]
+                  [--refuse ADDRESS]... [--tempfail N] [--plain-auth]
   mail-catcher.py parse FILE      prints the message as JSON, read by Python's own email parser
 
 Each accepted message is written whole (temporary name, then rename) as `<unix ms>-<uuid>.eml`,
 with `Return-Path` and `Delivered-To` on top as a mail server's delivery agent adds them.
 `--tempfail N` answers the first N DATA commands with 451 (a server that asks to try again);
 `--refuse` answers RCPT TO for that address with 550. With --user, AUTH (PLAIN or LOGIN) is
-required, and only after TLS.
+required, and only after TLS (`--plain-auth`: also without, as a man in the middle who strips
+STARTTLS would offer it).
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ def serve(args: argparse.Namespace) -> None:
         options.update(ssl_context=context)
     if args.user:
         # aiosmtpd counts only STARTTLS as TLS; with --tls the whole connection is.
-        options.update(authenticator=authenticator, auth_required=True, auth_require_tls=not args.tls)
+        options.update(authenticator=authenticator, auth_required=True, auth_require_tls=not (args.tls or args.plain_auth))
     controller = Controller(Handler(), hostname=args.host, port=args.port, server_hostname="localhost", **options)
     controller.start()
     print(f"mail-catcher: listening on {args.host}:{args.port}, saving to {folder}", flush=True)
@@ -130,6 +131,8 @@ def main() -> None:
     server.add_argument("--key")
     server.add_argument("--user")
     server.add_argument("--password")
+    # AUTH without TLS: what a man in the middle who strips STARTTLS offers (tests only).
+    server.add_argument("--plain-auth", action="store_true")
     server.add_argument("--refuse", action="append", default=[])
     server.add_argument("--tempfail", type=int, default=0)
     reader = commands.add_parser("parse")
