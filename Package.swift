@@ -47,6 +47,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         // librdkafka, as Debian's librdkafka-dev installs it.
@@ -169,8 +170,15 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // The SMTP client: STARTTLS or implicit TLS.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // Mail and SMS wording, per app and language.
+                .product(name: "Mustache", package: "swift-mustache"),
             ],
             path: "Services/Auth/AuthService",
+            // Mail and SMS templates (Templates/<locale>/<name>.<part>.mustache), read through
+            // Bundle.module; deploy/Dockerfile ships the bundle beside the executables.
+            resources: [.copy("Templates")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -193,6 +201,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // A silent server for the SMTP client's timeouts.
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Tests/AuthServiceTests",
             swiftSettings: swiftSettings

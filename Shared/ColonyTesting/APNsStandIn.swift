@@ -7,9 +7,7 @@ import Logging
 import NIOCore
 import NIOSSL
 import ServiceLifecycle
-import SwiftASN1
 import Synchronization
-import X509
 
 /// A local stand-in for APNs: HTTP/2 over TLS (a CA and certificate made on the spot), checking
 /// what real APNs checks — the provider token (ES256 JWT by the team's key: `kid`, `iss`, `iat`
@@ -68,35 +66,10 @@ public final class APNsStandIn: Sendable {
         self.keyID = keyID
         self.providerKey = P256.Signing.PrivateKey()
         self.bundleIDs = bundleIDs
-        let now = Date()
-        let caKey = P256.Signing.PrivateKey()
-        let caName = try DistinguishedName { CommonName("Colony APNs stand-in CA") }
-        let ca = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(caKey.publicKey),
-            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(30 * 86_400),
-            issuer: caName, subject: caName, signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-                Critical(KeyUsage(keyCertSign: true))
-            },
-            issuerPrivateKey: .init(caKey)
-        )
-        let serverKey = P256.Signing.PrivateKey()
-        let server = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(serverKey.publicKey),
-            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(30 * 86_400),
-            issuer: caName, subject: try DistinguishedName { CommonName("localhost") }, signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.notCertificateAuthority)
-                Critical(KeyUsage(digitalSignature: true))
-                try ExtendedKeyUsage([.serverAuth])
-                SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
-            },
-            issuerPrivateKey: .init(caKey)
-        )
-        caPEM = try ca.serializeAsPEM().pemString
-        serverCertificatePEM = try server.serializeAsPEM().pemString
-        serverKeyPEM = serverKey.pemRepresentation
+        let certificates = try TestCertificates(name: "Colony APNs stand-in")
+        caPEM = certificates.caPEM
+        serverCertificatePEM = certificates.serverCertificatePEM
+        serverKeyPEM = certificates.serverKeyPEM
     }
 
     /// `https://127.0.0.1:<port>`, once running.

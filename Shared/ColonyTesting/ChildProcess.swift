@@ -44,3 +44,26 @@ public func builtExecutable(_ name: String) throws -> String {
     }
     return path
 }
+
+extension ChildProcess {
+    /// Starts a server program for a test (output discarded) and waits until it accepts TCP
+    /// connections on `port`; one that exits or is not listening within `timeout` is killed and
+    /// the error says `hint`.
+    public static func startServer(_ executable: String, _ arguments: [String], port: Int, environment extra: [String: String] = [:], timeout: Duration = .seconds(30), hint: String) async throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if canConnect(port: port) { return process }
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        killAndReap(process)
+        throw TestSetupError("\(hint) did not start on port \(port)")
+    }
+}

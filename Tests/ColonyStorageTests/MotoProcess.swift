@@ -16,24 +16,10 @@ final class MotoProcess: @unchecked Sendable {
     var endpoint: String { "http://127.0.0.1:\(port)" }
 
     func start(unauthenticatedCalls: Int) async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", "\(port)"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["INITIAL_NO_AUTH_ACTION_COUNT"] = "\(unauthenticatedCalls)"
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if canConnect(port: port) { return }
-            guard process.isRunning else { break }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        stop()
-        throw TestSetupError("moto did not start on port \(port); is moto[server] installed (scripts/setup)?")
+        process = try await ChildProcess.startServer(
+            "/usr/bin/env", ["python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", "\(port)"], port: port,
+            environment: ["INITIAL_NO_AUTH_ACTION_COUNT": "\(unauthenticatedCalls)"], hint: "moto (is moto[server] installed? scripts/setup)"
+        )
     }
 
     func stop() {

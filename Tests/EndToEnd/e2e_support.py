@@ -4,13 +4,18 @@ through its nginx gateway, the way the five iOS apps reach it.
 Configuration (scripts/e2e sets all three; the defaults fit a `scripts/run` in this checkout):
   COLONY_GATEWAY_URL     http://127.0.0.1:8080 (http://127.0.0.1:$COLONY_GATEWAY_PORT)
   COLONY_API_KEYS_FILE   .local/api-keys.txt, lines `<app> <role> <key>` written by scripts/run
-  COLONY_MAIL_DIR        .local/mail, where auth writes each mail and SMS as JSON
+  COLONY_MAIL_DIR        .local/mail, where scripts/run's mail catcher saves each mail auth sent it over
+                         SMTP (.eml), and auth writes each SMS (and, with COLONY_MAIL_CATCHER=0, each
+                         mail) as JSON
 """
 
 from __future__ import annotations
 
+import email
+import email.policy
 import json
 import os
+import re
 import secrets
 import time
 import uuid
@@ -144,6 +149,33 @@ class Mailbox:
             return max(found, key=lambda item: item[0])[1] if found else None
 
         return wait_until(f"a {app} {kind} message to {to} in {self.folder}", newest, timeout=timeout, interval=0.1)
+
+    def wait_for_mail(self, to: str, *, timeout: float = EVENTUAL_TIMEOUT) -> dict:
+        """The newest mail the SMTP mail catcher received for `to` (an .eml file), read as a person's
+        mail program would: decoded subject and parts, the verification link and the 6-digit code
+        taken from its text."""
+        def newest() -> Optional[dict]:
+            found: list[tuple[str, Any]] = []
+            for path in self.folder.glob("*.eml") if self.folder.is_dir() else []:
+                try:
+                    message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+                except OSError:
+                    continue
+                if self._norm(str(message.get("Delivered-To", ""))) == self._norm(to):
+                    found.append((path.name, message))
+            if not found:
+                return None
+            message = max(found, key=lambda item: item[0])[1]
+            text = message.get_body(preferencelist=("plain",)).get_content()
+            html = message.get_body(preferencelist=("html",))
+            links = re.findall(r"https?://\S+/auth/v1/verify\?\S+", text)
+            codes = re.findall(r"\b\d{6}\b", re.sub(r"https?://\S+", "", text))
+            return {"subject": str(message["Subject"]), "from": str(message["From"]), "to": str(message["To"]),
+                    "message_id": message["Message-ID"], "date": message["Date"], "text": text,
+                    "html": html.get_content() if html else None,
+                    "link": links[0] if links else None, "code": codes[0] if codes else None}
+
+        return wait_until(f"a mail to {to} in {self.folder}", newest, timeout=timeout, interval=0.1)
 
 
 class Api:

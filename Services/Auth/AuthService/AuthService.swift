@@ -26,18 +26,11 @@ public enum AuthService {
                 let keyRing = KeyRing(database: context.database, issuer: settings.issuer, retiredKeyRetentionSeconds: settings.retiredKeyRetentionSeconds, logger: context.logger)
                 let accounts = Accounts(
                     settings: settings, database: context.database, outbox: context.outbox, keyRing: keyRing, hasher: hasher,
-                    sender: sender ?? makeSender(settings.sender, logger: context.logger),
+                    sender: sender ?? makeSender(settings.sender, apps: settings.apps, logger: context.logger),
                     apple: AppleIdentityVerifier(keysURL: settings.appleKeysURL), logger: context.logger
                 )
                 AuthRoutes(accounts: accounts, keyRing: keyRing, settings: settings).add(to: router)
             }
         )
-    }
-
-    public static func makeSender(_ configuration: SenderConfiguration, logger: Logger) -> any MessageSender {
-        switch configuration {
-        case .folder(let folder): FolderMessageSender(folder: folder, logger: logger)
-        case .webhook(let url, let secret): WebhookMessageSender(url: url, secret: secret)
-        }
     }
 }

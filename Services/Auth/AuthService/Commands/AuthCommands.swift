@@ -30,7 +30,7 @@ public enum AuthCommands {
             let hasher = PasswordHasher(cost: settings.bcryptCost, threads: 1)
             let accounts = Accounts(
                 settings: settings, database: database, outbox: Outbox(schema: database.schema, topicPrefix: configuration.topicPrefix),
-                keyRing: keyRing, hasher: hasher, sender: AuthService.makeSender(settings.sender, logger: logger),
+                keyRing: keyRing, hasher: hasher, sender: AuthService.makeSender(settings.sender, apps: settings.apps, logger: logger),
                 apple: AppleIdentityVerifier(keysURL: settings.appleKeysURL), logger: logger
             )
             let (imported, skipped) = try await accounts.importUsers(records, into: app)

@@ -43,7 +43,7 @@ extension Accounts {
                 try await publishRegistered(user, on: connection)
             }
             guard !user.isBanned else { throw AuthErrors.userBanned }
-            let prepared = try await prepareMessage(user: &user, kind: kind, recipient: recipient, redirectTo: redirectTo, pkce: pkce, on: connection)
+            let prepared = try await prepareMessage(user: &user, kind: kind, recipient: recipient, redirectTo: redirectTo, pkce: pkce, acceptLanguage: client.acceptLanguage, on: connection)
             try await users.update(user, on: connection)
             return prepared
         }
@@ -57,7 +57,7 @@ extension Accounts {
         try ipLimiter.check("otp:ip:\(client.ip)", rule: settings.rateLimits.otpPerIP)
         let message: OutgoingMessage? = try await database.transaction { connection in
             guard var user = try await users.find(email: email, app: app, on: connection, forUpdate: true) else { return nil }
-            let prepared = try await prepareMessage(user: &user, kind: .recovery, recipient: email, redirectTo: redirectTo, pkce: pkce, on: connection)
+            let prepared = try await prepareMessage(user: &user, kind: .recovery, recipient: email, redirectTo: redirectTo, pkce: pkce, acceptLanguage: client.acceptLanguage, on: connection)
             try await users.update(user, on: connection)
             return prepared
         }
@@ -66,7 +66,7 @@ extension Accounts {
 
     /// `GET /reauthenticate`: a code to the user's email (or, without one, phone), to be sent as
     /// `nonce` with a change that needs proof. The message id for SMS.
-    public func reauthenticate(app: App, caller: AuthenticatedCaller) async throws -> String? {
+    public func reauthenticate(app: App, caller: AuthenticatedCaller, acceptLanguage: String? = nil) async throws -> String? {
         let message: OutgoingMessage = try await database.transaction { connection in
             guard var user = try await users.find(id: caller.userID, app: app, on: connection, forUpdate: true) else { throw AuthErrors.userNotFound }
             let recipient: String
@@ -79,15 +79,16 @@ extension Accounts {
             } else {
                 throw AuthErrors.badRequest("Reauthentication requires the user to have an email or a phone number")
             }
-            return try await prepareMessage(user: &user, kind: .reauthentication, recipient: recipient, redirectTo: nil, pkce: nil, on: connection)
+            return try await prepareMessage(user: &user, kind: .reauthentication, recipient: recipient, redirectTo: nil, pkce: nil, acceptLanguage: acceptLanguage, on: connection)
         }
         try await deliver(message)
         return message.channel == .sms ? UUID().uuidString.lowercased() : nil
     }
 
     /// Creates (or re-sends) a code, with a link for mail, after the per-recipient and SMS
-    /// budgets, and records when it was sent. Delivery happens after commit.
-    func prepareMessage(user: inout UserRecord, kind: OneTimeTokenKind, recipient: String, redirectTo: String?, pkce: PKCEChallenge?, confirmsSignUp: Bool = false, on connection: PostgresConnection) async throws -> OutgoingMessage {
+    /// budgets, and records when it was sent; worded in the user's language (`acceptLanguage`:
+    /// the request's). Delivery happens after commit.
+    func prepareMessage(user: inout UserRecord, kind: OneTimeTokenKind, recipient: String, redirectTo: String?, pkce: PKCEChallenge?, confirmsSignUp: Bool = false, acceptLanguage: String? = nil, on connection: PostgresConnection) async throws -> OutgoingMessage {
         let channel: MessageChannel = recipient.contains("@") ? .email : .sms
         try await spend(channel: channel, app: user.app, recipient: recipient)
         let appSettings = settings.app(user.app)
@@ -107,7 +108,7 @@ extension Accounts {
         case .reauthentication: break
         }
         guard channel == .email else {
-            return OutgoingMessage(app: user.app, channel: .sms, to: "+" + recipient, kind: kind.messageKind, subject: "", text: MessageTemplates.sms(code: issued.code), code: issued.code, link: nil, sentAt: now)
+            return try compose(.init(kind: kind), channel: .sms, user: user, to: "+" + recipient, kind: kind.messageKind, code: issued.code, link: nil, acceptLanguage: acceptLanguage, now: now)
         }
         var link: String?
         if let linkToken = issued.linkToken {
@@ -115,8 +116,25 @@ extension Accounts {
             components.queryItems = [URLQueryItem(name: "token", value: linkToken), URLQueryItem(name: "type", value: kind.messageKind), URLQueryItem(name: "redirect_to", value: redirect)]
             link = components.string!
         }
-        let (subject, text) = MessageTemplates.email(kind: kind, app: user.app, code: issued.code, link: link ?? "", newEmail: user.newEmail)
-        return OutgoingMessage(app: user.app, channel: .email, to: recipient, kind: kind.messageKind, subject: subject, text: text, code: issued.code, link: link, sentAt: now)
+        return try compose(.init(kind: kind), channel: .email, user: user, to: recipient, kind: kind.messageKind, code: issued.code, link: link, acceptLanguage: acceptLanguage, now: now)
+    }
+
+    /// A message in the words of the app's template for `name`, in the first language of the
+    /// user's metadata, the request, the app's default and English that has it.
+    func compose(_ name: MessageTemplateName, channel: MessageChannel, user: UserRecord, to recipient: String, kind: String, code: String?, link: String?, newEmail: String? = nil, acceptLanguage: String?, now: Date) throws -> OutgoingMessage {
+        let appSettings = settings.app(user.app)
+        let lifetime = channel == .sms ? settings.smsCodeLifetimeSeconds : settings.emailCodeLifetimeSeconds
+        var values = ["app_name": appSettings.displayName, "site_url": appSettings.siteUrl, "lifetime_minutes": "\(max(1, lifetime / 60))"]
+        if channel == .email { values["email"] = recipient }
+        if let newEmail = newEmail ?? user.newEmail { values["new_email"] = newEmail }
+        if let code { values["code"] = code }
+        if let link { values["link"] = link }
+        let locales = MessageLocale.candidates(userMetadata: user.userMetadata, acceptLanguage: acceptLanguage, appDefault: appSettings.defaultLocale)
+        guard let rendered = settings.templates.render(name, channel: channel, app: user.app, locales: locales, values: values) else {
+            logger.error("no template for a message", metadata: ["template": "\(name.rawValue)", "channel": "\(channel.rawValue)", "locales": "\(locales)"])
+            throw AuthErrors.senderFailed
+        }
+        return OutgoingMessage(app: user.app, channel: channel, to: recipient, kind: kind, subject: rendered.subject, text: rendered.text, html: rendered.html, locale: rendered.locale, code: code, link: link, sentAt: now)
     }
 
     /// Counts one message against the recipient's limits and, for SMS, the number's, the app's
@@ -313,9 +331,8 @@ extension Accounts {
             (user.email, user.newEmail, user.emailChangeSentAt, user.emailConfirmedAt, user.emailProvenAt, user.emailChangeConfirmStatus) = (newEmail, nil, nil, now, now, 0)
             try await oneTimeTokens.delete(userID: user.id, kinds: [.emailChange, .emailChangeCurrent], on: connection)
             let changed = try await saveChangedAddress(&user, provider: "email", on: connection)
-            let notice = oldEmail.map { old in
-                let (subject, text) = MessageTemplates.emailChanged(to: newEmail)
-                return OutgoingMessage(app: app, channel: .email, to: old, kind: "email_changed", subject: subject, text: text, code: nil, link: nil, sentAt: now)
+            let notice = try oldEmail.map { old in
+                try compose(.emailChanged, channel: .email, user: changed, to: old, kind: "email_changed", code: nil, link: nil, newEmail: newEmail, acceptLanguage: nil, now: now)
             }
             return .done(changed, notice: notice)
         case .phoneChange:

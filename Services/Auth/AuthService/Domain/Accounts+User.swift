@@ -61,7 +61,7 @@ extension Accounts {
     /// session that signed in long ago only with a reauthentication `nonce`; a new email once
     /// both the current and the new address confirmed (GoTrue's secure email change), a new
     /// phone once the code sent to it is verified.
-    public func updateUser(app: App, caller: AuthenticatedCaller, changes: UserChanges, pkce: PKCEChallenge?, redirectTo: String?) async throws -> UserResource {
+    public func updateUser(app: App, caller: AuthenticatedCaller, changes: UserChanges, pkce: PKCEChallenge?, redirectTo: String?, acceptLanguage: String? = nil) async throws -> UserResource {
         let appSettings = settings.app(app)
         let newEmail = try Credentials.email(changes.email)
         let newPhone = try Credentials.phone(changes.phone)
@@ -96,12 +96,12 @@ extension Accounts {
                 // Another new address: fresh codes, so a code mailed for the first cannot confirm it.
                 if user.newEmail != newEmail { try await oneTimeTokens.delete(userID: user.id, kinds: [.emailChange, .emailChangeCurrent], on: connection) }
                 user.newEmail = newEmail
-                messages.append(try await prepareMessage(user: &user, kind: .emailChange, recipient: newEmail, redirectTo: redirectTo, pkce: pkce, on: connection))
+                messages.append(try await prepareMessage(user: &user, kind: .emailChange, recipient: newEmail, redirectTo: redirectTo, pkce: pkce, acceptLanguage: acceptLanguage, on: connection))
                 // Secure: the current address must agree too (whoever holds a session may not
                 // move the account away from its owner's mailbox).
                 if appSettings.secureEmailChange, let current = user.email {
                     user.emailChangeConfirmStatus = 0
-                    messages.append(try await prepareMessage(user: &user, kind: .emailChangeCurrent, recipient: current, redirectTo: redirectTo, pkce: pkce, on: connection))
+                    messages.append(try await prepareMessage(user: &user, kind: .emailChangeCurrent, recipient: current, redirectTo: redirectTo, pkce: pkce, acceptLanguage: acceptLanguage, on: connection))
                 } else {
                     user.emailChangeConfirmStatus = 1
                     try await oneTimeTokens.delete(userID: user.id, kinds: [.emailChangeCurrent], on: connection)
@@ -111,7 +111,7 @@ extension Accounts {
                 guard appSettings.phoneEnabled else { throw AuthErrors.phoneProviderDisabled }
                 if try await users.find(phone: newPhone, app: app, on: connection) != nil { throw AuthErrors.emailOrPhoneTaken }
                 user.newPhone = newPhone
-                messages.append(try await prepareMessage(user: &user, kind: .phoneChange, recipient: newPhone, redirectTo: nil, pkce: nil, on: connection))
+                messages.append(try await prepareMessage(user: &user, kind: .phoneChange, recipient: newPhone, redirectTo: nil, pkce: nil, acceptLanguage: acceptLanguage, on: connection))
             }
             try await users.update(user, on: connection)
             if changed { try await publishUpdated(user, on: connection) }

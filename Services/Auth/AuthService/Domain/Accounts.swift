@@ -10,9 +10,12 @@ import PostgresNIO
 public struct ClientInfo: Sendable {
     public var ip: String
     public var userAgent: String?
-    public init(ip: String, userAgent: String? = nil) {
+    /// The request's `Accept-Language`: the language of a mail or SMS when the user's metadata names none.
+    public var acceptLanguage: String?
+    public init(ip: String, userAgent: String? = nil, acceptLanguage: String? = nil) {
         self.ip = ip
         self.userAgent = userAgent
+        self.acceptLanguage = acceptLanguage
     }
 }
 
@@ -92,7 +95,7 @@ public struct Accounts: Sendable {
                 return .session(try await issueSession(userID: user.id, app: app, method: "password", client: client, on: connection))
             }
             let kind: OneTimeTokenKind = email != nil ? .signup : .sms
-            pending = try await prepareMessage(user: &user, kind: kind, recipient: email ?? phone!, redirectTo: redirectTo, pkce: pkce, confirmsSignUp: true, on: connection)
+            pending = try await prepareMessage(user: &user, kind: kind, recipient: email ?? phone!, redirectTo: redirectTo, pkce: pkce, confirmsSignUp: true, acceptLanguage: client.acceptLanguage, on: connection)
             try await users.update(user, on: connection)
             user.identities = try await users.identities(of: user.id, on: connection)
             return .user(UserResource(user))

@@ -43,8 +43,15 @@ public struct AppAuthSettings: Codable, Sendable, Equatable {
     public var secureEmailChange: Bool
     /// How recent a sign-in spares a reauthentication code (password change, account deletion).
     public var reauthenticationWindowSeconds: Int
+    /// The app's name in mails and SMS (`{{app_name}}`).
+    public var displayName: String
+    /// The language of its mails and SMS when the user's and the request's are not available
+    /// (then English).
+    public var defaultLocale: String
+    /// The `From` of its mails (`Name <address>`), instead of `COLONY_AUTH_SMTP_FROM`.
+    public var mailFrom: String?
 
-    public init(emailEnabled: Bool = true, magicLinkEnabled: Bool = false, phoneEnabled: Bool = false, phonePasswordEnabled: Bool = false, appleEnabled: Bool = false, disableSignup: Bool = false, otpCreateUser: Bool = true, emailAutoconfirm: Bool = true, redirectUrls: [String], siteUrl: String, appleBundleIds: [String] = [], accessTokenLifetimeSeconds: Int = 3600, refreshTokenReuseIntervalSeconds: Int = 10, sessionTimeboxSeconds: Int? = nil, sessionInactivityTimeoutSeconds: Int? = nil, securePasswordChange: Bool = true, secureEmailChange: Bool = true, reauthenticationWindowSeconds: Int = 86_400) {
+    public init(emailEnabled: Bool = true, magicLinkEnabled: Bool = false, phoneEnabled: Bool = false, phonePasswordEnabled: Bool = false, appleEnabled: Bool = false, disableSignup: Bool = false, otpCreateUser: Bool = true, emailAutoconfirm: Bool = true, redirectUrls: [String], siteUrl: String, appleBundleIds: [String] = [], accessTokenLifetimeSeconds: Int = 3600, refreshTokenReuseIntervalSeconds: Int = 10, sessionTimeboxSeconds: Int? = nil, sessionInactivityTimeoutSeconds: Int? = nil, securePasswordChange: Bool = true, secureEmailChange: Bool = true, reauthenticationWindowSeconds: Int = 86_400, displayName: String = "Colony", defaultLocale: String = "en", mailFrom: String? = nil) {
         self.emailEnabled = emailEnabled
         self.magicLinkEnabled = magicLinkEnabled
         self.phoneEnabled = phoneEnabled
@@ -63,6 +70,9 @@ public struct AppAuthSettings: Codable, Sendable, Equatable {
         self.securePasswordChange = securePasswordChange
         self.secureEmailChange = secureEmailChange
         self.reauthenticationWindowSeconds = reauthenticationWindowSeconds
+        self.displayName = displayName
+        self.defaultLocale = defaultLocale
+        self.mailFrom = mailFrom
     }
 
     /// The seeds' sign-in methods per app.
@@ -70,15 +80,15 @@ public struct AppAuthSettings: Codable, Sendable, Equatable {
         let callback = "\(app.rawValue)://auth-callback"
         switch app {
         case .mycirclee:  // email + password and magic link
-            return AppAuthSettings(magicLinkEnabled: true, redirectUrls: [callback], siteUrl: callback)
-        case .unify:  // email + password, confirmed by mail, redirect to unify://auth-callback
-            return AppAuthSettings(emailAutoconfirm: false, redirectUrls: [callback], siteUrl: callback)
+            return AppAuthSettings(magicLinkEnabled: true, redirectUrls: [callback], siteUrl: callback, displayName: "MyCirclee")
+        case .unify:  // email + password, confirmed by mail, redirect to unify://auth-callback; German
+            return AppAuthSettings(emailAutoconfirm: false, redirectUrls: [callback], siteUrl: callback, displayName: "Unify", defaultLocale: "de")
         case .habithive:  // phone OTP and Sign in with Apple
-            return AppAuthSettings(emailEnabled: false, phoneEnabled: true, appleEnabled: true, redirectUrls: [callback], siteUrl: callback, appleBundleIds: ["com.habithive.app"])
+            return AppAuthSettings(emailEnabled: false, phoneEnabled: true, appleEnabled: true, redirectUrls: [callback], siteUrl: callback, appleBundleIds: ["com.habithive.app"], displayName: "HabitHive")
         case .socialspot:  // email + password, Apple
-            return AppAuthSettings(appleEnabled: true, redirectUrls: [callback], siteUrl: callback, appleBundleIds: ["com.socialspot.app"])
+            return AppAuthSettings(appleEnabled: true, redirectUrls: [callback], siteUrl: callback, appleBundleIds: ["com.socialspot.app"], displayName: "SocialSpot")
         case .ibelieveinyou:  // email + password
-            return AppAuthSettings(redirectUrls: [callback], siteUrl: callback)
+            return AppAuthSettings(redirectUrls: [callback], siteUrl: callback, displayName: "I Believe In You")
         }
     }
 
@@ -157,12 +167,32 @@ public struct RateLimitSettings: Sendable, Equatable {
     }()
 }
 
-/// Where outgoing mail and SMS go.
-public enum SenderConfiguration: Sendable, Equatable {
-    /// One JSON file per message in a folder (development and tests).
-    case folder(String)
-    /// POSTed as JSON to a provider bridge, signed with the secret (Standard Webhooks).
-    case webhook(URL, secret: WebhookSecret)
+/// Where outgoing mail and SMS go: each channel its own way.
+public struct SenderConfiguration: Sendable, Equatable {
+    public enum Transport: Sendable, Equatable {
+        /// One JSON file per message in a folder (development and tests).
+        case folder(String)
+        /// POSTed as JSON to a provider bridge, signed with the secret (Standard Webhooks).
+        case webhook(URL, secret: WebhookSecret)
+        /// Mail only: an SMTP server.
+        case smtp(SMTPSettings)
+        /// SMS only: a Twilio-compatible provider.
+        case twilio(TwilioSettings)
+    }
+
+    public var mail: Transport
+    public var sms: Transport
+
+    public init(mail: Transport, sms: Transport) {
+        self.mail = mail
+        self.sms = sms
+    }
+
+    /// Both channels into one folder.
+    public static func folder(_ path: String) -> SenderConfiguration { SenderConfiguration(mail: .folder(path), sms: .folder(path)) }
+
+    /// Both channels to one bridge.
+    public static func webhook(_ url: URL, secret: WebhookSecret) -> SenderConfiguration { SenderConfiguration(mail: .webhook(url, secret: secret), sms: .webhook(url, secret: secret)) }
 }
 
 /// Everything the auth service is configured with beyond the platform's settings.
@@ -182,6 +212,8 @@ public struct AuthSettings: Sendable {
     public var bcryptCost: Int
     public var hashingThreads: Int
     public var sender: SenderConfiguration
+    /// The wording of every mail and SMS: the shipped templates, under the operator's folder.
+    public var templates: MessageTemplates = .shipped
     public var appleKeysURL: URL
     /// Codes and links by mail stay valid this long; SMS codes a shorter while.
     public var emailCodeLifetimeSeconds = 3600
@@ -208,25 +240,14 @@ public struct AuthSettings: Sendable {
         apps[app] ?? .defaults(for: app)
     }
 
-    /// Reads `COLONY_AUTH_*`: `PUBLIC_URL`, `PHONE_PEPPER` (required, a strong secret), `MAIL_DIR`
-    /// or `WEBHOOK_URL` with `WEBHOOK_SECRET` (`whsec_…`), `APPS_FILE`, `BCRYPT_COST` (10),
+    /// Reads `COLONY_AUTH_*`: `PUBLIC_URL`, `PHONE_PEPPER` (required, a strong secret), where
+    /// mail and SMS go (`senders`), `TEMPLATES_DIR`, `APPS_FILE`, `BCRYPT_COST` (10),
     /// `HASH_THREADS`, `APPLE_KEYS_URL`, and rate limits as `COLONY_AUTH_RATE_<NAME>=COUNT/SECONDS`
     /// (`SIGNUP_IP`, `OTP_IP`, `SIGNIN_IP`, `SIGNIN_ACCOUNT`, `REFRESH_IP`, `VERIFY_IP`,
     /// `VERIFY_RECIPIENT`, `SEND_RECIPIENT`, `SMS_NUMBER`, `SMS_APP`, `SMS_GLOBAL`).
     public static func load(environment: EnvironmentReader = EnvironmentReader(), port: Int, issuer: String) throws(ConfigurationError) -> AuthSettings {
         let publicURL = environment.string("COLONY_AUTH_PUBLIC_URL", default: "http://127.0.0.1:\(port)/auth/v1")
-        let sender: SenderConfiguration
-        if let webhook = try environment.url("COLONY_AUTH_WEBHOOK_URL") {
-            let text = try environment.secret("COLONY_AUTH_WEBHOOK_SECRET", minimumLength: 32)
-            guard let secret = WebhookSecret(text) else {
-                throw ConfigurationError(variable: "COLONY_AUTH_WEBHOOK_SECRET", problem: "must be whsec_ followed by the base64 of at least 24 random bytes (e.g. whsec_$(openssl rand -base64 32))")
-            }
-            sender = .webhook(webhook, secret: secret)
-        } else if let folder = environment.optionalString("COLONY_AUTH_MAIL_DIR") {
-            sender = .folder(folder)
-        } else {
-            throw ConfigurationError(variable: "COLONY_AUTH_MAIL_DIR", problem: "is required unless COLONY_AUTH_WEBHOOK_URL is set")
-        }
+        let sender = try senders(environment: environment)
         var settings = AuthSettings(
             issuer: issuer,
             publicURL: publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL,
@@ -239,6 +260,7 @@ public struct AuthSettings: Sendable {
         if let file = environment.optionalString("COLONY_AUTH_APPS_FILE") {
             settings.apps = try loadApps(file: file, variable: "COLONY_AUTH_APPS_FILE")
         }
+        settings.templates = try MessageTemplates.load(overrides: environment.optionalString("COLONY_AUTH_TEMPLATES_DIR"))
         let rules: [(String, WritableKeyPath<RateLimitSettings, RateLimitRule>)] = [
             ("SIGNUP_IP", \.signUpPerIP), ("OTP_IP", \.otpPerIP), ("SIGNIN_IP", \.signInPerIP),
             ("SIGNIN_ACCOUNT", \.signInPerAccount), ("REFRESH_IP", \.refreshPerIP), ("VERIFY_IP", \.verifyPerIP),
@@ -276,6 +298,13 @@ public struct AuthSettings: Sendable {
             } catch {
                 throw ConfigurationError(variable: variable, problem: "settings for \(app.rawValue) are invalid: \(error)")
             }
+            if let from = apps[app]?.mailFrom, MailAddress(parsing: from) == nil {
+                throw ConfigurationError(variable: variable, problem: "settings for \(app.rawValue): mail_from must be an address or Name <address>, got \"\(from)\"")
+            }
+            guard let locale = apps[app].flatMap({ MessageLocale.normalized($0.defaultLocale) }) else {
+                throw ConfigurationError(variable: variable, problem: "settings for \(app.rawValue): default_locale must be a language tag such as en or de")
+            }
+            apps[app]?.defaultLocale = locale
         }
         if let unknown = overrides.keys.first(where: { App(rawValue: $0) == nil }) {
             throw ConfigurationError(variable: variable, problem: "names an unknown app \"\(unknown)\"")

@@ -20,15 +20,48 @@ public struct OutgoingMessage: Codable, Sendable, Equatable {
     public var kind: String
     public var subject: String
     public var text: String
+    /// The HTML alternative of a mail, when its template has one.
+    public var html: String?
+    /// The language it was written in (`en`, `de`, …).
+    public var locale: String
     public var code: String?
     public var link: String?
     public var sentAt: Date
+
+    public init(app: App, channel: MessageChannel, to: String, kind: String, subject: String, text: String, html: String?, locale: String, code: String?, link: String?, sentAt: Date) {
+        self.app = app
+        self.channel = channel
+        self.to = to
+        self.kind = kind
+        self.subject = subject
+        self.text = text
+        self.html = html
+        self.locale = locale
+        self.code = code
+        self.link = link
+        self.sentAt = sentAt
+    }
 }
 
-/// Where mail and SMS go. Production providers sit behind the webhook; development and tests
-/// read the folder.
+/// Where mail and SMS go: SMTP for mail and a Twilio-compatible provider for SMS in production,
+/// the signed webhook to a bridge for any other provider, the folder for development and tests.
 public protocol MessageSender: Sendable {
     func send(_ message: OutgoingMessage) async throws
+}
+
+/// Mail one way, SMS another.
+public struct ChannelMessageSender: MessageSender {
+    public let mail: any MessageSender
+    public let sms: any MessageSender
+
+    public init(mail: any MessageSender, sms: any MessageSender) {
+        self.mail = mail
+        self.sms = sms
+    }
+
+    public func send(_ message: OutgoingMessage) async throws {
+        try await (message.channel == .email ? mail : sms).send(message)
+    }
 }
 
 /// Writes each message as `<unix ms>-<uuid>.json` into a folder (and logs it), where tests
@@ -83,35 +116,4 @@ public struct WebhookMessageSender: MessageSender {
     }
 
     struct WebhookFailure: Error { var status: Int }
-}
-
-/// The wording of each message.
-enum MessageTemplates {
-    static func email(kind: OneTimeTokenKind, app: App, code: String, link: String, newEmail: String? = nil) -> (subject: String, text: String) {
-        switch kind {
-        case .signup:
-            ("Confirm your signup", "Follow this link to confirm your account:\n\(link)\n\nOr enter this code: \(code)")
-        case .magiclink:
-            ("Your sign-in link", "Follow this link to sign in:\n\(link)\n\nOr enter this code: \(code)")
-        case .recovery:
-            ("Reset your password", "Follow this link to reset the password for your account:\n\(link)\n\nOr enter this code: \(code)")
-        case .emailChange:
-            ("Confirm your new email", "Follow this link to confirm the change of your email address to this one:\n\(link)\n\nOr enter this code: \(code)")
-        case .emailChangeCurrent:
-            ("Confirm your email change", "Someone asked to change the email address of your account from this address to \(newEmail ?? "another one"). If it was you, follow this link:\n\(link)\n\nOr enter this code: \(code)\n\nIf it was not you, ignore this mail: nothing changes without it.")
-        case .reauthentication:
-            ("Confirm it is you", "Enter this code to confirm the change to your account: \(code)")
-        case .sms, .phoneChange:
-            ("Your code", "Your code is \(code)")
-        }
-    }
-
-    static func sms(code: String) -> String {
-        "Your code is \(code)"
-    }
-
-    /// The notice to the old address once an email change is done.
-    static func emailChanged(to newEmail: String) -> (subject: String, text: String) {
-        ("Your email address was changed", "The email address of your account was changed to \(newEmail). If you did not do this, contact support at once.")
-    }
 }

@@ -177,7 +177,7 @@ struct AuthRoutes {
     @Sendable func reauthenticate(_ request: Request, context: ColonyRequestContext) async throws -> Response {
         let app = try await anonApp(request)
         let caller = try await accounts.authenticate(app: app, bearer: bearer(request))
-        if let messageID = try await accounts.reauthenticate(app: app, caller: caller) {
+        if let messageID = try await accounts.reauthenticate(app: app, caller: caller, acceptLanguage: request.headers[.acceptLanguage]) {
             return try json(MessageIDResponse(messageId: messageID), request, context)
         }
         return try json(EmptyResponse(), request, context)
@@ -197,7 +197,7 @@ struct AuthRoutes {
             app: app, caller: caller,
             changes: .init(email: body.email, phone: body.phone, password: body.password, data: body.data, nonce: body.nonce),
             pkce: try PKCEChallenge.parse(challenge: body.codeChallenge, method: body.codeChallengeMethod),
-            redirectTo: request.uri.queryParameters["redirect_to"].map(String.init)
+            redirectTo: request.uri.queryParameters["redirect_to"].map(String.init), acceptLanguage: request.headers[.acceptLanguage]
         )
         return try json(user, request, context)
     }
@@ -264,7 +264,7 @@ struct AuthRoutes {
     }
 
     func client(_ request: Request, _ context: ColonyRequestContext) -> ClientInfo {
-        ClientInfo(ip: context.clientAddress, userAgent: request.headers[.userAgent])
+        ClientInfo(ip: context.clientAddress, userAgent: request.headers[.userAgent], acceptLanguage: request.headers[.acceptLanguage])
     }
 }
 
