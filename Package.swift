@@ -114,6 +114,20 @@ let package = Package(
             path: "Shared/ColonyStorage",
             swiftSettings: swiftSettings
         ),
+        // Moving an app's data from its Supabase project: the source database and Storage, the
+        // ledger, the report. Each service's own import code (its Import/ folder) builds on it.
+        .target(
+            name: "ColonyImport",
+            dependencies: [
+                "ColonyPlatform",
+                "ColonyStorage",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Shared/ColonyImport",
+            swiftSettings: swiftSettings
+        ),
         // Test support: fresh schemas and topics, token minting, app testing.
         .target(
             name: "ColonyTesting",
@@ -135,12 +149,22 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Operator tool (`colony-admin --help`): provisioning, the event pipeline's state (outbox,
-        // consumer lag, dead letters).
+        // consumer lag, dead letters), importing an app from Supabase (through each service's
+        // own import code).
         .executableTarget(
             name: "ColonyAdmin",
             dependencies: [
                 "ColonyPlatform",
                 "ColonyKafka",
+                "ColonyImport",
+                "ColonyStorage",
+                "AuthService",
+                "CirclesService",
+                "ChatService",
+                "HabitsService",
+                "NearbyService",
+                "ProjectsService",
+                "NotificationsService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Shared/ColonyAdmin",
@@ -158,6 +182,7 @@ let package = Package(
             name: "AuthService",
             dependencies: [
                 "ColonyPlatform",
+                "ColonyImport",
                 "CCrypt",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -181,6 +206,8 @@ let package = Package(
             name: "AuthServiceTests",
             dependencies: [
                 "AuthService",
+                // The Supabase import's accounts step and engine.
+                "ColonyImport",
                 "ColonyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -206,6 +233,7 @@ let package = Package(
             name: "HabitsService",
             dependencies: [
                 "ColonyPlatform",
+                "ColonyImport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -249,6 +277,7 @@ let package = Package(
             name: "ChatService",
             dependencies: [
                 "ColonyPlatform",
+                "ColonyImport",
                 "ColonyStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -292,6 +321,7 @@ let package = Package(
             name: "CirclesService",
             dependencies: [
                 "ColonyPlatform",
+                "ColonyImport",
                 "ColonyStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -336,6 +366,7 @@ let package = Package(
             name: "NearbyService",
             dependencies: [
                 "ColonyPlatform",
+                "ColonyImport",
                 "ColonyStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -380,6 +411,7 @@ let package = Package(
             name: "ProjectsService",
             dependencies: [
                 "ColonyPlatform",
+                "ColonyImport",
                 "ColonyStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -471,6 +503,7 @@ let package = Package(
             name: "NotificationsService",
             dependencies: [
                 "ColonyPlatform",
+                "ColonyImport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
