@@ -10,6 +10,17 @@ struct PostMedia: Sendable {
     let photos: StorageBucket
     let urlLifetime: Duration
 
+    init(storage: Storage, photos: StorageBucket, urlLifetime: Duration) {
+        self.storage = storage
+        self.photos = photos
+        self.urlLifetime = urlLifetime
+    }
+
+    /// The service's bucket as its settings size it.
+    init(settings: CirclesSettings, storage: Storage) {
+        self.init(storage: storage, photos: .images("post-photos", maxBytes: settings.maxPhotoBytes, isPublic: false), urlLifetime: settings.photoURLLifetime)
+    }
+
     static func key(circleID: UUID, postID: UUID) -> String { "\(circleID.uuidString.lowercased())/\(postID.uuidString.lowercased())" }
 
     func url(_ post: PostStore.Stored) -> String? {
