@@ -117,6 +117,20 @@ let package = Package(
             path: "Shared/ColonyStorage",
             swiftSettings: swiftSettings
         ),
+        // Moving an app's data from its Supabase project: the source database and Storage, the
+        // ledger, the report. Each service's own import code (its Import/ folder) builds on it.
+        .target(
+            name: "ColonyImport",
+            dependencies: [
+                "ColonyPlatform",
+                "ColonyStorage",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Shared/ColonyImport",
+            swiftSettings: swiftSettings
+        ),
         // Test support: fresh schemas and topics, token minting, app testing.
         .target(
             name: "ColonyTesting",
@@ -138,14 +152,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Operator tool (`colony-admin --help`): provisioning, the event pipeline's state (outbox,
-        // consumer lag, dead letters).
+        // consumer lag, dead letters), importing an app from Supabase (through each service's
+        // own import code).
         .executableTarget(
             name: "ColonyAdmin",
             dependencies: [
                 "ColonyPlatform",
                 "ColonyKafka",
-                // Each service's own code for what the operator does to its data (migrations, keys).
+                // Each service's own code for what the operator does to its data (migrations, keys, imports).
                 "AuthService", "CirclesService", "ChatService", "HabitsService", "NearbyService", "ProjectsService", "RealtimeService", "NotificationsService",
+                "ColonyImport",
+                "ColonyStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Shared/ColonyAdmin",
@@ -163,6 +180,7 @@ let package = Package(
             name: "AuthService",
             dependencies: [
                 "ColonyPlatform",
+                "ColonyImport",
                 "CCrypt",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -193,6 +211,8 @@ let package = Package(
             name: "AuthServiceTests",
             dependencies: [
                 "AuthService",
+                // The Supabase import's accounts step and engine.
+                "ColonyImport",
                 "ColonyTesting",
                 // The key rotation and revocation tests run the operator's `colony-admin`.
                 "ColonyAdmin",
@@ -222,6 +242,7 @@ let package = Package(
             name: "HabitsService",
             dependencies: [
                 "ColonyPlatform",
+                "ColonyImport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -265,6 +286,7 @@ let package = Package(
             name: "ChatService",
             dependencies: [
                 "ColonyPlatform",
+                "ColonyImport",
                 "ColonyStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -308,6 +330,7 @@ let package = Package(
             name: "CirclesService",
             dependencies: [
                 "ColonyPlatform",
+                "ColonyImport",
                 "ColonyStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -352,6 +375,7 @@ let package = Package(
             name: "NearbyService",
             dependencies: [
                 "ColonyPlatform",
+                "ColonyImport",
                 "ColonyStorage",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -397,6 +421,7 @@ let package = Package(
             name: "ProjectsService",
             dependencies: [
                 "ColonyPlatform",
+                "ColonyImport",
                 "ColonyStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -489,6 +514,7 @@ let package = Package(
             name: "NotificationsService",
             dependencies: [
                 "ColonyPlatform",
+                "ColonyImport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -9,6 +9,6 @@ struct ColonyAdmin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "colony-admin",
         abstract: "Operate a Colony deployment.",
-        subcommands: [ProvisionCommand.self, MigrationsCommand.self, OutboxCommand.self, ConsumersCommand.self, DeadLettersCommand.self, KeysCommand.self]
+        subcommands: [ProvisionCommand.self, MigrationsCommand.self, OutboxCommand.self, ConsumersCommand.self, DeadLettersCommand.self, KeysCommand.self, ImportCommand.self]
     )
 }

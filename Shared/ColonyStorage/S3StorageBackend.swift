@@ -191,7 +191,7 @@ public struct SigV4Signer: Sendable {
     }
 
     /// Percent-encodes all but AWS's unreserved characters (A-Z a-z 0-9 - . _ ~).
-    static func uriEncode(_ text: String) -> String {
+    public static func uriEncode(_ text: String) -> String {
         var result = ""
         for byte in text.utf8 {
             switch byte {
@@ -206,7 +206,7 @@ public struct SigV4Signer: Sendable {
     }
 
     /// The hex SHA-256 of a request body, for `x-amz-content-sha256`.
-    static func payloadHash(_ body: ByteBuffer) -> String {
+    public static func payloadHash(_ body: ByteBuffer) -> String {
         hex(body.withUnsafeReadableBytes { SHA256.hash(data: $0) })
     }
 

@@ -38,12 +38,7 @@ public enum ChatService {
 
     /// `catalog` collects the registered routes (the OpenAPI tests read it).
     public static func definition(settings: ChatSettings, storage: Storage, catalog: RouteCatalog = RouteCatalog()) -> ServiceDefinition {
-        let media = ChatMedia(
-            storage: storage,
-            profilePictures: .images("profile-pictures", maxBytes: settings.maxImageBytes),
-            groupPictures: .images("group-pictures", maxBytes: settings.maxImageBytes),
-            voiceMessages: .audio("voice-messages", maxBytes: settings.maxVoiceBytes, isPublic: false)
-        )
+        let media = ChatMedia(settings: settings, storage: storage)
         return ServiceDefinition(
             migrations: ChatMigrations.all,
             consumes: EventCatalogue.subscriptions(of: .chat),

@@ -38,7 +38,7 @@ public enum CirclesService {
     public static var migrations: [Migration] { CirclesMigrations.all }
 
     public static func definition(settings: CirclesSettings, storage: Storage, catalog: RouteCatalog = RouteCatalog()) -> ServiceDefinition {
-        let media = PostMedia(storage: storage, photos: .images("post-photos", maxBytes: settings.maxPhotoBytes, isPublic: false))
+        let media = PostMedia(settings: settings, storage: storage)
         return ServiceDefinition(
             migrations: CirclesMigrations.all,
             consumes: EventCatalogue.subscriptions(of: .circles),

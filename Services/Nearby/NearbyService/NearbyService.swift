@@ -76,6 +76,9 @@ public struct NearbySettings: Sendable {
 
     /// Twice the photo limit, so a photo somewhat over it gets the bucket's clear 422.
     public var maxUploadBytes: Int { 2 * maxPhotoBytes }
+
+    /// Profile photos, as `{user_id}`.
+    var photos: StorageBucket { .images("profile-photos", maxBytes: maxPhotoBytes) }
 }
 
 /// The nearby service: SocialSpot's profiles, location sharing and people within 500 feet.
@@ -85,7 +88,7 @@ public enum NearbyService {
     public static let extensions = ["postgis"]
 
     public static func definition(settings: NearbySettings, storage: Storage, catalog: RouteCatalog = RouteCatalog()) -> ServiceDefinition {
-        let photos = StorageBucket.images("profile-photos", maxBytes: settings.maxPhotoBytes)
+        let photos = settings.photos
         // The key of everyone's secret offsets: made once per deployment, kept in the schema.
         let noise = LocationNoiseKey()
         @Sendable func nearby(_ context: ServiceContext, _ logger: Logger? = nil) -> Nearby {

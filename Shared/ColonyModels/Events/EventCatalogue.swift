@@ -3,19 +3,19 @@
 public enum EventCatalogue {
     public static let types: [ColonyService: [EventType]] = [
         .auth: [.userRegistered, .userUpdated, .userDeleted],
-        .habits: [.habitLogged, .hiveCreated, .hiveJoined, .hiveLeft, .hiveDeleted, .hiveDayLogged, .hiveAdvanced, .hiveBroken, .hiveAtRisk, .streakMilestone],
+        .habits: [.habitLogged, .hiveCreated, .hiveJoined, .hiveLeft, .hiveDeleted, .hiveDayLogged, .hiveAdvanced, .hiveBroken, .hiveAtRisk, .streakMilestone, .hiveMemberImported],
         .chat: [
             .groupCreated, .groupUpdated, .groupDeleted, .groupMemberAdded, .groupMemberRemoved, .groupRoleChanged,
-            .messageSent, .messageEdited, .messageDeleted, .calendarEventCreated, .calendarEventUpdated, .calendarEventDeleted,
+            .messageSent, .messageEdited, .messageDeleted, .calendarEventCreated, .calendarEventUpdated, .calendarEventDeleted, .groupMemberImported,
         ],
         .nearby: [.locationUpdated, .locationRemoved, .profileUpdated],
         .projects: [
             .builderUpdated, .projectCreated, .projectUpdated, .projectDeleted, .projectFollowed, .projectUnfollowed,
-            .projectPostCreated, .postLiked, .supportSent, .milestoneCompleted, .karmaLevelUp,
+            .projectPostCreated, .postLiked, .supportSent, .milestoneCompleted, .karmaLevelUp, .projectImported,
         ],
         .circles: [
             .circleCreated, .circleMemberJoined, .circleMemberLeft, .circleDeleted, .postCreated, .postUpdated, .postDeleted, .postExpired,
-            .postReacted, .pollVoted, .eventRsvped, .dmSent, .dmRead, .presenceChanged,
+            .postReacted, .pollVoted, .eventRsvped, .dmSent, .dmRead, .presenceChanged, .circleMemberImported, .eventPostImported,
         ],
     ]
 

@@ -53,6 +53,15 @@ public enum Memberships {
             return [.remove(.hive, member.hiveId, member.userId)]
         case .hiveDeleted:
             return [.removeAll(.hive, try event.decode(HiveDeleted.self).payload.hive.id)]
+        case .groupMemberImported:
+            let member = try event.decode(GroupMemberImported.self).payload.member
+            return [.add(.group, member.groupId, [member.userId])]
+        case .circleMemberImported:
+            let member = try event.decode(CircleMemberImported.self).payload.member
+            return [.add(.circle, member.circleId, [member.userId])]
+        case .hiveMemberImported:
+            let member = try event.decode(HiveMemberImported.self).payload.member
+            return [.add(.hive, member.hiveId, [member.userId])]
         default:
             return []
         }

@@ -71,7 +71,8 @@ public struct MigrationRunner: Sendable {
     }
 }
 
-/// The tables every service schema has: the outbox, the inbox, the job ledger and the dead letters.
+/// The tables every service schema has: the outbox, the inbox, the job ledger, the dead letters
+/// and the import ledger.
 enum PlatformMigrations {
     static let all: [Migration] = [
         Migration(version: 1, name: "outbox_inbox_jobs", sql: """
@@ -134,6 +135,20 @@ enum PlatformMigrations {
             """),
         Migration(version: 4, name: "job_last_success", sql: """
             ALTER TABLE job_runs ADD COLUMN last_succeeded_at timestamptz;
+            """),
+        // What `colony-admin import supabase` has brought into this schema, per app: a source
+        // row (or a step done for one) is written with its entry in one transaction, so a run
+        // after a failure neither writes a row twice nor misses one (see ColonyImport).
+        Migration(version: 5, name: "import_ledger", sql: """
+            CREATE TABLE import_ledger (
+                app text NOT NULL,
+                source_table text NOT NULL,
+                source_id text NOT NULL,
+                -- the id Colony gave the row, when not the source's
+                target_id text,
+                imported_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (app, source_table, source_id)
+            );
             """),
     ]
 }

@@ -327,10 +327,7 @@ public struct Accounts: Sendable {
     }
 
     func addIdentity(for user: UserRecord, provider: String, on connection: PostgresConnection) async throws {
-        var data: [String: JSONValue] = ["sub": .string(user.id.uuidString.lowercased()), "email_verified": .bool(user.emailConfirmedAt != nil), "phone_verified": .bool(user.phoneConfirmedAt != nil)]
-        if provider == "email", let email = user.email { data["email"] = .string(email) }
-        if provider == "phone", let phone = user.phone { data["phone"] = .string(phone) }
-        try await users.upsertIdentity(userID: user.id, app: user.app, provider: provider, providerID: user.id.uuidString.lowercased(), data: data, signedIn: false, on: connection)
+        try await users.addOwnIdentity(for: user, provider: provider, on: connection)
     }
 
     func addProvider(_ provider: String, to user: inout UserRecord) {
@@ -356,10 +353,17 @@ public struct Accounts: Sendable {
     }
 
     func publishRegistered(_ user: UserRecord, nameFrom data: [String: JSONValue] = [:], on connection: PostgresConnection) async throws {
+        try await outbox.publish(Self.registered(user, phonePepper: settings.phonePepper, nameFrom: data), on: connection, logger: logger)
+    }
+
+    /// `user_registered` for an account: its addresses, the phone's hash for contact matching,
+    /// and its metadata (with `data`'s keys where the metadata has none).
+    static func registered(_ user: UserRecord, phonePepper: String, nameFrom data: [String: JSONValue] = [:]) -> EventEnvelope<UserRegistered> {
         var metadata = user.userMetadata
         for (key, value) in data where metadata[key] == nil { metadata[key] = value }
-        let payload = UserRegistered(userId: user.id, app: user.app, email: user.email, phone: user.phone.map { "+" + $0 }, phoneHash: phoneHash(user), userMetadata: metadata, createdAt: user.createdAt)
-        try await outbox.publish(EventEnvelope(app: user.app, aggregateId: user.id.uuidString.lowercased(), actor: user.id, payload: payload), on: connection, logger: logger)
+        let payload = UserRegistered(userId: user.id, app: user.app, email: user.email, phone: user.phone.map { "+" + $0 },
+                                     phoneHash: user.phone.map { Credentials.phoneHash(digits: $0, pepper: phonePepper) }, userMetadata: metadata, createdAt: user.createdAt)
+        return EventEnvelope(app: user.app, aggregateId: user.id.uuidString.lowercased(), actor: user.id, payload: payload)
     }
 
     func publishUpdated(_ user: UserRecord, on connection: PostgresConnection) async throws {

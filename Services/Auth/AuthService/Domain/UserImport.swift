@@ -15,6 +15,7 @@ public struct ImportedUser: Sendable, Equatable {
     public var userMetadata: [String: JSONValue]
     public var createdAt: Date?
     public var lastSignInAt: Date?
+    public var bannedUntil: Date? = nil
 }
 
 public enum UserImportParser {
@@ -79,7 +80,7 @@ public enum UserImportParser {
             id: id, email: email, phone: phone, encryptedPassword: password,
             emailConfirmedAt: try date("email_confirmed_at"), phoneConfirmedAt: try date("phone_confirmed_at"),
             appMetadata: try metadata("raw_app_meta_data"), userMetadata: try metadata("raw_user_meta_data"),
-            createdAt: try date("created_at"), lastSignInAt: try date("last_sign_in_at")
+            createdAt: try date("created_at"), lastSignInAt: try date("last_sign_in_at"), bannedUntil: try date("banned_until")
         )
     }
 
@@ -155,21 +156,10 @@ extension Accounts {
         var count = 0
         var skipped: [String] = []
         for record in imported {
-            let now = Date()
-            let provider = record.email != nil ? "email" : "phone"
-            var appMetadata = record.appMetadata
-            if appMetadata["provider"] == nil { appMetadata["provider"] = .string(provider) }
-            if appMetadata["providers"] == nil { appMetadata["providers"] = .array([.string(provider)]) }
-            let user = UserRecord(id: record.id, app: app, email: record.email, phone: record.phone, encryptedPassword: record.encryptedPassword,
-                                  emailConfirmedAt: record.emailConfirmedAt, phoneConfirmedAt: record.phoneConfirmedAt,
-                                  appMetadata: appMetadata, userMetadata: record.userMetadata, lastSignInAt: record.lastSignInAt,
-                                  createdAt: record.createdAt ?? now, updatedAt: now)
             do {
-                try MetadataLimits.check(user: record.userMetadata, app: appMetadata)
                 try await database.transaction { connection in
                     if try await users.find(id: record.id, app: app, on: connection) != nil { throw AuthErrors.userAlreadyExists }
-                    try await users.insert(user, on: connection)
-                    try await addIdentity(for: user, provider: provider, on: connection)
+                    let user = try await users.insertImported(record, app: app, on: connection)
                     try await publishRegistered(user, on: connection)
                 }
                 count += 1
@@ -180,5 +170,27 @@ extension Accounts {
             }
         }
         return (count, skipped)
+    }
+}
+
+extension UserStore {
+    /// Stores an imported account as it was (id, bcrypt hash, confirmations, metadata), with its
+    /// own email or phone identity. Throws 422 when its metadata is over `MetadataLimits`, and
+    /// `userAlreadyExists` when the id or an address is taken in the app.
+    func insertImported(_ record: ImportedUser, app: App, on connection: PostgresConnection) async throws -> UserRecord {
+        let now = Date()
+        let provider = record.email != nil ? "email" : "phone"
+        var appMetadata = record.appMetadata
+        if appMetadata["provider"] == nil { appMetadata["provider"] = .string(provider) }
+        if appMetadata["providers"] == nil { appMetadata["providers"] = .array([.string(provider)]) }
+        try MetadataLimits.check(user: record.userMetadata, app: appMetadata)
+        var user = UserRecord(id: record.id, app: app, email: record.email, phone: record.phone, encryptedPassword: record.encryptedPassword,
+                              emailConfirmedAt: record.emailConfirmedAt, phoneConfirmedAt: record.phoneConfirmedAt,
+                              appMetadata: appMetadata, userMetadata: record.userMetadata, lastSignInAt: record.lastSignInAt,
+                              createdAt: record.createdAt ?? now, updatedAt: now)
+        user.bannedUntil = record.bannedUntil
+        try await insert(user, on: connection)
+        try await addOwnIdentity(for: user, provider: provider, on: connection)
+        return user
     }
 }

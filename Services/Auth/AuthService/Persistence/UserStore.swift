@@ -202,6 +202,14 @@ struct UserStore {
             """, logger: logger)
     }
 
+    /// The account's own `email` or `phone` identity (provider id = the user id, as GoTrue's).
+    func addOwnIdentity(for user: UserRecord, provider: String, on connection: PostgresConnection) async throws {
+        var data: [String: JSONValue] = ["sub": .string(user.id.uuidString.lowercased()), "email_verified": .bool(user.emailConfirmedAt != nil), "phone_verified": .bool(user.phoneConfirmedAt != nil)]
+        if provider == "email", let email = user.email { data["email"] = .string(email) }
+        if provider == "phone", let phone = user.phone { data["phone"] = .string(phone) }
+        try await upsertIdentity(userID: user.id, app: user.app, provider: provider, providerID: user.id.uuidString.lowercased(), data: data, signedIn: false, on: connection)
+    }
+
     func deleteIdentity(userID: UUID, provider: String, on connection: PostgresConnection) async throws {
         try await connection.query("DELETE FROM identities WHERE user_id = \(userID) AND provider = \(provider)", logger: logger)
     }

@@ -15,6 +15,23 @@ struct ChatMedia: Sendable {
 
     var buckets: [StorageBucket] { [profilePictures, groupPictures, voiceMessages] }
 
+    init(storage: Storage, profilePictures: StorageBucket, groupPictures: StorageBucket, voiceMessages: StorageBucket) {
+        self.storage = storage
+        self.profilePictures = profilePictures
+        self.groupPictures = groupPictures
+        self.voiceMessages = voiceMessages
+    }
+
+    /// The service's buckets as its settings size them.
+    init(settings: ChatSettings, storage: Storage) {
+        self.init(
+            storage: storage,
+            profilePictures: .images("profile-pictures", maxBytes: settings.maxImageBytes),
+            groupPictures: .images("group-pictures", maxBytes: settings.maxImageBytes),
+            voiceMessages: .audio("voice-messages", maxBytes: settings.maxVoiceBytes, isPublic: false)
+        )
+    }
+
     static func key(_ id: UUID) -> String { id.uuidString.lowercased() }
     static func voiceKey(groupID: UUID, messageID: UUID) -> String { "\(key(groupID))/\(key(messageID))" }
 

@@ -10,6 +10,16 @@ struct PostMedia: Sendable {
     let storage: Storage
     let photos: StorageBucket
 
+    init(storage: Storage, photos: StorageBucket) {
+        self.storage = storage
+        self.photos = photos
+    }
+
+    /// The service's bucket as its settings size it.
+    init(settings: CirclesSettings, storage: Storage) {
+        self.init(storage: storage, photos: .images("post-photos", maxBytes: settings.maxPhotoBytes, isPublic: false))
+    }
+
     static func key(circleID: UUID, postID: UUID) -> String { "\(circleID.uuidString.lowercased())/\(postID.uuidString.lowercased())" }
 
     func url(_ post: PostStore.Stored) -> String? {

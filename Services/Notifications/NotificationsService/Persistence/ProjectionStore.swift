@@ -17,6 +17,15 @@ struct ProjectionStore: Sendable {
         case .circleMemberJoined:
             let payload = try event.decode(CircleMemberJoined.self).payload
             try await setName(.circle, payload.member.circleId, payload.circleName, on: connection)
+        case .circleMemberImported:
+            let payload = try event.decode(CircleMemberImported.self).payload
+            try await setName(.circle, payload.member.circleId, payload.circleName, on: connection)
+        case .groupMemberImported:
+            let payload = try event.decode(GroupMemberImported.self).payload
+            try await setName(.group, payload.member.groupId, payload.groupName, on: connection)
+        case .projectImported:
+            let payload = try event.decode(ProjectImported.self).payload
+            try await setName(.project, payload.projectId, payload.title, on: connection)
         case .circleDeleted:
             let circle = try event.decode(CircleDeleted.self).payload.circle
             try await removeName(.circle, circle.id, on: connection)
@@ -37,8 +46,9 @@ struct ProjectionStore: Sendable {
             try await setName(.project, project.id, project.title, on: connection)
         case .projectDeleted:
             try await removeName(.project, try event.decode(ProjectDeleted.self).payload.project.id, on: connection)
-        case .postCreated, .postUpdated:
-            guard let post = try Triggers.post(of: event), post.type == .event else { return }
+        case .postCreated, .postUpdated, .eventPostImported:
+            guard let post = try event.type == .eventPostImported ? event.decode(EventPostImported.self).payload.post : Triggers.post(of: event),
+                  post.type == .event else { return }
             try await connection.query("""
                 INSERT INTO event_posts (post_id, circle_id, author_id, title, location, starts_at)
                 VALUES (\(post.id), \(post.circleId), \(post.authorId), \(post.body), \(post.location), \(post.startsAt))

@@ -1,0 +1,120 @@
+import ColonyModels
+import Foundation
+import Synchronization
+
+/// What an import run did, per table: rows read from the source, written now, already there
+/// from an earlier run (the ledger), left out by a rule of Colony's (expired, deleted), and
+/// skipped because they broke a rule (with their ids and why), plus the files copied and the
+/// rows that came over without something (a file missing or refused, a value left out). Printed
+/// at the end; a run with skipped or incomplete rows exits non-zero.
+public final class ImportReport: Sendable {
+    public struct Table: Sendable, Equatable, Encodable {
+        public var name: String
+        public var read = 0
+        public var imported = 0
+        public var already = 0
+        /// Reason → rows.
+        public var notImported: [String: Int] = [:]
+        public var skipped: [Issue] = []
+        public var notImportedCount: Int { notImported.values.reduce(0, +) }
+    }
+
+    public struct Issue: Sendable, Equatable, Encodable {
+        public var table: String
+        public var id: String
+        public var reason: String
+    }
+
+    struct State {
+        var tables: [Table] = []
+        var filesCopied = 0
+        /// Rows that came over without something: a file missing or refused, a value left out.
+        var incompleteRows: [Issue] = []
+        var notes: [String] = []
+    }
+
+    private let state = Mutex(State())
+    public let title: String
+
+    public init(title: String) {
+        self.title = title
+    }
+
+    private func update(_ table: String, _ body: (inout Table) -> Void) {
+        state.withLock { state in
+            if let index = state.tables.firstIndex(where: { $0.name == table }) {
+                body(&state.tables[index])
+            } else {
+                var entry = Table(name: table)
+                body(&entry)
+                state.tables.append(entry)
+            }
+        }
+    }
+
+    public func begin(_ table: String) { update(table) { _ in } }
+    public func read(_ table: String, _ count: Int = 1) { update(table) { $0.read += count } }
+    public func imported(_ table: String) { update(table) { $0.imported += 1 } }
+    public func already(_ table: String) { update(table) { $0.already += 1 } }
+    public func notImported(_ table: String, reason: String) { update(table) { $0.notImported[reason, default: 0] += 1 } }
+    public func skipped(_ table: String, id: String, reason: String) {
+        update(table) { $0.skipped.append(Issue(table: table, id: id, reason: reason)) }
+    }
+    public func fileCopied() { state.withLock { $0.filesCopied += 1 } }
+    public func incomplete(_ table: String, id: String, reason: String) {
+        state.withLock { $0.incompleteRows.append(Issue(table: table, id: id, reason: reason)) }
+    }
+    public func note(_ text: String) { state.withLock { $0.notes.append(text) } }
+
+    public var tables: [Table] { state.withLock { $0.tables } }
+    public var filesCopied: Int { state.withLock { $0.filesCopied } }
+    public var incompleteRows: [Issue] { state.withLock { $0.incompleteRows } }
+    public var skippedCount: Int { state.withLock { $0.tables.reduce(0) { $0 + $1.skipped.count } } }
+    /// Something did not come over that should have: the run exits non-zero.
+    public var isIncomplete: Bool { skippedCount > 0 || !incompleteRows.isEmpty }
+
+    /// The summary as JSON (`--summary-json`), for scripts that check an import.
+    public func json(dryRun: Bool) throws -> String {
+        struct Summary: Encodable {
+            var title: String
+            var dryRun: Bool
+            var tables: [Table]
+            var filesCopied: Int
+            var incompleteRows: [Issue]
+            var complete: Bool
+        }
+        let snapshot = state.withLock { $0 }
+        let summary = Summary(title: title, dryRun: dryRun, tables: snapshot.tables, filesCopied: snapshot.filesCopied,
+                              incompleteRows: snapshot.incompleteRows, complete: !isIncomplete)
+        return String(decoding: try ColonyJSON.encoder().encode(summary), as: UTF8.self)
+    }
+
+    /// The summary: one line per table, then every skipped row and missing file.
+    public func render(dryRun: Bool) -> String {
+        let snapshot = state.withLock { $0 }
+        var lines = ["\(title)\(dryRun ? " (dry run: nothing was written)" : "")"]
+        let header = ["TABLE", "SOURCE", dryRun ? "WOULD IMPORT" : "IMPORTED", "ALREADY", "NOT IMPORTED", "SKIPPED"]
+        var rows = [header]
+        for table in snapshot.tables {
+            let reasons = table.notImported.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+            rows.append([table.name, String(table.read), String(table.imported), String(table.already),
+                         table.notImportedCount == 0 ? "0" : "\(table.notImportedCount) (\(reasons))", String(table.skipped.count)])
+        }
+        let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for row in rows {
+            lines.append(zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+        }
+        lines.append("files: \(dryRun ? "would copy" : "copied") \(snapshot.filesCopied); rows that came over incomplete: \(snapshot.incompleteRows.count)")
+        let skipped = snapshot.tables.flatMap(\.skipped)
+        if !skipped.isEmpty {
+            lines.append("skipped rows (\(skipped.count)):")
+            lines += skipped.map { "  \($0.table) \($0.id): \($0.reason)" }
+        }
+        if !snapshot.incompleteRows.isEmpty {
+            lines.append("rows that came over without something (\(snapshot.incompleteRows.count)):")
+            lines += snapshot.incompleteRows.map { "  \($0.table) \($0.id): \($0.reason)" }
+        }
+        lines += snapshot.notes.map { "note: \($0)" }
+        return lines.joined(separator: "\n")
+    }
+}
