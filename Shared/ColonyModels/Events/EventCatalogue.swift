@@ -3,10 +3,11 @@
 public enum EventCatalogue {
     public static let types: [ColonyService: [EventType]] = [
         .auth: [.userRegistered, .userUpdated, .userDeleted],
-        .habits: [.habitLogged, .hiveCreated, .hiveJoined, .hiveLeft, .hiveDeleted, .hiveDayLogged, .hiveAdvanced, .hiveBroken, .hiveAtRisk, .streakMilestone],
+        .habits: [.habitLogged, .hiveCreated, .hiveJoined, .hiveLeft, .hiveDeleted, .hiveDayLogged, .hiveAdvanced, .hiveBroken, .hiveAtRisk, .streakMilestone,
+                  .hiveUpdated, .hiveInvited, .hiveInvitationAnswered, .habitStreakMilestone],
         .chat: [
             .groupCreated, .groupUpdated, .groupDeleted, .groupMemberAdded, .groupMemberRemoved, .groupRoleChanged,
-            .messageSent, .messageEdited, .messageDeleted, .calendarEventCreated, .calendarEventUpdated, .calendarEventDeleted,
+            .messageSent, .messageEdited, .messageDeleted, .calendarEventCreated, .calendarEventUpdated, .calendarEventDeleted, .userErased,
         ],
         .nearby: [.locationUpdated, .locationRemoved, .profileUpdated],
         .projects: [
@@ -16,6 +17,7 @@ public enum EventCatalogue {
         .circles: [
             .circleCreated, .circleMemberJoined, .circleMemberLeft, .circleDeleted, .postCreated, .postUpdated, .postDeleted, .postExpired,
             .postReacted, .pollVoted, .eventRsvped, .dmSent, .dmRead, .presenceChanged,
+            .circleUpdated, .circleMemberUpdated, .dmReacted,
         ],
     ]
 
