@@ -51,4 +51,11 @@ public struct TestTokens: Sendable {
         let keys = await JWTKeyCollection().add(ecdsa: privateKey, kid: JWKIdentifier(string: keyID))
         return try await keys.sign(claims, kid: JWKIdentifier(string: keyID))
     }
+
+    /// An app's service-role API key, shaped as auth issues it (`role`, `ref`, no subject).
+    public func serviceKey(app: App, role: String = "service_role", expiresIn: TimeInterval = 3600) async throws -> String {
+        let claims = ServiceKeyClaims(iss: issuer, role: role, ref: app.rawValue, exp: Date().addingTimeInterval(expiresIn))
+        let keys = await JWTKeyCollection().add(ecdsa: privateKey, kid: JWKIdentifier(string: keyID))
+        return try await keys.sign(claims, kid: JWKIdentifier(string: keyID))
+    }
 }

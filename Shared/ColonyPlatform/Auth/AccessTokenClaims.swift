@@ -70,3 +70,25 @@ public struct AuthenticatedUser: Sendable, Equatable {
         self.phone = phone
     }
 }
+
+/// The claims of an app's service-role API key as auth issues them (Supabase's shape): no
+/// subject or audience; `ref` names the app.
+public struct ServiceKeyClaims: JWTPayload, Equatable {
+    public var iss: IssuerClaim
+    public var role: String
+    public var ref: String
+    public var iat: IssuedAtClaim
+    public var exp: ExpirationClaim
+
+    public init(iss: String, role: String, ref: String, iat: Date = Date(), exp: Date) {
+        self.iss = IssuerClaim(value: iss)
+        self.role = role
+        self.ref = ref
+        self.iat = IssuedAtClaim(value: iat)
+        self.exp = ExpirationClaim(value: exp)
+    }
+
+    public func verify(using algorithm: some JWTAlgorithm) async throws {
+        try exp.verifyNotExpired()
+    }
+}

@@ -91,14 +91,35 @@ public actor TokenVerifier {
         return AuthenticatedUser(id: id, role: claims.role, app: app, sessionID: claims.sessionId, email: claims.email, phone: claims.phone)
     }
 
-    private func verifiedClaims(_ token: String) async throws -> AccessTokenClaims {
+    /// The app whose service-role key `token` is (auth's `service_role` API key: signed by the
+    /// same keys, `role` service_role, `ref` the app); a 401 for anything else, a user's access
+    /// token included. A service serving one app accepts only that app's key.
+    public func verifyServiceKey(_ token: String) async throws(APIError) -> App {
+        let claims: ServiceKeyClaims
+        do {
+            claims = try await verifiedClaims(token, as: ServiceKeyClaims.self)
+        } catch let error as APIError {
+            throw error
+        } catch {
+            throw APIError.unauthorized("a service-role key is required", code: "invalid_service_key")
+        }
+        guard claims.iss.value == configuration.issuer, claims.role == "service_role", let app = App(rawValue: claims.ref) else {
+            throw APIError.unauthorized("a service-role key is required", code: "invalid_service_key")
+        }
+        if let audience = configuration.audience, audience != app {
+            throw APIError.unauthorized("the service-role key is for another app", code: "invalid_service_key")
+        }
+        return app
+    }
+
+    private func verifiedClaims<Claims: JWTPayload>(_ token: String, as _: Claims.Type = AccessTokenClaims.self) async throws -> Claims {
         var keys = try await currentKeys()
         // Keys rotated since the last fetch (a `kid` we have not seen): refetch once, at most
         // every 30 s, so a flood of forged key ids cannot hammer auth.
         if case .jwks = configuration.keySource, let kid = Self.keyID(of: token), !knownKeyIDs.contains(kid), canRefetchForUnknownKey() {
             keys = (try? await fetchKeys()) ?? keys
         }
-        return try await keys.verify(token, as: AccessTokenClaims.self)
+        return try await keys.verify(token, as: Claims.self)
     }
 
     /// The `kid` in a token's header, if it has one.
