@@ -17,6 +17,9 @@ struct ProjectionStore: Sendable {
         case .circleMemberJoined:
             let payload = try event.decode(CircleMemberJoined.self).payload
             try await setName(.circle, payload.member.circleId, payload.circleName, on: connection)
+        case .circleUpdated:
+            let circle = try event.decode(CircleUpdated.self).payload.circle
+            try await setName(.circle, circle.id, circle.name, on: connection)
         case .circleDeleted:
             let circle = try event.decode(CircleDeleted.self).payload.circle
             try await removeName(.circle, circle.id, on: connection)
