@@ -445,6 +445,8 @@ let package = Package(
                 "RealtimeService",
                 "ChatService",
                 "CirclesService",
+                "HabitsService",
+                "ProjectsService",
                 "ColonyStorage",
                 "ColonyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
