@@ -316,13 +316,13 @@ struct ChatServiceTests {
                 }
             }
             try await event(email: "kim@example.com", name: "Kim Lee", registered: true)
-            try await waitUntil(timeout: .seconds(60)) { try await chat.service.request(.GET, "/me", as: user).body["display_name"]?.stringValue == "Kim Lee" }
+            try await waitUntil(timeout: .seconds(120)) { try await chat.service.request(.GET, "/me", as: user).body["display_name"]?.stringValue == "Kim Lee" }
             #expect(try await chat.service.request(.PATCH, "/me", as: user, json: ["display_name": "Kimmy"]).status == 200)
             try await event(email: "kim@new.example", name: "Kim Lee")  // an email change; the metadata still has the sign-up name
-            try await waitUntil(timeout: .seconds(60)) { try await chat.service.request(.GET, "/me", as: user).body["email"]?.stringValue == "kim@new.example" }
+            try await waitUntil(timeout: .seconds(120)) { try await chat.service.request(.GET, "/me", as: user).body["email"]?.stringValue == "kim@new.example" }
             #expect(try await chat.service.request(.GET, "/me", as: user).body["display_name"]?.stringValue == "Kimmy")
             try await event(email: "kim@new.example", name: "Kim L.")  // renamed through auth's metadata: the newer change wins
-            try await waitUntil(timeout: .seconds(60)) { try await chat.service.request(.GET, "/me", as: user).body["display_name"]?.stringValue == "Kim L." }
+            try await waitUntil(timeout: .seconds(120)) { try await chat.service.request(.GET, "/me", as: user).body["display_name"]?.stringValue == "Kim L." }
         }
     }
 
@@ -346,7 +346,7 @@ struct ChatServiceTests {
             #expect(try await chat.service.request(.GET, "/users/not-a-uuid", as: owner).status == 404)
 
             try await chat.service.publishAuthEvent(UserDeleted(userId: leaver.id, app: .unify, deletedAt: Date()), user: leaver.id)
-            try await waitUntil(timeout: .seconds(60)) { try await chat.service.request(.GET, "/users/\(leaver.id)", as: owner).status == 404 }
+            try await waitUntil(timeout: .seconds(120)) { try await chat.service.request(.GET, "/users/\(leaver.id)", as: owner).status == 404 }
         }
     }
 

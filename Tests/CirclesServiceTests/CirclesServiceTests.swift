@@ -421,16 +421,16 @@ struct CirclesServiceTests {
             #expect(try await circles.service.request(.GET, "/profile", as: early).body["display_name"]?.stringValue == "sam")
             try await circles.service.publishAuthEvent(UserRegistered(userId: early.id, app: .mycirclee, email: "sam@example.com", phone: nil, phoneHash: nil,
                                                                       userMetadata: ["display_name": .string("Samantha")], createdAt: Date()), user: early.id)
-            try await waitUntil(timeout: .seconds(60)) { try await circles.service.request(.GET, "/profile", as: early).body["display_name"]?.stringValue == "Samantha" }
+            try await waitUntil(timeout: .seconds(120)) { try await circles.service.request(.GET, "/profile", as: early).body["display_name"]?.stringValue == "Samantha" }
             #expect(try await circles.service.request(.PATCH, "/profile", as: early, json: ["display_name": "Sam!"]).status == 200)
             try await circles.service.publishAuthEvent(UserUpdated(userId: early.id, app: .mycirclee, email: "sam@new.example", phone: nil, phoneHash: nil,
                                                                    userMetadata: ["display_name": .string("Samantha")], updatedAt: Date()), user: early.id)
-            try await waitUntil(timeout: .seconds(60)) { try await circles.service.request(.GET, "/profile", as: early).body["email"]?.stringValue == "sam@new.example" }
+            try await waitUntil(timeout: .seconds(120)) { try await circles.service.request(.GET, "/profile", as: early).body["email"]?.stringValue == "sam@new.example" }
             #expect(try await circles.service.request(.GET, "/profile", as: early).body["display_name"]?.stringValue == "Sam!")
             // A name changed through auth's metadata is a new name: it follows.
             try await circles.service.publishAuthEvent(UserUpdated(userId: early.id, app: .mycirclee, email: "sam@new.example", phone: nil, phoneHash: nil,
                                                                    userMetadata: ["display_name": .string("Samira")], updatedAt: Date()), user: early.id)
-            try await waitUntil(timeout: .seconds(60)) { try await circles.service.request(.GET, "/profile", as: early).body["display_name"]?.stringValue == "Samira" }
+            try await waitUntil(timeout: .seconds(120)) { try await circles.service.request(.GET, "/profile", as: early).body["display_name"]?.stringValue == "Samira" }
         }
     }
 

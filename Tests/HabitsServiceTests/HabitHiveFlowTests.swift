@@ -30,7 +30,7 @@ struct HabitHiveFlowTests {
         let hash = String(repeating: String(format: "%02x", UInt8.random(in: 0...255)), count: 32)
         try await habits.publishAuthEvent(UserRegistered(userId: contact.id, app: .habithive, email: nil, phone: "+15550000000", phoneHash: hash,
                                                          userMetadata: ["display_name": .string("Contact")], createdAt: Date()), user: contact.id)
-        try await waitUntil(timeout: .seconds(60)) { try await habits.request(.GET, "/profile", as: contact).body["display_name"]?.stringValue == "Contact" }
+        try await waitUntil(timeout: .seconds(120)) { try await habits.request(.GET, "/profile", as: contact).body["display_name"]?.stringValue == "Contact" }
         let upload = try await habits.request(.POST, "/contacts", as: owner, json: ["contacts": [["hash": hash]]])
         #expect(upload.body["matches"]?.arrayValue?.contains { $0["user_id"]?.stringValue.flatMap(UUID.init(uuidString:)) == contact.id } == true, "\(upload.body)")
     }
@@ -189,7 +189,7 @@ struct HabitHiveFlowTests {
             #expect(created.status == 201)
             #expect(try await habits.count("idempotency_keys WHERE user_id = '\(user.id.uuidString.lowercased())'") == 1)
             try await habits.publishAuthEvent(UserDeleted(userId: user.id, app: .habithive, deletedAt: Date()), user: user.id)
-            try await waitUntil(timeout: .seconds(60)) { try await habits.request(.GET, "/profile", as: user).status == 401 }
+            try await waitUntil(timeout: .seconds(120)) { try await habits.request(.GET, "/profile", as: user).status == 401 }
             #expect(try await habits.count("idempotency_keys WHERE user_id = '\(user.id.uuidString.lowercased())'") == 0)
             let replay = try await habits.request(.POST, "/habits", as: user, json: ["name": "Journal"], headers: [("Idempotency-Key", "create-journal")])
             #expect(replay.status == 401 && replay.headers["Idempotent-Replayed"].isEmpty, "no saved answer is handed out after erasure")

@@ -11,7 +11,7 @@ import uuid
 import httpx
 from realtime import AsyncRealtimeClient, RealtimeSubscribeStates
 
-TIMEOUT = float(os.environ.get("COLONY_CONFORMANCE_TIMEOUT", "45"))  # crossing the broker on a busy machine
+TIMEOUT = float(os.environ.get("COLONY_CONFORMANCE_TIMEOUT", "90"))  # crossing the broker on a busy machine
 # The keys a `postgres_changes` payload's data carries on the wire (Supabase's NewRecord,
 # UpdatedRecord and DeletedRecord), by event type.
 WIRE_KEYS = {"INSERT": {"record"}, "UPDATE": {"record", "old_record"}, "DELETE": {"old_record"}}

@@ -31,7 +31,7 @@ struct RealtimeConformanceTests {
                 // The friend signed up with a phone number: auth announces its hash, as for contact matching.
                 try await habits.publishAuthEvent(UserRegistered(userId: users[1].id, app: .habithive, email: nil, phone: "+15550001111", phoneHash: hash,
                                                                  userMetadata: ["display_name": .string("Friend")], createdAt: Date()), user: users[1].id)
-                try await waitUntil(timeout: .seconds(60)) { try await habits.request(.GET, "/profile", as: users[1]).body["display_name"]?.stringValue == "Friend" }
+                try await waitUntil(timeout: .seconds(120)) { try await habits.request(.GET, "/profile", as: users[1]).body["display_name"]?.stringValue == "Friend" }
             }
         }
     }
