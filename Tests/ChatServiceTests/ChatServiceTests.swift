@@ -274,7 +274,7 @@ struct ChatServiceTests {
             try await chat.service.publishAuthEvent(UserRegistered(userId: gone, app: .unify, email: "gone@example.com", phone: nil, phoneHash: nil,
                                                                    userMetadata: ["display_name": .string("Gone Soon")], createdAt: Date()), user: gone)
             let goneUser = try await chat.service.user(gone)
-            try await waitUntil { try await chat.service.request(.GET, "/me", as: goneUser).body["display_name"]?.stringValue == "Gone Soon" }
+            try await waitUntil(timeout: .seconds(120)) { try await chat.service.request(.GET, "/me", as: goneUser).body["display_name"]?.stringValue == "Gone Soon" }
             let owned = try await chat.group(owner: goneUser, members: [heir])
             let alone = try await chat.group(owner: goneUser, name: "Solo")
             _ = try await chat.service.request(.POST, "/groups/\(owned)/messages/voice?duration=1", as: goneUser, bytes: AudioFixtures.m4a, contentType: "audio/mp4")
@@ -282,16 +282,16 @@ struct ChatServiceTests {
             #expect(chat.storedFiles.count == 1)
 
             try await chat.service.publishAuthEvent(UserDeleted(userId: gone, app: .unify, deletedAt: Date()), user: gone)
-            try await waitUntil { try await chat.service.request(.GET, "/me", as: goneUser).status == 401 }
+            try await waitUntil(timeout: .seconds(120)) { try await chat.service.request(.GET, "/me", as: goneUser).status == 401 }
             let group = try await chat.service.request(.GET, "/groups/\(owned)", as: heir)
             #expect(group.body["role"]?.stringValue == "owner")
             let history = try await chat.service.request(.GET, "/groups/\(owned)/messages", as: heir)
             #expect(history.body["messages"]?.arrayValue?.compactMap { $0["content"]?.stringValue } == ["stays"])
             #expect(chat.storedFiles.isEmpty, "\(chat.storedFiles)")
-            let events = try await chat.service.events(of: .chat) { events in
+            let events = try await chat.service.events(of: .chat, until: { events in
                 [.groupDeleted, .userErased].allSatisfy { type in events.contains { $0.type == type } }
                     && events.contains { ($0.type == .groupUpdated) && (try? $0.decode(GroupUpdated.self).payload.previous?.ownerId) == gone }
-            }
+            }, timeout: .seconds(120))
             #expect(events.contains { $0.type == .groupDeleted && $0.header.aggregateId == alone.uuidString.lowercased() })
             // Those who shared a group hear of the erasure once (its messages went with it); ownership passed with the row before.
             let erased = try #require(events.first { $0.type == .userErased }).decode(UserErased.self).payload

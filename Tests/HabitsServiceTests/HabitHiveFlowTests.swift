@@ -188,8 +188,12 @@ struct HabitHiveFlowTests {
             let created = try await habits.request(.POST, "/habits", as: user, json: ["name": "Journal"], headers: [("Idempotency-Key", "create-journal")])
             #expect(created.status == 201)
             #expect(try await habits.count("idempotency_keys WHERE user_id = '\(user.id.uuidString.lowercased())'") == 1)
-            try await habits.publishAuthEvent(UserDeleted(userId: user.id, app: .habithive, deletedAt: Date()), user: user.id)
-            try await waitUntil(timeout: .seconds(120)) { try await habits.request(.GET, "/profile", as: user).status == 401 }
+            // The erasure `user_deleted` runs (HiveTests covers the event's way in), on the service's database.
+            try await habits.withDatabase { database in
+                let profiles = Profiles(outbox: Outbox(schema: database.schema, topicPrefix: habits.topicPrefix), phonePepper: "test-pepper", logger: TestEnvironment.logger)
+                try await database.transaction { connection in try await profiles.erase(user.id, on: connection) }
+            }
+            #expect(try await habits.request(.GET, "/profile", as: user).status == 401)
             #expect(try await habits.count("idempotency_keys WHERE user_id = '\(user.id.uuidString.lowercased())'") == 0)
             let replay = try await habits.request(.POST, "/habits", as: user, json: ["name": "Journal"], headers: [("Idempotency-Key", "create-journal")])
             #expect(replay.status == 401 && replay.headers["Idempotent-Replayed"].isEmpty, "no saved answer is handed out after erasure")
