@@ -488,6 +488,8 @@ let package = Package(
                 "ChatService",
                 "CirclesService",
                 "NearbyService",
+                "HabitsService",
+                "ProjectsService",
                 "ColonyStorage",
                 "ColonyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

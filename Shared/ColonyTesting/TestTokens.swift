@@ -48,13 +48,21 @@ public struct TestTokens: Sendable {
             sessionId: UUID().uuidString.lowercased(),
             email: email
         )
-        let keys = await JWTKeyCollection().add(ecdsa: privateKey, kid: JWKIdentifier(string: keyID))
-        return try await keys.sign(claims, kid: JWKIdentifier(string: keyID))
+        return try await sign(claims)
     }
 
     /// An app's API key as auth issues it (anon by default), signed with this key.
     public func apiKey(app: App, role: String = "anon", issuer: String? = nil) async throws -> String {
         let claims = APIKeyClaims(iss: issuer ?? self.issuer, role: role, ref: app.rawValue, exp: Date().addingTimeInterval(365 * 86_400))
+        return try await sign(claims)
+    }
+
+    /// An app's service-role API key, shaped as auth issues it (`role`, `ref`, no subject).
+    public func serviceKey(app: App, role: String = "service_role", expiresIn: TimeInterval = 3600) async throws -> String {
+        try await sign(APIKeyClaims(iss: issuer, role: role, ref: app.rawValue, exp: Date().addingTimeInterval(expiresIn)))
+    }
+
+    private func sign(_ claims: some JWTPayload) async throws -> String {
         let keys = await JWTKeyCollection().add(ecdsa: privateKey, kid: JWKIdentifier(string: keyID))
         return try await keys.sign(claims, kid: JWKIdentifier(string: keyID))
     }

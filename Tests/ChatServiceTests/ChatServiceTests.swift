@@ -307,7 +307,7 @@ struct ChatServiceTests {
             try await chat.service.publishAuthEvent(UserRegistered(userId: gone, app: .unify, email: "gone@example.com", phone: nil, phoneHash: nil,
                                                                    userMetadata: ["display_name": .string("Gone Soon")], createdAt: Date()), user: gone)
             let goneUser = try await chat.service.user(gone)
-            try await waitUntil { try await chat.service.request(.GET, "/me", as: goneUser).body["display_name"]?.stringValue == "Gone Soon" }
+            try await waitUntil(timeout: .seconds(120)) { try await chat.service.request(.GET, "/me", as: goneUser).body["display_name"]?.stringValue == "Gone Soon" }
             let owned = try await chat.group(owner: goneUser, members: [heir])
             let alone = try await chat.group(owner: goneUser, name: "Solo")
             _ = try await chat.service.request(.POST, "/groups/\(owned)/messages/voice?duration=1", as: goneUser, bytes: AudioFixtures.m4a, contentType: "audio/mp4")
@@ -315,14 +315,71 @@ struct ChatServiceTests {
             #expect(chat.storedFiles.count == 1)
 
             try await chat.service.publishAuthEvent(UserDeleted(userId: gone, app: .unify, deletedAt: Date()), user: gone)
-            try await waitUntil { try await chat.service.request(.GET, "/me", as: goneUser).status == 401 }
+            try await waitUntil(timeout: .seconds(120)) { try await chat.service.request(.GET, "/me", as: goneUser).status == 401 }
             let group = try await chat.service.request(.GET, "/groups/\(owned)", as: heir)
             #expect(group.body["role"]?.stringValue == "owner")
             let history = try await chat.service.request(.GET, "/groups/\(owned)/messages", as: heir)
             #expect(history.body["messages"]?.arrayValue?.compactMap { $0["content"]?.stringValue } == ["stays"])
             #expect(chat.storedFiles.isEmpty, "\(chat.storedFiles)")
-            let events = try await chat.service.events(of: .chat) { events in events.contains { $0.type == .groupDeleted } }
+            let events = try await chat.service.events(of: .chat, until: { events in
+                [.groupDeleted, .userErased].allSatisfy { type in events.contains { $0.type == type } }
+                    && events.contains { ($0.type == .groupUpdated) && (try? $0.decode(GroupUpdated.self).payload.previous?.ownerId) == gone }
+            }, timeout: .seconds(120))
             #expect(events.contains { $0.type == .groupDeleted && $0.header.aggregateId == alone.uuidString.lowercased() })
+            // Those who shared a group hear of the erasure once (its messages went with it); ownership passed with the row before.
+            let erased = try #require(events.first { $0.type == .userErased }).decode(UserErased.self).payload
+            #expect(erased.userId == gone && erased.displayName == "Gone Soon" && erased.sharedWith == [heir.id])
+            let renamed = try events.filter { $0.type == .groupUpdated }.map { try $0.decode(GroupUpdated.self).payload }
+            #expect(renamed.contains { $0.previous?.ownerId == gone && $0.group.ownerId == heir.id })
+        }
+    }
+
+    @Test("user_updated never reverts a display name the user changed; a name changed through auth follows; a late sign-up name replaces the placeholder")
+    func displayNameFromAuth() async throws {
+        try await withRunningChat { chat in
+            let id = UUID()
+            let user = try await chat.service.user(id, email: "kim@example.com")
+            #expect(try await chat.service.request(.GET, "/me", as: user).body["display_name"]?.stringValue == "kim")
+            func event(email: String, name: String, registered: Bool = false) async throws {
+                let metadata: [String: JSONValue] = ["display_name": .string(name)]
+                if registered {
+                    try await chat.service.publishAuthEvent(UserRegistered(userId: id, app: .unify, email: email, phone: nil, phoneHash: nil, userMetadata: metadata, createdAt: Date()), user: id)
+                } else {
+                    try await chat.service.publishAuthEvent(UserUpdated(userId: id, app: .unify, email: email, phone: nil, phoneHash: nil, userMetadata: metadata, updatedAt: Date()), user: id)
+                }
+            }
+            try await event(email: "kim@example.com", name: "Kim Lee", registered: true)
+            try await waitUntil(timeout: .seconds(120)) { try await chat.service.request(.GET, "/me", as: user).body["display_name"]?.stringValue == "Kim Lee" }
+            #expect(try await chat.service.request(.PATCH, "/me", as: user, json: ["display_name": "Kimmy"]).status == 200)
+            try await event(email: "kim@new.example", name: "Kim Lee")  // an email change; the metadata still has the sign-up name
+            try await waitUntil(timeout: .seconds(120)) { try await chat.service.request(.GET, "/me", as: user).body["email"]?.stringValue == "kim@new.example" }
+            #expect(try await chat.service.request(.GET, "/me", as: user).body["display_name"]?.stringValue == "Kimmy")
+            try await event(email: "kim@new.example", name: "Kim L.")  // renamed through auth's metadata: the newer change wins
+            try await waitUntil(timeout: .seconds(120)) { try await chat.service.request(.GET, "/me", as: user).body["display_name"]?.stringValue == "Kim L." }
+        }
+    }
+
+    @Test("GET /users/{id}: the public profile of co-members and of senders who left the group; 404 for anyone else and the erased")
+    func userProfiles() async throws {
+        try await withRunningChat { chat in
+            let owner = try await chat.user(), leaver = try await chat.user(), quiet = try await chat.user(), stranger = try await chat.user()
+            let group = try await chat.group(owner: owner, members: [leaver, quiet])
+            _ = try await chat.service.request(.PATCH, "/me", as: leaver, json: ["display_name": "Lea"])
+            _ = try await chat.service.request(.POST, "/groups/\(group)/messages", as: leaver, json: ["content": "bye all"])
+            #expect(try await chat.service.request(.POST, "/groups/\(group)/leave", as: leaver).status == 204)
+            #expect(try await chat.service.request(.POST, "/groups/\(group)/leave", as: quiet).status == 204)
+
+            let sender = try await chat.service.request(.GET, "/users/\(leaver.id)", as: owner)
+            #expect(sender.status == 200 && sender.body["display_name"]?.stringValue == "Lea" && uuid(sender.body["id"]) == leaver.id)
+            #expect(sender.body["email"] == nil, "never another user's email")
+            #expect(try await chat.service.request(.GET, "/users/\(owner.id)", as: leaver).status == 404, "the leaver no longer shares a group")
+            #expect(try await chat.service.request(.GET, "/users/\(quiet.id)", as: owner).status == 404, "left without writing")
+            #expect(try await chat.service.request(.GET, "/users/\(owner.id)", as: stranger).status == 404)
+            #expect(try await chat.service.request(.GET, "/users/\(owner.id)", as: owner).status == 200)
+            #expect(try await chat.service.request(.GET, "/users/not-a-uuid", as: owner).status == 404)
+
+            try await chat.service.publishAuthEvent(UserDeleted(userId: leaver.id, app: .unify, deletedAt: Date()), user: leaver.id)
+            try await waitUntil(timeout: .seconds(120)) { try await chat.service.request(.GET, "/users/\(leaver.id)", as: owner).status == 404 }
         }
     }
 
@@ -346,6 +403,13 @@ struct ChatServiceTests {
             let message = try #require(events.first { $0.type == .messageSent }).decode(MessageSent.self)
             #expect(message.payload.message.content == "hello" && message.payload.message.sentBy == member.id && message.aggregateId == group.uuidString.lowercased())
             #expect(message.app == .unify)
+            // Updates carry the row before; the deleted group names its members' rows.
+            let edited = try #require(events.first { $0.type == .messageEdited }).decode(MessageEdited.self).payload
+            #expect(edited.previous?.content == "hello" && edited.message.content == "hello!")
+            let changed = try #require(events.first { $0.type == .calendarEventUpdated }).decode(CalendarEventUpdated.self).payload
+            #expect(changed.previous?.title == "x" && changed.event.title == "y")
+            let deleted = try #require(events.first { $0.type == .groupDeleted }).decode(GroupDeleted.self).payload
+            #expect(Set(deleted.members?.map(\.userId) ?? []) == [owner.id, member.id] && deleted.members?.first { $0.userId == owner.id }?.role == .owner)
         }
     }
 }

@@ -13,6 +13,8 @@ struct CirclesServiceTests {
     typealias User = RunningService.User
 
     func uuid(_ value: JSONValue?) -> UUID? { value?.stringValue.flatMap(UUID.init(uuidString:)) }
+    /// An emoji as a path segment.
+    func path(_ emoji: String) -> String { emoji.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! }
 
     @Test("the OpenAPI document lists exactly the routes the service registered, and each answers")
     func openAPIMatchesRoutes() async throws {
@@ -52,11 +54,14 @@ struct CirclesServiceTests {
                 (.GET, "/circles/\(circle)/posts", nil, nil), (.POST, "/circles/\(circle)/posts", ["type": "note", "body": "x"], nil),
                 (.GET, "/posts/\(note)", nil, nil), (.PATCH, "/posts/\(note)", ["body": "x"], nil), (.DELETE, "/posts/\(note)", nil, nil),
                 (.PUT, "/posts/\(note)/photo", nil, png), (.DELETE, "/posts/\(note)/photo", nil, nil),
-                (.POST, "/posts/\(note)/reactions", ["emoji": "🔥"], nil), (.POST, "/posts/\(poll)/votes", ["option_id": option], nil),
-                (.POST, "/posts/\(event)/rsvps", ["status": "going"], nil), (.PUT, "/posts/\(note)/keep", nil, nil), (.DELETE, "/posts/\(note)/keep", nil, nil),
+                (.PUT, "/posts/\(note)/reactions/\(path("🔥"))", nil, nil), (.DELETE, "/posts/\(note)/reactions/\(path("🔥"))", nil, nil),
+                (.PUT, "/posts/\(poll)/vote", ["option_id": option], nil), (.DELETE, "/posts/\(poll)/vote", nil, nil),
+                (.PUT, "/posts/\(event)/rsvp", ["status": "going"], nil), (.DELETE, "/posts/\(event)/rsvp", nil, nil),
+                (.PUT, "/posts/\(note)/keep", nil, nil), (.DELETE, "/posts/\(note)/keep", nil, nil),
                 (.POST, "/circles/\(circle)/dms", ["user_id": member.id.uuidString], nil), (.PATCH, "/dms/\(threadID)", ["notify": false], nil),
                 (.GET, "/dms/\(threadID)/messages", nil, nil), (.POST, "/dms/\(threadID)/messages", ["body": "x"], nil), (.POST, "/dms/\(threadID)/read", nil, nil),
-                (.POST, "/dms/\(threadID)/messages/\(messageID)/reactions", ["emoji": "🔥"], nil),
+                (.PUT, "/dms/\(threadID)/messages/\(messageID)/reactions/\(path("🔥"))", nil, nil),
+                (.DELETE, "/dms/\(threadID)/messages/\(messageID)/reactions/\(path("🔥"))", nil, nil),
             ]
             for (method, path, json, bytes) in cases {
                 let reply = bytes.map { _ in () } != nil
@@ -166,54 +171,79 @@ struct CirclesServiceTests {
             let messages = page.body["messages"]?.arrayValue ?? []
             #expect(messages.map { $0["body"]?.stringValue } == ["two", "one"] && messages.allSatisfy { $0["read_at"] != nil })
             #expect(uuid(messages.first?["reply_to_id"]) == uuid(first.body["id"]))
-            let react = try await circles.service.request(.POST, "/dms/\(threadID)/messages/\(first.body["id"]?.stringValue ?? "")/reactions", as: b, json: ["emoji": "❤️"])
-            #expect(react.body["active"]?.boolValue == true, "\(react.status) \(react.body)")
+            let reactions = "/dms/\(threadID)/messages/\(first.body["id"]?.stringValue ?? "")/reactions/\(path("❤️"))"
+            for _ in 0..<2 {  // set twice: a retry does not undo it
+                let react = try await circles.service.request(.PUT, reactions, as: b)
+                #expect(react.body["active"]?.boolValue == true && react.body["emoji"]?.stringValue == "❤️", "\(react.status) \(react.body)")
+            }
+            #expect(try await circles.service.request(.GET, "/dms/\(threadID)/messages", as: a).body["messages"]?.arrayValue?.last?["reactions"]?.arrayValue?.count == 1)
+            #expect(try await circles.service.request(.DELETE, reactions, as: b).body["active"]?.boolValue == false)
+            #expect(try await circles.service.request(.DELETE, reactions, as: b).status == 200)
+            #expect(try await circles.count("dm_reactions") == 0)
             let muted = try await circles.service.request(.PATCH, "/dms/\(threadID)", as: b, json: ["notify": false])
             #expect(muted.body["notify"]?.boolValue == false)
-            let events = try await circles.service.events(of: .circles) { events in events.contains { $0.type == .dmRead } }
+            let events = try await circles.service.events(of: .circles) { events in events.filter { $0.type == .dmReacted }.count == 2 }
             let sent = try #require(events.first { $0.type == .dmSent }).decode(DMSent.self).payload
             #expect(Set(sent.participantIds) == [a.id, b.id] && sent.recipientId == b.id && sent.circleId == circle)
+            let receipt = try #require(events.first { $0.type == .dmRead }).decode(DMRead.self).payload
+            #expect(receipt.messages?.map(\.body) == ["one", "two"] && receipt.messages?.allSatisfy { $0.readAt != nil && $0.senderId == a.id } == true)
+            let reacted = try events.filter { $0.type == .dmReacted }.map { try $0.decode(DMReacted.self).payload }
+            #expect(reacted.map(\.operation) == [.insert, .delete] && reacted.allSatisfy { $0.reaction.userId == b.id && Set($0.participantIds) == [a.id, b.id] })
         }
     }
 
-    @Test("reactions, poll votes and RSVPs toggle rather than duplicate; counts follow")
-    func toggles() async throws {
+    @Test("reactions, poll votes and RSVPs are set and unset: a retried request changes nothing, each real change is one event; counts follow")
+    func marks() async throws {
         try await withRunningCircles { circles in
             let a = try await circles.user(), b = try await circles.user()
             let circle = try await circles.circle(owner: a, members: [b])
             let note = try await circles.post(circle, as: a)
-            for _ in 0..<2 { _ = try await circles.service.request(.POST, "/posts/\(note)/reactions", as: b, json: ["emoji": "🔥"]) }
-            #expect(try await circles.count("post_reactions") == 0, "twice is on then off")
-            _ = try await circles.service.request(.POST, "/posts/\(note)/reactions", as: b, json: ["emoji": "🔥"])
-            _ = try await circles.service.request(.POST, "/posts/\(note)/reactions", as: a, json: ["emoji": "🔥"])
-            _ = try await circles.service.request(.POST, "/posts/\(note)/reactions", as: a, json: ["emoji": "😂"])
+            let fire = "/posts/\(note)/reactions/\(path("🔥"))"
+            for _ in 0..<2 {
+                let set = try await circles.service.request(.PUT, fire, as: b)
+                #expect(set.status == 200 && set.body["reactions"]?.arrayValue?.first?["reacted_by_me"]?.boolValue == true, "\(set.body)")
+            }
+            #expect(try await circles.count("post_reactions") == 1, "a retried set stays set")
+            _ = try await circles.service.request(.PUT, fire, as: a)
+            _ = try await circles.service.request(.PUT, "/posts/\(note)/reactions/\(path("😂"))", as: a)
             let detail = try await circles.service.request(.GET, "/posts/\(note)", as: b)
             let reactions = detail.body["reactions"]?.arrayValue ?? []
             #expect(reactions.first?["emoji"]?.stringValue == "🔥" && reactions.first?["count"]?.intValue == 2 && reactions.first?["reacted_by_me"]?.boolValue == true)
-            #expect(try await circles.service.request(.POST, "/posts/\(note)/reactions", as: a, json: ["emoji": "lol"]).status == 422)
+            for _ in 0..<2 { #expect(try await circles.service.request(.DELETE, fire, as: b).status == 200) }
+            #expect(try await circles.count("post_reactions") == 2, "a retried unset stays unset")
+            #expect(try await circles.service.request(.PUT, "/posts/\(note)/reactions/lol", as: a).status == 422)
 
             let poll = try await circles.post(circle, as: a, ["type": "poll", "body": "Where?", "poll_options": ["Park", "Cafe", "Home"]])
             let options = try await circles.service.request(.GET, "/posts/\(poll)", as: b).body["poll_options"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
             #expect(options.count == 3)
-            _ = try await circles.service.request(.POST, "/posts/\(poll)/votes", as: b, json: ["option_id": options[0]])
-            _ = try await circles.service.request(.POST, "/posts/\(poll)/votes", as: b, json: ["option_id": options[1]])
-            #expect(try await circles.count("poll_votes") == 1, "one vote per user and poll, changed")
-            let votes = try await circles.service.request(.GET, "/posts/\(poll)", as: b).body["poll_options"]?.arrayValue ?? []
+            for _ in 0..<2 { _ = try await circles.service.request(.PUT, "/posts/\(poll)/vote", as: b, json: ["option_id": options[0]]) }
+            let moved = try await circles.service.request(.PUT, "/posts/\(poll)/vote", as: b, json: ["option_id": options[1]])
+            #expect(try await circles.count("poll_votes") == 1, "one vote per user and poll, moved")
+            let votes = moved.body["poll_options"]?.arrayValue ?? []
             #expect(votes.map { $0["votes"]?.intValue } == [0, 1, 0] && votes[1]["voted_by_me"]?.boolValue == true)
-            let withdrawn = try await circles.service.request(.POST, "/posts/\(poll)/votes", as: b, json: ["option_id": options[1]])
-            let votesLeft = try await circles.count("poll_votes")
-            #expect(withdrawn.body["active"]?.boolValue == false && votesLeft == 0)
-            #expect(try await circles.service.request(.POST, "/posts/\(poll)/votes", as: b, json: ["option_id": UUID().uuidString]).status == 422)
-            #expect(try await circles.service.request(.POST, "/posts/\(note)/votes", as: b, json: ["option_id": options[0]]).status == 422)
+            for _ in 0..<2 { #expect(try await circles.service.request(.DELETE, "/posts/\(poll)/vote", as: b).status == 200) }
+            #expect(try await circles.count("poll_votes") == 0)
+            #expect(try await circles.service.request(.PUT, "/posts/\(poll)/vote", as: b, json: ["option_id": UUID().uuidString]).status == 422)
+            #expect(try await circles.service.request(.PUT, "/posts/\(note)/vote", as: b, json: ["option_id": options[0]]).status == 422)
 
             let event = try await circles.post(circle, as: a, ["type": "event", "body": "BBQ", "starts_at": "2030-06-01T18:00:00Z", "location": "Park", "latitude": 52.5, "longitude": 13.4])
-            _ = try await circles.service.request(.POST, "/posts/\(event)/rsvps", as: b, json: ["status": "maybe"])
-            _ = try await circles.service.request(.POST, "/posts/\(event)/rsvps", as: b, json: ["status": "going"])
-            _ = try await circles.service.request(.POST, "/posts/\(event)/rsvps", as: a, json: ["status": "going"])
+            _ = try await circles.service.request(.PUT, "/posts/\(event)/rsvp", as: b, json: ["status": "maybe"])
+            for _ in 0..<2 { _ = try await circles.service.request(.PUT, "/posts/\(event)/rsvp", as: b, json: ["status": "going"]) }
+            _ = try await circles.service.request(.PUT, "/posts/\(event)/rsvp", as: a, json: ["status": "going"])
             let rsvps = try await circles.service.request(.GET, "/posts/\(event)", as: b).body["rsvps"]
             #expect(rsvps?["going"]?.intValue == 2 && rsvps?["maybe"]?.intValue == 0 && rsvps?["mine"]?.stringValue == "going")
-            _ = try await circles.service.request(.POST, "/posts/\(event)/rsvps", as: b, json: ["status": "going"])
-            #expect(try await circles.service.request(.GET, "/posts/\(event)", as: b).body["rsvps"]?["going"]?.intValue == 1)
+            let withdrawn = try await circles.service.request(.DELETE, "/posts/\(event)/rsvp", as: b)
+            #expect(withdrawn.body["rsvps"]?["going"]?.intValue == 1 && withdrawn.body["rsvps"]?["mine"] == nil)
+            #expect(try await circles.service.request(.PUT, "/posts/\(note)/rsvp", as: b, json: ["status": "going"]).status == 422)
+
+            // Each real change is one event with the row before and after; the retries made none.
+            let events = try await circles.service.events(of: .circles) { events in events.filter { $0.type == .eventRsvped }.count == 4 }
+            #expect(try events.filter { $0.type == .postReacted }.map { try $0.decode(PostReacted.self).payload.operation } == [.insert, .insert, .insert, .delete])
+            let voted = try events.filter { $0.type == .pollVoted }.map { try $0.decode(PollVoted.self).payload }
+            #expect(voted.map { $0.previous?.optionId.uuidString.lowercased() } == [nil, options[0].lowercased(), options[1].lowercased()])
+            #expect(voted.map { $0.vote?.optionId.uuidString.lowercased() } == [options[0].lowercased(), options[1].lowercased(), nil])
+            let answered = try events.filter { $0.type == .eventRsvped }.map { try $0.decode(EventRsvped.self).payload }
+            #expect(answered.map { $0.previous?.status } == [nil, .maybe, nil, .going] && answered.map { $0.rsvp?.status } == [.maybe, .going, .going, nil])
         }
     }
 
@@ -225,8 +255,8 @@ struct CirclesServiceTests {
             let poll = try await circles.post(circle, as: a, ["type": "poll", "body": "Soon gone", "poll_options": ["Yes", "No"]])
             let keep = try await circles.post(circle, as: a, ["body": "stays"])
             let option = try await circles.service.request(.GET, "/posts/\(poll)", as: b).body["poll_options"]?.arrayValue?.first?["id"]?.stringValue ?? ""
-            _ = try await circles.service.request(.POST, "/posts/\(poll)/votes", as: b, json: ["option_id": option])
-            _ = try await circles.service.request(.POST, "/posts/\(poll)/reactions", as: b, json: ["emoji": "👍"])
+            _ = try await circles.service.request(.PUT, "/posts/\(poll)/vote", as: b, json: ["option_id": option])
+            _ = try await circles.service.request(.PUT, "/posts/\(poll)/reactions/\(path("👍"))", as: b)
             _ = try await circles.service.request(.PUT, "/posts/\(poll)/keep", as: b)
             let png = ByteBuffer(bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3])
             let photo = try await circles.service.request(.PUT, "/posts/\(poll)/photo", as: a, bytes: png, contentType: "image/png")
@@ -402,7 +432,7 @@ struct CirclesServiceTests {
             let solo = try await circles.circle(owner: gone, name: "Solo")
             _ = try await circles.post(circle, as: gone, ["body": "bye"])
             let kept = try await circles.post(circle, as: stays, ["body": "mine"])
-            _ = try await circles.service.request(.POST, "/posts/\(kept)/reactions", as: gone, json: ["emoji": "🎉"])
+            _ = try await circles.service.request(.PUT, "/posts/\(kept)/reactions/\(path("🎉"))", as: gone)
             try await circles.service.publishAuthEvent(UserDeleted(userId: gone.id, app: .mycirclee, deletedAt: Date()), user: gone.id)
             try await waitUntil { try await circles.service.request(.GET, "/profile", as: gone).status == 401 }
             let detail = try await circles.service.request(.GET, "/circles/\(circle)", as: stays)
@@ -411,6 +441,81 @@ struct CirclesServiceTests {
             #expect(feed.body["posts"]?.arrayValue?.compactMap { $0["body"]?.stringValue } == ["mine"])
             #expect(feed.body["posts"]?.arrayValue?.first?["reactions"]?.arrayValue?.isEmpty == true)
             #expect(try await circles.count("circles WHERE id = '\(solo.uuidString)'") == 0)
+            // The members were told what went: the circle passed on, the account's post and its reaction on another's.
+            let events = try await circles.service.events(of: .circles) { events in events.contains { $0.type == .circleMemberLeft } && events.contains { $0.type == .circleDeleted } }
+            let passed = try #require(events.first { $0.type == .circleMemberUpdated }).decode(CircleMemberUpdated.self).payload
+            #expect(passed.member.userId == stays.id && passed.member.role == .owner && passed.previous.role == .member)
+            let left = try #require(events.first { $0.type == .circleMemberLeft }).decode(CircleMemberLeft.self).payload
+            #expect(left.reason == .accountDeleted && left.removed?.posts.map(\.body) == ["bye"] && left.removed?.reactions.map(\.emoji) == ["🎉"])
+        }
+    }
+
+    @Test("a placeholder profile takes the sign-up name when auth's event comes; a later event for an email change keeps the user's own rename")
+    func profileNameFromAuth() async throws {
+        try await withRunningCircles { circles in
+            let early = try await circles.service.user(email: "sam@example.com")
+            #expect(try await circles.service.request(.GET, "/profile", as: early).body["display_name"]?.stringValue == "sam")
+            try await circles.service.publishAuthEvent(UserRegistered(userId: early.id, app: .mycirclee, email: "sam@example.com", phone: nil, phoneHash: nil,
+                                                                      userMetadata: ["display_name": .string("Samantha")], createdAt: Date()), user: early.id)
+            try await waitUntil(timeout: .seconds(120)) { try await circles.service.request(.GET, "/profile", as: early).body["display_name"]?.stringValue == "Samantha" }
+            #expect(try await circles.service.request(.PATCH, "/profile", as: early, json: ["display_name": "Sam!"]).status == 200)
+            try await circles.service.publishAuthEvent(UserUpdated(userId: early.id, app: .mycirclee, email: "sam@new.example", phone: nil, phoneHash: nil,
+                                                                   userMetadata: ["display_name": .string("Samantha")], updatedAt: Date()), user: early.id)
+            try await waitUntil(timeout: .seconds(120)) { try await circles.service.request(.GET, "/profile", as: early).body["email"]?.stringValue == "sam@new.example" }
+            #expect(try await circles.service.request(.GET, "/profile", as: early).body["display_name"]?.stringValue == "Sam!")
+            // A name changed through auth's metadata is a new name: it follows.
+            try await circles.service.publishAuthEvent(UserUpdated(userId: early.id, app: .mycirclee, email: "sam@new.example", phone: nil, phoneHash: nil,
+                                                                   userMetadata: ["display_name": .string("Samira")], updatedAt: Date()), user: early.id)
+            try await waitUntil(timeout: .seconds(120)) { try await circles.service.request(.GET, "/profile", as: early).body["display_name"]?.stringValue == "Samira" }
+        }
+    }
+
+    @Test("is_pro is set by the app's servers with its service-role key; a user's token, another app's key or an anon key is refused")
+    func proFlag() async throws {
+        try await withRunningCircles { circles in
+            let member = try await circles.user()
+            let path = "/admin/profiles/\(member.id)/pro"
+            func put(_ key: String?, header: String = "Authorization", _ value: Bool = true) async throws -> RunningService.Reply {
+                try await circles.service.request(.PUT, path, as: nil, json: ["is_pro": value], headers: key.map { [(header, header == "Authorization" ? "Bearer \($0)" : $0)] } ?? [])
+            }
+            // Attacks: the member's own token, a key for another app, an anon key, a forged key, none.
+            #expect(try await put(member.token).status == 401)
+            #expect(try await put(try await circles.service.tokens.serviceKey(app: .unify)).status == 401)
+            #expect(try await put(try await circles.service.tokens.serviceKey(app: .mycirclee, role: "anon")).status == 401)
+            #expect(try await put(try await TestTokens().serviceKey(app: .mycirclee)).status == 401)
+            #expect(try await put(nil).status == 401)
+            #expect(try await circles.service.request(.GET, "/profile", as: member).body["is_pro"]?.boolValue == false)
+
+            let key = try await circles.service.tokens.serviceKey(app: .mycirclee)
+            let set = try await put(key)
+            #expect(set.status == 200 && set.body["is_pro"]?.boolValue == true, "\(set.body)")
+            #expect(try await put(key, header: "apikey", false).body["is_pro"]?.boolValue == false, "the key is also accepted as apikey")
+            #expect(try await circles.service.request(.PUT, "/admin/profiles/\(UUID())/pro", as: nil, json: ["is_pro": true],
+                                                      headers: [("Authorization", "Bearer \(key)")]).status == 404)
+            #expect(try await circles.service.request(.PUT, path, as: nil, json: ["is_pro": "yes"], headers: [("Authorization", "Bearer \(key)")]).status == 422)
+        }
+    }
+
+    @Test("renaming a circle and passing it on are events with the row before; deleting it names its members, live posts, statuses and DM threads")
+    func circleChangesAreTold() async throws {
+        try await withRunningCircles { circles in
+            let owner = try await circles.user(), member = try await circles.user()
+            let circle = try await circles.circle(owner: owner, members: [member])
+            #expect(try await circles.service.request(.PATCH, "/circles/\(circle)", as: owner, json: ["name": "Outer"]).status == 200)
+            #expect(try await circles.service.request(.PATCH, "/circles/\(circle)", as: owner, json: ["name": "Outer"]).status == 200)
+            _ = try await circles.post(circle, as: member, ["body": "still here"])
+            _ = try await circles.service.request(.PUT, "/circles/\(circle)/presence", as: member, json: ["status": "free"])
+            _ = try await circles.service.request(.PUT, "/circles/\(circle)/presence", as: member, json: ["status": "out"])
+            let thread = try await circles.service.request(.POST, "/circles/\(circle)/dms", as: owner, json: ["user_id": member.id.uuidString])
+            #expect(try await circles.service.request(.DELETE, "/circles/\(circle)", as: owner).status == 204)
+            let events = try await circles.service.events(of: .circles) { events in events.contains { $0.type == .circleDeleted } }
+            let renamed = try events.filter { $0.type == .circleUpdated }.map { try $0.decode(CircleUpdated.self).payload }
+            #expect(renamed.count == 1 && renamed.first?.previous.name == "Inner" && renamed.first?.circle.name == "Outer" && Set(renamed.first?.memberIds ?? []) == [owner.id, member.id])
+            let presence = try events.filter { $0.type == .presenceChanged }.map { try $0.decode(PresenceChanged.self).payload }
+            #expect(presence.map(\.operation) == [.insert, .update] && presence.last?.previous?.status == .free)
+            let deleted = try #require(events.first { $0.type == .circleDeleted }).decode(CircleDeleted.self).payload
+            #expect(Set(deleted.removed?.members.map(\.userId) ?? []) == [owner.id, member.id] && deleted.removed?.posts.map(\.body) == ["still here"])
+            #expect(deleted.removed?.presence.map(\.status) == [.out] && deleted.removed?.threads.map { $0.id.uuidString.lowercased() } == thread.body["id"]?.stringValue.map { [$0.lowercased()] })
         }
     }
 }

@@ -137,6 +137,10 @@ struct HabitRulesTests {
         #expect(HiveRisk.missing(members: members, now: instant("2026-11-22T20:30:00Z")) { _, _ in false }.isEmpty)
         #expect(HiveRisk.riskStartMinute(dayStartHour: 4) == 16 * 60)
         #expect(HiveRisk.riskStartMinute(dayStartHour: 0) == 20 * 60)
+        // Only on the hive's days: 2026-11-22 is a Sunday (bit 6).
+        let weekdays = Schedule(daily: false, weekmask: 0b0011111)
+        #expect(HiveRisk.missing(members: members, now: instant("2026-11-22T20:30:00Z"), schedule: weekdays, doneOn: doneOn).isEmpty)
+        #expect(HiveRisk.missing(members: members, now: instant("2026-11-22T20:30:00Z"), schedule: Schedule(daily: false, weekmask: 1 << 6), doneOn: doneOn).map(\.userId) == [missing])
     }
 
     @Test("joins are refused in the seed's order: expired, exhausted, member, full")

@@ -48,6 +48,11 @@ struct NotificationsRulesTests {
         #expect(throws: ValidationErrors.self) { try NotificationsRules.device(token: "xyz", environment: nil, platform: nil, appVersion: nil, locale: nil) }
         #expect(throws: ValidationErrors.self) { try NotificationsRules.device(token: token, environment: "staging", platform: nil, appVersion: nil, locale: nil) }
         #expect(throws: ValidationErrors.self) { try NotificationsRules.device(token: token, environment: nil, platform: "android", appVersion: nil, locale: nil) }
+        // The seeds' names: `prod` (HabitHive's default), `development` (Xcode's) and the rest.
+        for (name, environment) in [("prod", APNsEnvironment.production), ("production", .production), ("PROD", .production),
+                                    ("sandbox", .sandbox), ("development", .sandbox), ("dev", .sandbox)] {
+            #expect(try NotificationsRules.device(token: token, environment: name, platform: nil, appVersion: nil, locale: nil).environment == environment, "\(name)")
+        }
     }
 
     @Test("APNs answers: 410 and BadDeviceToken kill the token, 429 and 5xx retry, an expired provider token is replaced, the rest is final")

@@ -176,6 +176,25 @@ struct PushTriggerTests {
             try await n.settle()
             #expect(n.pushes(to: bob.token).last?.kind == "hive_at_risk" && n.pushes(to: alice.token).count == 4 && n.pushes(to: cleo.token).isEmpty)
             #expect(n.pushes(to: outsider.token).isEmpty)
+
+            // The next day the job's event names Bob as the one who completed it (no actor): not him.
+            let next = HiveDayRow(hiveId: hive, dayDate: Rows.today.adding(days: 1), completeCount: 3, requiredCount: 3, advanced: true)
+            try await n.publish(HiveAdvanced(hive: Rows.hive(hive, owner: alice.id, length: 8), day: next, memberIds: [alice.id, bob.id, cleo.id],
+                                             activity: Rows.activity(hive: hive, actor: bob.id, type: .hiveAdvanced), completedBy: bob.id),
+                                app: .habithive, aggregate: hive, actor: nil)
+            try await n.waitForPushes([alice.token], count: 5)
+            try await n.waitForPushes([cleo.token], count: 1)
+            // An invitation reaches the invitee only; a personal milestone its owner only.
+            let invitation = HiveInvitationRow(id: UUID(), hiveId: hive, userId: outsider.id, invitedBy: alice.id, status: .pending, createdAt: Date(), decidedAt: nil)
+            try await n.publish(HiveInvited(invitation: invitation, hiveName: "Morning run", invitedByName: "Alice"), app: .habithive, aggregate: hive, actor: alice.id)
+            try await n.publish(HabitStreakMilestone(userId: cleo.id, habitId: UUID(), habitName: "Floss", emoji: "🦷", length: 30, dayDate: Rows.today,
+                                                     activity: Rows.activity(hive: hive, actor: cleo.id, type: .streakMilestone)), app: .habithive, aggregate: cleo.id, actor: nil)
+            try await n.waitForPushes([outsider.token], count: 1)
+            try await n.waitForPushes([cleo.token], count: 2)
+            try await n.settle()
+            #expect(n.pushes(to: bob.token).count == 4 && n.pushes(to: alice.token).count == 5)
+            #expect(n.pushes(to: outsider.token).first?.kind == "hive_invitation" && n.pushes(to: outsider.token).first?.alertBody == "Alice invited you to their hive.")
+            #expect(n.pushes(to: cleo.token).last?.kind == "streak_milestone" && n.pushes(to: cleo.token).last?.alertBody == "30-day streak! Keep it going.")
             expectWellFormed(n.apns.received)
         }
     }
@@ -190,6 +209,9 @@ struct PushTriggerTests {
                                 app: .ibelieveinyou, aggregate: project, actor: fan.id)
             try await n.waitForPushes([owner.token])
             #expect(n.pushes(to: owner.token)[0].kind == "new_follower" && n.pushes(to: owner.token)[0].alertBody?.contains("Solar Kiln") == true)
+            // The same fan unfollows and follows again within a day: not news (counted below: three pushes in all).
+            try await n.publish(ProjectFollowed(follow: FollowRow(id: UUID(), userId: fan.id, projectId: project, createdAt: Date()), followerCount: 1, ownerId: owner.id,
+                                                notifyOwner: false), app: .ibelieveinyou, aggregate: project, actor: fan.id)
             let anonymous = SupportMessageRow(id: UUID(), projectId: project, senderId: nil, message: "Keep going!", isAnonymous: true, createdAt: Date())
             try await n.publish(SupportSent(message: anonymous, senderName: "Fanny Fan", ownerId: owner.id), app: .ibelieveinyou, aggregate: project, actor: nil)
             let named = SupportMessageRow(id: UUID(), projectId: project, senderId: fan.id, message: "Love it", isAnonymous: false, createdAt: Date())

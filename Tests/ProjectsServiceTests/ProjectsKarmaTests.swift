@@ -115,6 +115,45 @@ struct ProjectsKarmaTests {
         }
     }
 
+    @Test("a follower can unfollow a project unpublished since (others still get 404); stats agree with the lists; a re-follow within a day is not announced again")
+    func unpublishedFollowsAndRefollows() async throws {
+        try await withRunningProjects { projects in
+            let owner = try await projects.user(), fan = try await projects.user(), stranger = try await projects.user()
+            let shown = try await projects.project(owner, title: "Shown").id
+            let hidden = try await projects.project(owner, title: "Hidden").id
+            let post = try await projects.post(owner, project: hidden)
+            for project in [shown, hidden] { #expect(try await projects.service.request(.POST, "/projects/\(project)/follow", as: fan).status == 200) }
+            #expect(try await projects.service.request(.POST, "/posts/\(post)/like", as: fan).status == 200)
+            #expect(try await projects.service.request(.PATCH, "/projects/\(hidden)", as: owner, json: ["is_published": false]).status == 200)
+
+            // The lists and the stats both count what the fan can see now.
+            let following = try await projects.get("/me/following", as: fan)
+            let stats = try await projects.get("/me/stats", as: fan)
+            #expect(following.body["projects"]?.arrayValue?.count == 1, "\(following.body)")
+            #expect(stats.body["projects_supported"]?.intValue == 1 && stats.body["posts_liked"]?.intValue == 0, "\(stats.body)")
+
+            #expect(try await projects.service.request(.DELETE, "/projects/\(hidden)/follow", as: stranger).status == 404, "still hidden from others")
+            let left = try await projects.service.request(.DELETE, "/projects/\(hidden)/follow", as: fan)
+            #expect(left.status == 200 && left.body["following"]?.boolValue == false && left.body["follower_count"]?.intValue == 0, "\(left.body)")
+            #expect(try await projects.service.request(.DELETE, "/projects/\(hidden)/follow", as: fan).status == 404, "no longer following: hidden again")
+            #expect(try await projects.count("SELECT count(*)::int8 FROM follows WHERE project_id = '\(hidden)'") == 0)
+
+            // Unfollow and follow again the same day: the owner hears of the first follow only.
+            #expect(try await projects.service.request(.DELETE, "/projects/\(shown)/follow", as: fan).status == 200)
+            #expect(try await projects.service.request(.POST, "/projects/\(shown)/follow", as: fan).status == 200)
+            let follows = try await projects.service.events(of: .projects) { events in events.filter { $0.type == .projectFollowed }.count == 3 }
+                .filter { $0.type == .projectFollowed }.map { try $0.decode(ProjectFollowed.self).payload }
+            #expect(follows.filter { $0.follow.projectId == shown }.map(\.notifyOwner) == [true, false])
+            // A day later it is news again.
+            _ = try await projects.count("WITH x AS (UPDATE follow_notices SET notified_at = now() - interval '25 hours' RETURNING 1) SELECT count(*)::int8 FROM x")
+            #expect(try await projects.service.request(.DELETE, "/projects/\(shown)/follow", as: fan).status == 200)
+            #expect(try await projects.service.request(.POST, "/projects/\(shown)/follow", as: fan).status == 200)
+            let later = try await projects.service.events(of: .projects) { events in events.filter { $0.type == .projectFollowed }.count == 4 }
+                .filter { $0.type == .projectFollowed }.map { try $0.decode(ProjectFollowed.self).payload }
+            #expect(later.last?.notifyOwner == true)
+        }
+    }
+
     @Test("counters stay exact: 100 users follow one project and like one post at once (each twice)")
     func concurrentCounters() async throws {
         try await withRunningProjects { projects in

@@ -1,6 +1,8 @@
 import AsyncHTTPClient
 import ChatService
 import CirclesService
+import HabitsService
+import ProjectsService
 import ColonyModels
 import ColonyPlatform
 import ColonyStorage
@@ -10,6 +12,7 @@ import HummingbirdWSClient
 import Logging
 import NearbyService
 import Synchronization
+import Testing
 @testable import RealtimeService
 
 /// Realtime running as `ServiceHost` runs it (tokens of every app), optionally next to chat on the
@@ -73,6 +76,83 @@ func withRealtimeAndNearby(settings: NearbySettings, _ body: @Sendable (_ realti
             try await body(realtime, nearby)
         }
     }
+}
+
+/// Realtime and habits on one topic prefix and token key.
+func withRealtimeAndHabits(_ body: @Sendable (_ realtime: RunningService, _ habits: RunningService) async throws -> Void) async throws {
+    let prefix = TestKafka.topicPrefix()
+    let tokens = TestTokens()
+    try await withRunningRealtime(topicPrefix: prefix, tokens: tokens) { realtime in
+        try await withRunningService(.habits, app: .habithive, apiPrefix: "/habits/v1", topicPrefix: prefix, tokens: tokens, definition: { catalog, _ in
+            HabitsService.definition(settings: HabitsSettings(phonePepper: "rt-tests-pepper"), catalog: catalog)
+        }) { habits in
+            try await body(realtime, habits)
+        }
+    }
+}
+
+/// Realtime and projects on one topic prefix and token key.
+func withRealtimeAndProjects(_ body: @Sendable (_ realtime: RunningService, _ projects: RunningService) async throws -> Void) async throws {
+    let prefix = TestKafka.topicPrefix()
+    let tokens = TestTokens()
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-rt-projects-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    try await withRunningRealtime(topicPrefix: prefix, tokens: tokens) { realtime in
+        try await withRunningService(.projects, app: .ibelieveinyou, apiPrefix: "/projects/v1", topicPrefix: prefix, tokens: tokens, definition: { catalog, base in
+            let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("rt-tests-signing-key-0123456789abcdef".utf8))
+            return ProjectsService.definition(settings: ProjectsSettings(), storage: storage, catalog: catalog)
+        }) { projects in
+            try await body(realtime, projects)
+        }
+    }
+}
+
+/// Runs one app's conformance script (`Tests/RealtimeClientTests/conformance_<app>.py`) against
+/// realtime and the app's service: `users` users with tokens (emails `<id>@example.com`), and
+/// auth's `user_deleted` published whenever the script asks for an account's erasure.
+func runConformance(_ script: String, realtime: RunningService, service: RunningService, users count: Int,
+                    environment extra: [String: String] = [:], prepare: @Sendable ([RunningService.User]) async throws -> Void = { _ in }) async throws {
+    var users: [RunningService.User] = []
+    for _ in 0..<count {
+        let id = UUID()
+        users.append(try await service.user(id, email: "\(id.uuidString.lowercased())@example.com"))
+    }
+    try await prepare(users)
+    let signals = FileManager.default.temporaryDirectory.appendingPathComponent("colony-rt-signals-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: signals, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: signals) }
+    var environment: [String: String?] = [
+        "COLONY_REALTIME_URL": "\(realtime.base)/realtime/v1",
+        "COLONY_API_KEY": try await realtime.tokens.apiKey(app: service.app),
+        "COLONY_API_URL": service.apiURL,
+        "COLONY_USERS": users.map { "\($0.id.uuidString.lowercased()):\($0.token)" }.joined(separator: ";"),
+        "COLONY_SIGNAL_DIR": signals.path,
+    ]
+    for (name, value) in extra { environment[name] = value }
+    let configured = environment
+    let (status, output) = try await withThrowingTaskGroup(of: (Int32, String)?.self) { group in
+        // The script's requests for auth's events, as the auth service would publish them.
+        group.addTask {
+            while !Task.isCancelled {
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: signals.path)) ?? [] where name.hasPrefix("erase-") {
+                    guard let id = UUID(uuidString: String(name.dropFirst(6))) else { continue }
+                    try await service.publishAuthEvent(UserDeleted(userId: id, app: service.app, deletedAt: Date()), user: id)
+                    try FileManager.default.removeItem(at: signals.appendingPathComponent(name))
+                }
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+            return nil
+        }
+        group.addTask { try await PythonClient.run([PythonClient.path("Tests/RealtimeClientTests/\(script)")], environment: configured) }
+        while let result = try await group.next() {
+            if let result {
+                group.cancelAll()
+                return result
+            }
+        }
+        throw TestSetupError("the conformance script did not run")
+    }
+    #expect(status == 0, "\(script) failed:\n\(output)")
 }
 
 /// A second realtime replica on the first one's schema and topics.

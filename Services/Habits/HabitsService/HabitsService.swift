@@ -74,7 +74,8 @@ public enum HabitsService {
                     habits: Habits(outbox: context.outbox, logger: context.logger),
                     hives: Hives(outbox: context.outbox, logger: context.logger),
                     profiles: profiles,
-                    idempotency: IdempotencyStore(logger: context.logger)
+                    idempotency: IdempotencyStore(logger: context.logger),
+                    invitations: HiveInvitations(outbox: context.outbox, logger: context.logger)
                 ).add(to: router, tokenMiddleware: context.tokenMiddleware, catalog: catalog)
             }
         )

@@ -152,3 +152,112 @@ public struct PresenceRow: Codable, Sendable, Equatable {
         self.updatedAt = updatedAt
     }
 }
+
+/// `post_reactions`.
+public struct PostReactionRow: Codable, Sendable, Equatable {
+    public var postId: UUID
+    public var userId: UUID
+    public var emoji: String
+    public var createdAt: Date
+
+    public init(postId: UUID, userId: UUID, emoji: String, createdAt: Date) {
+        self.postId = postId
+        self.userId = userId
+        self.emoji = emoji
+        self.createdAt = createdAt
+    }
+}
+
+/// `poll_votes` (with the poll's `post_id`, Colony's key of one vote per user and poll).
+public struct PollVoteRow: Codable, Sendable, Equatable {
+    public var optionId: UUID
+    public var userId: UUID
+    public var postId: UUID
+    public var createdAt: Date
+
+    public init(optionId: UUID, userId: UUID, postId: UUID, createdAt: Date) {
+        self.optionId = optionId
+        self.userId = userId
+        self.postId = postId
+        self.createdAt = createdAt
+    }
+}
+
+/// `event_rsvps`.
+public struct EventRSVPRow: Codable, Sendable, Equatable {
+    public var postId: UUID
+    public var userId: UUID
+    public var status: RSVPStatus
+    public var createdAt: Date
+
+    public init(postId: UUID, userId: UUID, status: RSVPStatus, createdAt: Date) {
+        self.postId = postId
+        self.userId = userId
+        self.status = status
+        self.createdAt = createdAt
+    }
+}
+
+/// `dm_reactions`.
+public struct DMReactionRow: Codable, Sendable, Equatable {
+    public var messageId: UUID
+    public var userId: UUID
+    public var emoji: String
+    public var createdAt: Date
+
+    public init(messageId: UUID, userId: UUID, emoji: String, createdAt: Date) {
+        self.messageId = messageId
+        self.userId = userId
+        self.emoji = emoji
+        self.createdAt = createdAt
+    }
+}
+
+/// `dm_threads` (`user_a` < `user_b`).
+public struct DMThreadRow: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var circleId: UUID
+    public var userA: UUID
+    public var userB: UUID
+    public var lastMessageAt: Date?
+    public var notifyA: Bool
+    public var notifyB: Bool
+
+    public init(id: UUID, circleId: UUID, userA: UUID, userB: UUID, lastMessageAt: Date?, notifyA: Bool, notifyB: Bool) {
+        self.id = id
+        self.circleId = circleId
+        self.userA = userA
+        self.userB = userB
+        self.lastMessageAt = lastMessageAt
+        self.notifyA = notifyA
+        self.notifyB = notifyB
+    }
+}
+
+/// The rows that went with a deleted circle or with a member who left it, for subscribers'
+/// `DELETE`s: the bounded ones only (members, live posts and the marks on them, statuses, DM
+/// threads). A thread's messages and reactions, unbounded history, go with the thread's row.
+public struct CircleRemovedRows: Codable, Sendable, Equatable {
+    public var members: [CircleMemberRow]
+    public var posts: [PostRow]
+    public var reactions: [PostReactionRow]
+    public var votes: [PollVoteRow]
+    public var rsvps: [EventRSVPRow]
+    public var presence: [PresenceRow]
+    public var threads: [DMThreadRow]
+
+    public init(members: [CircleMemberRow] = [], posts: [PostRow] = [], reactions: [PostReactionRow] = [], votes: [PollVoteRow] = [],
+                rsvps: [EventRSVPRow] = [], presence: [PresenceRow] = [], threads: [DMThreadRow] = []) {
+        self.members = members
+        self.posts = posts
+        self.reactions = reactions
+        self.votes = votes
+        self.rsvps = rsvps
+        self.presence = presence
+        self.threads = threads
+    }
+
+    public var isEmpty: Bool {
+        members.isEmpty && posts.isEmpty && reactions.isEmpty && votes.isEmpty && rsvps.isEmpty && presence.isEmpty && threads.isEmpty
+    }
+}

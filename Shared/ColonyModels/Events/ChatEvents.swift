@@ -18,6 +18,7 @@ extension EventType {
     public static let calendarEventCreated: EventType = "calendar_event_created"
     public static let calendarEventUpdated: EventType = "calendar_event_updated"
     public static let calendarEventDeleted: EventType = "calendar_event_deleted"
+    public static let userErased: EventType = "user_erased"
 }
 
 /// A new group with its first members (the owner, and anyone added at creation).
@@ -34,29 +35,52 @@ public struct GroupCreated: EventPayload {
     }
 }
 
-/// Renamed, new picture, or a new owner.
+/// Renamed, new picture, or a new owner; `previous` is the row before (absent in events
+/// before it was added).
 public struct GroupUpdated: EventPayload {
     public static let eventType = EventType.groupUpdated
     public static let source = ColonyService.chat
 
     public var group: GroupRow
+    public var previous: GroupRow?
 
-    public init(group: GroupRow) {
+    public init(group: GroupRow, previous: GroupRow? = nil) {
         self.group = group
+        self.previous = previous
     }
 }
 
-/// The group is gone with its messages, files and events; `memberIds` were its members.
+/// The group is gone with its messages, files and events; `memberIds` were its members and
+/// `members` their rows (absent in events before it was added).
 public struct GroupDeleted: EventPayload {
     public static let eventType = EventType.groupDeleted
     public static let source = ColonyService.chat
 
     public var group: GroupRow
     public var memberIds: [UUID]
+    public var members: [GroupMemberRow]?
 
-    public init(group: GroupRow, memberIds: [UUID]) {
+    public init(group: GroupRow, memberIds: [UUID], members: [GroupMemberRow]? = nil) {
         self.group = group
         self.memberIds = memberIds
+        self.members = members
+    }
+}
+
+/// An account was erased: its `user` row went, with every message it sent. Keyed by the user;
+/// `sharedWith` are those who were in a group with it, whose apps drop its messages.
+public struct UserErased: EventPayload {
+    public static let eventType = EventType.userErased
+    public static let source = ColonyService.chat
+
+    public var userId: UUID
+    public var displayName: String
+    public var sharedWith: [UUID]
+
+    public init(userId: UUID, displayName: String, sharedWith: [UUID]) {
+        self.userId = userId
+        self.displayName = displayName
+        self.sharedWith = sharedWith
     }
 }
 
@@ -121,14 +145,17 @@ public struct MessageSent: EventPayload {
     }
 }
 
+/// `previous` is the row before the edit (absent in events before it was added).
 public struct MessageEdited: EventPayload {
     public static let eventType = EventType.messageEdited
     public static let source = ColonyService.chat
 
     public var message: MessageRow
+    public var previous: MessageRow?
 
-    public init(message: MessageRow) {
+    public init(message: MessageRow, previous: MessageRow? = nil) {
         self.message = message
+        self.previous = previous
     }
 }
 
@@ -157,14 +184,17 @@ public struct CalendarEventCreated: EventPayload {
     }
 }
 
+/// `previous` is the row before the change (absent in events before it was added).
 public struct CalendarEventUpdated: EventPayload {
     public static let eventType = EventType.calendarEventUpdated
     public static let source = ColonyService.chat
 
     public var event: CalendarEventRow
+    public var previous: CalendarEventRow?
 
-    public init(event: CalendarEventRow) {
+    public init(event: CalendarEventRow, previous: CalendarEventRow? = nil) {
         self.event = event
+        self.previous = previous
     }
 }
 

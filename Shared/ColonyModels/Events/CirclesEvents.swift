@@ -19,6 +19,9 @@ extension EventType {
     public static let dmSent: EventType = "dm_sent"
     public static let dmRead: EventType = "dm_read"
     public static let presenceChanged: EventType = "presence_changed"
+    public static let circleUpdated: EventType = "circle_updated"
+    public static let circleMemberUpdated: EventType = "circle_member_updated"
+    public static let dmReacted: EventType = "dm_reacted"
 }
 
 public struct CircleCreated: EventPayload {
@@ -58,9 +61,39 @@ public struct CircleMemberLeft: EventPayload {
     public static let source = ColonyService.circles
     public var member: CircleMemberRow
     public var reason: CircleLeaveReason
-    public init(member: CircleMemberRow, reason: CircleLeaveReason) {
+    /// What left the circle with the member (an erased account's posts, marks, status and DM
+    /// threads there; a leaving member's status). Absent in events before it was added.
+    public var removed: CircleRemovedRows?
+    public init(member: CircleMemberRow, reason: CircleLeaveReason, removed: CircleRemovedRows? = nil) {
         self.member = member
         self.reason = reason
+        self.removed = removed
+    }
+}
+
+/// A member's row changed: the circle passed to them (`role` owner) when its owner left.
+public struct CircleMemberUpdated: EventPayload {
+    public static let eventType = EventType.circleMemberUpdated
+    public static let source = ColonyService.circles
+    public var member: CircleMemberRow
+    public var previous: CircleMemberRow
+    public init(member: CircleMemberRow, previous: CircleMemberRow) {
+        self.member = member
+        self.previous = previous
+    }
+}
+
+/// The owner renamed the circle.
+public struct CircleUpdated: EventPayload {
+    public static let eventType = EventType.circleUpdated
+    public static let source = ColonyService.circles
+    public var circle: CircleRow
+    public var previous: CircleRow
+    public var memberIds: [UUID]
+    public init(circle: CircleRow, previous: CircleRow, memberIds: [UUID]) {
+        self.circle = circle
+        self.previous = previous
+        self.memberIds = memberIds
     }
 }
 
@@ -69,9 +102,12 @@ public struct CircleDeleted: EventPayload {
     public static let source = ColonyService.circles
     public var circle: CircleRow
     public var memberIds: [UUID]
-    public init(circle: CircleRow, memberIds: [UUID]) {
+    /// The rows that went with it (members, live posts, statuses, DM threads).
+    public var removed: CircleRemovedRows?
+    public init(circle: CircleRow, memberIds: [UUID], removed: CircleRemovedRows? = nil) {
         self.circle = circle
         self.memberIds = memberIds
+        self.removed = removed
     }
 }
 
@@ -88,12 +124,15 @@ public struct PostCreated: EventPayload {
     }
 }
 
+/// `previous` is the row before the change (absent in events before it was added).
 public struct PostUpdated: EventPayload {
     public static let eventType = EventType.postUpdated
     public static let source = ColonyService.circles
     public var post: PostRow
-    public init(post: PostRow) {
+    public var previous: PostRow?
+    public init(post: PostRow, previous: PostRow? = nil) {
         self.post = post
+        self.previous = previous
     }
 }
 
@@ -124,16 +163,20 @@ public struct PostReacted: EventPayload {
     public var postId: UUID
     public var userId: UUID
     public var emoji: String
-    public init(operation: RowOperation, circleId: UUID, postId: UUID, userId: UUID, emoji: String) {
+    /// The reaction row's `created_at` (absent in events before it was added).
+    public var createdAt: Date?
+    public init(operation: RowOperation, circleId: UUID, postId: UUID, userId: UUID, emoji: String, createdAt: Date? = nil) {
         self.operation = operation
         self.circleId = circleId
         self.postId = postId
         self.userId = userId
         self.emoji = emoji
+        self.createdAt = createdAt
     }
 }
 
-/// A poll vote cast, changed or withdrawn (`optionId` nil): `poll_votes`.
+/// A poll vote cast, changed or withdrawn (`optionId` nil): `poll_votes`. `vote` and
+/// `previous` are the row after and before (cast: no previous; withdrawn: no vote).
 public struct PollVoted: EventPayload {
     public static let eventType = EventType.pollVoted
     public static let source = ColonyService.circles
@@ -141,11 +184,15 @@ public struct PollVoted: EventPayload {
     public var postId: UUID
     public var userId: UUID
     public var optionId: UUID?
-    public init(circleId: UUID, postId: UUID, userId: UUID, optionId: UUID?) {
+    public var vote: PollVoteRow?
+    public var previous: PollVoteRow?
+    public init(circleId: UUID, postId: UUID, userId: UUID, optionId: UUID?, vote: PollVoteRow? = nil, previous: PollVoteRow? = nil) {
         self.circleId = circleId
         self.postId = postId
         self.userId = userId
         self.optionId = optionId
+        self.vote = vote
+        self.previous = previous
     }
 }
 
@@ -160,13 +207,19 @@ public struct EventRsvped: EventPayload {
     public var status: RSVPStatus?
     public var authorId: UUID?
     public var counts: RSVPCounts?
-    public init(circleId: UUID, postId: UUID, userId: UUID, status: RSVPStatus?, authorId: UUID? = nil, counts: RSVPCounts? = nil) {
+    /// The `event_rsvps` row after and before (set: no previous; withdrawn: no rsvp).
+    public var rsvp: EventRSVPRow?
+    public var previous: EventRSVPRow?
+    public init(circleId: UUID, postId: UUID, userId: UUID, status: RSVPStatus?, authorId: UUID? = nil, counts: RSVPCounts? = nil,
+                rsvp: EventRSVPRow? = nil, previous: EventRSVPRow? = nil) {
         self.circleId = circleId
         self.postId = postId
         self.userId = userId
         self.status = status
         self.authorId = authorId
         self.counts = counts
+        self.rsvp = rsvp
+        self.previous = previous
     }
 }
 
@@ -210,21 +263,49 @@ public struct DMRead: EventPayload {
     public var participantIds: [UUID]
     public var readAt: Date
     public var messageIds: [UUID]
-    public init(circleId: UUID, threadId: UUID, readerId: UUID, participantIds: [UUID], readAt: Date, messageIds: [UUID]) {
+    /// The messages' whole rows after the read (absent in events before it was added).
+    public var messages: [DMMessageRow]?
+    public init(circleId: UUID, threadId: UUID, readerId: UUID, participantIds: [UUID], readAt: Date, messageIds: [UUID], messages: [DMMessageRow]? = nil) {
         self.circleId = circleId
         self.threadId = threadId
         self.readerId = readerId
         self.participantIds = participantIds
         self.readAt = readAt
         self.messageIds = messageIds
+        self.messages = messages
     }
 }
 
+/// A reaction on a DM set (`operation` INSERT) or removed (DELETE): `dm_reactions`, for the
+/// thread's two parties only.
+public struct DMReacted: EventPayload {
+    public static let eventType = EventType.dmReacted
+    public static let source = ColonyService.circles
+    public var operation: RowOperation
+    public var circleId: UUID
+    public var threadId: UUID
+    public var reaction: DMReactionRow
+    public var participantIds: [UUID]
+    public init(operation: RowOperation, circleId: UUID, threadId: UUID, reaction: DMReactionRow, participantIds: [UUID]) {
+        self.operation = operation
+        self.circleId = circleId
+        self.threadId = threadId
+        self.reaction = reaction
+        self.participantIds = participantIds
+    }
+}
+
+/// A status set for the first time in a circle (`operation` INSERT) or changed (UPDATE, with
+/// `previous`). Events before `operation` was added are updates.
 public struct PresenceChanged: EventPayload {
     public static let eventType = EventType.presenceChanged
     public static let source = ColonyService.circles
     public var presence: PresenceRow
-    public init(presence: PresenceRow) {
+    public var operation: RowOperation?
+    public var previous: PresenceRow?
+    public init(presence: PresenceRow, operation: RowOperation? = nil, previous: PresenceRow? = nil) {
         self.presence = presence
+        self.operation = operation
+        self.previous = previous
     }
 }

@@ -3,10 +3,11 @@
 public enum EventCatalogue {
     public static let types: [ColonyService: [EventType]] = [
         .auth: [.userRegistered, .userUpdated, .userDeleted],
-        .habits: [.habitLogged, .hiveCreated, .hiveJoined, .hiveLeft, .hiveDeleted, .hiveDayLogged, .hiveAdvanced, .hiveBroken, .hiveAtRisk, .streakMilestone, .hiveMemberImported],
+        .habits: [.habitLogged, .hiveCreated, .hiveJoined, .hiveLeft, .hiveDeleted, .hiveDayLogged, .hiveAdvanced, .hiveBroken, .hiveAtRisk, .streakMilestone,
+                  .hiveUpdated, .hiveInvited, .hiveInvitationAnswered, .habitStreakMilestone, .hiveMemberImported],
         .chat: [
             .groupCreated, .groupUpdated, .groupDeleted, .groupMemberAdded, .groupMemberRemoved, .groupRoleChanged,
-            .messageSent, .messageEdited, .messageDeleted, .calendarEventCreated, .calendarEventUpdated, .calendarEventDeleted, .groupMemberImported,
+            .messageSent, .messageEdited, .messageDeleted, .calendarEventCreated, .calendarEventUpdated, .calendarEventDeleted, .userErased, .groupMemberImported,
         ],
         .nearby: [.locationUpdated, .locationRemoved, .profileUpdated],
         .projects: [
@@ -15,7 +16,8 @@ public enum EventCatalogue {
         ],
         .circles: [
             .circleCreated, .circleMemberJoined, .circleMemberLeft, .circleDeleted, .postCreated, .postUpdated, .postDeleted, .postExpired,
-            .postReacted, .pollVoted, .eventRsvped, .dmSent, .dmRead, .presenceChanged, .circleMemberImported, .eventPostImported,
+            .postReacted, .pollVoted, .eventRsvped, .dmSent, .dmRead, .presenceChanged,
+            .circleUpdated, .circleMemberUpdated, .dmReacted, .circleMemberImported, .eventPostImported,
         ],
     ]
 

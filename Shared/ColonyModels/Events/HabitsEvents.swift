@@ -16,6 +16,10 @@ extension EventType {
     public static let hiveBroken: EventType = "hive_broken"
     public static let hiveAtRisk: EventType = "hive_at_risk"
     public static let streakMilestone: EventType = "streak_milestone"
+    public static let hiveUpdated: EventType = "hive_updated"
+    public static let hiveInvited: EventType = "hive_invited"
+    public static let hiveInvitationAnswered: EventType = "hive_invitation_answered"
+    public static let habitStreakMilestone: EventType = "habit_streak_milestone"
 }
 
 /// A habit log was written, changed or deleted (`habit_logs`).
@@ -91,6 +95,7 @@ public struct HiveLeft: EventPayload {
 }
 
 /// The owner deleted the hive (or the owner's account was deleted): its members are told.
+/// `members` are their rows (absent in events before it was added).
 public struct HiveDeleted: EventPayload {
     public static let eventType = EventType.hiveDeleted
     public static let source = ColonyService.habits
@@ -98,11 +103,84 @@ public struct HiveDeleted: EventPayload {
     public var hive: HiveRow
     public var memberIds: [UUID]
     public var reason: HiveLeaveReason
+    public var members: [HiveMemberRow]?
 
-    public init(hive: HiveRow, memberIds: [UUID], reason: HiveLeaveReason) {
+    public init(hive: HiveRow, memberIds: [UUID], reason: HiveLeaveReason, members: [HiveMemberRow]? = nil) {
         self.hive = hive
         self.memberIds = memberIds
         self.reason = reason
+        self.members = members
+    }
+}
+
+/// The owner edited the hive (name, colour, schedule, target).
+public struct HiveUpdated: EventPayload {
+    public static let eventType = EventType.hiveUpdated
+    public static let source = ColonyService.habits
+
+    public var hive: HiveRow
+    public var previous: HiveRow
+    public var memberIds: [UUID]
+
+    public init(hive: HiveRow, previous: HiveRow, memberIds: [UUID]) {
+        self.hive = hive
+        self.previous = previous
+        self.memberIds = memberIds
+    }
+}
+
+/// The owner invited one of their contact matches (`hive_invitations` INSERT); the invitee is
+/// pushed.
+public struct HiveInvited: EventPayload {
+    public static let eventType = EventType.hiveInvited
+    public static let source = ColonyService.habits
+
+    public var invitation: HiveInvitationRow
+    public var hiveName: String
+    public var invitedByName: String
+
+    public init(invitation: HiveInvitationRow, hiveName: String, invitedByName: String) {
+        self.invitation = invitation
+        self.hiveName = hiveName
+        self.invitedByName = invitedByName
+    }
+}
+
+/// The invitee accepted (a `hive_joined` follows) or declined (`hive_invitations` UPDATE).
+public struct HiveInvitationAnswered: EventPayload {
+    public static let eventType = EventType.hiveInvitationAnswered
+    public static let source = ColonyService.habits
+
+    public var invitation: HiveInvitationRow
+    public var previous: HiveInvitationRow
+
+    public init(invitation: HiveInvitationRow, previous: HiveInvitationRow) {
+        self.invitation = invitation
+        self.previous = previous
+    }
+}
+
+/// A habit's own streak reached 7, 30, 100 or 365 scheduled days: pushed to its owner.
+public struct HabitStreakMilestone: EventPayload {
+    public static let eventType = EventType.habitStreakMilestone
+    public static let source = ColonyService.habits
+
+    public var userId: UUID
+    public var habitId: UUID
+    public var habitName: String
+    public var emoji: String?
+    public var length: Int
+    public var dayDate: LocalDate
+    public var activity: ActivityEventRow
+
+    public init(userId: UUID, habitId: UUID, habitName: String, emoji: String?, length: Int, dayDate: LocalDate, activity: ActivityEventRow) {
+        self.userId = userId
+        self.habitId = habitId
+        self.habitName = habitName
+        self.emoji = emoji
+        self.length = length
+        self.dayDate = dayDate
+        self.activity = activity
     }
 }
 
@@ -123,6 +201,8 @@ public struct HiveDayLogged: EventPayload {
 }
 
 /// Every member was done on `day.day_date`: the shared streak grew to `hive.current_length`.
+/// `completedBy` is the member whose log completed the day (nil when the day job advanced it);
+/// the envelope's actor is that member too, so they are not told what they just did.
 public struct HiveAdvanced: EventPayload {
     public static let eventType = EventType.hiveAdvanced
     public static let source = ColonyService.habits
@@ -131,12 +211,14 @@ public struct HiveAdvanced: EventPayload {
     public var day: HiveDayRow
     public var memberIds: [UUID]
     public var activity: ActivityEventRow
+    public var completedBy: UUID?
 
-    public init(hive: HiveRow, day: HiveDayRow, memberIds: [UUID], activity: ActivityEventRow) {
+    public init(hive: HiveRow, day: HiveDayRow, memberIds: [UUID], activity: ActivityEventRow, completedBy: UUID? = nil) {
         self.hive = hive
         self.day = day
         self.memberIds = memberIds
         self.activity = activity
+        self.completedBy = completedBy
     }
 }
 

@@ -85,11 +85,15 @@ public struct ProjectFollowed: EventPayload {
     public var followerCount: Int
     /// The project owner's user id, for a notification.
     public var ownerId: UUID
+    /// false when this user's follow of the project was already announced to the owner within
+    /// a day (an unfollow and re-follow): no second "new follower". Absent (older events): true.
+    public var notifyOwner: Bool?
 
-    public init(follow: FollowRow, followerCount: Int, ownerId: UUID) {
+    public init(follow: FollowRow, followerCount: Int, ownerId: UUID, notifyOwner: Bool? = nil) {
         self.follow = follow
         self.followerCount = followerCount
         self.ownerId = ownerId
+        self.notifyOwner = notifyOwner
     }
 }
 

@@ -43,9 +43,11 @@ public struct HiveRow: Codable, Sendable, Equatable {
     public var scheduleWeekmask: Int
     public var currentLength: Int
     public var lastAdvancedOn: LocalDate?
+    /// The habit this hive was converted from, if any (its owner's habit).
+    public var sourceHabitId: UUID?
     public var createdAt: Date
 
-    public init(id: UUID, name: String, ownerId: UUID, colorHex: String, type: HabitType, targetPerDay: Int, rule: String, threshold: Int?, scheduleDaily: Bool, scheduleWeekmask: Int, currentLength: Int, lastAdvancedOn: LocalDate?, createdAt: Date) {
+    public init(id: UUID, name: String, ownerId: UUID, colorHex: String, type: HabitType, targetPerDay: Int, rule: String, threshold: Int?, scheduleDaily: Bool, scheduleWeekmask: Int, currentLength: Int, lastAdvancedOn: LocalDate?, createdAt: Date, sourceHabitId: UUID? = nil) {
         self.id = id
         self.name = name
         self.ownerId = ownerId
@@ -58,6 +60,7 @@ public struct HiveRow: Codable, Sendable, Equatable {
         self.scheduleWeekmask = scheduleWeekmask
         self.currentLength = currentLength
         self.lastAdvancedOn = lastAdvancedOn
+        self.sourceHabitId = sourceHabitId
         self.createdAt = createdAt
     }
 }
@@ -139,5 +142,33 @@ public struct ActivityEventRow: Codable, Sendable, Equatable {
         self.type = type
         self.data = data
         self.createdAt = createdAt
+    }
+}
+
+public enum HiveInvitationStatus: String, Codable, Sendable, CaseIterable {
+    case pending
+    case accepted
+    case declined
+}
+
+/// `hive_invitations` (an addition): the owner invites one of their contact matches; the
+/// invitee accepts (and joins) or declines.
+public struct HiveInvitationRow: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var hiveId: UUID
+    public var userId: UUID
+    public var invitedBy: UUID
+    public var status: HiveInvitationStatus
+    public var createdAt: Date
+    public var decidedAt: Date?
+
+    public init(id: UUID, hiveId: UUID, userId: UUID, invitedBy: UUID, status: HiveInvitationStatus, createdAt: Date, decidedAt: Date?) {
+        self.id = id
+        self.hiveId = hiveId
+        self.userId = userId
+        self.invitedBy = invitedBy
+        self.status = status
+        self.createdAt = createdAt
+        self.decidedAt = decidedAt
     }
 }

@@ -1,3 +1,5 @@
+import ColonyModels
+import HTTPTypes
 import Hummingbird
 
 /// Requires `Authorization: Bearer <token>` on every route behind it and puts the verified
@@ -24,5 +26,24 @@ public struct TokenMiddleware: RouterMiddleware {
         context.user = user
         context.logger[metadataKey: "user_id"] = .string(user.id.uuidString.lowercased())
         return try await next(request, context)
+    }
+}
+
+extension TokenMiddleware {
+    /// For routes an app's servers call with its service-role key (`Authorization: Bearer`, or
+    /// `apikey` as Supabase's clients send it): the key's app, or a 401.
+    public func requireServiceKey(_ request: Request) async throws -> App {
+        var presented: [String] = []
+        if let header = request.headers[.authorization] {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer" { presented.append(String(parts[1])) }
+        }
+        if let key = request.headers[HTTPField.Name("apikey")!] { presented.append(key) }
+        guard !presented.isEmpty else { throw APIError.unauthorized("a service-role key is required", code: "invalid_service_key") }
+        var failure = APIError.unauthorized("a service-role key is required", code: "invalid_service_key")
+        for key in presented {
+            do { return try await verifier.verifyServiceKey(key) } catch { failure = error }
+        }
+        throw failure
     }
 }

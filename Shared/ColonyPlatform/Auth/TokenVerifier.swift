@@ -108,6 +108,23 @@ public actor TokenVerifier {
         return APIKeyIdentity(app: app, role: role)
     }
 
+    /// The app whose service-role key `token` is (auth's `service_role` API key: signed by the
+    /// same keys, `role` service_role, `ref` the app); a 401 for anything else, a user's access
+    /// token included. A service serving one app accepts only that app's key.
+    public func verifyServiceKey(_ token: String) async throws(APIError) -> App {
+        let identity: APIKeyIdentity
+        do {
+            identity = try await verifyAPIKey(token)
+        } catch where error.status == .unauthorized {
+            throw APIError.unauthorized("a service-role key is required", code: "invalid_service_key")
+        }
+        guard identity.role == .serviceRole else { throw APIError.unauthorized("a service-role key is required", code: "invalid_service_key") }
+        if let audience = configuration.audience, audience != identity.app {
+            throw APIError.unauthorized("the service-role key is for another app", code: "invalid_service_key")
+        }
+        return identity.app
+    }
+
     private func verifiedClaims(_ token: String) async throws -> AccessTokenClaims {
         try await verifiedClaims(token, as: AccessTokenClaims.self)
     }

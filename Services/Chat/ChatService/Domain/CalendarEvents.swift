@@ -39,12 +39,13 @@ struct CalendarEvents: Sendable {
 
     func update(_ id: UUID, userID: UUID, change: (inout ChatRules.EventDraft) -> Void, on connection: PostgresConnection) async throws -> CalendarEventRow {
         var event = try await manageable(id, userID: userID, on: connection)
+        let previous = event
         var draft = ChatRules.EventDraft(title: event.title, details: event.details, startsAt: event.startsAt, endsAt: event.endsAt)
         change(&draft)
         draft = try ChatRules.event(draft)
         (event.title, event.details, event.startsAt, event.endsAt) = (draft.title, draft.details, draft.startsAt, draft.endsAt)
         let updated = try await store.update(event, on: connection)
-        try await publish(CalendarEventUpdated(event: updated), event: updated, actor: userID, on: connection)
+        try await publish(CalendarEventUpdated(event: updated, previous: previous), event: updated, actor: userID, on: connection)
         return updated
     }
 

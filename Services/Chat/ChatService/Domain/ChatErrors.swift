@@ -8,6 +8,7 @@ enum ChatErrors {
     static let messageNotFound = APIError.notFound("message not found", code: "message_not_found")
     static let eventNotFound = APIError.notFound("event not found", code: "event_not_found")
     static let memberNotFound = APIError.notFound("not a member of this group", code: "member_not_found")
+    static let userNotFound = APIError.notFound("user not found", code: "user_not_found")
     static let accountDeleted = APIError.unauthorized("this account was deleted", code: "account_deleted")
 
     static let notGroupOwner = APIError.forbidden("only the group's owner can do that", code: "not_group_owner")

@@ -82,7 +82,7 @@ struct Groups: Sendable {
         let membership = try await membership(groupID, userID: userID, lock: true, on: connection)
         try GroupPolicy.require(membership.member.role, .rename)
         guard let group = try await store.update(groupID, name: name, on: connection) else { throw ChatErrors.groupNotFound }
-        try await publish(GroupUpdated(group: row(group)), group: groupID, actor: userID, on: connection)
+        try await publish(GroupUpdated(group: row(group), previous: row(membership.group)), group: groupID, actor: userID, on: connection)
         return view(group, member: membership.member)
     }
 
@@ -94,7 +94,7 @@ struct Groups: Sendable {
         let version = try await media.storage.uploadPicture(image, contentType: contentType, to: media.groupPictures, owner: groupID,
                                                             replacing: membership.group.pictureVersion)
         guard let group = try await store.update(groupID, pictureVersion: .some(version), on: connection) else { throw ChatErrors.groupNotFound }
-        try await publish(GroupUpdated(group: row(group)), group: groupID, actor: userID, on: connection)
+        try await publish(GroupUpdated(group: row(group), previous: row(membership.group)), group: groupID, actor: userID, on: connection)
         return view(group, member: membership.member)
     }
 
@@ -103,7 +103,7 @@ struct Groups: Sendable {
         try GroupPolicy.require(membership.member.role, .changePicture)
         try await media.storage.removePicture(media.groupPictures, owner: groupID, version: membership.group.pictureVersion)
         guard let group = try await store.update(groupID, pictureVersion: .some(nil), on: connection) else { throw ChatErrors.groupNotFound }
-        try await publish(GroupUpdated(group: row(group)), group: groupID, actor: userID, on: connection)
+        try await publish(GroupUpdated(group: row(group), previous: row(membership.group)), group: groupID, actor: userID, on: connection)
         return view(group, member: membership.member)
     }
 
@@ -184,13 +184,14 @@ struct Groups: Sendable {
     @discardableResult
     func transfer(_ groupID: UUID, from oldOwner: UUID, to newOwner: UUID, on connection: PostgresConnection) async throws -> StoredGroup {
         // Demote first: the one-owner index allows a single owner row at any moment.
-        guard let demoted = try await store.setRole(groupID, userID: oldOwner, role: .admin, on: connection),
+        guard let before = try await store.find(groupID, on: connection),
+              let demoted = try await store.setRole(groupID, userID: oldOwner, role: .admin, on: connection),
               let previous = try await store.member(groupID, userID: newOwner, on: connection),
               let promoted = try await store.setRole(groupID, userID: newOwner, role: .owner, on: connection),
               let group = try await store.update(groupID, ownerID: newOwner, on: connection) else { throw ChatErrors.memberNotFound }
         try await publish(GroupRoleChanged(member: demoted, previousRole: .owner), group: groupID, actor: oldOwner, on: connection)
         try await publish(GroupRoleChanged(member: promoted, previousRole: previous.role), group: groupID, actor: oldOwner, on: connection)
-        try await publish(GroupUpdated(group: row(group)), group: groupID, actor: oldOwner, on: connection)
+        try await publish(GroupUpdated(group: row(group), previous: row(before)), group: groupID, actor: oldOwner, on: connection)
         return group
     }
 
@@ -201,13 +202,14 @@ struct Groups: Sendable {
 
     func deleteGroup(_ groupID: UUID, actor: UUID, on connection: PostgresConnection) async throws {
         guard let group = try await store.update(groupID, on: connection) else { throw ChatErrors.groupNotFound }
+        let members = try await store.members(groupID, on: connection).map(\.member)
         let memberIDs = try await store.memberIDs(groupID, on: connection)
         let events = CalendarEvents(outbox: outbox, logger: logger)
         for event in try await events.store.list(userID: actor, groupID: groupID, from: .distantPast, to: .distantFuture, limit: 100_000, on: connection) {
             try await events.publishDeleted(event, actor: actor, on: connection)
         }
         let voicePaths = try await store.delete(groupID, on: connection)
-        try await publish(GroupDeleted(group: row(group), memberIds: memberIDs), group: groupID, actor: actor, on: connection)
+        try await publish(GroupDeleted(group: row(group), memberIds: memberIDs, members: members), group: groupID, actor: actor, on: connection)
         for path in voicePaths { try await media.storage.remove(media.voiceMessages, key: path) }
         try await media.storage.removePicture(media.groupPictures, owner: groupID, version: group.pictureVersion)
     }

@@ -95,7 +95,7 @@ struct Messages: Sendable {
         try GroupPolicy.require(membership.member.role, .editMessage(own: message.sentBy == userID))
         guard message.messageType == .text else { throw ChatErrors.voiceNotEditable }
         guard let edited = try await store.edit(messageID, content: content, on: connection) else { throw ChatErrors.messageNotFound }
-        try await groups.publish(MessageEdited(message: row(edited)), group: groupID, actor: userID, on: connection)
+        try await groups.publish(MessageEdited(message: row(edited), previous: row(message)), group: groupID, actor: userID, on: connection)
         return view(edited)
     }
 

@@ -29,6 +29,14 @@ struct Users: Sendable {
         view(try await require(userID, on: connection))
     }
 
+    /// Another user's public profile (`GET /users/{id}`, the app's user cache): anyone I share a
+    /// group with, or who wrote in one of my groups before leaving it; 404 for anyone else.
+    func profile(_ userID: UUID, viewer: UUID, on connection: PostgresConnection) async throws -> PublicUserView {
+        _ = try await require(viewer, on: connection)
+        guard let user = try await store.visible(userID, to: viewer, on: connection) else { throw ChatErrors.userNotFound }
+        return PublicUserView(id: user.id, displayName: user.displayName, avatarUrl: media.avatarURL(user.id, version: user.avatarVersion))
+    }
+
     func rename(_ userID: UUID, displayName: String, on connection: PostgresConnection) async throws -> UserView {
         let name = try ChatRules.displayName(displayName)
         _ = try await require(userID, on: connection)
@@ -70,6 +78,8 @@ struct Users: Sendable {
             try await store.erase(userID, on: connection)
             return
         }
+        // Those who shared a group with it drop it and its messages: one event (its history may be long).
+        let sharedWith = try await store.sharingGroups(with: userID, on: connection)
         let groupStore = GroupStore(logger: logger)
         for groupID in try await groupStore.owned(by: userID, on: connection) {
             if let successor = try await groupStore.successor(groupID, excluding: userID, on: connection) {
@@ -88,6 +98,10 @@ struct Users: Sendable {
         }
         let voicePaths = try await MessageStore(logger: logger).voicePaths(sentBy: userID, on: connection)
         try await store.erase(userID, on: connection)
+        if !sharedWith.isEmpty {
+            try await outbox.publish(EventEnvelope(app: .unify, aggregateId: userID.uuidString.lowercased(), actor: userID,
+                                                   payload: UserErased(userId: userID, displayName: user.displayName, sharedWith: sharedWith)), on: connection, logger: logger)
+        }
         for path in voicePaths { try await media.storage.remove(media.voiceMessages, key: path) }
         try await media.storage.removePicture(media.profilePictures, owner: userID, version: user.avatarVersion)
     }

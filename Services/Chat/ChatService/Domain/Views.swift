@@ -14,6 +14,13 @@ struct UserView: Codable, Sendable {
     var updatedAt: Date
 }
 
+/// `user` as others see it (never the email).
+struct PublicUserView: Codable, Sendable {
+    var id: UUID
+    var displayName: String
+    var avatarUrl: String?
+}
+
 /// `group`, as one of its members sees it.
 struct GroupView: Codable, Sendable {
     var id: UUID

@@ -80,5 +80,12 @@ enum ChatMigrations {
             CREATE INDEX events_group_time ON events (group_id, starts_at) WHERE group_id IS NOT NULL;
             CREATE INDEX events_personal_time ON events (created_by, starts_at) WHERE group_id IS NULL;
             """),
+        Migration(version: 2, name: "users.auth_name", sql: """
+            -- addition: the last name auth's events brought; an event applies its name only when it
+            -- differs, so an email change never undoes a rename. Existing users count their
+            -- current name as seen.
+            ALTER TABLE users ADD COLUMN auth_name text;
+            UPDATE users SET auth_name = display_name;
+            """),
     ]
 }

@@ -146,6 +146,10 @@ struct GroupStore: Sendable {
             """, logger: logger).collect().first.map(GroupMemberRow.init(row:))
     }
 
+    func find(_ groupID: UUID, on connection: PostgresConnection) async throws -> StoredGroup? {
+        try await connection.query("SELECT \(unescaped: StoredGroup.columns) FROM groups WHERE id = \(groupID)", logger: logger).collect().first.map(StoredGroup.init(row:))
+    }
+
     func update(_ groupID: UUID, name: String? = nil, ownerID: UUID? = nil, pictureVersion: Int64?? = nil, on connection: PostgresConnection) async throws -> StoredGroup? {
         let setPicture = pictureVersion != nil
         let version: Int64? = pictureVersion ?? nil

@@ -36,17 +36,41 @@ struct UserStore: Sendable {
             .collect().first.map(StoredUser.init(row:))
     }
 
-    /// From `user_registered`/`user_updated`: creates the user or refreshes email and name.
+    /// From `user_registered`/`user_updated`: creates the user or refreshes the email. The
+    /// name from the event replaces the display name only when it is not the name auth sent last
+    /// (a sign-up name replaces the placeholder of an early request, a name changed through
+    /// auth follows); an event for anything else never reverts a rename made here.
     func upsertFromAuth(_ userID: UUID, displayName: String?, email: String?, on connection: PostgresConnection) async throws {
         try await connection.query("""
-            INSERT INTO users (id, display_name, email)
-            SELECT \(userID), \(displayName ?? Self.defaultName(email: email)), \(email)
+            INSERT INTO users (id, display_name, email, auth_name)
+            SELECT \(userID), \(displayName ?? Self.defaultName(email: email)), \(email), \(displayName)
             WHERE NOT EXISTS (SELECT 1 FROM deleted_users WHERE user_id = \(userID))
             ON CONFLICT (id) DO UPDATE SET
                 email = EXCLUDED.email,
-                display_name = coalesce(\(displayName), users.display_name),
+                display_name = CASE WHEN EXCLUDED.auth_name IS NOT NULL AND EXCLUDED.auth_name IS DISTINCT FROM users.auth_name
+                                    THEN EXCLUDED.auth_name ELSE users.display_name END,
+                auth_name = coalesce(EXCLUDED.auth_name, users.auth_name),
                 updated_at = now()
             """, logger: logger)
+    }
+
+    /// Another user's public row, for the caller's user cache: someone they share a group with,
+    /// or who sent a message in one of their groups (also after leaving it). nil otherwise.
+    func visible(_ userID: UUID, to viewer: UUID, on connection: PostgresConnection) async throws -> StoredUser? {
+        try await connection.query("""
+            SELECT \(unescaped: StoredUser.columns.split(separator: ", ").map { "u.\($0)" }.joined(separator: ", ")) FROM users u
+            WHERE u.id = \(userID) AND (u.id = \(viewer)
+                OR EXISTS (SELECT 1 FROM group_members a JOIN group_members b ON b.group_id = a.group_id WHERE a.user_id = \(viewer) AND b.user_id = u.id)
+                OR EXISTS (SELECT 1 FROM group_members a JOIN messages m ON m.group_id = a.group_id WHERE a.user_id = \(viewer) AND m.sent_by = u.id))
+            """, logger: logger).collect().first.map(StoredUser.init(row:))
+    }
+
+    /// Everyone who shares a group with the user now.
+    func sharingGroups(with userID: UUID, on connection: PostgresConnection) async throws -> [UUID] {
+        try await connection.query("""
+            SELECT DISTINCT b.user_id FROM group_members a JOIN group_members b ON b.group_id = a.group_id
+            WHERE a.user_id = \(userID) AND b.user_id <> \(userID) ORDER BY b.user_id
+            """, logger: logger).collect().map { try $0.decode(UUID.self) }
     }
 
     func update(_ userID: UUID, displayName: String?, avatarVersion: Int64??, on connection: PostgresConnection) async throws -> StoredUser? {

@@ -46,6 +46,10 @@ struct ChatRoutes: Sendable {
         routes.on(.delete, "me/avatar") { request, context in
             try await support.write(request, context) { _, user, connection in try await users.removeAvatar(user, on: connection) }
         }
+        routes.on(.get, "users/{user_id}") { _, context in
+            let id = try R.uuid(context, "user_id", ChatErrors.userNotFound)
+            return try await support.read(context) { user, connection in try await users.profile(id, viewer: user, on: connection) }
+        }
 
         // Groups
         routes.on(.get, "groups") { _, context in

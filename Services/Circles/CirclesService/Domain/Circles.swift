@@ -43,9 +43,12 @@ struct Circles: Sendable {
 
     func rename(_ circleID: UUID, name: String, userID: UUID, on connection: PostgresConnection) async throws -> CircleView {
         let name = try CirclesRules.circleName(name)
-        let (_, role) = try await membership(circleID, userID: userID, lock: true, on: connection)
+        let (previous, role) = try await membership(circleID, userID: userID, lock: true, on: connection)
         guard role == .owner else { throw CirclesErrors.ownerOnly }
-        _ = try await store.rename(circleID, name: name, on: connection)
+        if let renamed = try await store.rename(circleID, name: name, on: connection), renamed != previous {
+            try await publish(CircleUpdated(circle: renamed, previous: previous, memberIds: try await store.memberIDs(circleID, on: connection)),
+                              circle: circleID, actor: userID, on: connection)
+        }
         return try await get(circleID, userID: userID, on: connection)
     }
 
@@ -158,7 +161,9 @@ struct Circles: Sendable {
                 try await delete(circleID, actor: userID, on: connection)
                 return
             }
-            try await store.setRole(circleID, userID: successor, role: .owner, on: connection)
+            if let change = try await store.setRole(circleID, userID: successor, role: .owner, on: connection) {
+                try await publish(CircleMemberUpdated(member: change.member, previous: change.previous), circle: circleID, actor: userID, on: connection)
+            }
         }
         try await remove(circleID, userID: userID, reason: reason, actor: userID, on: connection)
     }
@@ -171,9 +176,23 @@ struct Circles: Sendable {
         try await remove(circleID, userID: member, reason: .removed, actor: userID, on: connection)
     }
 
+    /// Ends a membership with what only made sense inside the circle: the member's status and
+    /// DM threads there; for an erased account also its live posts and its marks on others'.
+    /// The event names those rows, so subscribers see each go.
     func remove(_ circleID: UUID, userID: UUID, reason: CircleLeaveReason, actor: UUID, on connection: PostgresConnection) async throws {
-        guard let removed = try await store.removeMember(circleID, userID: userID, on: connection) else { throw CirclesErrors.memberNotFound }
-        try await publish(CircleMemberLeft(member: removed, reason: reason), circle: circleID, actor: actor, on: connection)
+        let dms = DMStore(logger: logger)
+        let threads = try await dms.threads(inCircle: circleID, involving: userID, on: connection)
+        var removed = CircleRemovedRows(threads: threads.map(\.row))
+        if reason == .accountDeleted {
+            let posts = PostStore(logger: logger)
+            removed.posts = try await posts.live(inCircle: circleID, author: userID, on: connection).map(\.row)
+            (removed.reactions, removed.votes, removed.rsvps) = try await posts.marks(by: userID, inCircle: circleID, on: connection)
+        }
+        guard let gone = try await store.removeMember(circleID, userID: userID, on: connection) else { throw CirclesErrors.memberNotFound }
+        let member = gone.member
+        removed.presence = gone.presence.map { [$0] } ?? []
+        try await dms.deleteThreads(threads.map(\.id), on: connection)
+        try await publish(CircleMemberLeft(member: member, reason: reason, removed: removed.isEmpty ? nil : removed), circle: circleID, actor: actor, on: connection)
     }
 
     /// Deletes the circle (owner only) with its posts, photos, DMs and presence.
@@ -185,10 +204,16 @@ struct Circles: Sendable {
 
     func delete(_ circleID: UUID, actor: UUID, on connection: PostgresConnection) async throws {
         guard let circle = try await circleRow(circleID, on: connection) else { throw CirclesErrors.circleNotFound }
-        let members = try await store.memberIDs(circleID, on: connection)
+        let members = try await store.memberRows(circleID, on: connection)
         let photos = try await PostStore(logger: logger).inCircle(circleID, on: connection).filter { $0.photoVersion != nil }.map(\.row.id)
+        // What subscribers see go one by one: members, live posts (their marks go with them),
+        // statuses and DM threads (their messages go with them).
+        let removed = CircleRemovedRows(members: members, posts: try await PostStore(logger: logger).live(inCircle: circleID, on: connection).map(\.row),
+                                        presence: try await PresenceStore(logger: logger).all(inCircle: circleID, on: connection),
+                                        threads: try await DMStore(logger: logger).threads(inCircle: circleID, on: connection).map(\.row))
         try await store.delete(circleID, on: connection)
-        try await publish(CircleDeleted(circle: circle, memberIds: members), circle: circleID, actor: actor, on: connection)
+        try await publish(CircleDeleted(circle: circle, memberIds: members.map(\.userId).sorted { $0.uuidString < $1.uuidString }, removed: removed),
+                          circle: circleID, actor: actor, on: connection)
         for post in photos { try await media.remove(circleID: circleID, postID: post) }
     }
 

@@ -75,19 +75,28 @@ struct DirectMessages: Sendable {
     /// Read receipts: the other party's unread messages get `read_at` now.
     func markRead(_ threadID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> ThreadView {
         let thread = try await thread(threadID, userID: userID, on: connection)
-        let (ids, readAt) = try await store.markRead(thread, readerID: userID, on: connection)
-        if !ids.isEmpty {
-            try await circles.publish(DMRead(circleId: thread.circleId, threadId: thread.id, readerId: userID, participantIds: thread.participants, readAt: readAt, messageIds: ids),
+        let read = try await store.markRead(thread, readerID: userID, on: connection)
+        if let readAt = read.first?.readAt {
+            try await circles.publish(DMRead(circleId: thread.circleId, threadId: thread.id, readerId: userID, participantIds: thread.participants, readAt: readAt,
+                                             messageIds: read.map(\.id), messages: read),
                                       circle: thread.circleId, actor: userID, on: connection)
         }
         return try await threadView(thread, last: nil, unread: 0, userID: userID, on: connection)
     }
 
-    func react(_ threadID: UUID, messageID: UUID, emoji: String, userID: UUID, on connection: PostgresConnection) async throws -> ToggleResult {
+    /// Adds (`on`) or removes my reaction to a message of the thread; only a real change is
+    /// published (`dm_reacted`, to the two parties).
+    func react(_ threadID: UUID, messageID: UUID, emoji: String, on: Bool, userID: UUID, on connection: PostgresConnection) async throws -> ReactionState {
         let emoji = try CirclesRules.emoji(emoji)
         let thread = try await thread(threadID, userID: userID, on: connection)
         guard try await store.message(messageID, in: thread.id, on: connection) != nil else { throw CirclesErrors.messageNotFound }
-        return ToggleResult(active: try await store.toggleReaction(messageID, userID: userID, emoji: emoji, on: connection))
+        let changed = on ? try await store.addReaction(messageID, userID: userID, emoji: emoji, on: connection)
+                         : try await store.removeReaction(messageID, userID: userID, emoji: emoji, on: connection)
+        if let changed {
+            try await circles.publish(DMReacted(operation: on ? .insert : .delete, circleId: thread.circleId, threadId: thread.id, reaction: changed,
+                                                participantIds: thread.participants), circle: thread.circleId, actor: userID, on: connection)
+        }
+        return ReactionState(messageId: messageID, emoji: emoji, active: on)
     }
 
     func setNotify(_ threadID: UUID, notify: Bool, userID: UUID, on connection: PostgresConnection) async throws -> ThreadView {
@@ -112,8 +121,9 @@ struct Presence: Sendable {
 
     func set(_ circleID: UUID, status: PresenceStatus, userID: UUID, on connection: PostgresConnection) async throws -> PresenceRow {
         _ = try await circles.membership(circleID, userID: userID, on: connection)
+        let previous = try await store.current(userID, circleID: circleID, on: connection)
         let row = try await store.set(userID, circleID: circleID, status: status, on: connection)
-        try await circles.publish(PresenceChanged(presence: row), circle: circleID, actor: userID, on: connection)
+        try await circles.publish(PresenceChanged(presence: row, operation: previous == nil ? .insert : .update, previous: previous), circle: circleID, actor: userID, on: connection)
         return row
     }
 }

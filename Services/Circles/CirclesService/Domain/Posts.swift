@@ -78,7 +78,7 @@ struct Posts: Sendable {
         checked = try CirclesRules.post(checked)
         checked.pollOptions = []
         let updated = try await store.update(postID, checked, on: connection)
-        try await circles.publish(PostUpdated(post: row(updated)), circle: updated.row.circleId, actor: userID, on: connection)
+        try await circles.publish(PostUpdated(post: row(updated), previous: row(post)), circle: updated.row.circleId, actor: userID, on: connection)
         return try await detail(postID, userID: userID, on: connection)
     }
 
@@ -95,7 +95,7 @@ struct Posts: Sendable {
         guard post.row.authorId == userID else { throw CirclesErrors.authorOnly }
         let stored = try await media.upload(image, contentType: contentType, circleID: post.row.circleId, postID: postID)
         let updated = try await store.setPhoto(postID, version: stored.version, on: connection)
-        try await circles.publish(PostUpdated(post: row(updated)), circle: post.row.circleId, actor: userID, on: connection)
+        try await circles.publish(PostUpdated(post: row(updated), previous: row(post)), circle: post.row.circleId, actor: userID, on: connection)
         return try await detail(postID, userID: userID, on: connection)
     }
 
@@ -104,38 +104,70 @@ struct Posts: Sendable {
         guard post.row.authorId == userID else { throw CirclesErrors.authorOnly }
         let updated = try await store.setPhoto(postID, version: nil, on: connection)
         try await media.remove(circleID: post.row.circleId, postID: postID)
-        try await circles.publish(PostUpdated(post: row(updated)), circle: post.row.circleId, actor: userID, on: connection)
+        try await circles.publish(PostUpdated(post: row(updated), previous: row(post)), circle: post.row.circleId, actor: userID, on: connection)
         return try await detail(postID, userID: userID, on: connection)
     }
 
-    // MARK: toggles
+    // MARK: marks: set and unset, so a retried request never undoes itself
 
-    func react(_ postID: UUID, emoji: String, userID: UUID, on connection: PostgresConnection) async throws -> ToggleResult {
+    /// Adds (`on`) or removes my reaction; only a real change is published. The card after.
+    func react(_ postID: UUID, emoji: String, on: Bool, userID: UUID, on connection: PostgresConnection) async throws -> PostView {
         let emoji = try CirclesRules.emoji(emoji)
         let post = try await visible(postID, userID: userID, on: connection)
-        let active = try await store.toggleReaction(postID, userID: userID, emoji: emoji, on: connection)
-        try await circles.publish(PostReacted(operation: active ? .insert : .delete, circleId: post.row.circleId, postId: postID, userId: userID, emoji: emoji),
-                                  circle: post.row.circleId, actor: userID, on: connection)
-        return ToggleResult(active: active)
+        let changed = on ? try await store.addReaction(postID, userID: userID, emoji: emoji, on: connection)
+                         : try await store.removeReaction(postID, userID: userID, emoji: emoji, on: connection)
+        if let changed {
+            try await circles.publish(PostReacted(operation: on ? .insert : .delete, circleId: post.row.circleId, postId: postID, userId: userID, emoji: emoji,
+                                                  createdAt: changed.createdAt), circle: post.row.circleId, actor: userID, on: connection)
+        }
+        return try await detail(postID, userID: userID, on: connection)
     }
 
-    func vote(_ postID: UUID, optionID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> ToggleResult {
-        let post = try await visible(postID, userID: userID, on: connection)
+    /// Casts or moves my vote to `optionID`, or withdraws it (nil). The post row is locked, so
+    /// one poll's votes take turns and each event says exactly what changed.
+    func vote(_ postID: UUID, optionID: UUID?, userID: UUID, on connection: PostgresConnection) async throws -> PostView {
+        let post = try await visible(postID, userID: userID, lock: true, on: connection)
         guard post.row.type == .poll else { throw CirclesErrors.notAPoll }
-        let now = try await store.toggleVote(postID, optionID: optionID, userID: userID, on: connection)
-        try await circles.publish(PollVoted(circleId: post.row.circleId, postId: postID, userId: userID, optionId: now), circle: post.row.circleId, actor: userID, on: connection)
-        return ToggleResult(active: now != nil)
+        if let optionID, try await !store.optionExists(optionID, postID: postID, on: connection) { throw CirclesErrors.optionNotFound }
+        let previous = try await store.vote(postID, userID: userID, on: connection)
+        let now = try await Self.settle(previous, to: optionID, value: \.optionId,
+                                        set: { try await store.setVote(postID, optionID: $0, userID: userID, on: connection) },
+                                        remove: { try await store.removeVote(postID, userID: userID, on: connection) })
+        if now != previous {
+            try await circles.publish(PollVoted(circleId: post.row.circleId, postId: postID, userId: userID, optionId: now?.optionId, vote: now, previous: previous),
+                                      circle: post.row.circleId, actor: userID, on: connection)
+        }
+        return try await detail(postID, userID: userID, on: connection)
     }
 
-    func rsvp(_ postID: UUID, status: RSVPStatus, userID: UUID, on connection: PostgresConnection) async throws -> ToggleResult {
-        // The post row is locked so that RSVPs to one event take turns: each event's counts are exact.
+    /// Sets or changes my RSVP, or withdraws it (nil). The post row is locked so that RSVPs to
+    /// one event take turns: each event's counts are exact.
+    func rsvp(_ postID: UUID, status: RSVPStatus?, userID: UUID, on connection: PostgresConnection) async throws -> PostView {
         let post = try await visible(postID, userID: userID, lock: true, on: connection)
         guard post.row.type == .event else { throw CirclesErrors.notAnEvent }
-        let now = try await store.toggleRSVP(postID, userID: userID, status: status, on: connection)
-        let counts = try await store.rsvpCounts(postID, on: connection)
-        try await circles.publish(EventRsvped(circleId: post.row.circleId, postId: postID, userId: userID, status: now, authorId: post.row.authorId, counts: counts),
-                                  circle: post.row.circleId, actor: userID, on: connection)
-        return ToggleResult(active: now != nil)
+        let previous = try await store.rsvp(postID, userID: userID, on: connection)
+        let now = try await Self.settle(previous, to: status, value: \.status,
+                                        set: { try await store.setRSVP(postID, userID: userID, status: $0, on: connection) },
+                                        remove: { try await store.removeRSVP(postID, userID: userID, on: connection) })
+        if now != previous {
+            let counts = try await store.rsvpCounts(postID, on: connection)
+            try await circles.publish(EventRsvped(circleId: post.row.circleId, postId: postID, userId: userID, status: now?.status, authorId: post.row.authorId,
+                                                  counts: counts, rsvp: now, previous: previous),
+                                      circle: post.row.circleId, actor: userID, on: connection)
+        }
+        return try await detail(postID, userID: userID, on: connection)
+    }
+
+    /// A mark of which a user has one per post (a vote, an RSVP) set to `wanted`, or removed
+    /// (nil); nothing is written when it is so already. The row now.
+    static func settle<Row: Equatable, Value: Equatable>(_ previous: Row?, to wanted: Value?, value: (Row) -> Value,
+                                                         set: (Value) async throws -> Row, remove: () async throws -> Row?) async throws -> Row? {
+        guard let wanted else {
+            if previous != nil { _ = try await remove() }
+            return nil
+        }
+        if let previous, value(previous) == wanted { return previous }
+        return try await set(wanted)
     }
 
     func keep(_ postID: UUID, keep: Bool, userID: UUID, on connection: PostgresConnection) async throws -> PostView {

@@ -27,6 +27,12 @@ struct Profiles: Sendable {
         var birthday: LocalDate??
     }
 
+    /// The admin route: sets a member's Pro flag (the app's servers, after a purchase).
+    func setPro(_ userID: UUID, isPro: Bool, on connection: PostgresConnection) async throws -> MyProfile {
+        guard let profile = try await store.setPro(userID, isPro: isPro, on: connection) else { throw CirclesErrors.userNotFound }
+        return profile
+    }
+
     func edit(_ userID: UUID, _ edit: Edit, on connection: PostgresConnection) async throws -> MyProfile {
         var changes = ProfileStore.Changes()
         var errors = ValidationErrors()

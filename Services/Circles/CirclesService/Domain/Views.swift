@@ -157,7 +157,10 @@ struct DMPage: Codable, Sendable {
     var nextCursor: String?
 }
 
-struct ToggleResult: Codable, Sendable {
-    /// Whether the reaction, vote or RSVP is now in place (false: the toggle removed it).
+/// A DM reaction set or removed.
+struct ReactionState: Codable, Sendable {
+    var messageId: UUID
+    var emoji: String
+    /// Whether the reaction is in place now.
     var active: Bool
 }

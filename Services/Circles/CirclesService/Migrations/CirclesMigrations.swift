@@ -199,5 +199,12 @@ enum CirclesMigrations {
 
             \(Quotas.tableSQL)
             """),
+        Migration(version: 3, name: "profiles.auth_name", sql: """
+            -- addition: the last name auth's events brought; an event applies its name only when
+            -- it differs (a late sign-up name replaces the placeholder, an email change does not
+            -- undo a rename). Existing profiles count their current name as seen.
+            ALTER TABLE profiles ADD COLUMN auth_name text;
+            UPDATE profiles SET auth_name = display_name;
+            """),
     ]
 }

@@ -81,15 +81,23 @@ struct CircleStore: Sendable {
             """, logger: logger).collect().first.map(Self.member)
     }
 
-    /// Removes a member with what only made sense inside the circle: their presence there and
-    /// their DM threads in it.
-    func removeMember(_ circleID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> CircleMemberRow? {
-        let removed = try await connection.query("""
+    /// Removes a member with what only made sense inside the circle: their presence there (the
+    /// removed status is returned) and their kept marks on its posts.
+    func removeMember(_ circleID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> (member: CircleMemberRow, presence: PresenceRow?)? {
+        guard let removed = try await connection.query("""
             DELETE FROM circle_members WHERE circle_id = \(circleID) AND user_id = \(userID) RETURNING \(unescaped: Self.memberColumns)
-            """, logger: logger).collect().first.map(Self.member)
-        try await connection.query("DELETE FROM presence_states WHERE circle_id = \(circleID) AND user_id = \(userID)", logger: logger)
+            """, logger: logger).collect().first.map(Self.member) else { return nil }
+        let presence = try await connection.query("""
+            DELETE FROM presence_states WHERE circle_id = \(circleID) AND user_id = \(userID) RETURNING user_id, circle_id, status::text, updated_at
+            """, logger: logger).collect().first.map(PresenceStore.row)
         try await connection.query("DELETE FROM kept_posts k USING posts p WHERE k.post_id = p.id AND p.circle_id = \(circleID) AND k.user_id = \(userID)", logger: logger)
-        return removed
+        return (removed, presence)
+    }
+
+    /// Every member's row (what goes when the circle is deleted).
+    func memberRows(_ circleID: UUID, on connection: PostgresConnection) async throws -> [CircleMemberRow] {
+        try await connection.query("SELECT \(unescaped: Self.memberColumns) FROM circle_members WHERE circle_id = \(circleID) ORDER BY joined_at, user_id", logger: logger)
+            .collect().map(Self.member)
     }
 
     /// The next owner when the owner goes: the longest-standing member.
@@ -99,8 +107,15 @@ struct CircleStore: Sendable {
             """, logger: logger).collect().first.map { try $0.decode(UUID.self) }
     }
 
-    func setRole(_ circleID: UUID, userID: UUID, role: CircleRole, on connection: PostgresConnection) async throws {
-        try await connection.query("UPDATE circle_members SET role = \(role.rawValue)::circle_role WHERE circle_id = \(circleID) AND user_id = \(userID)", logger: logger)
+    /// Changes a member's role; their row before and after (nil when not a member).
+    func setRole(_ circleID: UUID, userID: UUID, role: CircleRole, on connection: PostgresConnection) async throws -> (previous: CircleMemberRow, member: CircleMemberRow)? {
+        guard let previous = try await connection.query("""
+            SELECT \(unescaped: Self.memberColumns) FROM circle_members WHERE circle_id = \(circleID) AND user_id = \(userID) FOR UPDATE
+            """, logger: logger).collect().first.map(Self.member) else { return nil }
+        let member = try await connection.query("""
+            UPDATE circle_members SET role = \(role.rawValue)::circle_role WHERE circle_id = \(circleID) AND user_id = \(userID) RETURNING \(unescaped: Self.memberColumns)
+            """, logger: logger).collect().map(Self.member)[0]
+        return (previous, member)
     }
 
     func rename(_ circleID: UUID, name: String, on connection: PostgresConnection) async throws -> CircleRow? {

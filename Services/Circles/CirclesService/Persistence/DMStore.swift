@@ -20,6 +20,7 @@ struct DMStore: Sendable {
         func other(than userID: UUID) -> UUID { userA == userID ? userB : userA }
         func notify(_ userID: UUID) -> Bool { userA == userID ? notifyA : notifyB }
         var participants: [UUID] { [userA, userB] }
+        var row: DMThreadRow { DMThreadRow(id: id, circleId: circleId, userA: userA, userB: userB, lastMessageAt: lastMessageAt, notifyA: notifyA, notifyB: notifyB) }
     }
 
     static let threadColumns = "t.id, t.circle_id, t.user_a, t.user_b, t.last_message_at, t.notify_a, t.notify_b"
@@ -87,13 +88,12 @@ struct DMStore: Sendable {
         return message
     }
 
-    /// Marks the other party's unread messages read; their ids and the time.
-    func markRead(_ thread: Thread, readerID: UUID, on connection: PostgresConnection) async throws -> ([UUID], Date) {
-        let rows = try await connection.query("""
-            UPDATE dm_messages SET read_at = now() WHERE thread_id = \(thread.id) AND sender_id <> \(readerID) AND read_at IS NULL RETURNING id, read_at
-            """, logger: logger).collect()
-        let decoded = try rows.map { try $0.decode((UUID, Date).self) }
-        return (decoded.map(\.0), decoded.first?.1 ?? Date())
+    /// Marks the other party's unread messages read; their rows now, oldest first.
+    func markRead(_ thread: Thread, readerID: UUID, on connection: PostgresConnection) async throws -> [DMMessageRow] {
+        try await connection.query("""
+            UPDATE dm_messages AS m SET read_at = now() WHERE m.thread_id = \(thread.id) AND m.sender_id <> \(readerID) AND m.read_at IS NULL
+            RETURNING \(unescaped: Self.messageColumns)
+            """, logger: logger).collect().map(Self.message).sorted { ($0.createdAt, $0.id.uuidString) < ($1.createdAt, $1.id.uuidString) }
     }
 
     func page(_ threadID: UUID, before cursor: KeysetCursor?, limit: Int, on connection: PostgresConnection) async throws -> [(DMMessageView, KeysetCursor)] {
@@ -117,11 +117,37 @@ struct DMStore: Sendable {
             .collect().first.map(Self.message)
     }
 
-    func toggleReaction(_ messageID: UUID, userID: UUID, emoji: String, on connection: PostgresConnection) async throws -> Bool {
-        let removed = try await connection.query("DELETE FROM dm_reactions WHERE message_id = \(messageID) AND user_id = \(userID) AND emoji = \(emoji) RETURNING 1", logger: logger).collect()
-        if !removed.isEmpty { return false }
-        try await connection.query("INSERT INTO dm_reactions (message_id, user_id, emoji) VALUES (\(messageID), \(userID), \(emoji)) ON CONFLICT DO NOTHING", logger: logger)
-        return true
+    static func reaction(_ row: PostgresRow) throws -> DMReactionRow {
+        let (message, user, emoji, at) = try row.decode((UUID, UUID, String, Date).self)
+        return DMReactionRow(messageId: message, userId: user, emoji: emoji, createdAt: at)
+    }
+
+    /// Adds the reaction; the new row, nil when it was there already.
+    func addReaction(_ messageID: UUID, userID: UUID, emoji: String, on connection: PostgresConnection) async throws -> DMReactionRow? {
+        try await connection.query("""
+            INSERT INTO dm_reactions (message_id, user_id, emoji) VALUES (\(messageID), \(userID), \(emoji)) ON CONFLICT DO NOTHING
+            RETURNING message_id, user_id, emoji, created_at
+            """, logger: logger).collect().first.map(Self.reaction)
+    }
+
+    /// Removes the reaction; the removed row, nil when there was none.
+    func removeReaction(_ messageID: UUID, userID: UUID, emoji: String, on connection: PostgresConnection) async throws -> DMReactionRow? {
+        try await connection.query("""
+            DELETE FROM dm_reactions WHERE message_id = \(messageID) AND user_id = \(userID) AND emoji = \(emoji) RETURNING message_id, user_id, emoji, created_at
+            """, logger: logger).collect().first.map(Self.reaction)
+    }
+
+    /// Threads in the circle (those `userID` is a party of, when given).
+    func threads(inCircle circleID: UUID, involving userID: UUID? = nil, on connection: PostgresConnection) async throws -> [Thread] {
+        try await connection.query("""
+            SELECT \(unescaped: Self.threadColumns) FROM dm_threads t
+            WHERE t.circle_id = \(circleID) AND (\(userID)::uuid IS NULL OR \(userID) IN (t.user_a, t.user_b)) ORDER BY t.created_at, t.id
+            """, logger: logger).collect().map(Self.thread)
+    }
+
+    func deleteThreads(_ ids: [UUID], on connection: PostgresConnection) async throws {
+        guard !ids.isEmpty else { return }
+        try await connection.query("DELETE FROM dm_threads WHERE id = ANY(\(ids))", logger: logger)
     }
 
     func setNotify(_ thread: Thread, userID: UUID, notify: Bool, on connection: PostgresConnection) async throws {

@@ -172,40 +172,111 @@ struct PostStore: Sendable {
             """, logger: logger).collect().map { (try Self.stored($0), try Self.aggregates($0)) }
     }
 
-    // MARK: toggles
+    // MARK: marks (set and unset: a retried request changes nothing)
 
-    /// Adds the reaction, or removes it if it was there; whether it is there now.
-    func toggleReaction(_ postID: UUID, userID: UUID, emoji: String, on connection: PostgresConnection) async throws -> Bool {
-        let removed = try await connection.query("DELETE FROM post_reactions WHERE post_id = \(postID) AND user_id = \(userID) AND emoji = \(emoji) RETURNING 1", logger: logger).collect()
-        if !removed.isEmpty { return false }
-        try await connection.query("INSERT INTO post_reactions (post_id, user_id, emoji) VALUES (\(postID), \(userID), \(emoji)) ON CONFLICT DO NOTHING", logger: logger)
-        return true
+    static let reactionColumns = "post_id, user_id, emoji, created_at"
+    static let voteColumns = "option_id, user_id, post_id, created_at"
+    static let rsvpColumns = "post_id, user_id, status::text, created_at"
+
+    static func reaction(_ row: PostgresRow) throws -> PostReactionRow {
+        let (post, user, emoji, at) = try row.decode((UUID, UUID, String, Date).self)
+        return PostReactionRow(postId: post, userId: user, emoji: emoji, createdAt: at)
     }
 
-    /// Votes for `optionID`, moves the vote there, or withdraws it when it was already there;
-    /// the option voted for now (nil: none).
-    func toggleVote(_ postID: UUID, optionID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> UUID? {
-        guard try await !connection.query("SELECT 1 FROM poll_options WHERE id = \(optionID) AND post_id = \(postID)", logger: logger).collect().isEmpty else {
-            throw CirclesErrors.optionNotFound
-        }
-        let removed = try await connection.query("DELETE FROM poll_votes WHERE post_id = \(postID) AND user_id = \(userID) AND option_id = \(optionID) RETURNING 1", logger: logger).collect()
-        if !removed.isEmpty { return nil }
+    static func vote(_ row: PostgresRow) throws -> PollVoteRow {
+        let (option, user, post, at) = try row.decode((UUID, UUID, UUID, Date).self)
+        return PollVoteRow(optionId: option, userId: user, postId: post, createdAt: at)
+    }
+
+    static func rsvp(_ row: PostgresRow) throws -> EventRSVPRow {
+        let (post, user, status, at) = try row.decode((UUID, UUID, String, Date).self)
+        return EventRSVPRow(postId: post, userId: user, status: RSVPStatus(rawValue: status) ?? .going, createdAt: at)
+    }
+
+    /// Adds the reaction; the new row, nil when it was there already.
+    func addReaction(_ postID: UUID, userID: UUID, emoji: String, on connection: PostgresConnection) async throws -> PostReactionRow? {
+        try await connection.query("""
+            INSERT INTO post_reactions (post_id, user_id, emoji) VALUES (\(postID), \(userID), \(emoji)) ON CONFLICT DO NOTHING
+            RETURNING \(unescaped: Self.reactionColumns)
+            """, logger: logger).collect().first.map(Self.reaction)
+    }
+
+    /// Removes the reaction; the removed row, nil when there was none.
+    func removeReaction(_ postID: UUID, userID: UUID, emoji: String, on connection: PostgresConnection) async throws -> PostReactionRow? {
+        try await connection.query("""
+            DELETE FROM post_reactions WHERE post_id = \(postID) AND user_id = \(userID) AND emoji = \(emoji) RETURNING \(unescaped: Self.reactionColumns)
+            """, logger: logger).collect().first.map(Self.reaction)
+    }
+
+    func optionExists(_ optionID: UUID, postID: UUID, on connection: PostgresConnection) async throws -> Bool {
+        try await !connection.query("SELECT 1 FROM poll_options WHERE id = \(optionID) AND post_id = \(postID)", logger: logger).collect().isEmpty
+    }
+
+    /// The user's vote in the poll, if any.
+    func vote(_ postID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> PollVoteRow? {
+        try await connection.query("SELECT \(unescaped: Self.voteColumns) FROM poll_votes WHERE post_id = \(postID) AND user_id = \(userID)", logger: logger)
+            .collect().first.map(Self.vote)
+    }
+
+    /// Puts the user's one vote on `optionID` (cast or moved); the row now.
+    func setVote(_ postID: UUID, optionID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> PollVoteRow {
         try await connection.query("""
             INSERT INTO poll_votes (option_id, user_id, post_id) VALUES (\(optionID), \(userID), \(postID))
             ON CONFLICT (post_id, user_id) DO UPDATE SET option_id = EXCLUDED.option_id, created_at = now()
-            """, logger: logger)
-        return optionID
+            RETURNING \(unescaped: Self.voteColumns)
+            """, logger: logger).collect().map(Self.vote)[0]
     }
 
-    /// Sets, changes or (same status again) withdraws my RSVP; the status now.
-    func toggleRSVP(_ postID: UUID, userID: UUID, status: RSVPStatus, on connection: PostgresConnection) async throws -> RSVPStatus? {
-        let removed = try await connection.query("DELETE FROM event_rsvps WHERE post_id = \(postID) AND user_id = \(userID) AND status = \(status.rawValue)::rsvp_status RETURNING 1", logger: logger).collect()
-        if !removed.isEmpty { return nil }
+    /// Withdraws the user's vote; the removed row, nil when there was none.
+    func removeVote(_ postID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> PollVoteRow? {
+        try await connection.query("DELETE FROM poll_votes WHERE post_id = \(postID) AND user_id = \(userID) RETURNING \(unescaped: Self.voteColumns)", logger: logger)
+            .collect().first.map(Self.vote)
+    }
+
+    func rsvp(_ postID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> EventRSVPRow? {
+        try await connection.query("SELECT \(unescaped: Self.rsvpColumns) FROM event_rsvps WHERE post_id = \(postID) AND user_id = \(userID)", logger: logger)
+            .collect().first.map(Self.rsvp)
+    }
+
+    /// Sets or changes the user's RSVP; the row now.
+    func setRSVP(_ postID: UUID, userID: UUID, status: RSVPStatus, on connection: PostgresConnection) async throws -> EventRSVPRow {
         try await connection.query("""
             INSERT INTO event_rsvps (post_id, user_id, status) VALUES (\(postID), \(userID), \(status.rawValue)::rsvp_status)
             ON CONFLICT (post_id, user_id) DO UPDATE SET status = EXCLUDED.status, created_at = now()
-            """, logger: logger)
-        return status
+            RETURNING \(unescaped: Self.rsvpColumns)
+            """, logger: logger).collect().map(Self.rsvp)[0]
+    }
+
+    func removeRSVP(_ postID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> EventRSVPRow? {
+        try await connection.query("DELETE FROM event_rsvps WHERE post_id = \(postID) AND user_id = \(userID) RETURNING \(unescaped: Self.rsvpColumns)", logger: logger)
+            .collect().first.map(Self.rsvp)
+    }
+
+    // MARK: what goes with a member or a circle
+
+    /// Live posts in the circle (by `author`, when given).
+    func live(inCircle circleID: UUID, author: UUID? = nil, on connection: PostgresConnection) async throws -> [Stored] {
+        try await connection.query("""
+            SELECT \(unescaped: Self.columns) FROM posts p
+            WHERE p.circle_id = \(circleID) AND p.expires_at > now() AND (\(author)::uuid IS NULL OR p.author_id = \(author))
+            ORDER BY p.created_at, p.id
+            """, logger: logger).collect().map(Self.stored)
+    }
+
+    /// The user's reactions, votes and RSVPs on others' live posts in the circle.
+    func marks(by userID: UUID, inCircle circleID: UUID, on connection: PostgresConnection) async throws -> ([PostReactionRow], [PollVoteRow], [EventRSVPRow]) {
+        let onOthers = "JOIN posts p ON p.id = x.post_id WHERE p.circle_id = $1 AND x.user_id = $2 AND p.author_id <> $2 AND p.expires_at > now()"
+        func select<Row>(_ columns: String, _ table: String, _ decode: (PostgresRow) throws -> Row) async throws -> [Row] {
+            let qualified = columns.split(separator: ", ").map { "x.\($0)" }.joined(separator: ", ")
+            var bindings = PostgresBindings()
+            bindings.append(circleID)
+            bindings.append(userID)
+            return try await connection.query(PostgresQuery(unsafeSQL: "SELECT \(qualified) FROM \(table) x \(onOthers) ORDER BY x.created_at", binds: bindings), logger: logger)
+                .collect().map(decode)
+        }
+        return (try await select(Self.reactionColumns, "post_reactions", Self.reaction),
+                try await select(Self.voteColumns, "poll_votes", Self.vote),
+                try await select(Self.rsvpColumns, "event_rsvps", Self.rsvp))
     }
 
     /// The post's RSVPs by status.

@@ -12,6 +12,19 @@ struct PresenceStore: Sendable {
         return PresenceRow(userId: user, circleId: circle, status: PresenceStatus(rawValue: status) ?? .free, updatedAt: at)
     }
 
+    /// The user's status in the circle, locked for a change.
+    func current(_ userID: UUID, circleID: UUID, on connection: PostgresConnection) async throws -> PresenceRow? {
+        try await connection.query("""
+            SELECT user_id, circle_id, status::text, updated_at FROM presence_states WHERE user_id = \(userID) AND circle_id = \(circleID) FOR UPDATE
+            """, logger: logger).collect().first.map(Self.row)
+    }
+
+    /// Everyone's statuses in the circle, members or not (what goes when it is deleted).
+    func all(inCircle circleID: UUID, on connection: PostgresConnection) async throws -> [PresenceRow] {
+        try await connection.query("SELECT user_id, circle_id, status::text, updated_at FROM presence_states WHERE circle_id = \(circleID) ORDER BY user_id", logger: logger)
+            .collect().map(Self.row)
+    }
+
     func set(_ userID: UUID, circleID: UUID, status: PresenceStatus, on connection: PostgresConnection) async throws -> PresenceRow {
         try await connection.query("""
             INSERT INTO presence_states (user_id, circle_id, status, updated_at) VALUES (\(userID), \(circleID), \(status.rawValue)::presence_status, now())

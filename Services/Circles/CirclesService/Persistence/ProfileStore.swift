@@ -35,11 +35,12 @@ struct ProfileStore: Sendable {
             .collect().first.map(Self.decode)
     }
 
-    /// Creates the profile unless it exists or the account was deleted.
-    func insert(_ userID: UUID, name: String, email: String?, phone: String?, on connection: PostgresConnection) async throws {
+    /// Creates the profile unless it exists or the account was deleted. `authName` is the name
+    /// auth's event brought (nil for a placeholder made by a first request).
+    func insert(_ userID: UUID, name: String, authName: String? = nil, email: String?, phone: String?, on connection: PostgresConnection) async throws {
         try await connection.query("""
-            INSERT INTO profiles (user_id, display_name, handle, email, phone)
-            SELECT \(userID), \(String(name.prefix(60))), \(CirclesRules.suggestedHandle(from: name, userID: userID)), \(email), \(phone)
+            INSERT INTO profiles (user_id, display_name, auth_name, handle, email, phone)
+            SELECT \(userID), \(String(name.prefix(60))), \(authName), \(CirclesRules.suggestedHandle(from: name, userID: userID)), \(email), \(phone)
             WHERE NOT EXISTS (SELECT 1 FROM deleted_users WHERE user_id = \(userID))
               AND NOT EXISTS (SELECT 1 FROM profiles WHERE user_id = \(userID))
             ON CONFLICT DO NOTHING
@@ -47,9 +48,25 @@ struct ProfileStore: Sendable {
     }
 
     /// From `user_registered`/`user_updated`: creates the profile, or refreshes email and phone.
+    /// A name from the event replaces the display name only when it is not the name auth sent
+    /// last: a placeholder made before the event takes the sign-up name, a name changed through
+    /// auth's metadata follows, and an event for another change (email) keeps the user's rename.
     func upsertFromAuth(_ userID: UUID, name: String?, email: String?, phone: String?, on connection: PostgresConnection) async throws {
-        try await insert(userID, name: name ?? email?.split(separator: "@").first.map(String.init) ?? "New member", email: email, phone: phone, on: connection)
-        try await connection.query("UPDATE profiles SET email = \(email), phone = coalesce(\(phone), phone), updated_at = now() WHERE user_id = \(userID)", logger: logger)
+        let name = name.map { String($0.prefix(60)) }
+        try await insert(userID, name: name ?? email?.split(separator: "@").first.map(String.init) ?? "New member", authName: name, email: email, phone: phone, on: connection)
+        try await connection.query("""
+            UPDATE profiles SET email = \(email), phone = coalesce(\(phone), phone),
+                display_name = CASE WHEN \(name)::text IS NOT NULL AND \(name)::text IS DISTINCT FROM auth_name THEN \(name) ELSE display_name END,
+                auth_name = coalesce(\(name), auth_name),
+                updated_at = now()
+            WHERE user_id = \(userID)
+            """, logger: logger)
+    }
+
+    /// Sets the Pro flag (the admin route); nil when there is no such profile.
+    func setPro(_ userID: UUID, isPro: Bool, on connection: PostgresConnection) async throws -> MyProfile? {
+        try await connection.query("UPDATE profiles SET is_pro = \(isPro), updated_at = now() WHERE user_id = \(userID) RETURNING \(unescaped: Self.columns)", logger: logger)
+            .collect().first.map(Self.decode)
     }
 
     struct Changes: Sendable {

@@ -171,23 +171,41 @@ struct CirclesRoutes: Sendable {
             let id = try postID(context)
             return try await support.write(request, context) { _, user, connection in try await posts.removePhoto(id, userID: user, on: connection) }
         }
-        routes.on(.post, "posts/{post_id}/reactions") { request, context in
-            let id = try postID(context)
-            return try await support.write(request, context) { body, user, connection in
-                try await posts.react(id, emoji: try R.decode(EmojiBody.self, body).emoji, userID: user, on: connection)
+        // Marks are set (PUT) and unset (DELETE), never toggled: a retried request changes nothing.
+        for (method, on) in [(HTTPRequest.Method.put, true), (.delete, false)] {
+            routes.on(method, "posts/{post_id}/reactions/{emoji}") { request, context in
+                let id = try postID(context)
+                let emoji = try Self.emoji(context)
+                return try await support.write(request, context) { _, user, connection in try await posts.react(id, emoji: emoji, on: on, userID: user, on: connection) }
+            }
+            routes.on(method, "dms/{thread_id}/messages/{message_id}/reactions/{emoji}") { request, context in
+                let id = try threadID(context)
+                let message = try R.uuid(context, "message_id", CirclesErrors.messageNotFound)
+                let emoji = try Self.emoji(context)
+                return try await support.write(request, context) { _, user, connection in
+                    try await messages.react(id, messageID: message, emoji: emoji, on: on, userID: user, on: connection)
+                }
             }
         }
-        routes.on(.post, "posts/{post_id}/votes") { request, context in
+        routes.on(.put, "posts/{post_id}/vote") { request, context in
             let id = try postID(context)
             return try await support.write(request, context) { body, user, connection in
                 try await posts.vote(id, optionID: try R.decode(VoteBody.self, body).optionId, userID: user, on: connection)
             }
         }
-        routes.on(.post, "posts/{post_id}/rsvps") { request, context in
+        routes.on(.delete, "posts/{post_id}/vote") { request, context in
+            let id = try postID(context)
+            return try await support.write(request, context) { _, user, connection in try await posts.vote(id, optionID: nil, userID: user, on: connection) }
+        }
+        routes.on(.put, "posts/{post_id}/rsvp") { request, context in
             let id = try postID(context)
             return try await support.write(request, context) { body, user, connection in
                 try await posts.rsvp(id, status: try R.decode(RSVPBody.self, body).status, userID: user, on: connection)
             }
+        }
+        routes.on(.delete, "posts/{post_id}/rsvp") { request, context in
+            let id = try postID(context)
+            return try await support.write(request, context) { _, user, connection in try await posts.rsvp(id, status: nil, userID: user, on: connection) }
         }
         for (method, keep) in [(HTTPRequest.Method.put, true), (.delete, false)] {
             routes.on(method, "posts/{post_id}/keep") { request, context in
@@ -229,13 +247,24 @@ struct CirclesRoutes: Sendable {
             let id = try threadID(context)
             return try await support.write(request, context) { _, user, connection in try await messages.markRead(id, userID: user, on: connection) }
         }
-        routes.on(.post, "dms/{thread_id}/messages/{message_id}/reactions") { request, context in
-            let id = try threadID(context)
-            let message = try R.uuid(context, "message_id", CirclesErrors.messageNotFound)
-            return try await support.write(request, context) { body, user, connection in
-                try await messages.react(id, messageID: message, emoji: try R.decode(EmojiBody.self, body).emoji, userID: user, on: connection)
-            }
+
+        // Admin: the app's servers set a member's Pro flag with the app's service-role key.
+        let admin = DocumentedRoutes(group: router.group(RouterPath(Self.prefix)), prefix: Self.prefix, catalog: catalog)
+        admin.on(.put, "admin/profiles/{user_id}/pro") { request, context in
+            _ = try await tokenMiddleware.requireServiceKey(request)
+            let id = try R.uuid(context, "user_id", CirclesErrors.userNotFound)
+            let body = try await RouteSupport.collect(request, context)
+            let isPro = try R.decode(ProBody.self, body).isPro
+            return try RouteSupport.json(try await support.database.transaction { connection in try await profiles.setPro(id, isPro: isPro, on: connection) }, status: .ok)
         }
+    }
+
+    /// An emoji path segment, percent-decoded (clients encode it in the URL).
+    static func emoji(_ context: ColonyRequestContext) throws -> String {
+        guard let raw = context.parameters.get("emoji"), let emoji = raw.removingPercentEncoding else {
+            throw CirclesErrors.validation("emoji must be a percent-encoded emoji")
+        }
+        return emoji
     }
 
     // MARK: bodies
@@ -244,7 +273,7 @@ struct CirclesRoutes: Sendable {
     struct CodeBody: Decodable { var code: String }
     struct HandleBody: Decodable { var handle: String }
     struct PresenceBody: Decodable { var status: PresenceStatus }
-    struct EmojiBody: Decodable { var emoji: String }
+    struct ProBody: Decodable { var isPro: Bool }
     struct VoteBody: Decodable { var optionId: UUID }
     struct RSVPBody: Decodable { var status: RSVPStatus }
     struct OpenThread: Decodable { var userId: UUID }

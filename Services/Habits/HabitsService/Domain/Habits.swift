@@ -53,7 +53,8 @@ struct Habits: Sendable {
 
     /// Writes the day's log (the seed's `log_habit`): value capped at the target, one row per
     /// day. Only a real change publishes `habit_logged`, and the "completed" feed line is
-    /// written once per day, so replays change nothing.
+    /// written once per day, so replays change nothing. A habit made into a hive counts the log
+    /// for the hive too (while the day is open there).
     func log(_ habitID: UUID, userID: UUID, _ request: LogRequest, now: Date = Date(), on connection: PostgresConnection) async throws -> HabitLogRow {
         guard let (habit, clock) = try await store.findWithClock(habitID, userID: userID, on: connection) else { throw HabitsErrors.habitNotFound }
         let today = clock.localDay(at: now)
@@ -61,11 +62,26 @@ struct Habits: Sendable {
         let day = request.date ?? clock.localDay(at: request.at ?? now)
         try HabitRules.checkLoggable(day, today: today)
         guard request.value >= 1 else { throw HabitsErrors.validation("value must be at least 1") }
-        let value = HabitRules.cappedValue(request.value, target: habit.targetPerDay)
+        // The hive is locked before the log is written: the order logging the hive takes too.
+        let hives = Hives(outbox: outbox, logger: logger)
+        var linked: HiveDayCloser.Candidate?
+        if let hiveID = habit.hiveId { linked = try await hives.closer.lockCandidates([hiveID], on: connection).first }
+        let log = try await write(habit, userID: userID, day: day, value: request.value, source: request.date == nil ? "api" : "manual", clock: clock, now: now, on: connection)
+        if let linked, linked.members[userID] != nil, day > linked.lastClosedOn {
+            _ = try await hives.record(linked, userID: userID, day: day, value: request.value, now: now, on: connection)
+        }
+        return log
+    }
+
+    /// Writes the habit's log for `day` (capped at its target) with its feed line, event and,
+    /// when the day completes a scheduled run of 7, 30, 100 or 365 days, the streak milestone.
+    func write(_ habit: HabitRow, userID: UUID, day: LocalDate, value requested: Int, source: String, clock: UserClock, now: Date,
+               on connection: PostgresConnection) async throws -> HabitLogRow {
+        let value = HabitRules.cappedValue(requested, target: habit.targetPerDay)
         let log: HabitLogRow
         let operation: RowOperation
         let wasComplete: Bool
-        switch try await store.writeLog(habitID: habit.id, userID: userID, day: day, value: value, source: request.date == nil ? "api" : "manual", on: connection) {
+        switch try await store.writeLog(habitID: habit.id, userID: userID, day: day, value: value, source: source, on: connection) {
         case .unchanged(let existing):
             return existing
         case .inserted(let row):
@@ -80,7 +96,26 @@ struct Habits: Sendable {
         }
         try await outbox.publish(EventEnvelope(app: .habithive, aggregateId: userID.lowercased, actor: userID, payload: HabitLogged(operation: operation, log: log, completed: completed)),
                                  on: connection, logger: logger)
+        if completed && !wasComplete && habit.schedule.isScheduled(day) {
+            try await milestone(habit, userID: userID, day: day, clock: clock, now: now, on: connection)
+        }
         return log
+    }
+
+    /// A personal streak milestone: the run of done scheduled days ending on `day` reached 7,
+    /// 30, 100 or 365. Once per habit and day (the feed line's key), pushed to the user.
+    func milestone(_ habit: HabitRow, userID: UUID, day: LocalDate, clock: UserClock, now: Date, on connection: PostgresConnection) async throws {
+        let values = try await store.values(userID: userID, habitID: habit.id, since: nil, on: connection)[habit.id] ?? [:]
+        let streak = HabitHistory(values: values, target: habit.targetPerDay, schedule: habit.schedule, createdOn: clock.localDay(at: habit.createdAt)).currentStreak(today: day)
+        guard HiveRules.milestones.contains(streak) else { return }
+        let entry = ActivityStore.Entry(actor: userID, hive: nil, habit: habit.id, type: .streakMilestone,
+                                        data: ["length": .number(Double(streak)), "day": .string(day.description)],
+                                        dedupeKey: "habit_streak_milestone:\(habit.id):\(day)", at: now)
+        guard let written = try await activity.record([entry], on: connection).first else { return }
+        try await outbox.publish(EventEnvelope(app: .habithive, aggregateId: userID.lowercased, actor: nil,
+                                               payload: HabitStreakMilestone(userId: userID, habitId: habit.id, habitName: habit.name, emoji: habit.emoji,
+                                                                             length: streak, dayDate: day, activity: written)),
+                                 on: connection, logger: logger)
     }
 
     func logs(_ habitID: UUID, userID: UUID, from: LocalDate?, to: LocalDate?, on connection: PostgresConnection) async throws -> [HabitLogRow] {

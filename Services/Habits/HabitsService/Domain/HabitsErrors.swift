@@ -17,6 +17,11 @@ enum HabitsErrors {
     static let inviteExhausted = APIError.conflict("this invite has been used up", code: "invite_exhausted")
     static let alreadyMember = APIError.conflict("you are already a member of this hive", code: "already_member")
     static let hiveFull = APIError.conflict("this hive is full (10 members)", code: "hive_full")
+    static let habitHasHive = APIError.conflict("this habit was already made into a hive", code: "habit_has_hive")
+    static let invitationNotFound = APIError.notFound("invitation not found", code: "invitation_not_found")
+    static let contactNotFound = APIError.notFound("not one of your contact matches", code: "contact_not_found")
+    static let invitationPending = APIError.conflict("this person already has a pending invitation to this hive", code: "invitation_pending")
+    static let invitationAnswered = APIError.conflict("this invitation was already answered", code: "invitation_answered")
 
     static let idempotencyKeyReused = APIError(.unprocessableContent, code: "idempotency_key_reused", message: "this Idempotency-Key was used with a different request")
     static let idempotencyKeyInvalid = APIError.badRequest("Idempotency-Key must be 1–255 printable characters", code: "invalid_idempotency_key")

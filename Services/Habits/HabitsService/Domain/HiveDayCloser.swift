@@ -39,7 +39,9 @@ struct HiveDayCloser: Sendable {
         return locked.map { Candidate(hive: $0.hive, lastClosedOn: $0.lastClosedOn, members: members[$0.hive.id] ?? [:]) }
     }
 
-    func settle(_ candidates: [Candidate], openDays: [UUID: LocalDate] = [:], now: Date, on connection: PostgresConnection) async throws -> Outcome {
+    /// `completedBy`: the member whose log is being settled; when an open day advances on it,
+    /// the feed line, the event and its actor name them (so they are not told "everyone's done").
+    func settle(_ candidates: [Candidate], openDays: [UUID: LocalDate] = [:], completedBy: UUID? = nil, now: Date, on connection: PostgresConnection) async throws -> Outcome {
         // Which days each hive closes now, and which open day it checks.
         var plan: [(candidate: Candidate, closing: [LocalDate], open: LocalDate?)] = []
         var pairs: [(hive: UUID, day: LocalDate)] = []
@@ -68,13 +70,15 @@ struct HiveDayCloser: Sendable {
             func tally(_ day: LocalDate, advanced: Bool) -> HiveDayRow {
                 HiveDayRow(hiveId: hive.id, dayDate: day, completeCount: done[HiveDayKey(hive: hive.id, day: day)] ?? 0, requiredCount: required, advanced: advanced)
             }
-            func recordAdvance(_ day: HiveDayRow, milestone: Int?) {
+            func recordAdvance(_ day: HiveDayRow, milestone: Int?, completedBy: UUID? = nil) {
                 hive.currentLength = streak.currentLength
                 hive.lastAdvancedOn = streak.lastAdvancedOn
                 let snapshot = hive
-                entries.append(.init(actor: nil, hive: hive.id, type: .hiveAdvanced, data: ["day": .string(day.dayDate.description), "current_length": .number(Double(streak.currentLength))],
-                                     dedupeKey: "hive_advanced:\(hive.id):\(day.dayDate)", at: now))
-                events.append((entries.count - 1, { try OutboxMessage(EventEnvelope(app: .habithive, aggregateId: snapshot.id.lowercased, payload: HiveAdvanced(hive: snapshot, day: day, memberIds: memberIDs, activity: $0))) }))
+                var data: [String: JSONValue] = ["day": .string(day.dayDate.description), "current_length": .number(Double(streak.currentLength))]
+                if let completedBy { data["completed_by"] = .string(completedBy.lowercased) }
+                entries.append(.init(actor: completedBy, hive: hive.id, type: .hiveAdvanced, data: data, dedupeKey: "hive_advanced:\(hive.id):\(day.dayDate)", at: now))
+                events.append((entries.count - 1, { try OutboxMessage(EventEnvelope(app: .habithive, aggregateId: snapshot.id.lowercased, actor: completedBy,
+                                                                                    payload: HiveAdvanced(hive: snapshot, day: day, memberIds: memberIDs, activity: $0, completedBy: completedBy))) }))
                 outcome.advanced += 1
                 if let milestone {
                     entries.append(.init(actor: nil, hive: hive.id, type: .streakMilestone, data: ["length": .number(Double(milestone)), "day": .string(day.dayDate.description)],
@@ -110,7 +114,7 @@ struct HiveDayCloser: Sendable {
                 outcome.openDays[hive.id] = row
                 if everyoneDone {
                     let (grew, milestone) = streak.advance(on: open)
-                    if grew { recordAdvance(row, milestone: milestone) }
+                    if grew { recordAdvance(row, milestone: milestone, completedBy: completedBy.flatMap { candidate.members[$0] != nil ? $0 : nil }) }
                 }
             }
             updates.append(.init(hiveID: hive.id, currentLength: streak.currentLength, lastAdvancedOn: streak.lastAdvancedOn, lastClosedOn: closing.last ?? candidate.lastClosedOn))

@@ -66,9 +66,11 @@ public struct HiveJobs: Sendable {
     public func alertHivesAtRisk(now: Date = Date()) async throws -> Int {
         let clocks = try await database.withConnection { try await hives.memberClocks(on: $0) }
         var members: [UUID: [HiveRisk.Member]] = [:]
+        var schedules: [UUID: Schedule] = [:]
         var inWindow = Set<UUID>()
         for entry in clocks {
             members[entry.hiveID, default: []].append(HiveRisk.Member(userId: entry.userID, clock: entry.clock))
+            schedules[entry.hiveID] = entry.schedule
             if entry.clock.minutesIntoDay(at: now) >= HiveRisk.riskStartMinute(dayStartHour: entry.clock.dayStartHour) {
                 inWindow.insert(entry.hiveID)
             }
@@ -85,7 +87,9 @@ public struct HiveJobs: Sendable {
                 let done = try await hives.doneMembers(pairs.map { ($0.hive, $0.day) }, on: connection)
                 var alerts: [HiveMemberDayKey] = []
                 for hive in chunk {
-                    let missing = HiveRisk.missing(members: members[hive] ?? [], now: now) { user, day in done.contains(HiveMemberDayKey(hive: hive, user: user, day: day)) }
+                    let missing = HiveRisk.missing(members: members[hive] ?? [], now: now, schedule: schedules[hive] ?? .everyDay) { user, day in
+                        done.contains(HiveMemberDayKey(hive: hive, user: user, day: day))
+                    }
                     alerts += missing.map { HiveMemberDayKey(hive: hive, user: $0.userId, day: $0.day) }
                 }
                 let fresh = try await hives.recordRiskAlerts(alerts, on: connection)

@@ -91,7 +91,8 @@ public struct SharedStreak: Sendable, Equatable {
 }
 
 /// "Hive at risk": from 20:00 on a member's wall clock until their day ends, a member who is
-/// not done while another member is done on that day is missing.
+/// not done while another member is done on that day is missing; only on the hive's scheduled
+/// days (on its days off nothing is at risk).
 public enum HiveRisk {
     /// Minutes into the user's day at which 20:00 falls. For days starting late in the
     /// afternoon or evening (unusual), 20 hours into the day stands in for 20:00.
@@ -112,10 +113,11 @@ public enum HiveRisk {
 
     /// The members missing at `now`, each with the day they are missing; `doneOn` tells
     /// whether a member is done on a day.
-    public static func missing(members: [Member], now: Date, doneOn: (UUID, LocalDate) -> Bool) -> [(userId: UUID, day: LocalDate)] {
+    public static func missing(members: [Member], now: Date, schedule: Schedule = .everyDay, doneOn: (UUID, LocalDate) -> Bool) -> [(userId: UUID, day: LocalDate)] {
         var result: [(UUID, LocalDate)] = []
         for member in members {
             let day = member.clock.localDay(at: now)
+            guard schedule.isScheduled(day) else { continue }
             guard member.clock.minutesIntoDay(at: now) >= riskStartMinute(dayStartHour: member.clock.dayStartHour) else { continue }
             guard !doneOn(member.userId, day) else { continue }
             if members.contains(where: { $0.userId != member.userId && doneOn($0.userId, day) }) {

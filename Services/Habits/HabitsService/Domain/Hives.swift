@@ -40,6 +40,7 @@ struct Hives: Sendable {
     func convert(habitID: UUID, name: String?, backfillDays: Int, userID: UUID, now: Date = Date(), on connection: PostgresConnection) async throws -> HiveDetail {
         try HiveRules.checkBackfillDays(backfillDays)
         guard let (habit, clock) = try await habits.findWithClock(habitID, userID: userID, on: connection) else { throw HabitsErrors.habitNotFound }
+        guard habit.hiveId == nil else { throw HabitsErrors.habitHasHive }
         let name = name?.trimmingCharacters(in: .whitespacesAndNewlines) ?? habit.name
         guard (1...100).contains(name.count) else { throw HabitsErrors.validation("name must be 1–100 characters") }
         let owner = try await profiles.require(userID, on: connection)
@@ -53,6 +54,7 @@ struct Hives: Sendable {
 
     private func create(_ hive: HiveStore.NewHive, owner: ProfileRow, now: Date, on connection: PostgresConnection) async throws -> HiveDetail {
         let (row, member) = try await store.create(hive, owner: owner.id, openFrom: owner.clock.localDay(at: now), on: connection)
+        if let habitID = hive.sourceHabitID { try await store.linkHabit(habitID, toHive: row.id, on: connection) }
         try await outbox.publish(EventEnvelope(app: .habithive, aggregateId: row.id.lowercased, actor: owner.id, payload: HiveCreated(hive: row, owner: member)), on: connection, logger: logger)
         return try await detail(row.id, userID: owner.id, now: now, on: connection)
     }
@@ -151,17 +153,30 @@ struct Hives: Sendable {
     }
 
     /// The seed's `log_hive_today`, then the advancement check for that day: when the last
-    /// member logs, the hive advances in the same transaction.
+    /// member logs, the hive advances in the same transaction. A hive converted from its owner's
+    /// habit counts the owner's log for the habit too.
     func logToday(_ hiveID: UUID, userID: UUID, value: Int, at: Date?, now: Date = Date(), on connection: PostgresConnection) async throws -> LogResult {
         guard value >= 1 else { throw HabitsErrors.validation("value must be at least 1") }
         if let at, at > now.addingTimeInterval(300) { throw HabitsErrors.validation("at cannot be in the future") }
         // Locks the hive and loads its members' clocks; only a member finds their own clock there.
         guard let candidate = try await closer.lockCandidates([hiveID], on: connection).first, let clock = candidate.members[userID] else { throw HabitsErrors.hiveNotFound }
-        let hive = candidate.hive
         let day = clock.localDay(at: at ?? now)
         guard day > candidate.lastClosedOn else {
             throw APIError.conflict("the hive's day \(day) is already closed", code: "day_closed")
         }
+        let result = try await record(candidate, userID: userID, day: day, value: value, now: now, on: connection)
+        // The hive is locked first, then the habit's log: the order logging the habit takes too.
+        if let habitID = candidate.hive.sourceHabitId, candidate.hive.ownerId == userID, let habit = try await habits.find(habitID, userID: userID, on: connection) {
+            _ = try await Habits(outbox: outbox, logger: logger).write(habit, userID: userID, day: day, value: value, source: "hive", clock: clock, now: now, on: connection)
+        }
+        return result
+    }
+
+    /// Writes a member's value for a day of a locked hive (capped at its target) with its feed
+    /// line and event, then settles the day: the member's log that completes it advances it.
+    func record(_ candidate: HiveDayCloser.Candidate, userID: UUID, day: LocalDate, value: Int, now: Date, on connection: PostgresConnection) async throws -> LogResult {
+        let hive = candidate.hive
+        let hiveID = hive.id
         let capped = HabitRules.cappedValue(value, target: hive.targetPerDay)
         var stored: HiveMemberDayRow
         if let (row, operation) = try await store.writeMemberDay(hiveID: hiveID, userID: userID, day: day, value: capped, on: connection) {
@@ -173,7 +188,7 @@ struct Hives: Sendable {
         } else {
             stored = try await store.memberDay(hiveID: hiveID, userID: userID, day: day, on: connection) ?? HiveMemberDayRow(hiveId: hiveID, userId: userID, dayDate: day, value: capped)
         }
-        let outcome = try await closer.settle([candidate], openDays: [hiveID: day], now: now, on: connection)
+        let outcome = try await closer.settle([candidate], openDays: [hiveID: day], completedBy: userID, now: now, on: connection)
         return LogResult(day: stored, hive: outcome.hives[hiveID] ?? hive, hiveDay: outcome.openDays[hiveID])
     }
 
@@ -198,6 +213,32 @@ struct Hives: Sendable {
         // An already closed day: answer with what was recorded for it.
         let recorded = try await store.hiveDays(hiveID: hiveID, from: day, to: day, on: connection).first
         return AdvanceResult(advanced: recorded?.advanced ?? false, completeCount: recorded?.completeCount ?? 0, requiredCount: recorded?.requiredCount ?? candidate.members.count, hive: hive)
+    }
+
+    // MARK: editing
+
+    struct Patch: Decodable, Sendable {
+        var name: String?
+        var colorHex: String?
+        var targetPerDay: Int?
+        var scheduleDaily: Bool?
+        var scheduleWeekmask: Int?
+    }
+
+    /// The owner edits name, colour, schedule or target (the type stays: a checkbox hive keeps
+    /// target 1). Only a real change is published (`hive_updated`).
+    func update(_ hiveID: UUID, _ patch: Patch, userID: UUID, now: Date = Date(), on connection: PostgresConnection) async throws -> HiveDetail {
+        let hive = try await ownedHive(hiveID, userID: userID, forUpdate: true, on: connection)
+        let draft = try HabitDraft(name: patch.name ?? hive.name, colorHex: patch.colorHex ?? hive.colorHex, type: hive.type, targetPerDay: patch.targetPerDay ?? hive.targetPerDay,
+                                   scheduleDaily: patch.scheduleDaily ?? hive.scheduleDaily, scheduleWeekmask: patch.scheduleWeekmask ?? hive.scheduleWeekmask).validated()
+        let edit = HiveStore.Edit(name: draft.name, colorHex: draft.colorHex, targetPerDay: draft.targetPerDay, scheduleDaily: draft.scheduleDaily, scheduleWeekmask: draft.scheduleWeekmask)
+        let current = HiveStore.Edit(name: hive.name, colorHex: hive.colorHex, targetPerDay: hive.targetPerDay, scheduleDaily: hive.scheduleDaily, scheduleWeekmask: hive.scheduleWeekmask)
+        if edit != current, let updated = try await store.update(hiveID, edit, on: connection) {
+            try await outbox.publish(EventEnvelope(app: .habithive, aggregateId: hiveID.lowercased, actor: userID,
+                                                   payload: HiveUpdated(hive: updated, previous: hive, memberIds: try await store.memberIDs(hiveID, on: connection))),
+                                     on: connection, logger: logger)
+        }
+        return try await detail(hiveID, userID: userID, now: now, on: connection)
     }
 
     // MARK: membership
@@ -235,14 +276,19 @@ struct Hives: Sendable {
         case .full: throw HabitsErrors.hiveFull
         case nil: break
         }
-        let member = try await store.addMember(hiveID: hive.id, userID: userID, role: "member", on: connection)
         try await store.countInviteUse(invite.id, on: connection)
+        try await addJoined(hive, userID: userID, memberIDs: memberIDs, now: now, on: connection)
+        return try await detail(hive.id, userID: userID, now: now, on: connection)
+    }
+
+    /// A new member (by code or accepted invitation), with the feed line and `hive_joined`.
+    func addJoined(_ hive: HiveRow, userID: UUID, memberIDs: [UUID], now: Date, on connection: PostgresConnection) async throws {
+        let member = try await store.addMember(hiveID: hive.id, userID: userID, role: "member", on: connection)
         let entry = ActivityStore.Entry(actor: userID, hive: hive.id, type: .hiveJoined, at: now)
         let written = try await activity.record([entry], on: connection)
         try await outbox.publish(EventEnvelope(app: .habithive, aggregateId: hive.id.lowercased, actor: userID,
                                                payload: HiveJoined(member: member, hiveName: hive.name, memberIds: memberIDs + [userID], activity: written.first ?? entry.row)),
                                  on: connection, logger: logger)
-        return try await detail(hive.id, userID: userID, now: now, on: connection)
     }
 
     func leave(_ hiveID: UUID, userID: UUID, now: Date = Date(), on connection: PostgresConnection) async throws {
@@ -273,9 +319,10 @@ struct Hives: Sendable {
     }
 
     func delete(_ hive: HiveRow, reason: HiveLeaveReason, on connection: PostgresConnection) async throws {
-        let members = try await store.memberIDs(hive.id, on: connection)
+        let members = try await store.members(of: hive.id, on: connection).map(\.member)
         try await store.delete(hive.id, on: connection)
-        try await outbox.publish(EventEnvelope(app: .habithive, aggregateId: hive.id.lowercased, actor: hive.ownerId, payload: HiveDeleted(hive: hive, memberIds: members, reason: reason)),
+        try await outbox.publish(EventEnvelope(app: .habithive, aggregateId: hive.id.lowercased, actor: hive.ownerId,
+                                               payload: HiveDeleted(hive: hive, memberIds: members.map(\.userId), reason: reason, members: members)),
                                  on: connection, logger: logger)
     }
 }

@@ -16,6 +16,20 @@ struct Profiles: Sendable {
         try await store.require(userID, on: connection)
     }
 
+    /// The seed's `user_local_date`: the caller's day at `at` (default now) by their clock.
+    struct LocalDay: Codable, Sendable {
+        var date: LocalDate
+        var at: Date
+        var timezone: String
+        var dayStartHour: Int
+    }
+
+    func localDate(_ userID: UUID, at: Date?, now: Date = Date(), on connection: PostgresConnection) async throws -> LocalDay {
+        let profile = try await get(userID, on: connection)
+        let instant = ISO8601.wholeMilliseconds(at ?? now)
+        return LocalDay(date: profile.clock.localDay(at: instant), at: instant, timezone: profile.timezone, dayStartHour: profile.dayStartHour)
+    }
+
     func update(_ userID: UUID, _ changes: ProfileStore.Changes, on connection: PostgresConnection) async throws -> ProfileRow {
         var changes = changes
         var errors = ValidationErrors()

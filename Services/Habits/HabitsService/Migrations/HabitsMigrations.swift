@@ -169,5 +169,29 @@ enum HabitsMigrations {
             -- Per-user quotas of contact matching (uploads, numbers, match reads).
             \(Quotas.tableSQL)
             """),
+        Migration(version: 3, name: "habit and hive linked both ways, invitations", sql: """
+            -- addition: a converted habit shows its hive (one hive per habit); each link is cleared
+            -- when the other side is deleted
+            UPDATE hives SET source_habit_id = NULL WHERE source_habit_id IS NOT NULL AND id NOT IN (
+                SELECT DISTINCT ON (source_habit_id) id FROM hives WHERE source_habit_id IS NOT NULL ORDER BY source_habit_id, created_at, id);
+            CREATE UNIQUE INDEX hives_source_habit ON hives (source_habit_id) WHERE source_habit_id IS NOT NULL;
+            ALTER TABLE habits ADD COLUMN hive_id uuid UNIQUE REFERENCES hives (id) ON DELETE SET NULL;
+            UPDATE habits h SET hive_id = x.id FROM hives x WHERE x.source_habit_id = h.id;
+
+            -- addition: the owner invites a contact match; the invitee accepts (joins) or declines
+            CREATE TYPE hive_invitation_status AS ENUM ('pending', 'accepted', 'declined');
+            CREATE TABLE hive_invitations (
+                id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+                hive_id uuid NOT NULL REFERENCES hives (id) ON DELETE CASCADE,
+                user_id uuid NOT NULL REFERENCES profiles (id) ON DELETE CASCADE,
+                invited_by uuid NOT NULL REFERENCES profiles (id) ON DELETE CASCADE,
+                status hive_invitation_status NOT NULL DEFAULT 'pending',
+                created_at timestamptz NOT NULL DEFAULT now(),
+                decided_at timestamptz
+            );
+            -- one open invitation per person and hive
+            CREATE UNIQUE INDEX hive_invitations_pending ON hive_invitations (hive_id, user_id) WHERE status = 'pending';
+            CREATE INDEX hive_invitations_user ON hive_invitations (user_id, created_at DESC) WHERE status = 'pending';
+            """),
     ]
 }

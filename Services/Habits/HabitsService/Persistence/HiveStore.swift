@@ -64,7 +64,8 @@ struct HiveStore: Sendable {
             """, logger: logger).collect()
         return try rows.map { row in
             let random = row.makeRandomAccess()
-            return (try HiveRow(row: row), try random[13].decode(Int.self), try random[14].decode(Int.self), try random[15].decode(Bool.self))
+            let first = HiveRow.columnCount
+            return (try HiveRow(row: row), try random[first].decode(Int.self), try random[first + 1].decode(Int.self), try random[first + 2].decode(Bool.self))
         }
     }
 
@@ -253,6 +254,73 @@ struct HiveStore: Sendable {
         try await connection.query("UPDATE hive_invites SET use_count = use_count + 1 WHERE id = \(inviteID)", logger: logger)
     }
 
+    // MARK: edits, the habit link, invitations
+
+    /// What the owner may change.
+    struct Edit: Sendable, Equatable {
+        var name: String
+        var colorHex: String
+        var targetPerDay: Int
+        var scheduleDaily: Bool
+        var scheduleWeekmask: Int
+    }
+
+    func update(_ hiveID: UUID, _ edit: Edit, on connection: PostgresConnection) async throws -> HiveRow? {
+        try await connection.query("""
+            UPDATE hives SET name = \(edit.name), color_hex = \(edit.colorHex), target_per_day = \(edit.targetPerDay),
+                schedule_daily = \(edit.scheduleDaily), schedule_weekmask = \(edit.scheduleWeekmask)
+            WHERE id = \(hiveID) RETURNING \(unescaped: HiveRow.columns)
+            """, logger: logger).collect().first.map(HiveRow.init(row:))
+    }
+
+    /// The converted habit shows its hive.
+    func linkHabit(_ habitID: UUID, toHive hiveID: UUID, on connection: PostgresConnection) async throws {
+        try await connection.query("UPDATE habits SET hive_id = \(hiveID), updated_at = now() WHERE id = \(habitID)", logger: logger)
+    }
+
+    /// A pending invitation; nil when one is already pending for this person and hive.
+    func createInvitation(hiveID: UUID, userID: UUID, invitedBy: UUID, on connection: PostgresConnection) async throws -> HiveInvitationRow? {
+        try await connection.query("""
+            INSERT INTO hive_invitations (hive_id, user_id, invited_by) VALUES (\(hiveID), \(userID), \(invitedBy))
+            ON CONFLICT (hive_id, user_id) WHERE status = 'pending' DO NOTHING
+            RETURNING \(unescaped: HiveInvitationRow.columns)
+            """, logger: logger).collect().first.map(HiveInvitationRow.init(row:))
+    }
+
+    func invitation(_ id: UUID, forUpdate: Bool, on connection: PostgresConnection) async throws -> HiveInvitationRow? {
+        try await connection.query("""
+            SELECT \(unescaped: HiveInvitationRow.columns) FROM hive_invitations WHERE id = \(id) \(unescaped: forUpdate ? "FOR UPDATE" : "")
+            """, logger: logger).collect().first.map(HiveInvitationRow.init(row:))
+    }
+
+    func decide(_ id: UUID, status: HiveInvitationStatus, on connection: PostgresConnection) async throws -> HiveInvitationRow {
+        try await connection.query("""
+            UPDATE hive_invitations SET status = \(status.rawValue)::hive_invitation_status, decided_at = now() WHERE id = \(id)
+            RETURNING \(unescaped: HiveInvitationRow.columns)
+            """, logger: logger).collect().map(HiveInvitationRow.init(row:))[0]
+    }
+
+    /// An invitation as the invitee sees it: with the hive's name and size and who invited.
+    struct PendingInvitation: Codable, Sendable {
+        var invitation: HiveInvitationRow
+        var hiveName: String
+        var memberCount: Int
+        var invitedByName: String
+    }
+
+    /// The user's pending invitations, newest first.
+    func pendingInvitations(for userID: UUID, on connection: PostgresConnection) async throws -> [PendingInvitation] {
+        try await connection.query("""
+            SELECT \(unescaped: prefixed(HiveInvitationRow.columns, "i")), h.name, (SELECT count(*) FROM hive_members m WHERE m.hive_id = h.id), p.display_name
+            FROM hive_invitations i JOIN hives h ON h.id = i.hive_id JOIN profiles p ON p.id = i.invited_by
+            WHERE i.user_id = \(userID) AND i.status = 'pending' ORDER BY i.created_at DESC, i.id
+            """, logger: logger).collect().map { row in
+            let random = row.makeRandomAccess()
+            return PendingInvitation(invitation: try HiveInvitationRow(row: row), hiveName: try random[7].decode(String.self),
+                                     memberCount: try random[8].decode(Int.self), invitedByName: try random[9].decode(String.self))
+        }
+    }
+
     // MARK: the hourly jobs' view
 
     struct MemberClock: Sendable {
@@ -260,6 +328,8 @@ struct HiveStore: Sendable {
         var lastClosedOn: LocalDate
         var userID: UUID
         var clock: UserClock
+        /// The hive's schedule (at-risk warnings only on its days).
+        var schedule: Schedule = .everyDay
     }
 
     /// Every hive's members with their clocks (the jobs' starting point), or those of `hiveIDs`.
@@ -267,23 +337,23 @@ struct HiveStore: Sendable {
         // Two statements rather than one with "IS NULL OR": the filtered one must use the indexes.
         let rows = if let hiveIDs {
             try await connection.query("""
-                SELECT h.id, h.last_closed_on, m.user_id, p.timezone, p.day_start_hour
+                SELECT h.id, h.last_closed_on, m.user_id, p.timezone, p.day_start_hour, h.schedule_daily, h.schedule_weekmask
                 FROM hives h JOIN hive_members m ON m.hive_id = h.id JOIN profiles p ON p.id = m.user_id
                 WHERE h.id = ANY(\(hiveIDs))
                 """, logger: logger)
         } else {
             try await connection.query("""
-                SELECT h.id, h.last_closed_on, m.user_id, p.timezone, p.day_start_hour
+                SELECT h.id, h.last_closed_on, m.user_id, p.timezone, p.day_start_hour, h.schedule_daily, h.schedule_weekmask
                 FROM hives h JOIN hive_members m ON m.hive_id = h.id JOIN profiles p ON p.id = m.user_id
                 """, logger: logger)
         }
         var result: [MemberClock] = []
         var clocks: [String: UserClock] = [:]
-        for try await (hive, closed, user, zone, hour) in rows.decode((UUID, LocalDate, UUID, String, Int).self) {
+        for try await (hive, closed, user, zone, hour, daily, mask) in rows.decode((UUID, LocalDate, UUID, String, Int, Bool, Int).self) {
             let key = "\(zone)|\(hour)"
             let clock = clocks[key] ?? (UserClock(timeZoneIdentifier: zone, dayStartHour: hour) ?? .utc)
             clocks[key] = clock
-            result.append(MemberClock(hiveID: hive, lastClosedOn: closed, userID: user, clock: clock))
+            result.append(MemberClock(hiveID: hive, lastClosedOn: closed, userID: user, clock: clock, schedule: Schedule(daily: daily, weekmask: mask)))
         }
         return result
     }
@@ -293,7 +363,7 @@ struct HiveStore: Sendable {
         try await connection.query("""
             SELECT \(unescaped: HiveRow.columns), last_closed_on FROM hives WHERE id = ANY(\(hiveIDs)) ORDER BY id FOR UPDATE
             """, logger: logger).collect().map { row in
-            (try HiveRow(row: row), try row.makeRandomAccess()[13].decode(LocalDate.self))
+            (try HiveRow(row: row), try row.makeRandomAccess()[HiveRow.columnCount].decode(LocalDate.self))
         }
     }
 

@@ -81,9 +81,11 @@ struct ProfileStore: Sendable {
     }
 
     /// Remembers the deletion (so late requests do not recreate the profile) and deletes the
-    /// profile; the foreign keys take habits, logs, memberships, days, contacts and activity.
+    /// profile; the foreign keys take habits, logs, memberships, days, contacts, invitations and
+    /// activity. The answers saved for its idempotent requests (they hold its data) go too.
     func erase(_ userID: UUID, on connection: PostgresConnection) async throws {
         try await connection.query("INSERT INTO deleted_users (user_id) VALUES (\(userID)) ON CONFLICT DO NOTHING", logger: logger)
+        try await connection.query("DELETE FROM idempotency_keys WHERE user_id = \(userID)", logger: logger)
         try await connection.query("DELETE FROM profiles WHERE id = \(userID)", logger: logger)
     }
 }

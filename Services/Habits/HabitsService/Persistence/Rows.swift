@@ -39,15 +39,17 @@ public struct HabitRow: Codable, Sendable, Equatable {
     public var scheduleWeekmask: Int
     public var reminderTimes: [String]
     public var isActive: Bool
+    /// The hive this habit was converted into, if any (logging either counts for both).
+    public var hiveId: UUID?
     public var createdAt: Date
     public var updatedAt: Date
 
-    static let columns = "id, user_id, name, emoji, color_hex, type::text, target_per_day, schedule_daily, schedule_weekmask, reminder_times, is_active, created_at, updated_at"
+    static let columns = "id, user_id, name, emoji, color_hex, type::text, target_per_day, schedule_daily, schedule_weekmask, reminder_times, is_active, created_at, updated_at, hive_id"
 
     init(row: PostgresRow) throws {
         let typeName: String
-        (id, userId, name, emoji, colorHex, typeName, targetPerDay, scheduleDaily, scheduleWeekmask, reminderTimes, isActive, createdAt, updatedAt) =
-            try row.decode((UUID, UUID, String, String?, String, String, Int, Bool, Int, [String], Bool, Date, Date).self)
+        (id, userId, name, emoji, colorHex, typeName, targetPerDay, scheduleDaily, scheduleWeekmask, reminderTimes, isActive, createdAt, updatedAt, hiveId) =
+            try row.decode((UUID, UUID, String, String?, String, String, Int, Bool, Int, [String], Bool, Date, Date, UUID?).self)
         type = HabitType(rawValue: typeName) ?? .checkbox
     }
 
@@ -64,13 +66,16 @@ extension HabitLogRow {
 }
 
 extension HiveRow {
-    static let columns = "id, name, owner_id, color_hex, type::text, target_per_day, rule, threshold, schedule_daily, schedule_weekmask, current_length, last_advanced_on, created_at"
+    static let columns = "id, name, owner_id, color_hex, type::text, target_per_day, rule, threshold, schedule_daily, schedule_weekmask, current_length, last_advanced_on, created_at, source_habit_id"
+    /// How many columns `columns` names (what follows them in a row starts here).
+    static let columnCount = 14
 
     init(row: PostgresRow) throws {
-        let (id, name, ownerId, colorHex, typeName, target, rule, threshold, daily, mask, length, lastAdvanced, createdAt) =
-            try row.decode((UUID, String, UUID, String, String, Int, String, Int?, Bool, Int, Int, LocalDate?, Date).self)
+        let (id, name, ownerId, colorHex, typeName, target, rule, threshold, daily, mask, length, lastAdvanced, createdAt, sourceHabit) =
+            try row.decode((UUID, String, UUID, String, String, Int, String, Int?, Bool, Int, Int, LocalDate?, Date, UUID?).self)
         self.init(id: id, name: name, ownerId: ownerId, colorHex: colorHex, type: HabitType(rawValue: typeName) ?? .checkbox, targetPerDay: target, rule: rule,
-                  threshold: threshold, scheduleDaily: daily, scheduleWeekmask: mask, currentLength: length, lastAdvancedOn: lastAdvanced, createdAt: createdAt)
+                  threshold: threshold, scheduleDaily: daily, scheduleWeekmask: mask, currentLength: length, lastAdvancedOn: lastAdvanced, createdAt: createdAt,
+                  sourceHabitId: sourceHabit)
     }
 
     var schedule: Schedule { Schedule(daily: scheduleDaily, weekmask: scheduleWeekmask) }
@@ -119,6 +124,16 @@ public struct HiveInviteRow: Codable, Sendable, Equatable {
 
     init(row: PostgresRow) throws {
         (id, hiveId, code, createdBy, expiresAt, maxUses, useCount, createdAt) = try row.decode((UUID, UUID, String, UUID, Date, Int, Int, Date).self)
+    }
+}
+
+extension HiveInvitationRow {
+    static let columns = "id, hive_id, user_id, invited_by, status::text, created_at, decided_at"
+
+    init(row: PostgresRow) throws {
+        let (id, hiveId, userId, invitedBy, status, createdAt, decidedAt) = try row.decode((UUID, UUID, UUID, UUID, String, Date, Date?).self)
+        self.init(id: id, hiveId: hiveId, userId: userId, invitedBy: invitedBy, status: HiveInvitationStatus(rawValue: status) ?? .pending,
+                  createdAt: createdAt, decidedAt: decidedAt)
     }
 }
 

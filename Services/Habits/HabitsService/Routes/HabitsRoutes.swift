@@ -14,6 +14,7 @@ struct HabitsRoutes: Sendable {
     let hives: Hives
     let profiles: Profiles
     let idempotency: IdempotencyStore
+    let invitations: HiveInvitations
 
     static let prefix = "/habits/v1"
     static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
@@ -31,6 +32,11 @@ struct HabitsRoutes: Sendable {
                 let patch = try decode(ProfilePatch.self, body)
                 return try await profiles.update(user, .init(displayName: patch.displayName, avatarUrl: patch.avatarUrl, timezone: patch.timezone, dayStartHour: patch.dayStartHour, theme: patch.theme), on: connection)
             }
+        }
+
+        routes.on(.get, "local-date") { request, context in
+            let at = try RouteSupport.query(request, "at", "at must be an ISO 8601 time") { ISO8601.parse($0) }
+            return try await read(context) { user, connection in try await profiles.localDate(user, at: at, on: connection) }
         }
 
         routes.on(.get, "habits") { request, context in
@@ -122,6 +128,29 @@ struct HabitsRoutes: Sendable {
         routes.on(.get, "hives/{hive_id}") { _, context in
             let id = try uuid(context, "hive_id", HabitsErrors.hiveNotFound)
             return try await read(context) { user, connection in try await hives.detail(id, userID: user, on: connection) }
+        }
+        routes.on(.patch, "hives/{hive_id}") { request, context in
+            let id = try uuid(context, "hive_id", HabitsErrors.hiveNotFound)
+            return try await write(request, context) { body, user, connection in
+                try await hives.update(id, try decode(Hives.Patch.self, body), userID: user, on: connection)
+            }
+        }
+        routes.on(.post, "hives/{hive_id}/invitations") { request, context in
+            let id = try uuid(context, "hive_id", HabitsErrors.hiveNotFound)
+            return try await write(request, context, status: .created) { body, user, connection in
+                try await invitations.invite(id, invitee: try decode(InvitationBody.self, body).userId, userID: user, on: connection)
+            }
+        }
+        routes.on(.get, "invitations") { _, context in
+            try await read(context) { user, connection in try await invitations.pending(userID: user, on: connection) }
+        }
+        routes.on(.post, "invitations/{invitation_id}/accept") { request, context in
+            let id = try uuid(context, "invitation_id", HabitsErrors.invitationNotFound)
+            return try await write(request, context) { _, user, connection in try await invitations.accept(id, userID: user, on: connection) }
+        }
+        routes.on(.post, "invitations/{invitation_id}/decline") { request, context in
+            let id = try uuid(context, "invitation_id", HabitsErrors.invitationNotFound)
+            return try await write(request, context) { _, user, connection in try await invitations.decline(id, userID: user, on: connection) }
         }
         routes.on(.delete, "hives/{hive_id}") { request, context in
             let id = try uuid(context, "hive_id", HabitsErrors.hiveNotFound)
@@ -274,6 +303,7 @@ struct HabitsRoutes: Sendable {
     }
 
     struct JoinBody: Decodable { var code: String }
+    struct InvitationBody: Decodable { var userId: UUID }
     struct AdvanceBody: Decodable { var day: LocalDate? }
 
     struct InviteBody: Decodable {

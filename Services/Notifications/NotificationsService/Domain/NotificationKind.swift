@@ -18,6 +18,8 @@ public enum NotificationKind: String, Codable, Sendable, CaseIterable {
     case streakMilestone = "streak_milestone"
     case hiveAtRisk = "hive_at_risk"
     case hiveJoined = "hive_joined"
+    /// The owner of a hive invited me (a contact match).
+    case hiveInvitation = "hive_invitation"
     // I Believe In You
     case supportMessage = "support_message"
     case newFollower = "new_follower"
@@ -26,7 +28,7 @@ public enum NotificationKind: String, Codable, Sendable, CaseIterable {
         switch self {
         case .circlePost, .directMessage, .eventRSVP, .presence, .eventActivity: .mycirclee
         case .groupMessage: .unify
-        case .hiveAdvanced, .streakMilestone, .hiveAtRisk, .hiveJoined: .habithive
+        case .hiveAdvanced, .streakMilestone, .hiveAtRisk, .hiveJoined, .hiveInvitation: .habithive
         case .supportMessage, .newFollower: .ibelieveinyou
         }
     }
@@ -63,4 +65,17 @@ public enum PushType: String, Codable, Sendable {
 public enum APNsEnvironment: String, Codable, Sendable, CaseIterable {
     case sandbox
     case production
+
+    /// The environment a client names: these names, or the seeds' (`device_tokens.environment`
+    /// defaults to `prod`; Xcode calls the sandbox `development`). Case does not matter.
+    public static func named(_ text: String) -> APNsEnvironment? {
+        switch text.lowercased() {
+        case "production", "prod": .production
+        case "sandbox", "development", "dev": .sandbox
+        default: nil
+        }
+    }
+
+    /// What a client may send, for error messages and the API document.
+    public static let acceptedNames = ["production", "prod", "sandbox", "development", "dev"]
 }

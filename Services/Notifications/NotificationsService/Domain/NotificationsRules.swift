@@ -24,8 +24,8 @@ public enum NotificationsRules {
         var errors = ValidationErrors()
         let normalised = Self.token(token)
         errors.check(normalised != nil, "token must be the device's APNs token in hex (32–200 hex digits)")
-        let environment = APNsEnvironment(rawValue: environment ?? APNsEnvironment.production.rawValue)
-        errors.check(environment != nil, "environment must be sandbox or production")
+        let environment = environment.map(APNsEnvironment.named) ?? .production
+        errors.check(environment != nil, "environment must be production (or prod) or sandbox (or development)")
         let platform = (platform ?? "ios").lowercased()
         errors.check(["ios", "ipados", "watchos", "macos"].contains(platform), "platform must be ios, ipados, watchos or macos")
         let appVersion = appVersion?.trimmingCharacters(in: .whitespaces)

@@ -205,10 +205,11 @@ public enum Triggers {
             )])
         // HabitHive
         case .hiveAdvanced:
+            // The member whose log completed the day knows it already: not told "everyone's done".
             let payload = try event.decode(HiveAdvanced.self).payload
             let hive = payload.hive
             return Plans(pushes: [PushPlan(
-                kind: .hiveAdvanced, recipients: .members(.hive, hive.id), excluding: actor,
+                kind: .hiveAdvanced, recipients: .members(.hive, hive.id), excluding: actor.union(payload.completedBy.map { [$0] } ?? []),
                 title: "🐝 \(hive.name)", body: "Everyone's done today: the streak is \(hive.currentLength) \(hive.currentLength == 1 ? "day" : "days")!",
                 threadID: "hive-\(hive.id.lowercased)", collapseID: "hive-\(hive.id.lowercased)-\(payload.day.dayDate)",
                 data: ["hive_id": id(hive.id), "day_date": .string("\(payload.day.dayDate)"), "length": .number(Double(hive.currentLength))], expiresAt: nil
@@ -231,6 +232,24 @@ public enum Triggers {
                 body: "\(done) \(done == 1 ? "member has" : "members have") logged today. Log yours to keep the streak alive.",
                 threadID: "hive-\(payload.hiveId.lowercased)", collapseID: "risk-\(payload.hiveId.lowercased)-\(payload.dayDate)",
                 data: ["hive_id": id(payload.hiveId), "day_date": .string("\(payload.dayDate)")], expiresAt: nil
+            )])
+        case .habitStreakMilestone:
+            let payload = try event.decode(HabitStreakMilestone.self).payload
+            return Plans(pushes: [PushPlan(
+                kind: .streakMilestone, recipients: .users([payload.userId]), excluding: [],
+                title: "🎉 \(payload.emoji.map { "\($0) " } ?? "")\(payload.habitName)", body: "\(payload.length)-day streak! Keep it going.",
+                threadID: "habit-\(payload.habitId.lowercased)", collapseID: "habit-milestone-\(payload.habitId.lowercased)-\(payload.length)",
+                data: ["habit_id": id(payload.habitId), "length": .number(Double(payload.length))], expiresAt: nil
+            )])
+        case .hiveInvited:
+            let payload = try event.decode(HiveInvited.self).payload
+            let invitation = payload.invitation
+            let inviter = payload.invitedByName.isEmpty ? "Someone" : payload.invitedByName
+            return Plans(pushes: [PushPlan(
+                kind: .hiveInvitation, recipients: .users([invitation.userId]), excluding: actor.subtracting([invitation.userId]),
+                title: "🐝 \(payload.hiveName)", body: "\(inviter) invited you to their hive.",
+                threadID: "hive-\(invitation.hiveId.lowercased)", collapseID: "invitation-\(invitation.id.lowercased)",
+                data: ["hive_id": id(invitation.hiveId), "invitation_id": id(invitation.id)], expiresAt: nil
             )])
         case .hiveJoined:
             let payload = try event.decode(HiveJoined.self).payload
@@ -257,6 +276,8 @@ public enum Triggers {
             )])
         case .projectFollowed:
             let payload = try event.decode(ProjectFollowed.self).payload
+            // A re-follow within a day of the announced follow is not news.
+            guard payload.notifyOwner != false else { return Plans() }
             let project = names[NameKey(.project, payload.follow.projectId)] ?? "your project"
             return Plans(pushes: [PushPlan(
                 kind: .newFollower, recipients: .users([payload.ownerId]), excluding: actor.union([payload.follow.userId]),

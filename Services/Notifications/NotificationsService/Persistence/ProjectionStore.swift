@@ -26,6 +26,9 @@ struct ProjectionStore: Sendable {
         case .projectImported:
             let payload = try event.decode(ProjectImported.self).payload
             try await setName(.project, payload.projectId, payload.title, on: connection)
+        case .circleUpdated:
+            let circle = try event.decode(CircleUpdated.self).payload.circle
+            try await setName(.circle, circle.id, circle.name, on: connection)
         case .circleDeleted:
             let circle = try event.decode(CircleDeleted.self).payload.circle
             try await removeName(.circle, circle.id, on: connection)

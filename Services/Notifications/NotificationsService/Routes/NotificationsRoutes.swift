@@ -30,7 +30,7 @@ struct NotificationsRoutes: Sendable {
             let caller = try context.requireUser()
             return try await support.write(request, context) { body, _, connection in
                 let input = try R.decode(DeviceBody.self, body)
-                let device = try NotificationsRules.device(token: input.token, environment: input.environment, platform: input.platform,
+                let device = try NotificationsRules.device(token: try input.deviceToken(), environment: input.environment, platform: input.platform,
                                                            appVersion: input.appVersion, locale: input.locale)
                 return try await notifications.register(device, caller: caller, on: connection)
             }
@@ -52,8 +52,8 @@ struct NotificationsRoutes: Sendable {
                 errors.check(activityID != nil, "activity_id must be 1–128 characters of letters, digits and - _ . :")
                 let token = NotificationsRules.token(input.token)
                 errors.check(token != nil, "token must be the activity's push token in hex")
-                let environment = APNsEnvironment(rawValue: input.environment ?? APNsEnvironment.production.rawValue)
-                errors.check(environment != nil, "environment must be sandbox or production")
+                let environment = input.environment.map(APNsEnvironment.named) ?? .production
+                errors.check(environment != nil, "environment must be production (or prod) or sandbox (or development)")
                 try errors.throwIfAny()
                 return try await notifications.registerActivity(activityID!, post: input.postId, token: token!, environment: environment!, caller: caller, on: connection)
             }
@@ -101,12 +101,23 @@ struct NotificationsRoutes: Sendable {
 
     // MARK: bodies
 
+    /// `token`, or `apns_token` as the seeds' `device_tokens` table names it.
     struct DeviceBody: Decodable {
-        var token: String
+        var token: String?
+        var apnsToken: String?
         var environment: String?
         var platform: String?
         var appVersion: String?
         var locale: String?
+
+        func deviceToken() throws -> String {
+            switch (token, apnsToken) {
+            case (let token?, nil), (nil, let token?): return token
+            case (let token?, let other?) where token == other: return token
+            case (nil, nil): throw APIError.unprocessable("token (or apns_token) is required")
+            default: throw APIError.unprocessable("token and apns_token name different tokens")
+            }
+        }
     }
 
     struct LiveActivityBody: Decodable {

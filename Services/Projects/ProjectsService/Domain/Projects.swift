@@ -218,16 +218,19 @@ struct Projects: Sendable {
         guard let followed = try await store.follow(projectID, userID: userID, points: points, on: connection) else {
             return FollowState(projectId: projectID, following: true, followerCount: project.followerCount, karmaEarned: 0, karma: nil)
         }
-        try await outbox.publish(ProjectFollowed(follow: followed.follow, followerCount: followed.followerCount, ownerId: project.owner.userId),
+        let announce = try await store.announceFollow(projectID, userID: userID, on: connection)
+        try await outbox.publish(ProjectFollowed(follow: followed.follow, followerCount: followed.followerCount, ownerId: project.owner.userId, notifyOwner: announce),
                                  key: projectID, actor: userID, on: connection, logger: logger)
         if let karma = followed.karma { try await builders.karmaChanged(karma, earned: points, on: connection) }
         return FollowState(projectId: projectID, following: true, followerCount: followed.followerCount, karmaEarned: followed.karma == nil ? 0 : points,
                            karma: followed.karma.map(builders.karmaView))
     }
 
-    /// Unfollows (idempotent): the counter goes down; karma stays as it is.
+    /// Unfollows (idempotent): the counter goes down; karma stays as it is. A follower may
+    /// unfollow a project that was unpublished since (it stays out of sight otherwise).
     func unfollow(_ projectID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> FollowState {
-        let project = try await access(projectID, userID: userID, .follow, on: connection)
+        guard let project = try await store.find(projectID, viewer: userID, on: connection) else { throw ProjectsErrors.projectNotFound }
+        if !project.isFollowing { try ProjectPolicy.require(isOwner: project.owner.userId == userID, isPublished: project.isPublished, .follow) }
         guard let (follow, count) = try await store.unfollow(projectID, userID: userID, on: connection) else {
             return FollowState(projectId: projectID, following: false, followerCount: project.followerCount, karmaEarned: 0, karma: nil)
         }

@@ -158,5 +158,15 @@ enum ProjectsMigrations {
                 PRIMARY KEY (user_id, kind, subject_id)
             );
             """),
+        Migration(version: 2, name: "follow notices", sql: """
+            -- addition: when each user's follow of a project was last announced to its owner; an
+            -- unfollow and re-follow within a day is not announced again
+            CREATE TABLE follow_notices (
+                user_id uuid NOT NULL REFERENCES builders (user_id) ON DELETE CASCADE,
+                project_id uuid NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+                notified_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (user_id, project_id)
+            );
+            """),
     ]
 }

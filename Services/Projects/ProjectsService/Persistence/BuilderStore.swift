@@ -106,12 +106,15 @@ struct BuilderStore: Sendable {
             """, logger: logger)
     }
 
-    /// Projects followed now, support messages sent, posts liked now.
+    /// Projects followed now, support messages sent, posts liked now. Follows and likes count
+    /// what the user can see, as the lists do (a project unpublished since drops out of both).
     func stats(_ userID: UUID, on connection: PostgresConnection) async throws -> SupportStats {
         let row = try await connection.query("""
-            SELECT (SELECT count(*) FROM follows WHERE user_id = \(userID))::int8,
+            SELECT (SELECT count(*) FROM follows f JOIN projects p ON p.id = f.project_id JOIN builders o ON o.id = p.builder_id
+                     WHERE f.user_id = \(userID) AND (p.is_published OR o.user_id = \(userID)))::int8,
                    (SELECT count(*) FROM support_messages m JOIN builders b ON b.id = m.sender_id WHERE b.user_id = \(userID))::int8,
-                   (SELECT count(*) FROM likes WHERE user_id = \(userID))::int8
+                   (SELECT count(*) FROM likes l JOIN posts po ON po.id = l.post_id JOIN projects p ON p.id = po.project_id JOIN builders o ON o.id = p.builder_id
+                     WHERE l.user_id = \(userID) AND (p.is_published OR o.user_id = \(userID)))::int8
             """, logger: logger).collect().first
         let (projects, messages, likes) = try row?.decode((Int, Int, Int).self) ?? (0, 0, 0)
         return SupportStats(projectsSupported: projects, messagesSent: messages, postsLiked: likes)

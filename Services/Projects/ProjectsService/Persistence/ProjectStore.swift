@@ -186,6 +186,16 @@ struct ProjectStore: Sendable {
         return result
     }
 
+    /// Whether the owner should hear of this follow: not when the same user's follow of the
+    /// project was announced less than a day ago (an unfollow and re-follow); records it if so.
+    func announceFollow(_ projectID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> Bool {
+        try await !connection.query("""
+            INSERT INTO follow_notices AS n (user_id, project_id) VALUES (\(userID), \(projectID))
+            ON CONFLICT (user_id, project_id) DO UPDATE SET notified_at = now() WHERE n.notified_at < now() - interval '1 day'
+            RETURNING 1
+            """, logger: logger).collect().isEmpty
+    }
+
     /// Ends the follow and lowers the counter; nil when there was none.
     func unfollow(_ projectID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> (FollowRow, Int)? {
         try await connection.query("""

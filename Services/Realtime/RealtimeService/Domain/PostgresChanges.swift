@@ -199,8 +199,11 @@ public struct RowChange: Sendable, Equatable {
     public var oldRecord: [String: JSONValue]
     public var commitTimestamp: Date
     public var audience: Audience
+    /// The table's columns with their types (`SeedTables`); nil: guessed from the row.
+    public var columns: [JSONValue]?
 
-    public init(app: App, table: String, operation: RowOperation, record: [String: JSONValue], oldRecord: [String: JSONValue] = [:], commitTimestamp: Date, audience: Audience) {
+    public init(app: App, table: String, operation: RowOperation, record: [String: JSONValue], oldRecord: [String: JSONValue] = [:], commitTimestamp: Date, audience: Audience,
+                columns: [JSONValue]? = nil) {
         self.app = app
         self.table = table
         self.operation = operation
@@ -208,6 +211,7 @@ public struct RowChange: Sendable, Equatable {
         self.oldRecord = oldRecord
         self.commitTimestamp = commitTimestamp
         self.audience = audience
+        self.columns = columns
     }
 
     /// `data` of a `postgres_changes` push. Carries the wire names (`type`, `record`, `old_record`,
@@ -221,7 +225,7 @@ public struct RowChange: Sendable, Equatable {
             "commit_timestamp": .string(ISO8601.format(commitTimestamp)),
             "type": .string(operation.rawValue),
             "eventType": .string(operation.rawValue),
-            "columns": .array(Self.columns(of: operation == .delete ? oldRecord : record)),
+            "columns": .array(columns ?? Self.columns(of: operation == .delete ? oldRecord : record)),
             "errors": .null,
             "new": newRow,
             "old": oldRow,
