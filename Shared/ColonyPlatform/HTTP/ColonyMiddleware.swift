@@ -14,15 +14,19 @@ public struct ColonyMiddleware: RouterMiddleware {
     let metrics: HTTPMetrics
     let maxBodyBytes: Int
     let trustedProxies: TrustedProxies
+    /// The router's routes, for the `Allow` header of a 405.
+    let routes: RouteMethods?
 
-    public init(metrics: HTTPMetrics, maxBodyBytes: Int, trustedProxies: TrustedProxies = .loopback) {
+    public init(metrics: HTTPMetrics, maxBodyBytes: Int, trustedProxies: TrustedProxies = .loopback, routes: RouteMethods? = nil) {
         self.metrics = metrics
         self.maxBodyBytes = maxBodyBytes
         self.trustedProxies = trustedProxies
+        self.routes = routes
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
+        routes?.prepare()
         var context = context
         let requestID = request.headers[.requestID].flatMap(Self.sanitized) ?? UUID().uuidString.lowercased()
         // The request's span (TracingMiddleware) has the trace id; without a tracer, the caller's.
@@ -36,6 +40,9 @@ public struct ColonyMiddleware: RouterMiddleware {
         var response: Response
         do {
             var request = request
+            if let problem = UnstorableText.problem(inTarget: request.uri.description) {
+                throw APIError.unprocessable(problem)
+            }
             if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBodyBytes {
                 throw APIError.payloadTooLarge(limit: maxBodyBytes)
             }
@@ -44,6 +51,11 @@ public struct ColonyMiddleware: RouterMiddleware {
             response = try await next(request, context)
         } catch {
             response = APIError.response(for: error, logger: context.logger)
+            // A path the router knows, asked with a method it does not serve: 405 and what it serves.
+            if response.status == .notFound, APIError.from(error).code == "route_not_found",
+               let allowed = routes?.methods(forPath: request.uri.path), !allowed.isEmpty {
+                response = APIError.methodNotAllowed(allowed).errorResponse()
+            }
         }
         response.headers[.requestID] = requestID
 
