@@ -1,0 +1,94 @@
+"""Schemathesis hooks for the fuzz stage (loaded through SCHEMATHESIS_HOOKS=hooks).
+
+Every request carries the app's key and a fresh access token of the fuzz user, refreshed through
+auth's refresh-token grant before the one-hour token could expire (scripts/fuzz runs for longer).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import httpx
+import schemathesis
+
+
+@schemathesis.auth(refresh_interval=600)
+class ColonyUser:
+    """The fuzz user's bearer token: the sign-up's first, then one from each refresh."""
+
+    def __init__(self) -> None:
+        self.gateway = os.environ["COLONY_FUZZ_GATEWAY"]
+        self.apikey = os.environ["COLONY_FUZZ_APIKEY"]
+        self.access_token = os.environ["COLONY_FUZZ_ACCESS_TOKEN"]
+        self.refresh_token = os.environ.get("COLONY_FUZZ_REFRESH_TOKEN", "")
+        self.first = True
+        self.lock = threading.Lock()
+
+    def get(self, case, ctx):
+        with self.lock:
+            if self.first or not self.refresh_token:
+                self.first = False
+                return self.access_token
+            response = httpx.post(f"{self.gateway}/auth/v1/token", params={"grant_type": "refresh_token"},
+                                  headers={"apikey": self.apikey}, json={"refresh_token": self.refresh_token}, timeout=30)
+            response.raise_for_status()
+            session = response.json()
+            self.access_token, self.refresh_token = session["access_token"], session["refresh_token"]
+            return self.access_token
+
+    def set(self, case, data, ctx):
+        case.headers = case.headers or {}
+        case.headers["Authorization"] = f"Bearer {data}"
+        case.headers["apikey"] = self.apikey
+
+
+# Rules a JSON Schema cannot state (relative to today, across fields, about the caller's own
+# data), which the documents state in words: generated *valid* cases are brought within them, so
+# a 422 for a valid case is always a real disagreement between a document and its service.
+# Invalid (negative) cases are left alone. Which rules apply depends on the service under test
+# (fuzz.py sets COLONY_FUZZ_SERVICE).
+import datetime
+import random
+import uuid
+
+SERVICE = os.environ.get("COLONY_FUZZ_SERVICE", "")
+REPAIRS: list[tuple[str, str, str, object]] = []
+
+
+def rule(service: str, method: str, path: str):
+    """Registers a repair of valid cases of one operation (path as in the document)."""
+
+    def register(repair):
+        REPAIRS.append((service, method.upper(), path, repair))
+        return repair
+
+    return register
+
+
+@schemathesis.hook
+def map_case(ctx, case):
+    meta = case.meta
+    if meta is None or not meta.generation.mode.is_positive:
+        return case
+    for service, method, path, repair in REPAIRS:
+        if service == SERVICE and case.operation.method.upper() == method and case.operation.path == path:
+            repair(case)
+    return case
+
+
+def today() -> datetime.date:
+    return datetime.datetime.now(datetime.timezone.utc).date()
+
+
+def body_field(case, name: str):
+    return case.body.get(name) if isinstance(case.body, dict) else None
+
+
+@rule("nearby", "PATCH", "/nearby/v1/profile")
+def birthday(case):
+    # `birthday`: from 1900-01-01 to 13 years before today (UTC).
+    if isinstance(body_field(case, "birthday"), str):
+        last = today().replace(year=today().year - 13, day=1) - datetime.timedelta(days=1)
+        pick = random.Random(case.body["birthday"]).randrange((last - datetime.date(1900, 1, 1)).days)
+        case.body["birthday"] = (datetime.date(1900, 1, 1) + datetime.timedelta(days=pick)).isoformat()
