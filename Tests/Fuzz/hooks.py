@@ -92,3 +92,20 @@ def birthday(case):
         last = today().replace(year=today().year - 13, day=1) - datetime.timedelta(days=1)
         pick = random.Random(case.body["birthday"]).randrange((last - datetime.date(1900, 1, 1)).days)
         case.body["birthday"] = (datetime.date(1900, 1, 1) + datetime.timedelta(days=pick)).isoformat()
+
+
+MYCIRCLEE_KINDS = {"circle_post", "dm", "event_rsvp", "presence", "event_activity"}
+
+
+@rule("notifications", "PATCH", "/notifications/v1/preferences")
+def preferences(case):
+    # Only the caller's app's kinds (the fuzz user is a MyCirclee user); quiet hours in a real
+    # time zone, with start and end apart.
+    kinds = body_field(case, "kinds")
+    if isinstance(kinds, dict):
+        case.body["kinds"] = {kind: on for kind, on in kinds.items() if kind in MYCIRCLEE_KINDS}
+    quiet = body_field(case, "quiet_hours")
+    if isinstance(quiet, dict):
+        quiet["timezone"] = random.Random(str(quiet.get("timezone"))).choice(["UTC", "Europe/Berlin", "America/New_York", "Asia/Tokyo"])
+        if quiet.get("start") == quiet.get("end") and isinstance(quiet.get("start"), str):
+            quiet["end"] = "00:00" if quiet["start"] != "00:00" else "23:59"
