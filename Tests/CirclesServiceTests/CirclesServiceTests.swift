@@ -203,8 +203,8 @@ struct CirclesServiceTests {
             let withdrawn = try await circles.service.request(.POST, "/posts/\(poll)/votes", as: b, json: ["option_id": options[1]])
             let votesLeft = try await circles.count("poll_votes")
             #expect(withdrawn.body["active"]?.boolValue == false && votesLeft == 0)
-            #expect(try await circles.service.request(.POST, "/posts/\(poll)/votes", as: b, json: ["option_id": UUID().uuidString]).status == 422)
-            #expect(try await circles.service.request(.POST, "/posts/\(note)/votes", as: b, json: ["option_id": options[0]]).status == 422)
+            #expect(try await circles.service.request(.POST, "/posts/\(poll)/votes", as: b, json: ["option_id": UUID().uuidString]).status == 409)
+            #expect(try await circles.service.request(.POST, "/posts/\(note)/votes", as: b, json: ["option_id": options[0]]).status == 409)
 
             let event = try await circles.post(circle, as: a, ["type": "event", "body": "BBQ", "starts_at": "2030-06-01T18:00:00Z", "location": "Park", "latitude": 52.5, "longitude": 13.4])
             _ = try await circles.service.request(.POST, "/posts/\(event)/rsvps", as: b, json: ["status": "maybe"])
@@ -354,7 +354,7 @@ struct CirclesServiceTests {
             let declined = try await circles.service.request(.POST, "/add-requests/\(second.body["id"]?.stringValue ?? "")/decline", as: owner)
             #expect(declined.body["status"]?.stringValue == "declined")
             #expect(try await circles.service.request(.GET, "/circles/\(circle)", as: other).status == 404)
-            #expect(try await circles.service.request(.POST, "/circles/\(circle)/add-requests", as: member, json: ["handle": "ghost_user"]).status == 404)
+            #expect(try await circles.service.request(.POST, "/circles/\(circle)/add-requests", as: member, json: ["handle": "ghost_user"]).status == 409)
         }
     }
 

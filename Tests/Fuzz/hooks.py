@@ -109,3 +109,20 @@ def preferences(case):
         quiet["timezone"] = random.Random(str(quiet.get("timezone"))).choice(["UTC", "Europe/Berlin", "America/New_York", "Asia/Tokyo"])
         if quiet.get("start") == quiet.get("end") and isinstance(quiet.get("start"), str):
             quiet["end"] = "00:00" if quiet["start"] != "00:00" else "23:59"
+
+
+@rule("circles", "PATCH", "/circles/v1/profile")
+def circles_birthday(case):
+    # `birthday`: from 1900-01-01 to today (UTC).
+    if isinstance(body_field(case, "birthday"), str):
+        pick = random.Random(case.body["birthday"]).randrange((today() - datetime.date(1900, 1, 1)).days)
+        case.body["birthday"] = (datetime.date(1900, 1, 1) + datetime.timedelta(days=pick)).isoformat()
+
+
+@rule("circles", "POST", "/circles/v1/circles/{circle_id}/posts")
+def poll_options(case):
+    # Poll options differ once trimmed and compared case-insensitively.
+    options = body_field(case, "poll_options")
+    # A distinct prefix per option keeps them apart under any trimming and case mapping.
+    if isinstance(options, list) and all(isinstance(option, str) for option in options):
+        case.body["poll_options"] = [f"{index}|{option}"[:100] for index, option in enumerate(options)]

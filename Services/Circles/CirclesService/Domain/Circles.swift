@@ -95,7 +95,7 @@ struct Circles: Sendable {
     func requestAdd(_ circleID: UUID, handle: String, userID: UUID, on connection: PostgresConnection) async throws -> AddRequestView {
         let handle = try CirclesRules.handle(handle)
         _ = try await membership(circleID, userID: userID, on: connection)
-        guard let invitee = try await profiles.store.byHandle(handle, on: connection) else { throw CirclesErrors.userNotFound }
+        guard let invitee = try await profiles.store.byHandle(handle, on: connection) else { throw CirclesErrors.handleNotFound }
         guard try await !store.isMember(circleID, userID: invitee.userId, on: connection) else { throw CirclesErrors.alreadyMember }
         guard let request = try await store.createRequest(circleID, from: userID, to: invitee.userId, on: connection) else { throw CirclesErrors.requestPending }
         return request
