@@ -61,8 +61,8 @@ public enum ISO8601 {
     }
 
     /// An RFC 3339 `date-time` (what OpenAPI's `format: date-time` means): `YYYY-MM-DDTHH:MM:SS`,
-    /// optional fraction, then `Z` or `±HH:MM`; `T` and `Z` in either case; a leap second (`:60`)
-    /// counts as the next second. Nothing else: the documents promise exactly this.
+    /// optional fraction, then `Z` or `±HH:MM`; `T` and `Z` in either case. Nothing else: the
+    /// documents promise exactly this. (No leap second `:60`: JSON Schema validators refuse most.)
     public static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         var index = 0
@@ -84,7 +84,7 @@ public enum ISO8601 {
         guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2), expect("Tt"),
               let hour = number(2), expect(":"), let minute = number(2), expect(":"), let second = number(2),
               (1...12).contains(month), (1...LocalDate.daysIn(month: month, year: year)).contains(day),
-              (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else { return nil }
+              (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second) else { return nil }
         var fraction = 0.0
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
