@@ -68,7 +68,7 @@ AUDIO_SAMPLES = {
 
 @schemathesis.serializer(*AUDIO_SAMPLES)
 def audio(ctx, value):
-    return {"data": AUDIO_SAMPLES[ctx.case.media_type]}
+    return AUDIO_SAMPLES[ctx.case.media_type]
 REPAIRS: list[tuple[str, str, str, object]] = []
 
 
@@ -160,10 +160,14 @@ def rfc3339(moment: datetime.datetime) -> str:
 
 
 def times_in_order(case, start: str, end: str):
-    """When both are sent, `end` is not before `start`."""
-    first, last = instant(body_field(case, start)), instant(body_field(case, end))
-    if first and last and last < first:
-        case.body[start], case.body[end] = case.body[end], case.body[start]
+    """When both are sent, `end` is not before `start` (times Python cannot read, such as year 0,
+    are replaced by ones it can)."""
+    first, last = body_field(case, start), body_field(case, end)
+    if isinstance(first, str) and isinstance(last, str):
+        if not instant(first) or not instant(last):
+            case.body[start], case.body[end] = "2030-01-01T10:00:00Z", "2030-01-01T11:00:00Z"
+        elif instant(last) < instant(first):
+            case.body[start], case.body[end] = last, first
 
 
 @rule("chat", "POST", "/chat/v1/events")
@@ -180,10 +184,13 @@ def event_patch_times(case):
 def event_range(case):
     # `to` after `from`, at most 400 days later.
     query = case.query or {}
+    if "from" not in query or "to" not in query:
+        return
     first, last = instant(query.get("from")), instant(query.get("to"))
-    if first and last and not (first < last <= first + datetime.timedelta(days=400)):
-        if first.year < 9999:
-            query["to"] = rfc3339(first + datetime.timedelta(days=1))
+    if not first or not last or first.year >= 9999:
+        query["from"], query["to"] = "2030-01-01T00:00:00Z", "2030-02-01T00:00:00Z"
+    elif not (first < last <= first + datetime.timedelta(days=400)):
+        query["to"] = rfc3339(first + datetime.timedelta(days=1))
 
 
 @rule("chat", "GET", "/chat/v1/groups/{group_id}/messages")
