@@ -82,8 +82,16 @@ def rule(service: str, method: str, path: str):
     return register
 
 
+def valid_idempotency_key(value) -> bool:
+    return isinstance(value, str) and 1 <= len(value) <= 255 and all(" " <= c <= "~" for c in value) and value.strip(" ") == value
+
+
 @schemathesis.hook
 def map_case(ctx, case):
+    # A valid Idempotency-Key names one request: each case gets its own, so a replayed key is
+    # never a different request (that is 422 idempotency_key_reused, as documented).
+    if case.headers and valid_idempotency_key(case.headers.get("Idempotency-Key")):
+        case.headers["Idempotency-Key"] = str(uuid.uuid4())
     meta = case.meta
     if meta is None or not meta.generation.mode.is_positive:
         return case
@@ -198,3 +206,49 @@ def one_direction(case):
     # `before` or `after`, not both.
     if case.query and "before" in case.query and "after" in case.query:
         del case.query["after"]
+
+
+TIME_ZONES = ["UTC", "Europe/Berlin", "America/New_York", "Asia/Tokyo", "Australia/Sydney", "Pacific/Honolulu"]
+
+
+@rule("habits", "PATCH", "/habits/v1/profile")
+def habits_profile(case):
+    # A time zone the server knows.
+    if isinstance(body_field(case, "timezone"), str):
+        case.body["timezone"] = random.Random(case.body["timezone"]).choice(TIME_ZONES)
+
+
+def recent_day(seed) -> str:
+    """A day well inside every user's last 365 days, whatever their time zone."""
+    return (today() - datetime.timedelta(days=2 + random.Random(str(seed)).randrange(300))).isoformat()
+
+
+def past_instant(seed) -> str:
+    return rfc3339(datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(days=2 + random.Random(str(seed)).randrange(300)))
+
+
+@rule("habits", "POST", "/habits/v1/habits/{habit_id}/logs")
+def habit_log(case):
+    # `date` today or up to 365 days back, `at` no later than now (and its day as recent).
+    if isinstance(body_field(case, "date"), str):
+        case.body["date"] = recent_day(case.body["date"])
+    if isinstance(body_field(case, "at"), str):
+        case.body["at"] = past_instant(case.body["at"])
+
+
+@rule("habits", "POST", "/habits/v1/hives/{hive_id}/logs")
+def hive_log(case):
+    if isinstance(body_field(case, "at"), str):
+        case.body["at"] = past_instant(case.body["at"])
+
+
+@rule("habits", "GET", "/habits/v1/hives/{hive_id}/days")
+def hive_days(case):
+    # `from` not after `to`, at most 366 days apart.
+    query = case.query or {}
+    try:
+        first, last = datetime.date.fromisoformat(query["from"]), datetime.date.fromisoformat(query["to"])
+    except (KeyError, TypeError, ValueError):
+        return
+    if not (first <= last <= first + datetime.timedelta(days=366)):
+        query["to"] = (first + datetime.timedelta(days=7)).isoformat() if first.year < 9999 else first.isoformat()
