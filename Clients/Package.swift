@@ -41,7 +41,7 @@ let package = Package(
         // An app journey through the running stack with these clients (scripts/e2e runs it).
         .executableTarget(
             name: "ClientJourney",
-            dependencies: ["ColonyClient", "CirclesAPI", "NotificationsAPI", "ProjectsAPI"]
+            dependencies: ["ColonyClient", "NotificationsAPI", "ProjectsAPI"]
         ),
     ]
 )

@@ -22,9 +22,16 @@ func check(_ condition: Bool, _ what: @autoclosure () -> String) throws {
 let environment = ProcessInfo.processInfo.environment
 let gateway = URL(string: environment["COLONY_GATEWAY_URL"] ?? "http://127.0.0.1:8080")!
 let keysFile = environment["COLONY_API_KEYS_FILE"] ?? ".local/api-keys.txt"
-guard let keys = try? String(contentsOfFile: keysFile, encoding: .utf8),
-      let anonKey = keys.split(separator: "\n").map({ $0.split(separator: " ") }).first(where: { $0.count == 3 && $0[0] == "ibelieveinyou" && $0[1] == "anon" }).map({ String($0[2]) })
-else {
+/// The app's anon key from scripts/run's key file (lines `<app> <role> <key>`).
+func anonKey(of app: String, in file: String) -> String? {
+    guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return nil }
+    for line in text.split(separator: "\n") {
+        let fields = line.split(separator: " ").map(String.init)
+        if fields.count == 3, fields[0] == app, fields[1] == "anon" { return fields[2] }
+    }
+    return nil
+}
+guard let anonKey = anonKey(of: "ibelieveinyou", in: keysFile) else {
     print("client journey: no ibelieveinyou anon key in \(keysFile)")
     exit(1)
 }

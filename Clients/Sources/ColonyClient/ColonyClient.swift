@@ -1,5 +1,8 @@
 import Foundation
 import HTTPTypes
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 @_exported import OpenAPIRuntime
 @_exported import OpenAPIURLSession
 

@@ -305,6 +305,8 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/ProfilePatch/bio`.
             public var bio: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ProfilePatch/dm_privacy`.
+            public var dmPrivacy: Components.Schemas.DMPrivacy?
             /// At most 100 characters as sent; stored trimmed; null or blank clears it.
             ///
             /// - Remark: Generated from `#/components/schemas/ProfilePatch/full_name`.
@@ -331,6 +333,7 @@ extension Components {
             ///   - displayName: 1–60 characters as sent, not blank; stored trimmed.
             ///   - handle: An optional `@`, then 3–30 ASCII letters, digits, `_` and `.` (whitespace around it trimmed); stored lowercase without the `@`; unique (409 `handle_taken`).
             ///   - bio: At most 300 characters as sent; stored trimmed; null or blank clears it.
+            ///   - dmPrivacy:
             ///   - fullName: At most 100 characters as sent; stored trimmed; null or blank clears it.
             ///   - location: At most 100 characters as sent; stored trimmed; null or blank clears it.
             ///   - address: At most 300 characters as sent; stored trimmed; null or blank clears it.
@@ -340,6 +343,7 @@ extension Components {
                 displayName: Swift.String? = nil,
                 handle: Swift.String? = nil,
                 bio: Swift.String? = nil,
+                dmPrivacy: Components.Schemas.DMPrivacy? = nil,
                 fullName: Swift.String? = nil,
                 location: Swift.String? = nil,
                 address: Swift.String? = nil,
@@ -349,6 +353,7 @@ extension Components {
                 self.displayName = displayName
                 self.handle = handle
                 self.bio = bio
+                self.dmPrivacy = dmPrivacy
                 self.fullName = fullName
                 self.location = location
                 self.address = address
@@ -359,6 +364,7 @@ extension Components {
                 case displayName = "display_name"
                 case handle
                 case bio
+                case dmPrivacy = "dm_privacy"
                 case fullName = "full_name"
                 case location
                 case address

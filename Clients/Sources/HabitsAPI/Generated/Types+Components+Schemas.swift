@@ -940,15 +940,25 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/HiveConvert/name`.
             public var name: Swift.String?
+            /// 0, or 30–90 days of the habit's logs to copy.
+            ///
+            /// - Remark: Generated from `#/components/schemas/HiveConvert/backfill_days`.
+            public var backfillDays: Swift.Int?
             /// Creates a new `HiveConvert`.
             ///
             /// - Parameters:
             ///   - name: 1–100 characters as sent, not blank; stored trimmed. Default: the habit's name.
-            public init(name: Swift.String? = nil) {
+            ///   - backfillDays: 0, or 30–90 days of the habit's logs to copy.
+            public init(
+                name: Swift.String? = nil,
+                backfillDays: Swift.Int? = nil
+            ) {
                 self.name = name
+                self.backfillDays = backfillDays
             }
             public enum CodingKeys: String, CodingKey {
                 case name
+                case backfillDays = "backfill_days"
             }
         }
         /// - Remark: Generated from `#/components/schemas/JoinRequest`.

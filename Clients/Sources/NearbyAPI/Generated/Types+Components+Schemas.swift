@@ -390,6 +390,8 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/ProfilePatch/birthday`.
             public var birthday: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ProfilePatch/social_links`.
+            public var socialLinks: Components.Schemas.SocialLinksUpdate?
             /// Creates a new `ProfilePatch`.
             ///
             /// - Parameters:
@@ -397,22 +399,26 @@ extension Components {
             ///   - bio: At most 300 characters as sent; stored trimmed; null or blank clears it.
             ///   - school: At most 100 characters as sent; stored trimmed; null or blank clears it.
             ///   - birthday: A real calendar date `YYYY-MM-DD`, not before 1900-01-01 and at least 13 years before today (UTC); null clears it.
+            ///   - socialLinks:
             public init(
                 name: Swift.String? = nil,
                 bio: Swift.String? = nil,
                 school: Swift.String? = nil,
-                birthday: Swift.String? = nil
+                birthday: Swift.String? = nil,
+                socialLinks: Components.Schemas.SocialLinksUpdate? = nil
             ) {
                 self.name = name
                 self.bio = bio
                 self.school = school
                 self.birthday = birthday
+                self.socialLinks = socialLinks
             }
             public enum CodingKeys: String, CodingKey {
                 case name
                 case bio
                 case school
                 case birthday
+                case socialLinks = "social_links"
             }
         }
         /// Absent settings are left as they are.

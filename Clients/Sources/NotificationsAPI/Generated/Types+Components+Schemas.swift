@@ -359,15 +359,23 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Preferences/kinds`.
             public var kinds: Components.Schemas.Preferences.KindsPayload
+            /// - Remark: Generated from `#/components/schemas/Preferences/quiet_hours`.
+            public var quietHours: Components.Schemas.QuietHours
             /// Creates a new `Preferences`.
             ///
             /// - Parameters:
             ///   - kinds: Every kind of the app: true when wanted.
-            public init(kinds: Components.Schemas.Preferences.KindsPayload) {
+            ///   - quietHours:
+            public init(
+                kinds: Components.Schemas.Preferences.KindsPayload,
+                quietHours: Components.Schemas.QuietHours
+            ) {
                 self.kinds = kinds
+                self.quietHours = quietHours
             }
             public enum CodingKeys: String, CodingKey {
                 case kinds
+                case quietHours = "quiet_hours"
             }
         }
         /// - Remark: Generated from `#/components/schemas/PreferencesPatch`.
@@ -396,15 +404,23 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/PreferencesPatch/kinds`.
             public var kinds: Components.Schemas.PreferencesPatch.KindsPayload?
+            /// - Remark: Generated from `#/components/schemas/PreferencesPatch/quiet_hours`.
+            public var quietHours: Components.Schemas.QuietHours?
             /// Creates a new `PreferencesPatch`.
             ///
             /// - Parameters:
             ///   - kinds: Kinds to turn on (true) or off (false); kinds left out stay as they are. Only the kinds of the caller's app: mycirclee `circle_post`, `dm`, `event_rsvp`, `presence`, `event_activity`; unify `group_message`; habithive `hive_advanced`, `streak_milestone`, `hive_at_risk`, `hive_joined`; ibelieveinyou `support_message`, `new_follower` (another app's kind is 422).
-            public init(kinds: Components.Schemas.PreferencesPatch.KindsPayload? = nil) {
+            ///   - quietHours:
+            public init(
+                kinds: Components.Schemas.PreferencesPatch.KindsPayload? = nil,
+                quietHours: Components.Schemas.QuietHours? = nil
+            ) {
                 self.kinds = kinds
+                self.quietHours = quietHours
             }
             public enum CodingKeys: String, CodingKey {
                 case kinds
+                case quietHours = "quiet_hours"
             }
         }
         /// - Remark: Generated from `#/components/schemas/Notification`.

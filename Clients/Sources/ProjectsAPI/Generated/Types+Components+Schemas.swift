@@ -671,6 +671,8 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/ProjectCreate/public_slug`.
             public var publicSlug: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ProjectCreate/mood`.
+            public var mood: Components.Schemas.Mood?
             /// - Remark: Generated from `#/components/schemas/ProjectCreate/is_published`.
             public var isPublished: Swift.Bool?
             /// Creates a new `ProjectCreate`.
@@ -680,18 +682,21 @@ extension Components {
             ///   - tagline: At most 160 characters as sent; stored trimmed; null, empty or blank clears it.
             ///   - description: At most 10000 characters as sent; stored trimmed; null, empty or blank clears it.
             ///   - publicSlug: At most 80 characters as sent: ASCII letters and digits in words joined by single hyphens (whitespace around it trimmed); stored lower case; unique (409 `slug_taken`). Made from the title when absent.
+            ///   - mood:
             ///   - isPublished:
             public init(
                 title: Swift.String,
                 tagline: Swift.String? = nil,
                 description: Swift.String? = nil,
                 publicSlug: Swift.String? = nil,
+                mood: Components.Schemas.Mood? = nil,
                 isPublished: Swift.Bool? = nil
             ) {
                 self.title = title
                 self.tagline = tagline
                 self.description = description
                 self.publicSlug = publicSlug
+                self.mood = mood
                 self.isPublished = isPublished
             }
             public enum CodingKeys: String, CodingKey {
@@ -699,6 +704,7 @@ extension Components {
                 case tagline
                 case description
                 case publicSlug = "public_slug"
+                case mood
                 case isPublished = "is_published"
             }
         }
@@ -720,6 +726,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/ProjectUpdate/public_slug`.
             public var publicSlug: Swift.String?
+            /// null clears it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ProjectUpdate/mood`.
+            public var mood: Components.Schemas.Mood?
             /// - Remark: Generated from `#/components/schemas/ProjectUpdate/is_published`.
             public var isPublished: Swift.Bool?
             /// Creates a new `ProjectUpdate`.
@@ -729,18 +739,21 @@ extension Components {
             ///   - tagline: At most 160 characters as sent; stored trimmed; null, empty or blank clears it.
             ///   - description: At most 10000 characters as sent; stored trimmed; null, empty or blank clears it.
             ///   - publicSlug: At most 80 characters as sent: ASCII letters and digits in words joined by single hyphens (whitespace around it trimmed); stored lower case; unique (409 `slug_taken`).
+            ///   - mood: null clears it.
             ///   - isPublished:
             public init(
                 title: Swift.String? = nil,
                 tagline: Swift.String? = nil,
                 description: Swift.String? = nil,
                 publicSlug: Swift.String? = nil,
+                mood: Components.Schemas.Mood? = nil,
                 isPublished: Swift.Bool? = nil
             ) {
                 self.title = title
                 self.tagline = tagline
                 self.description = description
                 self.publicSlug = publicSlug
+                self.mood = mood
                 self.isPublished = isPublished
             }
             public enum CodingKeys: String, CodingKey {
@@ -748,6 +761,7 @@ extension Components {
                 case tagline
                 case description
                 case publicSlug = "public_slug"
+                case mood
                 case isPublished = "is_published"
             }
         }
