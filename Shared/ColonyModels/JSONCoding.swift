@@ -60,10 +60,57 @@ public enum ISO8601 {
         return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(fraction), 3))Z"
     }
 
+    /// An RFC 3339 `date-time` (what OpenAPI's `format: date-time` means): `YYYY-MM-DDTHH:MM:SS`,
+    /// optional fraction, then `Z` or `±HH:MM`; `T` and `Z` in either case. Nothing else: the
+    /// documents promise exactly this. (No leap second `:60`: JSON Schema validators refuse most.)
     public static func parse(_ text: String) -> Date? {
-        let parsed = (try? Date(text, strategy: .iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true).timeSeparator(.colon).timeZone(separator: .omitted)))
-            ?? (try? Date(text, strategy: .iso8601))
-        return parsed.map(wholeMilliseconds)
+        let bytes = Array(text.utf8)
+        var index = 0
+        func number(_ digits: Int) -> Int? {
+            guard index + digits <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[index..<index + digits] {
+                guard (48...57).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - 48)
+            }
+            index += digits
+            return value
+        }
+        func expect(_ characters: String) -> Bool {
+            guard index < bytes.count, characters.utf8.contains(bytes[index]) else { return false }
+            index += 1
+            return true
+        }
+        guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2), expect("Tt"),
+              let hour = number(2), expect(":"), let minute = number(2), expect(":"), let second = number(2),
+              (1...12).contains(month), (1...LocalDate.daysIn(month: month, year: year)).contains(day),
+              (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second) else { return nil }
+        var fraction = 0.0
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            var scale = 0.1
+            let start = index
+            while index < bytes.count, (48...57).contains(bytes[index]) {
+                fraction += Double(bytes[index] - 48) * scale
+                scale /= 10
+                index += 1
+            }
+            guard index > start else { return nil }
+        }
+        var offset = 0
+        if expect("Zz") {
+            offset = 0
+        } else {
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") else { return nil }
+            let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
+            index += 1
+            guard let hours = number(2), expect(":"), let minutes = number(2), (0...23).contains(hours), (0...59).contains(minutes) else { return nil }
+            offset = sign * (hours * 60 + minutes) * 60
+        }
+        guard index == bytes.count else { return nil }
+        let days = LocalDate.dayNumber(year: year, month: month, day: day)
+        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
+        return wholeMilliseconds(Date(timeIntervalSince1970: seconds))
     }
 
     /// The date rounded to whole milliseconds, the precision Colony stores and sends.

@@ -110,7 +110,7 @@ public struct RunningService: Sendable {
             for (name, value) in values { path = path.replacingOccurrences(of: "{\(name)}", with: value) }
             path = path.replacingOccurrences(of: #"\{[a-z_]+\}"#, with: UUID().uuidString.lowercased(), options: .regularExpression)
             let reply = try await request(HTTPMethod(rawValue: operation.method), "\(base)\(path)", as: user)
-            if reply.code == "route_not_found" { problems.append("\(operation) is not routed") }
+            if reply.code == "route_not_found" || reply.code == "method_not_allowed" { problems.append("\(operation) is not routed") }
             if reply.status >= 500 { problems.append("\(operation) answered \(reply.status): \(reply.body)") }
         }
         return problems

@@ -57,7 +57,7 @@ struct ChatRBACTests {
         Case(name: "add members", method: .POST, path: { f, _ in "/groups/\(f.group)/members" }, json: { _, c in ["emails": [c.extraEmail]] }, expected: [200, 200, 403, 404]),
         Case(name: "remove a user", method: .DELETE, path: { f, c in "/groups/\(f.group)/members/\(c.target.id)" }, expected: [204, 204, 403, 404]),
         Case(name: "remove an admin", method: .DELETE, path: { f, c in "/groups/\(f.group)/members/\(c.admin2.id)" }, expected: [204, 403, 403, 404]),
-        Case(name: "remove the owner", method: .DELETE, path: { f, c in "/groups/\(f.group)/members/\(c.owner.id)" }, expected: [422, 403, 403, 404]),
+        Case(name: "remove the owner", method: .DELETE, path: { f, c in "/groups/\(f.group)/members/\(c.owner.id)" }, expected: [409, 403, 403, 404]),
         Case(name: "promote", method: .PATCH, path: { f, c in "/groups/\(f.group)/members/\(c.target.id)" }, json: { _, _ in ["role": "admin"] }, expected: [200, 403, 403, 404]),
         Case(name: "demote", method: .PATCH, path: { f, c in "/groups/\(f.group)/members/\(c.admin2.id)" }, json: { _, _ in ["role": "user"] }, expected: [200, 403, 403, 404]),
         Case(name: "transfer ownership", method: .POST, path: { f, _ in "/groups/\(f.group)/transfer" }, json: { _, c in ["new_owner_id": c.target.id.uuidString] }, expected: [200, 403, 403, 404]),

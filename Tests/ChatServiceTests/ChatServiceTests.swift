@@ -45,7 +45,7 @@ struct ChatServiceTests {
         try await withRunningChat { chat in
             let owner = try await chat.user(), friend = try await chat.user(email: "friend@example.com")
             let unknown = try await chat.service.request(.POST, "/groups", as: owner, json: ["name": "Trip", "member_emails": ["FRIEND@example.com", "ghost@example.com"]])
-            #expect(unknown.status == 422 && unknown.code == "unknown_emails")
+            #expect(unknown.status == 409 && unknown.code == "unknown_emails")
             #expect(unknown.body["unknown_emails"]?.arrayValue?.compactMap(\.stringValue) == ["ghost@example.com"], "\(unknown.body)")
             #expect(try await chat.service.request(.GET, "/groups", as: owner).array.isEmpty)
 
@@ -62,7 +62,7 @@ struct ChatServiceTests {
 
             let third = try await chat.user()
             let add = try await chat.service.request(.POST, "/groups/\(group)/members", as: owner, json: ["emails": [try await chat.email(of: third), "nobody@example.com"]])
-            #expect(add.status == 422 && add.code == "unknown_emails")
+            #expect(add.status == 409 && add.code == "unknown_emails")
             #expect(try await chat.service.request(.GET, "/groups/\(group)", as: third).status == 404)
             let added = try await chat.service.request(.POST, "/groups/\(group)/members", as: owner, json: ["emails": [try await chat.email(of: third)]])
             #expect(added.status == 200 && added.body["added"]?.arrayValue?.count == 1)
@@ -80,7 +80,7 @@ struct ChatServiceTests {
             let noSuccessor = try await chat.service.request(.POST, "/groups/\(group)/leave", as: owner)
             #expect(noSuccessor.status == 409 && noSuccessor.code == "cannot_leave_as_owner_without_successor")
             let badSuccessor = try await chat.service.request(.POST, "/groups/\(group)/leave", as: owner, json: ["successor_id": outsider.id.uuidString])
-            #expect(badSuccessor.status == 422 && badSuccessor.code == "invalid_successor")
+            #expect(badSuccessor.status == 409 && badSuccessor.code == "invalid_successor")
             #expect(try await chat.service.request(.GET, "/groups/\(group)", as: owner).body["role"]?.stringValue == "owner")
 
             let transferred = try await chat.service.request(.POST, "/groups/\(group)/transfer", as: owner, json: ["new_owner_id": member.id.uuidString])
@@ -258,7 +258,7 @@ struct ChatServiceTests {
             let narrow = try await chat.service.request(.GET, "/events?from=2030-03-02T20:00:00Z&to=2030-03-02T20:30:00Z", as: member)
             #expect(narrow.array.count == 1, "overlapping events count")
             let moved = try await chat.service.request(.PATCH, "/events/\(try id(shared))", as: member, json: ["starts_at": "2030-03-03T19:00:00Z"])
-            #expect(moved.status == 422, "moving the start past the end is refused")
+            #expect(moved.status == 409 && moved.code == "ends_before_starts", "moving the start past the stored end is a conflict")
             let cleared = try await chat.service.request(.PATCH, "/events/\(try id(shared))", as: owner, json: ["details": NSNull()])
             #expect(cleared.status == 200 && cleared.body["details"] == nil)
             #expect(try await chat.service.request(.GET, "/events?from=2030-03-02T00:00:00Z&to=2030-03-01T00:00:00Z", as: owner).status == 422)

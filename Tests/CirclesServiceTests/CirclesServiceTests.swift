@@ -403,7 +403,7 @@ struct CirclesServiceTests {
             let declined = try await circles.service.request(.POST, "/add-requests/\(second.body["id"]?.stringValue ?? "")/decline", as: owner)
             #expect(declined.body["status"]?.stringValue == "declined")
             #expect(try await circles.service.request(.GET, "/circles/\(circle)", as: other).status == 404)
-            #expect(try await circles.service.request(.POST, "/circles/\(circle)/add-requests", as: member, json: ["handle": "ghost_user"]).status == 404)
+            #expect(try await circles.service.request(.POST, "/circles/\(circle)/add-requests", as: member, json: ["handle": "ghost_user"]).status == 409)
         }
     }
 

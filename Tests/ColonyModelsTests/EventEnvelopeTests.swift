@@ -83,6 +83,20 @@ struct EventEnvelopeTests {
         #expect(ISO8601.parse("2026-09-21T14:13:20Z") == Date(timeIntervalSince1970: 1_790_000_000))
     }
 
+    @Test("times are read as RFC 3339 date-times, every one of them and nothing else")
+    func rfc3339() {
+        let base = Date(timeIntervalSince1970: 1_790_000_000)
+        for text in ["2026-09-21T14:13:20Z", "2026-09-21t14:13:20z", "2026-09-21T16:13:20+02:00", "2026-09-21T00:52:20-13:21",
+                     "2026-09-21T14:13:20.000000Z", "2026-09-21T14:13:19.9999Z"] {
+            #expect(ISO8601.parse(text) == base, "\(text)")
+        }
+        #expect(ISO8601.parse("0345-03-06T18:04:54-21:24") != nil)
+        for text in ["2026-09-21T14:13:20", "2026-09-21T14:13:20+0200", "2026-09-21T14:13Z", "2026-02-30T00:00:00Z", "2026-09-21 14:13:20Z",
+                     "2026-09-21T24:00:00Z", "2026-09-21T14:13:20+24:00", "2026-09-21T14:13:20.Z", "+2026-09-21T14:13:20Z", "2026-09-21T14:13:20Z ", "2016-12-31T23:59:60Z"] {
+            #expect(ISO8601.parse(text) == nil, "\(text)")
+        }
+    }
+
     @Test("free-form JSON values round-trip")
     func jsonValue() throws {
         let value: JSONValue = .object(["a": .array([.number(1), .bool(true), .null, .string("x")])])

@@ -39,6 +39,9 @@ struct HTTPScaffoldingTests {
         }
         api.get("conflict") { _, _ -> String in throw APIError.conflict("already a member", code: "already_member") }
         api.get("crash") { _, _ -> String in throw CancellationError() }
+        api.get("items/special") { _, _ -> String in "special" }
+        api.get("items/{id}") { _, _ -> String in "item" }
+        api.delete("items/{id}") { _, _ -> String in "deleted" }
         return Application(router: router)
     }
 
@@ -156,6 +159,58 @@ struct HTTPScaffoldingTests {
             #expect(response.headers[.requestID] == "abc-123")
             let unsafe = try await client.execute(uri: "/health", method: .get, headers: [.requestID: "bad id\nwith newline"])
             #expect(unsafe.headers[.requestID] != "bad id\nwith newline")
+        }
+    }
+
+    @Test("NUL and unpaired surrogates in a JSON body or the query are 422, whatever the field; escaped text and real pairs pass")
+    func unstorableText() async throws {
+        let token = try await tokens.token(app: .habithive)
+        try await makeApp().test(.router) { client in
+            func echo(_ json: String) async throws -> TestResponse {
+                try await client.execute(uri: "/habits/v1/echo", method: .post, headers: bearer(token), body: ByteBuffer(string: json))
+            }
+            for json in [#"{"display_name":"A\u0000da","target_per_day":1}"#, #"{"display_name":"\ud800","target_per_day":1}"#,
+                         #"{"display_name":"\udc00x","target_per_day":1}"#, #"{"display_name":"\ud83d\u0041","target_per_day":1}"#,
+                         #"{"display_name":"x\ud83d","target_per_day":1}"#, #"{"display_name":"Ada","target_per_day":1,"\u0000":1}"#] {
+                let response = try await echo(json)
+                #expect(response.status == .unprocessableContent, "\(json)")
+                #expect(try errorBody(response)["code"] == "validation_failed", "\(json)")
+            }
+            // A pair is one character; an escaped backslash before u0000 is plain text.
+            let pair = try await echo(#"{"display_name":"\ud83d\ude00","target_per_day":1}"#)
+            #expect(pair.status == .ok)
+            #expect(String(buffer: pair.body) == #"{"display_name":"😀","target_per_day":1}"#)
+            let escaped = try await echo(#"{"display_name":"\\u0000","target_per_day":1}"#)
+            #expect(escaped.status == .ok)
+
+            let query = try await client.execute(uri: "/habits/v1/me?before=a%00b", method: .get, headers: bearer(token))
+            #expect(query.status == .unprocessableContent)
+            #expect(try errorBody(query)["code"] == "validation_failed")
+            let path = try await client.execute(uri: "/habits/v1/items/a%00b", method: .get, headers: bearer(token))
+            #expect(path.status == .unprocessableContent)
+        }
+    }
+
+    @Test("a method a known path does not serve is 405 with Allow, matched as the router matches; unknown paths stay 404")
+    func methodNotAllowed() async throws {
+        try await makeApp().test(.router) { client in
+            let cases: [(String, HTTPRequest.Method, String)] = [
+                ("/habits/v1/me", .post, "GET"),
+                ("/habits/v1/echo", .get, "POST"),
+                ("/health", .delete, "GET"),
+                ("/habits/v1/items/42", .put, "DELETE, GET"),
+                // The literal route wins over the capture, as in the router: only GET there.
+                ("/habits/v1/items/special", .delete, "GET"),
+            ]
+            for (uri, method, allow) in cases {
+                let response = try await client.execute(uri: uri, method: method)
+                #expect(response.status == .methodNotAllowed, "\(method) \(uri)")
+                #expect(response.headers[.allow] == allow, "\(method) \(uri)")
+                #expect(try errorBody(response)["code"] == "method_not_allowed")
+            }
+            let unknown = try await client.execute(uri: "/habits/v1/items/42/more", method: .get)
+            #expect(unknown.status == .notFound)
+            #expect(try errorBody(unknown)["code"] == "route_not_found")
         }
     }
 }

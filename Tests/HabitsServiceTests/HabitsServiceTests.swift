@@ -71,7 +71,7 @@ struct HabitsServiceTests {
 
             let renamed = try await habits.request(.PATCH, "/habits/\(id)", as: user, json: ["name": "Water", "color_hex": "#ff9f1c"])
             #expect(renamed.status == 200 && renamed.body["name"]?.stringValue == "Water" && renamed.body["color_hex"]?.stringValue == "#FF9F1C")
-            #expect(try await habits.request(.PATCH, "/habits/\(id)", as: user, json: ["type": "checkbox"]).status == 422)
+            #expect(try await habits.request(.PATCH, "/habits/\(id)", as: user, json: ["type": "checkbox"]).status == 409)
 
             #expect(try await habits.request(.POST, "/habits/\(id)/archive", as: user).body["is_active"]?.boolValue == false)
             #expect(try await habits.request(.GET, "/habits", as: user).array.isEmpty)

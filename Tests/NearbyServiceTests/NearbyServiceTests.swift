@@ -274,4 +274,23 @@ struct NearbyRulesTests {
         #expect(throws: ValidationErrors.self) { try NearbyRules.coordinates(latitude: 0, longitude: 180.0001, accuracy: nil) }
         try NearbyRules.coordinates(latitude: -90, longitude: 180, accuracy: 5)
     }
+
+    @Test("social links: the handler's pattern is the document's, and it reads as the old rules did")
+    func socialLinks() throws {
+        let root = try JSONSerialization.jsonObject(with: Data(NearbyService.openAPIDocument.json.utf8)) as? [String: Any]
+        let schemas = (root?["components"] as? [String: Any])?["schemas"] as? [String: Any]
+        let links = ((schemas?["SocialLinksUpdate"] as? [String: Any])?["properties"] as? [String: [String: Any]]) ?? [:]
+        for platform in NearbyRules.Platform.allCases {
+            #expect(links[platform.rawValue]?["pattern"] as? String == "^" + platform.linkPattern + "$", "\(platform)")
+        }
+        #expect(try NearbyRules.socialLink("  @ada.lovelace ", platform: .instagram) == "@ada.lovelace")
+        #expect(try NearbyRules.socialLink("https://WWW.Instagram.com/ada?x=1", platform: .instagram) == "https://WWW.Instagram.com/ada?x=1")
+        #expect(try NearbyRules.socialLink("https://youtu.be/abc", platform: .youtube) == "https://youtu.be/abc")
+        #expect(try NearbyRules.socialLink(" \u{2003} ", platform: .x) == nil)
+        #expect(try NearbyRules.socialLink("https://example.org/me", platform: .other) == "https://example.org/me")
+        for (value, platform) in [("https://evil.com/instagram.com", NearbyRules.Platform.instagram), ("http://x.com/a", .x), ("@ada", .other),
+                                  ("https://instagram.com.evil.org", .instagram), ("ab", .snapchat), (String(repeating: "a", count: 201), .other)] {
+            #expect(throws: APIError.self, "\(value)") { try NearbyRules.socialLink(value, platform: platform) }
+        }
+    }
 }

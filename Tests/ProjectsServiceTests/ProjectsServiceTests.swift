@@ -252,14 +252,14 @@ struct ProjectsServiceTests {
             let foreign = try await upload(other, otherProject)
 
             let stolen = try await projects.service.request(.POST, "/projects/\(project)/posts", as: owner, json: ["content": "x", "images": [foreign.body["key"]!.stringValue!]])
-            #expect(stolen.status == 422 && stolen.code == "unknown_image")
+            #expect(stolen.status == 409 && stolen.code == "unknown_image")
             let post = try await projects.service.request(.POST, "/projects/\(project)/posts", as: owner, json: [
                 "content": "with pictures", "images": [url, second.body["key"]!.stringValue!],
             ])
             #expect(post.status == 201 && post.body["images"]?.arrayValue?.count == 2, "\(post.body)")
             let postID = try #require(uuid(post.body["id"]))
             let reused = try await projects.service.request(.POST, "/projects/\(project)/posts", as: owner, json: ["content": "again", "images": [url]])
-            #expect(reused.status == 422 && reused.code == "unknown_image", "an upload goes into one post")
+            #expect(reused.status == 409 && reused.code == "unknown_image", "an upload goes into one post")
 
             let replaced = try await projects.service.request(.PATCH, "/posts/\(postID)", as: owner, json: ["images": [third.body["key"]!.stringValue!, url]])
             #expect(replaced.status == 200 && replaced.body["images"]?.arrayValue?.count == 2, "\(replaced.body)")
@@ -336,7 +336,6 @@ struct ProjectsServiceTests {
                 (.PATCH, "/projects/\(project)", owner, ["title": ""]),
                 (.PATCH, "/projects/\(project)", owner, ["mood": "blue"]),
                 (.POST, "/projects/\(project)/posts", owner, ["content": "  "]),
-                (.POST, "/projects/\(project)/posts", owner, ["content": "x", "images": ["https://evil.example/pic.png"]]),
                 (.POST, "/projects/\(project)/posts", owner, ["content": String(repeating: "x", count: 5001)]),
                 (.PATCH, "/posts/\(post)", owner, ["content": ""]),
                 (.POST, "/projects/\(project)/milestones", owner, ["title": ""]),
@@ -345,7 +344,6 @@ struct ProjectsServiceTests {
                 (.POST, "/projects/\(project)/support-messages", fan, ["message": " "]),
                 (.POST, "/projects/\(project)/support-messages", fan, ["message": String(repeating: "m", count: 1001)]),
                 (.POST, "/projects/\(project)/support-messages", fan, ["message": "hi", "is_anonymous": "yes"]),
-                (.POST, "/projects/\(project)/support-messages", owner, ["message": "go me"]),
                 (.PATCH, "/me", owner, ["name": ""]),
                 (.PATCH, "/me", owner, ["twitter_handle": "@@@"]),
             ]
@@ -353,6 +351,9 @@ struct ProjectsServiceTests {
                 let reply = try await projects.service.request(method, path, as: user, json: json)
                 #expect(reply.status == 422, "\(method) \(path) \(json): \(reply.status) \(reply.body)")
             }
+            // Well-formed, but refused by what exists: someone else's image is a conflict, support for one's own project forbidden.
+            #expect(try await projects.service.request(.POST, "/projects/\(project)/posts", as: owner, json: ["content": "x", "images": ["https://evil.example/pic.png"]]).status == 409)
+            #expect(try await projects.service.request(.POST, "/projects/\(project)/support-messages", as: owner, json: ["message": "go me"]).status == 403)
             let malformed = try await projects.service.request(.POST, "/projects", as: owner, raw: "{\"title\": ")
             #expect(malformed.status == 400)
             let wrongType = try await projects.service.request(.PUT, "/projects/\(project)/cover", as: owner, bytes: ImageFixtures.png, contentType: "image/jpeg")

@@ -14,11 +14,16 @@ public struct KeysetCursor: Sendable, Equatable {
 
     public init?(_ text: String) {
         let parts = text.split(separator: "_", maxSplits: 1)
-        guard parts.count == 2, let micros = Int64(parts[0]), micros >= 0, let id = UUID(uuidString: String(parts[1])) else { return nil }
+        // Digits only (no sign), at most 18 of them: the documents' `^[0-9]{1,18}_<uuid>$` exactly.
+        guard parts.count == 2, (1...18).contains(parts[0].utf8.count), parts[0].utf8.allSatisfy({ (48...57).contains($0) }),
+              let micros = Int64(parts[0]), let id = UUID(uuidString: String(parts[1])) else { return nil }
         self.init(micros: micros, id: id)
     }
 
     public var text: String { "\(micros)_\(id.uuidString.lowercased())" }
+
+    /// The pattern the OpenAPI documents give cursor parameters.
+    public static let pattern = "^[0-9]{1,18}_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 
     /// SQL for a timestamp column's cursor value (select it beside the row).
     public static func microsSQL(_ column: String) -> String { "(extract(epoch FROM \(column)) * 1000000)::int8" }

@@ -53,6 +53,12 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
         APIError(.contentTooLarge, code: "payload_too_large", message: "request body exceeds \(limit) bytes")
     }
 
+    /// 405 with `Allow` naming the methods the path does serve.
+    public static func methodNotAllowed(_ allowed: [String]) -> APIError {
+        APIError(.methodNotAllowed, code: "method_not_allowed", message: "this path serves \(allowed.joined(separator: ", ")) only",
+                 headers: [.allow: allowed.joined(separator: ", ")])
+    }
+
     public static let internalError = APIError(.internalServerError, code: "internal_error", message: "something went wrong on our side")
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {

@@ -22,16 +22,20 @@ public struct ColonyMiddleware: RouterMiddleware {
     /// The largest body any route of the service takes (its uploads); at least `maxBodyBytes`.
     let maxUploadBytes: Int
     let trustedProxies: TrustedProxies
+    /// The router's routes, for the `Allow` header of a 405.
+    let routes: RouteMethods?
 
-    public init(metrics: HTTPMetrics, maxBodyBytes: Int, maxUploadBytes: Int? = nil, trustedProxies: TrustedProxies = .loopback) {
+    public init(metrics: HTTPMetrics, maxBodyBytes: Int, maxUploadBytes: Int? = nil, trustedProxies: TrustedProxies = .loopback, routes: RouteMethods? = nil) {
         self.metrics = metrics
         self.maxBodyBytes = maxBodyBytes
         self.maxUploadBytes = max(maxBodyBytes, maxUploadBytes ?? maxBodyBytes)
         self.trustedProxies = trustedProxies
+        self.routes = routes
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
+        routes?.prepare()
         var context = context
         let requestID = request.headers[.requestID].flatMap(Self.sanitized) ?? UUID().uuidString.lowercased()
         // The request's span (TracingMiddleware) has the trace id; without a tracer, the caller's.
@@ -45,12 +49,21 @@ public struct ColonyMiddleware: RouterMiddleware {
 
         var response: Response
         do {
+            // A query or path with text Postgres cannot keep is refused before any route sees it.
+            if let problem = UnstorableText.problem(inTarget: request.uri.description) {
+                throw APIError.unprocessable(problem)
+            }
             if let length = request.headers[.contentLength].flatMap(Int.init), length > maxUploadBytes {
                 throw APIError.payloadTooLarge(limit: maxUploadBytes)
             }
             response = try await next(request, context)
         } catch {
             response = APIError.response(for: error, logger: context.logger)
+            // A path the router knows, asked with a method it does not serve: 405 and what it serves.
+            if response.status == .notFound, APIError.from(error).code == "route_not_found",
+               let allowed = routes?.methods(forPath: request.uri.path), !allowed.isEmpty {
+                response = APIError.methodNotAllowed(allowed).errorResponse()
+            }
         }
         response.headers[.requestID] = requestID
 

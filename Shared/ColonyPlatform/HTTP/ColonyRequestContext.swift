@@ -53,9 +53,13 @@ public struct ColonyRequestDecoder: RequestDecoder {
         return try Self.decode(type, from: Data(buffer: buffer))
     }
 
-    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+    /// `allowingJSON5` reads JSON5 too (a client's `NaN` then reaches the field's range check).
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data, allowingJSON5: Bool = false) throws -> T {
+        if let problem = UnstorableText.problem(inJSON: data) { throw APIError.unprocessable(problem) }
         do {
-            return try ColonyJSON.decoder().decode(type, from: data)
+            let decoder = ColonyJSON.decoder()
+            decoder.allowsJSON5 = allowingJSON5
+            return try decoder.decode(type, from: data)
         } catch let error as DecodingError {
             throw Self.apiError(for: error)
         }

@@ -2,6 +2,7 @@ import ColonyModels
 import Foundation
 import Hummingbird
 import NIOCore
+import Synchronization
 
 /// The checks `/ready` runs: the service is ready when all of them pass.
 public struct ReadinessChecks: Sendable {
@@ -43,7 +44,12 @@ public struct ReadinessChecks: Sendable {
 public enum ColonyRouter {
     public static func make(metrics: HTTPMetrics, maxBodyBytes: Int, maxUploadBytes: Int? = nil, trustedProxies: TrustedProxies = .loopback, readiness: ReadinessChecks, health: ReadinessChecks = ReadinessChecks()) -> Router<ColonyRequestContext> {
         let router = Router(context: ColonyRequestContext.self)
-        router.add(middleware: ColonyMiddleware(metrics: metrics, maxBodyBytes: maxBodyBytes, maxUploadBytes: maxUploadBytes, trustedProxies: trustedProxies))
+        // A span per request, in the trace the caller's `traceparent` names (or a new one): the
+        // trace follows the request into the outbox, the broker and the consumers.
+        router.add(middleware: TracingMiddleware())
+        let routes = RouteMethods()
+        routes.router = router
+        router.add(middleware: ColonyMiddleware(metrics: metrics, maxBodyBytes: maxBodyBytes, maxUploadBytes: maxUploadBytes, trustedProxies: trustedProxies, routes: routes))
 
         router.get("/health") { _, _ -> HealthStatus in
             guard !health.checks.isEmpty else { return HealthStatus(status: "ok", checks: nil) }
@@ -63,6 +69,60 @@ public enum ColonyRouter {
             )
         }
         return router
+    }
+}
+
+/// Which methods the router serves on a path, for a 405's `Allow`. The router's own route list is
+/// read at the first request (every route is added before the server starts) and the router let
+/// go then; paths are matched as the router's trie matches them: the most specific template wins
+/// (`posts/kept` over `posts/{post_id}`).
+public final class RouteMethods: @unchecked Sendable {
+    // Set by `ColonyRouter.make`, read and released under `table`'s lock at the first request.
+    var router: Router<ColonyRequestContext>?
+    private let table = Mutex<[(path: RouterPath, methods: [String])]?>(nil)
+
+    init() {}
+
+    /// Takes the route list from the router, once.
+    func prepare() {
+        table.withLock { table in
+            guard table == nil, let router else { return }
+            var byPath: [String: (RouterPath, Set<String>)] = [:]
+            for route in router.routes {
+                byPath[route.path.description, default: (route.path, [])].1.insert(route.method.rawValue)
+            }
+            table = byPath.values.map { (path: $0.0, methods: $0.1.sorted()) }
+            self.router = nil
+        }
+    }
+
+    /// The methods served on `path`, sorted; empty when no route matches it.
+    public func methods(forPath path: String) -> [String] {
+        prepare()
+        let table = self.table.withLock { $0 ?? [] }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        var best: (rank: [Int], methods: [String])?
+        for entry in table {
+            guard let rank = Self.rank(entry.path, segments) else { continue }
+            if let current = best, !current.rank.lexicographicallyPrecedes(rank) { continue }
+            best = (rank, entry.methods)
+        }
+        return best?.methods ?? []
+    }
+
+    /// How specifically `template` matches the segments (per segment: 3 a literal, 2 a capture
+    /// with a prefix or suffix, 1 a capture or wildcard, 0 the rest), nil when it does not.
+    static func rank(_ template: RouterPath, _ segments: [Substring]) -> [Int]? {
+        var rank: [Int] = []
+        for (index, element) in template.components.enumerated() {
+            // (The element's kind is not public; its description spells it: `{id}`, `*`, `**`.)
+            let text = element.description
+            if text == "**" { return rank + [0] }
+            guard index < segments.count, element ~= segments[index] else { return nil }
+            let whole = text == "*" || (text.hasPrefix("{") && text.hasSuffix("}") && text.dropFirst().dropLast().allSatisfy { $0 != "{" && $0 != "}" })
+            rank.append(!text.contains("{") && !text.contains("*") ? 3 : whole ? 1 : 2)
+        }
+        return template.components.count == segments.count ? rank : nil
     }
 }
 

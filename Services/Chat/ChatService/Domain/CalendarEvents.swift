@@ -41,7 +41,11 @@ struct CalendarEvents: Sendable {
         var event = try await manageable(id, userID: userID, on: connection)
         let previous = event
         var draft = ChatRules.EventDraft(title: event.title, details: event.details, startsAt: event.startsAt, endsAt: event.endsAt)
+        let stored = (draft.startsAt, draft.endsAt)
         change(&draft)
+        // Both times sent the wrong way round break the rules; one sent against the other's
+        // stored value conflicts with the event.
+        if draft.endsAt < draft.startsAt, draft.startsAt == stored.0 || draft.endsAt == stored.1 { throw ChatErrors.endsBeforeStarts }
         draft = try ChatRules.event(draft)
         (event.title, event.details, event.startsAt, event.endsAt) = (draft.title, draft.details, draft.startsAt, draft.endsAt)
         let updated = try await store.update(event, on: connection)

@@ -18,12 +18,15 @@ enum ChatErrors {
     static let cannotRemoveMember = APIError.forbidden("admins can remove users, not admins or the owner", code: "cannot_remove_member")
 
     static let successorRequired = APIError.conflict("the owner cannot leave without naming a successor (successor_id), or delete the group", code: "cannot_leave_as_owner_without_successor")
-    static let successorNotMember = APIError.unprocessable("the successor must be another member of the group", code: "invalid_successor")
+    // What a body or path names that is not as the group is: a conflict with its state.
+    static let successorNotMember = APIError.conflict("the successor must be another member of the group", code: "invalid_successor")
+    static let useLeave = APIError.conflict("to leave a group, use leave", code: "use_leave")
+    static let endsBeforeStarts = APIError.conflict("the event would end before it starts", code: "ends_before_starts")
     static let cannotChangeOwnerRole = APIError.conflict("the owner's role changes only by transferring ownership", code: "owner_role_fixed")
     static let voiceNotEditable = APIError.conflict("voice messages cannot be edited", code: "voice_not_editable")
 
     static func unknownEmails(_ emails: [String]) -> APIError {
-        APIError(.unprocessableContent, code: "unknown_emails", message: "no Unify account for: \(emails.joined(separator: ", "))",
+        APIError(.conflict, code: "unknown_emails", message: "no Unify account for: \(emails.joined(separator: ", "))",
                  details: ["unknown_emails": .array(emails.map(JSONValue.string))])
     }
 

@@ -63,21 +63,18 @@ enum ChatRules {
 
     /// A trimmed group name, or a validation error.
     static func groupName(_ name: String) throws -> String {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...maxGroupName).contains(trimmed.count) else { throw ChatErrors.validation("name must be 1–\(maxGroupName) characters") }
-        return trimmed
+        guard TextRules.fits(name, 1...maxGroupName) else { throw ChatErrors.validation("name must be 1–\(maxGroupName) characters, not blank") }
+        return TextRules.trimmed(name)
     }
 
     static func displayName(_ name: String) throws -> String {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...maxDisplayName).contains(trimmed.count) else { throw ChatErrors.validation("display_name must be 1–\(maxDisplayName) characters") }
-        return trimmed
+        guard TextRules.fits(name, 1...maxDisplayName) else { throw ChatErrors.validation("display_name must be 1–\(maxDisplayName) characters, not blank") }
+        return TextRules.trimmed(name)
     }
 
     /// Message text: not blank, at most `maxMessageLength` characters (kept as written).
     static func messageContent(_ content: String) throws -> String {
-        guard !content.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw ChatErrors.validation("content must not be empty") }
-        guard content.count <= maxMessageLength else { throw ChatErrors.validation("content must be at most \(maxMessageLength) characters") }
+        guard TextRules.fits(content, 1...maxMessageLength) else { throw ChatErrors.validation("content must be 1–\(maxMessageLength) characters, not blank") }
         return content
     }
 
@@ -94,17 +91,20 @@ enum ChatRules {
         var seen = Set<String>()
         var result: [String] = []
         for email in emails {
-            let trimmed = email.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard isEmail(trimmed) else { throw ChatErrors.validation("\(trimmed.isEmpty ? "an empty address" : trimmed) is not an email address") }
+            let trimmed = TextRules.trimmed(email)
+            guard isEmail(email) else { throw ChatErrors.validation("\(trimmed.isEmpty ? "an empty address" : trimmed) is not an email address") }
             if seen.insert(trimmed.lowercased()).inserted { result.append(trimmed) }
         }
         return result
     }
 
+    /// An address as sent, at most 320 characters, less the whitespace around it: one `@` with
+    /// something before it and a domain with a dot neither first nor last, no whitespace inside
+    /// (the document's pattern).
+    static let emailPattern = "[^@\(TextRules.whitespace)]+@[^@.\(TextRules.whitespace)][^@\(TextRules.whitespace)]*\\.[^@\(TextRules.whitespace)]*[^@.\(TextRules.whitespace)]"
+
     static func isEmail(_ text: String) -> Bool {
-        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-        return text.count <= 320 && parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && !parts[1].hasPrefix(".") && !parts[1].hasSuffix(".")
-            && !text.contains(where: { $0.isWhitespace })
+        TextRules.length(text) <= 320 && TextRules.matches(text, emailPattern)
     }
 
     struct EventDraft: Sendable {
@@ -116,9 +116,9 @@ enum ChatRules {
 
     static func event(_ draft: EventDraft) throws -> EventDraft {
         var errors = ValidationErrors()
-        let title = draft.title.trimmingCharacters(in: .whitespacesAndNewlines)
-        errors.check((1...maxEventTitle).contains(title.count), "title must be 1–\(maxEventTitle) characters")
-        errors.check((draft.details?.count ?? 0) <= maxEventDetails, "details must be at most \(maxEventDetails) characters")
+        let title = TextRules.trimmed(draft.title)
+        errors.check(TextRules.fits(draft.title, 1...maxEventTitle), "title must be 1–\(maxEventTitle) characters, not blank")
+        errors.check(TextRules.length(draft.details ?? "") <= maxEventDetails, "details must be at most \(maxEventDetails) characters")
         errors.check(draft.endsAt >= draft.startsAt, "ends_at must not be before starts_at")
         try errors.throwIfAny()
         return EventDraft(title: title, details: draft.details, startsAt: draft.startsAt, endsAt: draft.endsAt)

@@ -124,7 +124,7 @@ struct Groups: Sendable {
     /// Removes another member: the owner removes anyone, admins remove users.
     func removeMember(_ groupID: UUID, member memberID: UUID, userID: UUID, on connection: PostgresConnection) async throws {
         let membership = try await membership(groupID, userID: userID, lock: true, on: connection)
-        guard memberID != userID else { throw ChatErrors.validation("to leave a group, use leave") }
+        guard memberID != userID else { throw ChatErrors.useLeave }
         guard let target = try await store.member(groupID, userID: memberID, on: connection) else { throw ChatErrors.memberNotFound }
         try GroupPolicy.require(membership.member.role, .removeMember(targetRole: target.role))
         try await removeMembership(groupID, userID: memberID, reason: .removed, actor: userID, on: connection)

@@ -41,7 +41,7 @@ struct Messages: Sendable {
                    on connection: PostgresConnection) async throws -> MessageView {
         let duration = try ChatRules.voiceDuration(duration, max: maxVoiceSeconds)
         let caption = content ?? ""
-        guard caption.count <= ChatRules.maxMessageLength else { throw ChatErrors.validation("content must be at most \(ChatRules.maxMessageLength) characters") }
+        guard TextRules.length(caption) <= ChatRules.maxMessageLength else { throw ChatErrors.validation("content must be at most \(ChatRules.maxMessageLength) characters") }
         _ = try await groups.membership(groupID, userID: userID, on: connection)
         let id = UUID.timeOrdered()
         let key = ChatMedia.voiceKey(groupID: groupID, messageID: id)

@@ -103,7 +103,7 @@ struct Circles: Sendable {
         _ = try await membership(circleID, userID: userID, on: connection)
         try await Quotas(logger: logger).check("add_request|\(userID.lowercased)", addRequestQuota,
                                                 message: "too many add requests, try again later", on: connection)
-        guard let invitee = try await profiles.store.byHandle(handle, on: connection) else { throw CirclesErrors.userNotFound }
+        guard let invitee = try await profiles.store.byHandle(handle, on: connection) else { throw CirclesErrors.handleNotFound }
         guard try await !store.isMember(circleID, userID: invitee.userId, on: connection) else { throw CirclesErrors.alreadyMember }
         guard let request = try await store.createRequest(circleID, from: userID, to: invitee.userId, on: connection) else { throw CirclesErrors.requestPending }
         return request

@@ -12,7 +12,12 @@ enum CirclesErrors {
     static let memberNotFound = APIError.notFound("not a member of this circle", code: "member_not_found")
     static let userNotFound = APIError.notFound("no such user", code: "user_not_found")
     static let requestNotFound = APIError.notFound("add request not found", code: "add_request_not_found")
-    static let optionNotFound = APIError.unprocessable("option_id is not an option of this poll", code: "validation_failed")
+    // What a body names that does not exist (or is not in this circle) is a conflict with the
+    // circle's state: 404 stays for what the path names.
+    static let optionNotFound = APIError.conflict("option_id is not an option of this poll", code: "option_not_found")
+    static let notAMember = APIError.conflict("that person is not a member of this circle", code: "member_not_found")
+    static let handleNotFound = APIError.conflict("nobody has this handle", code: "user_not_found")
+    static let replyNotFound = APIError.conflict("reply_to_id must be a message of this conversation", code: "reply_not_found")
     static let accountDeleted = APIError.unauthorized("this account was deleted", code: "account_deleted")
 
     static let ownerOnly = APIError.forbidden("only the circle's owner can do that", code: "owner_only")
@@ -28,8 +33,10 @@ enum CirclesErrors {
     static let requestDecided = APIError.conflict("this request was already answered", code: "add_request_decided")
     static let requestPending = APIError.conflict("there is already a pending request for this person", code: "add_request_pending")
     static let handleTaken = APIError.conflict("this handle is taken", code: "handle_taken")
-    static let notAPoll = APIError.unprocessable("this post is not a poll", code: "validation_failed")
-    static let notAnEvent = APIError.unprocessable("this post is not an event", code: "validation_failed")
+    // The post's type is the post's state, not the request's: a well-formed request for the wrong type is a conflict.
+    static let notAPoll = APIError.conflict("this post is not a poll", code: "not_a_poll")
+    static let notAnEvent = APIError.conflict("this post is not an event", code: "not_an_event")
+    static let notAnAsk = APIError.conflict("this post is not an ask", code: "not_an_ask")
 
     static func validation(_ message: String) -> APIError { .unprocessable(message) }
 }
@@ -55,19 +62,18 @@ enum CirclesRules {
     static let pollOptions = 2...10
 
     static func circleName(_ name: String) throws -> String {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...60).contains(trimmed.count) else { throw CirclesErrors.validation("name must be 1–60 characters") }
-        return trimmed
+        guard TextRules.fits(name, 1...60) else { throw CirclesErrors.validation("name must be 1–60 characters, not blank") }
+        return TextRules.trimmed(name)
     }
 
-    /// Handles: 3–30 of a–z, 0–9, `_` and `.`, stored lowercase.
+    /// Handles as sent, less the whitespace around them: an optional `@`, then 3–30 ASCII letters,
+    /// digits, `_` and `.` (the document's pattern); stored lowercase without the `@`.
+    static let handlePattern = "@?[A-Za-z0-9_.]{3,30}"
+
     static func handle(_ handle: String) throws -> String {
-        let lowered = handle.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-        let trimmed = lowered.hasPrefix("@") ? String(lowered.dropFirst()) : lowered
-        guard trimmed.range(of: #"^[a-z0-9_.]{3,30}$"#, options: .regularExpression) != nil else {
-            throw CirclesErrors.validation("handle must be 3–30 letters, digits, _ or .")
-        }
-        return trimmed
+        guard TextRules.matches(handle, handlePattern) else { throw CirclesErrors.validation("handle must be 3–30 letters, digits, _ or .") }
+        let lowered = TextRules.trimmed(handle).lowercased()
+        return lowered.hasPrefix("@") ? String(lowered.dropFirst()) : lowered
     }
 
     /// A starting handle from a name or email (its ASCII letters and digits) and the first six
@@ -78,18 +84,16 @@ enum CirclesRules {
         return (stem.count >= 3 ? stem : "user") + "_" + String(userID.uuidString.lowercased().prefix(6))
     }
 
-    /// Emoji for reactions: 1–8 characters of symbols only (no letters, digits, spaces or
-    /// controls) with at least one from the symbol and emoji blocks — a reaction, not text.
+    /// Reactions: 1–32 code points as sent with no whitespace, control character, ASCII letter
+    /// or digit, or kana, hangul or CJK ideograph, and at least one at U+2000 or above (the symbol
+    /// and emoji blocks): an emoji, not text. The document states this same pattern.
+    static let emojiPattern = #"(?=[\s\S]*[^\u0000-\u1FFF])[^\u0000-\u0020\u007F-\u00A0\u0030-\u0039\u0041-\u005A\u0061-\u007A\u1680\u2000-\u200B\u2028\u2029\u202F\u205F\u3000\u3040-\u30FF\u3400-\u4DBF\u4E00-\u9FFF\uAC00-\uD7AF]+"#
+
     static func emoji(_ emoji: String) throws -> String {
-        let trimmed = emoji.trimmingCharacters(in: .whitespacesAndNewlines)
-        // (Not CharacterSet.letters: it includes marks, and emoji carry variation selectors.)
-        let forbidden = CharacterSet.whitespacesAndNewlines.union(.controlCharacters)
-        guard (1...8).contains(trimmed.count), trimmed.unicodeScalars.count <= 32,
-              !trimmed.unicodeScalars.contains(where: { $0.properties.isAlphabetic || $0.properties.numericType != nil || forbidden.contains($0) }),
-              trimmed.unicodeScalars.contains(where: { $0.value >= 0x2000 }) else {
+        guard (1...32).contains(TextRules.length(emoji)), emoji.range(of: "^(?:\(emojiPattern))$", options: .regularExpression) != nil else {
             throw CirclesErrors.validation("emoji must be an emoji")
         }
-        return trimmed
+        return emoji
     }
 
     struct PostDraft: Sendable {
@@ -110,12 +114,11 @@ enum CirclesRules {
     static func post(_ draft: PostDraft) throws -> PostDraft {
         var draft = draft
         var errors = ValidationErrors()
-        draft.body = draft.body.trimmingCharacters(in: .whitespacesAndNewlines)
-        errors.check(!draft.body.isEmpty, "body must not be empty")
-        errors.check(draft.body.count <= maxBody, "body must be at most \(maxBody) characters")
-        errors.check((draft.mood?.count ?? 0) <= 40, "mood must be at most 40 characters")
-        errors.check((draft.category?.count ?? 0) <= 40, "category must be at most 40 characters")
-        errors.check((draft.location?.count ?? 0) <= 200, "location must be at most 200 characters")
+        errors.check(TextRules.fits(draft.body, 1...maxBody), "body must be 1–\(maxBody) characters, not blank")
+        draft.body = TextRules.trimmed(draft.body)
+        errors.check(TextRules.length(draft.mood ?? "") <= 40, "mood must be at most 40 characters")
+        errors.check(TextRules.length(draft.category ?? "") <= 40, "category must be at most 40 characters")
+        errors.check(TextRules.length(draft.location ?? "") <= 200, "location must be at most 200 characters")
         errors.check((draft.latitude == nil) == (draft.longitude == nil), "latitude and longitude come together")
         if let latitude = draft.latitude { errors.check(latitude.isFinite && (-90...90).contains(latitude), "latitude must be between -90 and 90") }
         if let longitude = draft.longitude { errors.check(longitude.isFinite && (-180...180).contains(longitude), "longitude must be between -180 and 180") }
@@ -125,9 +128,9 @@ enum CirclesRules {
         case .ask:
             if draft.urgency == nil { draft.urgency = .medium }
         case .poll:
-            draft.pollOptions = draft.pollOptions.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             errors.check(pollOptions.contains(draft.pollOptions.count), "a poll has 2–10 options")
-            errors.check(draft.pollOptions.allSatisfy { (1...100).contains($0.count) }, "each poll option is 1–100 characters")
+            errors.check(draft.pollOptions.allSatisfy { TextRules.fits($0, 1...100) }, "each poll option is 1–100 characters, not blank")
+            draft.pollOptions = draft.pollOptions.map(TextRules.trimmed)
             errors.check(Set(draft.pollOptions.map { $0.lowercased() }).count == draft.pollOptions.count, "poll options must differ")
         case .note:
             break
@@ -140,7 +143,7 @@ enum CirclesRules {
     }
 
     static func dmBody(_ body: String) throws -> String {
-        guard !body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, body.count <= maxDM else {
+        guard TextRules.fits(body, 1...maxDM) else {
             throw CirclesErrors.validation("body must be 1–\(maxDM) characters")
         }
         return body

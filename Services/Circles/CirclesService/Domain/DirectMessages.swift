@@ -22,7 +22,7 @@ struct DirectMessages: Sendable {
     /// Whether `sender` may write to `recipient` under the recipient's privacy level.
     func requireAllowed(sender: UUID, recipient: UUID, on connection: PostgresConnection) async throws {
         let profiles = ProfileStore(logger: logger)
-        guard let from = try await profiles.find(sender, on: connection), let to = try await profiles.find(recipient, on: connection) else { throw CirclesErrors.userNotFound }
+        guard let from = try await profiles.find(sender, on: connection), let to = try await profiles.find(recipient, on: connection) else { throw CirclesErrors.notAMember }
         guard DMPolicy.allows(sender: from.dmPrivacy, recipient: to.dmPrivacy) else { throw CirclesErrors.dmNotAllowed }
     }
 
@@ -36,7 +36,7 @@ struct DirectMessages: Sendable {
     func open(circleID: UUID, with other: UUID, userID: UUID, on connection: PostgresConnection) async throws -> ThreadView {
         _ = try await circles.membership(circleID, userID: userID, on: connection)
         guard other != userID else { throw CirclesErrors.validation("you cannot message yourself") }
-        guard try await circles.store.isMember(circleID, userID: other, on: connection) else { throw CirclesErrors.memberNotFound }
+        guard try await circles.store.isMember(circleID, userID: other, on: connection) else { throw CirclesErrors.notAMember }
         try await requireAllowed(sender: userID, recipient: other, on: connection)
         let thread = try await store.open(circleID: circleID, userID, other, on: connection)
         return try await threadView(thread, last: nil, unread: 0, userID: userID, on: connection)

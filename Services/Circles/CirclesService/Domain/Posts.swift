@@ -72,7 +72,11 @@ struct Posts: Sendable {
         var draft = CirclesRules.PostDraft(type: post.row.type, body: post.row.body, mood: post.row.mood, category: post.row.category, urgency: post.row.urgency,
                                            location: post.row.location, latitude: post.row.latitude, longitude: post.row.longitude, startsAt: post.row.startsAt,
                                            pollOptions: [])
+        let before = draft
         change(&draft)
+        // A start time or an urgency for a post of another type conflicts with the post, not the rules.
+        if draft.startsAt != before.startsAt, draft.type != .event { throw CirclesErrors.notAnEvent }
+        if draft.urgency != before.urgency, draft.type != .ask { throw CirclesErrors.notAnAsk }
         var checked = draft
         if draft.type == .poll { checked.pollOptions = ["a", "b"] }  // options are not edited; satisfy the count rule
         checked = try CirclesRules.post(checked)

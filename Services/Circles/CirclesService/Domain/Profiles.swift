@@ -38,13 +38,12 @@ struct Profiles: Sendable {
         var errors = ValidationErrors()
         func text(_ value: String??, _ field: String, max: Int) -> String?? {
             guard let value else { return nil }
-            let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines)
-            errors.check((trimmed?.count ?? 0) <= max, "\(field) must be at most \(max) characters")
-            return .some(trimmed?.isEmpty == true ? nil : trimmed)
+            errors.check(TextRules.length(value ?? "") <= max, "\(field) must be at most \(max) characters")
+            return .some(value.map(TextRules.trimmed).flatMap { $0.isEmpty ? nil : $0 })
         }
-        if let name = edit.displayName?.trimmingCharacters(in: .whitespacesAndNewlines) {
-            errors.check((1...60).contains(name.count), "display_name must be 1–60 characters")
-            changes.displayName = name
+        if let name = edit.displayName {
+            errors.check(TextRules.fits(name, 1...60), "display_name must be 1–60 characters, not blank")
+            changes.displayName = TextRules.trimmed(name)
         }
         changes.bio = text(edit.bio, "bio", max: 300)
         changes.fullName = text(edit.fullName, "full_name", max: 100)

@@ -78,7 +78,7 @@ struct DMStore: Sendable {
 
     func send(_ thread: Thread, senderID: UUID, body: String, replyTo: UUID?, on connection: PostgresConnection) async throws -> DMMessageRow {
         if let replyTo, try await connection.query("SELECT 1 FROM dm_messages WHERE id = \(replyTo) AND thread_id = \(thread.id)", logger: logger).collect().isEmpty {
-            throw CirclesErrors.validation("reply_to_id must be a message of this conversation")
+            throw CirclesErrors.replyNotFound
         }
         let message = try await connection.query("""
             INSERT INTO dm_messages AS m (id, thread_id, sender_id, body, reply_to_id) VALUES (\(UUID.timeOrdered()), \(thread.id), \(senderID), \(body), \(replyTo))

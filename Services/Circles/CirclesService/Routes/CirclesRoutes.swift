@@ -150,6 +150,7 @@ struct CirclesRoutes: Sendable {
             let id = try postID(context)
             return try await support.write(request, context) { body, user, connection in
                 let patch = try R.decode(PostPatch.self, body)
+                try patch.validate()
                 return try await posts.edit(id, userID: user, change: patch.apply, on: connection)
             }
         }
@@ -325,6 +326,16 @@ struct CirclesRoutes: Sendable {
             latitude = try optional(.latitude)
             longitude = try optional(.longitude)
             startsAt = try c.decodeIfPresent(Date.self, forKey: .startsAt)
+        }
+
+        /// A place is changed whole: both coordinates, both null, or neither.
+        func validate() throws {
+            let together = switch (latitude, longitude) {
+            case (nil, nil): true
+            case (.some(let latitude), .some(let longitude)): (latitude == nil) == (longitude == nil)
+            default: false
+            }
+            guard together else { throw CirclesErrors.validation("latitude and longitude change together: send both, both null, or neither") }
         }
 
         func apply(to draft: inout CirclesRules.PostDraft) {

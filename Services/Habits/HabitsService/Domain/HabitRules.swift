@@ -47,12 +47,12 @@ public struct HabitDraft: Sendable, Equatable {
     /// Trims the name and reports every problem at once (422).
     public func validated() throws -> HabitDraft {
         var draft = self
-        draft.name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        draft.name = TextRules.trimmed(name)
         draft.emoji = emoji.flatMap { $0.isEmpty ? nil : $0 }
         draft.colorHex = colorHex.uppercased()
         var errors = ValidationErrors()
-        errors.check((1...100).contains(draft.name.count), "name must be 1–100 characters")
-        errors.check((draft.emoji?.count ?? 0) <= 8, "emoji must be at most 8 characters")
+        errors.check(TextRules.fits(name, 1...100), "name must be 1–100 characters, not blank")
+        errors.check(TextRules.length(emoji ?? "") <= 8, "emoji must be at most 8 characters")
         errors.check(HabitRules.isColorHex(colorHex), "color_hex must look like #RRGGBB")
         errors.check((1...1000).contains(targetPerDay), "target_per_day must be between 1 and 1000")
         errors.check(type == .counter || targetPerDay == 1, "a checkbox habit has target_per_day 1")
@@ -75,7 +75,8 @@ public enum HabitRules {
     /// `HH:MM`, 00:00–23:59.
     public static func isReminderTime(_ text: String) -> Bool {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].count == 2, parts[1].count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]) else { return false }
+        guard parts.count == 2, parts[0].count == 2, parts[1].count == 2, text.utf8.allSatisfy({ $0 == UInt8(ascii: ":") || (48...57).contains($0) }),
+              let hour = Int(parts[0]), let minute = Int(parts[1]) else { return false }
         return (0...23).contains(hour) && (0...59).contains(minute)
     }
 

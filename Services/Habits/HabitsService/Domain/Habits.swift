@@ -29,7 +29,12 @@ struct Habits: Sendable {
         guard let habit = try await store.find(habitID, userID: userID, forUpdate: true, on: connection) else { throw HabitsErrors.habitNotFound }
         var draft = HabitDraft(name: habit.name, emoji: habit.emoji, colorHex: habit.colorHex, type: habit.type, targetPerDay: habit.targetPerDay,
                                scheduleDaily: habit.scheduleDaily, scheduleWeekmask: habit.scheduleWeekmask, reminderTimes: habit.reminderTimes)
+        let before = draft
         change(&draft)
+        // A type or a target sent against the habit's stored other one conflicts with the habit.
+        if draft.type == .checkbox, draft.targetPerDay != 1, (draft.type == before.type) != (draft.targetPerDay == before.targetPerDay) {
+            throw HabitsErrors.checkboxTarget
+        }
         guard let updated = try await store.update(habitID, userID: userID, try draft.validated(), on: connection) else { throw HabitsErrors.habitNotFound }
         return updated
     }

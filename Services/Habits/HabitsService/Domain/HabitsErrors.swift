@@ -26,5 +26,7 @@ enum HabitsErrors {
     static let idempotencyKeyReused = APIError(.unprocessableContent, code: "idempotency_key_reused", message: "this Idempotency-Key was used with a different request")
     static let idempotencyKeyInvalid = APIError.badRequest("Idempotency-Key must be 1–255 printable characters", code: "invalid_idempotency_key")
 
+    static let checkboxTarget = APIError.conflict("a checkbox habit has target_per_day 1: change type and target together", code: "checkbox_target")
+
     static func validation(_ message: String) -> APIError { .unprocessable(message) }
 }

@@ -41,8 +41,8 @@ struct Hives: Sendable {
         try HiveRules.checkBackfillDays(backfillDays)
         guard let (habit, clock) = try await habits.findWithClock(habitID, userID: userID, on: connection) else { throw HabitsErrors.habitNotFound }
         guard habit.hiveId == nil else { throw HabitsErrors.habitHasHive }
-        let name = name?.trimmingCharacters(in: .whitespacesAndNewlines) ?? habit.name
-        guard (1...100).contains(name.count) else { throw HabitsErrors.validation("name must be 1–100 characters") }
+        if let name { guard TextRules.fits(name, 1...100) else { throw HabitsErrors.validation("name must be 1–100 characters, not blank") } }
+        let name = name.map(TextRules.trimmed) ?? habit.name
         let owner = try await profiles.require(userID, on: connection)
         let detail = try await create(.init(name: name, colorHex: habit.colorHex, type: habit.type, targetPerDay: habit.targetPerDay, scheduleDaily: habit.scheduleDaily,
                                             scheduleWeekmask: habit.scheduleWeekmask, sourceHabitID: habit.id), owner: owner, now: now, on: connection)
@@ -327,16 +327,14 @@ struct Hives: Sendable {
     }
 }
 
-/// Feed cursors: `created_at` and `id` of the last row, opaque to clients.
+/// Feed cursors: `created_at` and `id` of the last row, in every keyset cursor's form
+/// (`<microseconds>_<uuid>`, the documents' pattern): any such text is a position in the feed.
 enum FeedCursor {
     static func encode(_ date: Date, _ id: UUID) -> String {
-        Data("\(ISO8601.format(date))|\(id.lowercased)".utf8).base64EncodedString()
+        KeysetCursor(micros: Int64((date.timeIntervalSince1970 * 1_000_000).rounded()), id: id).text
     }
 
     static func decode(_ cursor: String) -> (Date, UUID)? {
-        guard let data = Data(base64Encoded: cursor), let text = String(data: data, encoding: .utf8) else { return nil }
-        let parts = text.split(separator: "|")
-        guard parts.count == 2, let date = ISO8601.parse(String(parts[0])), let id = UUID(uuidString: String(parts[1])) else { return nil }
-        return (date, id)
+        KeysetCursor(cursor).map { (Date(timeIntervalSince1970: Double($0.micros) / 1_000_000), $0.id) }
     }
 }

@@ -33,15 +33,15 @@ struct Profiles: Sendable {
     func update(_ userID: UUID, _ changes: ProfileStore.Changes, on connection: PostgresConnection) async throws -> ProfileRow {
         var changes = changes
         var errors = ValidationErrors()
-        if let name = changes.displayName?.trimmingCharacters(in: .whitespacesAndNewlines) {
-            changes.displayName = name
-            errors.check((1...60).contains(name.count), "display_name must be 1–60 characters")
+        if let name = changes.displayName {
+            changes.displayName = TextRules.trimmed(name)
+            errors.check(TextRules.fits(name, 1...60), "display_name must be 1–60 characters, not blank")
         }
         if let timezone = changes.timezone { errors.check(UserClock.isValidTimeZone(timezone), "timezone must be an IANA time zone such as Europe/Berlin") }
         if let hour = changes.dayStartHour { errors.check((0...23).contains(hour), "day_start_hour must be between 0 and 23") }
         if let theme = changes.theme { errors.check(HabitRules.themes.contains(theme), "theme must be honey, mint or night") }
         if case .some(.some(let url)) = changes.avatarUrl {
-            errors.check(url.count <= 2048 && (url.hasPrefix("https://") || url.hasPrefix("http://")), "avatar_url must be an http(s) URL")
+            errors.check(TextRules.length(url) <= 2048 && (url.hasPrefix("https://") || url.hasPrefix("http://")), "avatar_url must be an http(s) URL")
         }
         try errors.throwIfAny()
         _ = try await get(userID, on: connection)

@@ -40,7 +40,7 @@ struct HabitsRoutes: Sendable {
         }
 
         routes.on(.get, "habits") { request, context in
-            let archived = request.uri.queryParameters["include_archived"].map { $0 == "true" } ?? false
+            let archived = try RouteSupport.query(request, "include_archived", "include_archived must be true or false") { ["true": true, "false": false][$0] } ?? false
             return try await read(context) { user, connection in try await habits.store.list(userID: user, includeArchived: archived, on: connection) }
         }
         routes.on(.post, "habits") { request, context in

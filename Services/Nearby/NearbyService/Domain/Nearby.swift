@@ -71,19 +71,17 @@ struct Nearby: Sendable {
     func edit(_ userID: UUID, _ edit: ProfileEdit, on connection: PostgresConnection) async throws -> MyProfile {
         var changes = ProfileStore.Changes()
         var errors = ValidationErrors()
-        if let name = edit.name?.trimmingCharacters(in: .whitespacesAndNewlines) {
-            errors.check((1...NearbyRules.maxName).contains(name.count), "name must be 1–\(NearbyRules.maxName) characters")
-            changes.name = name
+        if let name = edit.name {
+            errors.check(TextRules.fits(name, 1...NearbyRules.maxName), "name must be 1–\(NearbyRules.maxName) characters, not blank")
+            changes.name = TextRules.trimmed(name)
         }
         if let bio = edit.bio {
-            let trimmed = bio?.trimmingCharacters(in: .whitespacesAndNewlines)
-            errors.check((trimmed?.count ?? 0) <= NearbyRules.maxBio, "bio must be at most \(NearbyRules.maxBio) characters")
-            changes.bio = .some(trimmed?.isEmpty == true ? nil : trimmed)
+            errors.check(TextRules.length(bio ?? "") <= NearbyRules.maxBio, "bio must be at most \(NearbyRules.maxBio) characters")
+            changes.bio = .some(bio.map(TextRules.trimmed).flatMap { $0.isEmpty ? nil : $0 })
         }
         if let school = edit.school {
-            let trimmed = school?.trimmingCharacters(in: .whitespacesAndNewlines)
-            errors.check((trimmed?.count ?? 0) <= NearbyRules.maxSchool, "school must be at most \(NearbyRules.maxSchool) characters")
-            changes.school = .some(trimmed?.isEmpty == true ? nil : trimmed)
+            errors.check(TextRules.length(school ?? "") <= NearbyRules.maxSchool, "school must be at most \(NearbyRules.maxSchool) characters")
+            changes.school = .some(school.map(TextRules.trimmed).flatMap { $0.isEmpty ? nil : $0 })
         }
         try errors.throwIfAny()
         if case .some(.some(let birthday)) = edit.birthday { try NearbyRules.birthday(birthday, today: LocalDate.utcDay(of: Date())) }

@@ -108,30 +108,48 @@ enum NearbyRules {
         /// What a bare handle may look like (the platforms' own rules), nil when only URLs count.
         var handlePattern: String? {
             switch self {
-            case .instagram: #"^@?[A-Za-z0-9._]{1,30}$"#
-            case .snapchat: #"^@?[A-Za-z][A-Za-z0-9._-]{2,14}$"#
-            case .tiktok: #"^@?[A-Za-z0-9._]{2,24}$"#
-            case .linkedin: #"^[A-Za-z0-9-]{3,100}$"#
-            case .youtube: #"^@[A-Za-z0-9._-]{3,30}$"#
-            case .x: #"^@?[A-Za-z0-9_]{1,15}$"#
+            case .instagram: #"@?[A-Za-z0-9._]{1,30}"#
+            case .snapchat: #"@?[A-Za-z][A-Za-z0-9._-]{2,14}"#
+            case .tiktok: #"@?[A-Za-z0-9._]{2,24}"#
+            case .linkedin: #"[A-Za-z0-9-]{3,100}"#
+            case .youtube: #"@[A-Za-z0-9._-]{3,30}"#
+            case .x: #"@?[A-Za-z0-9_]{1,15}"#
             case .other: nil
             }
         }
+
+        /// An https URL on one of the platform's hosts (subdomains and any letter case allowed;
+        /// any host for `other`), with an optional port, path, query and fragment of printable
+        /// ASCII.
+        var urlPattern: String {
+            let host = hosts.isEmpty ? #"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"#
+                : #"(?:[A-Za-z0-9-]+\.)*(?:"# + hosts.map(Self.caseless).joined(separator: "|") + ")"
+            return #"https://"# + host + #"(?::[0-9]{1,5})?(?:[/?#][!-~]*)?"#
+        }
+
+        /// A link as sent: blank (removes it), or a handle or URL with whitespace around it. The
+        /// OpenAPI document states this same pattern.
+        var linkPattern: String {
+            let link = (handlePattern.map { [$0] } ?? []) + [urlPattern]
+            return "[\(TextRules.whitespace)]*(?:(?:" + link.joined(separator: "|") + ")[\(TextRules.whitespace)]*)?"
+        }
+
+        static func caseless(_ host: String) -> String {
+            host.map { $0.isLetter ? "[\($0.lowercased())\($0.uppercased())]" : $0 == "." ? #"\."# : String($0) }.joined()
+        }
     }
 
-    /// A link trimmed and checked: a handle in the platform's format, or an https URL on one
-    /// of its hosts (any https URL for "other"). Empty means "remove".
+    static let maxLink = 200
+
+    /// A link checked and trimmed: at most 200 characters as sent, and `linkPattern`. Blank
+    /// means "remove".
     static func socialLink(_ value: String, platform: Platform) throws -> String? {
-        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
-        if trimmed.isEmpty { return nil }
-        if trimmed.count <= 200, let url = URL(string: trimmed), url.scheme == "https", let host = url.host?.lowercased() {
-            let bare = host.hasPrefix("www.") ? String(host.dropFirst(4)) : host
-            if platform == .other || platform.hosts.contains(where: { bare == $0 || bare.hasSuffix("." + $0) }) { return trimmed }
-        } else if let pattern = platform.handlePattern, trimmed.range(of: pattern, options: .regularExpression) != nil {
-            return trimmed
+        guard TextRules.length(value) <= maxLink, TextRules.matches(value, platform.linkPattern) else {
+            let expected = platform == .other ? "an https URL" : "a \(platform.rawValue) handle or an https URL on \(platform.hosts.joined(separator: " or "))"
+            throw APIError.unprocessable("social_links.\(platform.rawValue) must be \(expected), at most \(maxLink) characters")
         }
-        let expected = platform == .other ? "an https URL" : "a \(platform.rawValue) handle or an https URL on \(platform.hosts.joined(separator: " or "))"
-        throw APIError.unprocessable("social_links.\(platform.rawValue) must be \(expected)")
+        let trimmed = TextRules.trimmed(value)
+        return trimmed.isEmpty ? nil : trimmed
     }
 
     static func socialLinks(_ links: SocialLinks) throws -> SocialLinks {

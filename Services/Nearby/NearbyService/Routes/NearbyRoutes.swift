@@ -88,10 +88,7 @@ struct NearbyRoutes: Sendable {
     /// A position report. JSON5 is accepted here so that a client's NaN or Infinity reaches the
     /// coordinate check (422) instead of failing as malformed JSON.
     static func decodeLocation(_ body: ByteBuffer) throws -> LocationBody {
-        let decoder = ColonyJSON.decoder()
-        decoder.allowsJSON5 = true
-        if let report = try? decoder.decode(LocationBody.self, from: Data(buffer: body)) { return report }
-        return try R.decode(LocationBody.self, body)
+        try ColonyRequestDecoder.decode(LocationBody.self, from: Data(buffer: body), allowingJSON5: true)
     }
 
     // MARK: bodies

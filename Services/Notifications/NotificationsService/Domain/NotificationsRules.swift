@@ -14,11 +14,25 @@ public enum NotificationsRules {
     }
 
     /// APNs tokens are hex (64 characters today; Apple says not to assume the length).
+    /// Trimmed; ASCII hex digits only (the document's `^\s*([0-9a-fA-F]{2}){16,100}\s*$`).
     public static func token(_ text: String) -> String? {
-        let token = text.trimmingCharacters(in: .whitespaces).lowercased()
-        guard (32...200).contains(token.count), token.count % 2 == 0, token.allSatisfy(\.isHexDigit) else { return nil }
+        let token = TextRules.trimmed(text).lowercased()
+        guard (32...200).contains(token.utf8.count), token.utf8.count % 2 == 0, token.utf8.allSatisfy(isHex) else { return nil }
         return token
     }
+
+    static func isHex(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+    }
+
+    static let platforms = ["ios", "ipados", "watchos", "macos"]
+
+    /// An app version as sent, less the whitespace around it: 1–32 of ASCII letters, digits and `.-+_ ()`.
+    static let appVersionPattern = #"[A-Za-z0-9.+_()-](?:[A-Za-z0-9.+_() -]{0,30}[A-Za-z0-9.+_()-])?"#
+    /// A language tag as sent, less the whitespace around it: 2–35 of ASCII letters, digits, `-` and `_`.
+    static let localePattern = #"[A-Za-z0-9_-]{2,35}"#
+    /// A Live Activity id as sent, less the whitespace around it.
+    static let activityIDPattern = #"[A-Za-z0-9_.:-]{1,128}"#
 
     public static func device(token: String, environment: String?, platform: String?, appVersion: String?, locale: String?) throws(ValidationErrors) -> Device {
         var errors = ValidationErrors()
@@ -26,23 +40,20 @@ public enum NotificationsRules {
         errors.check(normalised != nil, "token must be the device's APNs token in hex (32–200 hex digits)")
         let environment = environment.map(APNsEnvironment.named) ?? .production
         errors.check(environment != nil, "environment must be production (or prod) or sandbox (or development)")
-        let platform = (platform ?? "ios").lowercased()
-        errors.check(["ios", "ipados", "watchos", "macos"].contains(platform), "platform must be ios, ipados, watchos or macos")
-        let appVersion = appVersion?.trimmingCharacters(in: .whitespaces)
-        errors.check(appVersion.map { (1...32).contains($0.count) && $0.allSatisfy { $0.isLetter || $0.isNumber || ".-+_ ()".contains($0) } } ?? true,
-                     "app_version must be 1–32 characters")
-        let locale = locale?.trimmingCharacters(in: .whitespaces)
-        errors.check(locale.map { (2...35).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") } } ?? true,
-                     "locale must be a language tag such as en-US")
+        let platform = platform ?? "ios"
+        errors.check(platforms.contains(platform), "platform must be ios, ipados, watchos or macos")
+        errors.check(appVersion.map { TextRules.matches($0, appVersionPattern) } ?? true,
+                     "app_version must be 1–32 characters: letters, digits and . - + _ ( ) and spaces")
+        errors.check(locale.map { TextRules.matches($0, localePattern) } ?? true, "locale must be a language tag such as en-US")
+        let appVersion = appVersion.map(TextRules.trimmed)
+        let locale = locale.map(TextRules.trimmed)
         try errors.throwIfAny()
         return Device(token: normalised!, environment: environment!, platform: platform, appVersion: appVersion, locale: locale)
     }
 
     /// Live Activity ids are the app's own (ActivityKit's `Activity.id`): printable, short.
     public static func activityID(_ text: String) -> String? {
-        let id = text.trimmingCharacters(in: .whitespaces)
-        guard (1...128).contains(id.count), id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.:".contains($0)) }) else { return nil }
-        return id
+        TextRules.matches(text, activityIDPattern) ? TextRules.trimmed(text) : nil
     }
 
     /// A user's preferences for one app, checked.

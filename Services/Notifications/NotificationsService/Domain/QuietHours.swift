@@ -18,7 +18,7 @@ public struct QuietHours: Sendable, Equatable, Codable {
     /// "HH:MM" (24 h) to minutes after midnight.
     public static func minutes(_ text: String) -> Int? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].count == 2, parts[1].count == 2,
+        guard parts.count == 2, parts[0].count == 2, parts[1].count == 2, text.utf8.allSatisfy({ $0 == UInt8(ascii: ":") || (48...57).contains($0) }),
               let hours = Int(parts[0]), let minutes = Int(parts[1]), (0..<24).contains(hours), (0..<60).contains(minutes)
         else { return nil }
         return hours * 60 + minutes

@@ -84,8 +84,7 @@ struct Milestones: Sendable {
     }
 
     static func title(_ title: String, errors: inout ValidationErrors) -> String {
-        let value = ProjectsRules.trimmed(title)
-        errors.check((1...ProjectsRules.maxMilestoneTitle).contains(value.count), "title must be 1–\(ProjectsRules.maxMilestoneTitle) characters")
-        return value
+        errors.check(TextRules.fits(title, 1...ProjectsRules.maxMilestoneTitle), "title must be 1–\(ProjectsRules.maxMilestoneTitle) characters, not blank")
+        return ProjectsRules.trimmed(title)
     }
 }

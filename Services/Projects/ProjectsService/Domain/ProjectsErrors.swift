@@ -14,8 +14,9 @@ enum ProjectsErrors {
     static let notProjectOwner = APIError.forbidden("only the project's owner can do that", code: "not_project_owner")
 
     static let slugTaken = APIError.conflict("this public_slug is already taken", code: "slug_taken")
-    static let ownProject = APIError.unprocessable("you cannot send support to your own project", code: "own_project")
-    static let unknownImage = APIError.unprocessable(
+    static let ownProject = APIError.forbidden("you cannot send support to your own project", code: "own_project")
+    // An image the body names that is not this project's is a conflict with its state, not a broken rule.
+    static let unknownImage = APIError.conflict(
         "images must be pictures uploaded to this project (POST /projects/v1/projects/{project_id}/images) or already in this post", code: "unknown_image")
 
     static func validation(_ message: String) -> APIError { .unprocessable(message) }

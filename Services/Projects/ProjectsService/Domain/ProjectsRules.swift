@@ -139,6 +139,10 @@ enum Slug {
         return "\(base.prefix(maxLength - suffixLength - 1))-\(suffix)"
     }
 
+    /// A slug a client sends, less the whitespace around it (the document's pattern; at most 80
+    /// characters as sent): ASCII letters and digits in words joined by single hyphens.
+    static let pattern = "[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*"
+
     static func isValid(_ slug: String) -> Bool {
         guard (1...maxLength).contains(slug.count), !slug.hasPrefix("-"), !slug.hasSuffix("-"), !slug.contains("--") else { return false }
         return slug.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
@@ -146,8 +150,8 @@ enum Slug {
 
     /// A slug a client chose: trimmed and lowercased, then it must be valid.
     static func chosen(_ text: String) throws -> String {
-        let slug = text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-        guard isValid(slug) else {
+        let slug = TextRules.trimmed(text).lowercased()
+        guard TextRules.length(text) <= maxLength, TextRules.matches(text, pattern) else {
             throw ProjectsErrors.validation("public_slug must be 1–\(maxLength) lowercase letters, digits and single hyphens (not at either end)")
         }
         return slug
@@ -169,7 +173,7 @@ enum ProjectsRules {
     static let maxSupportMessage = 1000
     static let maxSearch = 100
 
-    static func trimmed(_ text: String) -> String { text.trimmingCharacters(in: .whitespacesAndNewlines) }
+    static func trimmed(_ text: String) -> String { TextRules.trimmed(text) }
 
     /// Trimmed, empty as nil.
     static func optional(_ text: String?) -> String? {
@@ -179,70 +183,65 @@ enum ProjectsRules {
     }
 
     static func name(_ name: String, errors: inout ValidationErrors) -> String {
-        let value = trimmed(name)
-        errors.check((1...maxName).contains(value.count), "name must be 1–\(maxName) characters")
-        return value
+        errors.check(TextRules.fits(name, 1...maxName), "name must be 1–\(maxName) characters, not blank")
+        return trimmed(name)
     }
 
     static func title(_ title: String, errors: inout ValidationErrors) -> String {
-        let value = trimmed(title)
-        errors.check((1...maxTitle).contains(value.count), "title must be 1–\(maxTitle) characters")
-        return value
+        errors.check(TextRules.fits(title, 1...maxTitle), "title must be 1–\(maxTitle) characters, not blank")
+        return trimmed(title)
     }
 
     static func text(_ text: String?, field: String, max: Int, errors: inout ValidationErrors) -> String? {
-        let value = optional(text)
-        errors.check((value?.count ?? 0) <= max, "\(field) must be at most \(max) characters")
-        return value
+        errors.check(TextRules.length(text ?? "") <= max, "\(field) must be at most \(max) characters")
+        return optional(text)
     }
 
-    /// An http(s) URL with a host; `example.com` is taken as `https://example.com`.
+    /// A website as sent, less the whitespace around it: an optional `http://` or `https://`
+    /// (any case), a host of at least two dot-separated labels of ASCII letters, digits and `-`,
+    /// an optional port, then a path, query or fragment of printable ASCII; at most 2048
+    /// characters as sent (the document's pattern). Without a scheme, `https://` is added.
+    static let websitePattern = #"(?:[Hh][Tt][Tt][Pp][Ss]?://)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?::[0-9]{1,5})?(?:[/?#][!-~]*)?"#
+
     static func websiteURL(_ text: String?, errors: inout ValidationErrors) -> String? {
-        guard var value = optional(text) else { return nil }
-        if !value.contains("://") { value = "https://" + value }
-        guard value.count <= maxURL, !value.contains(where: { $0.isWhitespace }), let url = URL(string: value),
-              let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              let host = url.host, host.contains("."), !host.hasPrefix("."), !host.hasSuffix(".") else {
+        guard let text, let value = optional(text) else { return nil }
+        guard TextRules.length(text) <= maxURL, TextRules.matches(text, websitePattern) else {
             errors.check(false, "website_url must be an http or https URL")
             return nil
         }
-        return value
+        return value.contains("://") ? value : "https://" + value
     }
 
-    /// A Twitter/X handle: `name`, `@name`, or a twitter.com / x.com profile URL; stored without `@`.
+    /// A Twitter/X handle as sent, less the whitespace around it: `name` or `@name` (1–15 ASCII
+    /// letters, digits, `_`), or a twitter.com / x.com profile URL (the document's pattern);
+    /// stored without `@`.
+    static let twitterPattern = #"(?:(?:[Hh][Tt][Tt][Pp][Ss]?://)?(?:(?:[Ww][Ww][Ww]\.|[Mm][Oo][Bb][Ii][Ll][Ee]\.)?[Tt][Ww][Ii][Tt][Tt][Ee][Rr]\.[Cc][Oo][Mm]|(?:[Ww][Ww][Ww]\.)?[Xx]\.[Cc][Oo][Mm])/@?[A-Za-z0-9_]{1,15}/?|@?[A-Za-z0-9_]{1,15})"#
+
     static func twitterHandle(_ text: String?, errors: inout ValidationErrors) -> String? {
-        guard var value = optional(text) else { return nil }
-        for prefix in ["https://", "http://"] where value.lowercased().hasPrefix(prefix) { value = String(value.dropFirst(prefix.count)) }
-        for host in ["www.twitter.com/", "twitter.com/", "www.x.com/", "x.com/", "mobile.twitter.com/"] where value.lowercased().hasPrefix(host) {
-            value = String(value.dropFirst(host.count))
-            if value.hasSuffix("/") { value.removeLast() }
+        guard let text, let value = optional(text) else { return nil }
+        guard TextRules.matches(text, twitterPattern) else {
+            errors.check(false, "twitter_handle must be 1–15 letters, digits or underscores (an optional @ first), or a twitter.com / x.com profile URL")
+            return nil
         }
-        if value.hasPrefix("@") { value.removeFirst() }
-        let valid = (1...15).contains(value.count) && value.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
-        }
-        errors.check(valid, "twitter_handle must be 1–15 letters, digits or underscores (an optional @ first), or a twitter.com / x.com profile URL")
-        return valid ? value : nil
+        let last = value.split(separator: "/").last.map(String.init) ?? value
+        return last.hasPrefix("@") ? String(last.dropFirst()) : last
     }
 
     /// Post text: not blank, at most `maxPostContent` characters (kept as written).
     static func postContent(_ content: String, errors: inout ValidationErrors) -> String {
-        errors.check(!trimmed(content).isEmpty, "content must not be empty")
-        errors.check(content.count <= maxPostContent, "content must be at most \(maxPostContent) characters")
+        errors.check(TextRules.fits(content, 1...maxPostContent), "content must be 1–\(maxPostContent) characters, not blank")
         return content
     }
 
     static func supportMessage(_ message: String) throws -> String {
-        let value = trimmed(message)
-        guard (1...maxSupportMessage).contains(value.count) else { throw ProjectsErrors.validation("message must be 1–\(maxSupportMessage) characters") }
-        return value
+        guard TextRules.fits(message, 1...maxSupportMessage) else { throw ProjectsErrors.validation("message must be 1–\(maxSupportMessage) characters, not blank") }
+        return trimmed(message)
     }
 
     /// A search for titles and taglines: trimmed, 1–100 characters.
     static func search(_ query: String) throws -> String {
-        let value = trimmed(query)
-        guard (1...maxSearch).contains(value.count) else { throw ProjectsErrors.validation("q must be 1–\(maxSearch) characters") }
-        return value
+        guard TextRules.fits(query, 1...maxSearch) else { throw ProjectsErrors.validation("q must be 1–\(maxSearch) characters, not blank") }
+        return trimmed(query)
     }
 
     /// `query` as an ILIKE pattern that matches it anywhere, its own `%`, `_` and `\` taken literally.

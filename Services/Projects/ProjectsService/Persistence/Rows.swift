@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import PostgresNIO
 
@@ -51,9 +52,10 @@ struct Cursor: Sendable, Equatable {
 
     /// `"<value>_<uuid>"`.
     init?(_ text: String) {
-        let parts = text.split(separator: "_", maxSplits: 1)
-        guard parts.count == 2, let value = Int64(parts[0]), value >= 0, value <= Self.start.value, let id = UUID(uuidString: String(parts[1])) else { return nil }
-        self.init(value: value, id: id)
+        // The same form as every keyset cursor (`KeysetCursor`'s, the documents' pattern); values
+        // past `start` read as before everything.
+        guard let cursor = KeysetCursor(text) else { return nil }
+        self.init(value: min(cursor.micros, Self.start.value), id: cursor.id)
     }
 
     var text: String { "\(value)_\(id.uuidString.lowercased())" }
