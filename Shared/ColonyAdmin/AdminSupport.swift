@@ -6,6 +6,7 @@ import Logging
 import PostgresNIO
 
 extension ColonyService: ExpressibleByArgument {}
+extension App: ExpressibleByArgument {}
 
 /// Which service's schema a command works on: `--service` names it (its schema has the
 /// service's name), `--schema` overrides the schema for a deployment that renamed it.

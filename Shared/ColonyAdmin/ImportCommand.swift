@@ -15,7 +15,6 @@ import NotificationsService
 import PostgresNIO
 import ProjectsService
 
-extension App: ExpressibleByArgument {}
 
 /// `colony-admin import supabase`: moves one app's Supabase project into Colony.
 struct ImportCommand: AsyncParsableCommand {

@@ -4,8 +4,6 @@ import ColonyModels
 import ColonyPlatform
 import Foundation
 
-extension App: ExpressibleByArgument {}
-
 /// `colony-admin keys list|rotate|revoke`: auth's signing keys (ES256, published in its JWKS)
 /// and the apps' API keys, changed through auth's own key ring so its rules hold.
 struct KeysCommand: AsyncParsableCommand {

@@ -190,7 +190,7 @@ struct HabitHiveFlowTests {
             #expect(try await habits.count("idempotency_keys WHERE user_id = '\(user.id.uuidString.lowercased())'") == 1)
             // The erasure `user_deleted` runs (HiveTests covers the event's way in), on the service's database.
             try await habits.withDatabase { database in
-                let profiles = Profiles(outbox: Outbox(schema: database.schema, topicPrefix: habits.topicPrefix), phonePepper: "test-pepper", logger: TestEnvironment.logger)
+                let profiles = Profiles(outbox: Outbox(schema: database.schema, topicPrefix: habits.topicPrefix), contacts: ContactMatching(settings: HabitsSettings(phonePepper: "test-pepper")), logger: TestEnvironment.logger)
                 try await database.transaction { connection in try await profiles.erase(user.id, on: connection) }
             }
             #expect(try await habits.request(.GET, "/profile", as: user).status == 401)
