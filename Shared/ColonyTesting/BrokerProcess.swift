@@ -31,7 +31,7 @@ public final class BrokerProcess: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
             if canConnect(port: port) { return }
             try await Task.sleep(for: .milliseconds(50))

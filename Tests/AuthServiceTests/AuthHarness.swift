@@ -31,7 +31,7 @@ struct RunningAuth: Sendable {
         if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: body))) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(15))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
         let bytes = try await response.body.collect(upTo: 1 << 20)
         let object = (try? JSONSerialization.jsonObject(with: Data(buffer: bytes))) as? [String: Any] ?? [:]
         return (Int(response.status.code), object, response.headers)

@@ -40,6 +40,11 @@ final class SMTPServerProcess: @unchecked Sendable {
         process = try await ChildProcess.startServer("/usr/bin/env", ["python3"] + arguments, port: port, hint: "the SMTP server (is aiosmtpd installed? scripts/setup)")
     }
 
+    /// Each AUTH the server answered, in order: "PLAIN ok", "LOGIN refused".
+    func authAttempts() -> [String] {
+        ((try? String(contentsOfFile: "\(folder)/auth-attempts", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
     /// The .eml files received so far, oldest first.
     func received() -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".eml") && !$0.hasPrefix(".") }.sorted().map { folder + "/" + $0 }

@@ -57,12 +57,12 @@ struct ServiceHostTests {
                     var request = HTTPClientRequest(url: "\(base)/habits/v1/pings")
                     request.method = .POST
                     request.headers.add(name: "Authorization", value: "Bearer \(token)")
-                    let accepted = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
+                    let accepted = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
                     #expect(accepted.status == .accepted)
 
                     var unauthorized = HTTPClientRequest(url: "\(base)/habits/v1/pings")
                     unauthorized.method = .POST
-                    #expect(try await HTTPClient.shared.execute(unauthorized, timeout: .seconds(5)).status == .unauthorized)
+                    #expect(try await HTTPClient.shared.execute(unauthorized, timeout: .seconds(30)).status == .unauthorized)
 
                     try await waitUntil(timeout: .seconds(30)) {
                         try await check.query("SELECT count(*) FROM pings WHERE user_id = \(user)").collect().first!.decode(Int.self) == 1
@@ -76,7 +76,7 @@ struct ServiceHostTests {
     }
 
     func get(_ url: String) async throws -> HTTPClientResponse {
-        try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(5))
+        try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
     }
 }
 
@@ -104,7 +104,7 @@ struct JWKSFetchTests {
             defer { group.cancelAll() }
             let url = URL(string: "http://127.0.0.1:\(port)/auth/v1/.well-known/jwks.json")!
             let verifier = TokenVerifier(configuration: .init(keySource: .jwks(url), issuer: "colony-auth", audience: .unify), logger: TestEnvironment.logger)
-            try await waitUntil(timeout: .seconds(10)) {
+            try await waitUntil(timeout: .seconds(60)) {
                 (try? await verifier.verify(try await first.token(app: .unify))) != nil
             }
             _ = try await verifier.verify(try await first.token(app: .unify))

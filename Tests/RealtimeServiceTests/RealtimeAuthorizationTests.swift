@@ -100,7 +100,7 @@ struct RealtimeAuthorizationTests {
 
             // Removal: the member's channel is closed (system error, phx_close); a rejoin is refused.
             #expect(try await circles.request(.DELETE, "/circles/\(circle)/members/\(member.id)", as: owner).status < 300)
-            let system = try await memberSocket.wait(timeout: .seconds(30)) { $0.topic == topic && $0.event == "system" }
+            let system = try await memberSocket.wait(timeout: .seconds(60)) { $0.topic == topic && $0.event == "system" }
             #expect(system.payload["status"] == "error")
             #expect(system.payload["message"] == .string("You no longer have permission to read from this Channel topic: circle:\(circle.uuidString)"))
             _ = try await memberSocket.wait { $0.topic == topic && $0.event == "phx_close" }

@@ -231,7 +231,7 @@ final class TestSocket: Sendable {
         return try await wait { $0.event == "phx_reply" && $0.ref == ref }
     }
 
-    func wait(timeout: Duration = .seconds(15), _ predicate: @Sendable (PhoenixMessage) -> Bool) async throws -> PhoenixMessage {
+    func wait(timeout: Duration = .seconds(60), _ predicate: @Sendable (PhoenixMessage) -> Bool) async throws -> PhoenixMessage {
         var found: PhoenixMessage?
         do {
             try await waitUntil(timeout: timeout) {

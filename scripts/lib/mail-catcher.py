@@ -70,6 +70,9 @@ def serve(args: argparse.Namespace) -> None:
 
     def authenticator(server, session, envelope, mechanism, auth_data):
         ok = isinstance(auth_data, LoginPassword) and auth_data.login.decode() == args.user and auth_data.password.decode() == args.password
+        # Counted beside the mails (never the password), so tests can tell how often a client tried.
+        with lock, open(folder / "auth-attempts", "a") as attempts:
+            attempts.write(f"{mechanism} {'ok' if ok else 'refused'}\n")
         return AuthResult(success=ok, handled=False)
 
     options: dict = {}

@@ -16,7 +16,7 @@ public import struct Foundation.Data
 #endif
 public import struct Foundation.Date
 import HTTPTypes
-/// Unify's profiles, groups, members, messages (text and voice), unread counts and calendar events. Only access tokens of the unify app are accepted. All times are ISO 8601 in UTC with milliseconds; ids are UUIDs. JSON keys are snake_case; optional fields without a value are left out. A group the caller is not a member of does not exist for them: everything about it is 404 `group_not_found`. Roles: `owner` (one per group), `admin`, `user`. Pictures and voice recordings are uploaded as raw request bodies with their Content-Type (not multipart) and served by the storage routes under /storage/v1: pictures from the public buckets `profile-pictures` and `group-pictures` (URLs with `?v=<version>`), voice messages from the private bucket `voice-messages` through time-limited signed URLs. Changes reach other members through the realtime service. Errors are `{code, message}`, sometimes with further keys. Rules for every request: text must not contain NUL (U+0000) or unpaired UTF-16 surrogates (422 `validation_failed`, in any field, key, path or query value); lengths are counted in Unicode code points, as JSON Schema counts them; an optional field sent as null means the same as leaving it out, unless the field says null clears it; fields this document does not list are ignored. A request this document allows, that also keeps the rules its descriptions state, is never answered 422: a well-formed request that the current state refuses is 403 (not the caller's to do), 404 (the resource the path names is not there, or not the caller's to see) or 409 (the resource is not in a state that allows it, or something the body names does not exist). Undeclared methods on a path are 405 with `Allow`.
+/// Unify's profiles, groups, members, messages (text and voice), unread counts and calendar events. Only access tokens of the unify app are accepted. All times are ISO 8601 in UTC with milliseconds; ids are UUIDs. JSON keys are snake_case; optional fields without a value are left out. A group the caller is not a member of does not exist for them: everything about it is 404 `group_not_found`. Roles: `owner` (one per group), `admin`, `user`. Pictures and voice recordings are uploaded as raw request bodies with their Content-Type (not multipart) and served by the storage routes under /storage/v1: pictures from the public buckets `profile-pictures` and `group-pictures` (URLs with `?v=<version>`), voice messages from the private bucket `voice-messages` through a stable URL, /storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}, served to the group's current members with their token (POST /storage/v1/object/sign/voice-messages/… signs it for a player that cannot send one). Changes reach other members through the realtime service. Errors are `{code, message}`, sometimes with further keys. Rules for every request: text must not contain NUL (U+0000) or unpaired UTF-16 surrogates (422 `validation_failed`, in any field, key, path or query value); lengths are counted in Unicode code points, as JSON Schema counts them; an optional field sent as null means the same as leaving it out, unless the field says null clears it; fields this document does not list are ignored. A request this document allows, that also keeps the rules its descriptions state, is never answered 422: a well-formed request that the current state refuses is 403 (not the caller's to do), 404 (the resource the path names is not there, or not the caller's to see) or 409 (the resource is not in a state that allows it, or something the body names does not exist). Undeclared methods on a path are 405 with `Allow`.
 public struct Client: APIProtocol {
     /// The underlying HTTP client.
     private let client: UniversalClient
@@ -108,7 +108,7 @@ public struct Client: APIProtocol {
     }
     /// The caller's profile
     ///
-    /// Created on first use from the token if auth's registration event has not arrived yet (display name: the email's local part). `email` is shown to its owner only.
+    /// Created on first use from the token if auth's registration event has not arrived yet (display name: the email's local part); the name given at sign-up replaces it when the event comes. Later events from auth (an email change) change the name only when the sign-up metadata's name itself changed, so they never undo a rename made here. `email` is shown to its owner only.
     ///
     /// - Remark: HTTP `GET /chat/v1/me`.
     /// - Remark: Generated from `#/paths//chat/v1/me/get(getMe)`.
@@ -351,7 +351,7 @@ public struct Client: APIProtocol {
     }
     /// Upload the caller's profile picture
     ///
-    /// The caller only. Stores the picture as `{user_id}` in the public bucket `profile-pictures`, replacing the old one; the answer's `avatar_url` carries `?v=<version>`, so caches refresh. Pictures are at most 5 MiB by default (`COLONY_CHAT_MAX_IMAGE_BYTES`).
+    /// The caller only. Stores the picture in the public bucket `profile-pictures` under a key of its own, `{user_id}/{version}` with a random version (served under /storage/v1/object/public/profile-pictures/{user_id}/{version}), deleting the old picture: its URL stops working, and no URL can be made from an id alone; the answer's `avatar_url` carries `?v=<version>`. Pictures are at most 5 MiB by default (`COLONY_CHAT_MAX_IMAGE_BYTES`).
     ///
     /// - Remark: HTTP `PUT /chat/v1/me/avatar`.
     /// - Remark: Generated from `#/paths//chat/v1/me/avatar/put(setAvatar)`.
@@ -564,6 +564,114 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// Another user's public profile (the app's user cache)
+    ///
+    /// What the app's user cache needs to show a message's sender: id, display name and picture, never the email. Senders who left the group stay visible to those who can still read their messages.
+    ///
+    /// - Remark: HTTP `GET /chat/v1/users/{user_id}`.
+    /// - Remark: Generated from `#/paths//chat/v1/users/{user_id}/get(getUser)`.
+    public func getUser(_ input: Operations.GetUser.Input) async throws -> Operations.GetUser.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.GetUser.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/chat/v1/users/{}",
+                    parameters: [
+                        input.path.userId
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.GetUser.Output.Ok.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.PublicUser.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                case 401:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Unauthorized.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(body: body))
+                case 404:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.GetUser.Output.NotFound.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(body: body))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,
@@ -1350,7 +1458,7 @@ public struct Client: APIProtocol {
     }
     /// Upload the group's picture
     ///
-    /// The owner or an admin. Stores the picture as `{group_id}` in the public bucket `group-pictures`, replacing the old one; the answer's `picture_url` carries `?v=<version>`, so caches refresh. Pictures are at most 5 MiB by default (`COLONY_CHAT_MAX_IMAGE_BYTES`).
+    /// The owner or an admin. Stores the picture in the public bucket `group-pictures` under a key of its own, `{group_id}/{version}` with a random version (served under /storage/v1/object/public/group-pictures/{group_id}/{version}), deleting the old picture: its URL stops working, and no URL can be made from an id alone; the answer's `picture_url` carries `?v=<version>` (an ex-member who kept the old URL cannot reach the new picture). Pictures are at most 5 MiB by default (`COLONY_CHAT_MAX_IMAGE_BYTES`).
     ///
     /// - Remark: HTTP `PUT /chat/v1/groups/{group_id}/picture`.
     /// - Remark: Generated from `#/paths//chat/v1/groups/{group_id}/picture/put(setGroupPicture)`.
@@ -3298,7 +3406,7 @@ public struct Client: APIProtocol {
     }
     /// Send a voice message
     ///
-    /// Any member. The recording is the raw request body; it is stored in the private bucket `voice-messages` as `{group_id}/{message_id}`, and the message's `voice_url` is a time-limited signed URL (1 hour by default, `COLONY_CHAT_VOICE_URL_SECONDS`), handed out fresh with every read. Recordings are at most 10 MiB by default (`COLONY_CHAT_MAX_VOICE_BYTES`).
+    /// Any member. The recording is the raw request body; it is stored in the private bucket `voice-messages` as `{group_id}/{message_id}`, and the message's `voice_url` is its stable URL, `/storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}`: it never expires (lists and realtime rows that carry it stay usable however long they are cached), and it answers only the group's current members, with their bearer token (anyone else 404); `POST /storage/v1/object/sign/voice-messages/{group_id}/{message_id}` with `{"expiresIn": seconds}` gives them a signed URL for a player that cannot send a token. Recordings are at most 10 MiB by default (`COLONY_CHAT_MAX_VOICE_BYTES`).
     ///
     /// - Remark: HTTP `POST /chat/v1/groups/{group_id}/messages/voice`.
     /// - Remark: Generated from `#/paths//chat/v1/groups/{group_id}/messages/voice/post(sendVoiceMessage)`.
@@ -4603,6 +4711,529 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .notFound(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// Download from the private bucket `voice-messages`
+    ///
+    /// The stable URL answers and realtime rows carry: it never expires, and answers the group's current members only, with their bearer token. `Cache-Control: private, max-age=3600`.
+    ///
+    /// - Remark: HTTP `GET /storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}`.
+    /// - Remark: Generated from `#/paths//storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}/get(downloadVoiceMessages)`.
+    public func downloadVoiceMessages(_ input: Operations.DownloadVoiceMessages.Input) async throws -> Operations.DownloadVoiceMessages.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.DownloadVoiceMessages.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/storage/v1/object/authenticated/voice-messages/{}/{}",
+                    parameters: [
+                        input.path.groupId,
+                        input.path.messageId
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.DownloadVoiceMessages.Output.Ok.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "audio/mp4",
+                            "audio/mpeg",
+                            "audio/aac",
+                            "audio/wav",
+                            "audio/ogg",
+                            "audio/webm"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "audio/mp4":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .audioMp4(value)
+                            }
+                        )
+                    case "audio/mpeg":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .audioMpeg(value)
+                            }
+                        )
+                    case "audio/aac":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .audioAac(value)
+                            }
+                        )
+                    case "audio/wav":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .audioWav(value)
+                            }
+                        )
+                    case "audio/ogg":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .audioOgg(value)
+                            }
+                        )
+                    case "audio/webm":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .audioWebm(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.DownloadVoiceMessages.Output.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
+                case 401:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Unauthorized.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(body: body))
+                case 404:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.DownloadVoiceMessages.Output.NotFound.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// Download an object of `voice-messages` by its signed URL
+    ///
+    /// No token: the URL's `token` is the proof. `Cache-Control: private` for what is left of its life.
+    ///
+    /// - Remark: HTTP `GET /storage/v1/object/sign/voice-messages/{group_id}/{message_id}`.
+    /// - Remark: Generated from `#/paths//storage/v1/object/sign/voice-messages/{group_id}/{message_id}/get(downloadSignedVoiceMessages)`.
+    public func downloadSignedVoiceMessages(_ input: Operations.DownloadSignedVoiceMessages.Input) async throws -> Operations.DownloadSignedVoiceMessages.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.DownloadSignedVoiceMessages.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/storage/v1/object/sign/voice-messages/{}/{}",
+                    parameters: [
+                        input.path.groupId,
+                        input.path.messageId
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "token",
+                    value: input.query.token
+                )
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.DownloadSignedVoiceMessages.Output.Ok.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "audio/mp4",
+                            "audio/mpeg",
+                            "audio/aac",
+                            "audio/wav",
+                            "audio/ogg",
+                            "audio/webm"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "audio/mp4":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .audioMp4(value)
+                            }
+                        )
+                    case "audio/mpeg":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .audioMpeg(value)
+                            }
+                        )
+                    case "audio/aac":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .audioAac(value)
+                            }
+                        )
+                    case "audio/wav":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .audioWav(value)
+                            }
+                        )
+                    case "audio/ogg":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .audioOgg(value)
+                            }
+                        )
+                    case "audio/webm":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .audioWebm(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.DownloadSignedVoiceMessages.Output.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
+                case 404:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.DownloadSignedVoiceMessages.Output.NotFound.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// A signed URL for an object of `voice-messages`
+    ///
+    /// Supabase's `createSignedUrl`: for the group's current members only, a URL that works without a token for `expiresIn` seconds (for a player that cannot send one). No body is `{"expiresIn": 3600}`.
+    ///
+    /// - Remark: HTTP `POST /storage/v1/object/sign/voice-messages/{group_id}/{message_id}`.
+    /// - Remark: Generated from `#/paths//storage/v1/object/sign/voice-messages/{group_id}/{message_id}/post(signVoiceMessages)`.
+    public func signVoiceMessages(_ input: Operations.SignVoiceMessages.Input) async throws -> Operations.SignVoiceMessages.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.SignVoiceMessages.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/storage/v1/object/sign/voice-messages/{}/{}",
+                    parameters: [
+                        input.path.groupId,
+                        input.path.messageId
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .post
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                let body: OpenAPIRuntime.HTTPBody?
+                switch input.body {
+                case .none:
+                    body = nil
+                case let .json(value):
+                    body = try converter.setOptionalRequestBodyAsJSON(
+                        value,
+                        headerFields: &request.headerFields,
+                        contentType: "application/json; charset=utf-8"
+                    )
+                }
+                return (request, body)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.SignVoiceMessages.Output.Ok.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Operations.SignVoiceMessages.Output.Ok.Body.JsonPayload.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.SignVoiceMessages.Output.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
+                case 401:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Unauthorized.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(body: body))
+                case 404:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.SignVoiceMessages.Output.NotFound.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(body: body))
+                case 413:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.PayloadTooLarge.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .contentTooLarge(.init(body: body))
+                case 422:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.SignVoiceMessages.Output.UnprocessableContent.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unprocessableContent(.init(body: body))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,

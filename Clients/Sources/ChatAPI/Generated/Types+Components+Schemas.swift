@@ -177,7 +177,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/User/email`.
             public var email: Swift.String?
-            /// Public URL with `?v=<version>`; absent when there is no picture.
+            /// Public URL under a per-upload key, with `?v=<version>`; absent when there is no picture.
             ///
             /// - Remark: Generated from `#/components/schemas/User/avatar_url`.
             public var avatarUrl: Swift.String?
@@ -191,7 +191,7 @@ extension Components {
             ///   - id:
             ///   - displayName:
             ///   - email: The account's email (from the token or auth); absent when unknown.
-            ///   - avatarUrl: Public URL with `?v=<version>`; absent when there is no picture.
+            ///   - avatarUrl: Public URL under a per-upload key, with `?v=<version>`; absent when there is no picture.
             ///   - createdAt:
             ///   - updatedAt:
             public init(
@@ -216,6 +216,39 @@ extension Components {
                 case avatarUrl = "avatar_url"
                 case createdAt = "created_at"
                 case updatedAt = "updated_at"
+            }
+        }
+        /// A user as others see them. Fields without a value are left out.
+        ///
+        /// - Remark: Generated from `#/components/schemas/PublicUser`.
+        public struct PublicUser: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PublicUser/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PublicUser/display_name`.
+            public var displayName: Swift.String
+            /// Public URL with `?v=<version>`; absent when there is no picture.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PublicUser/avatar_url`.
+            public var avatarUrl: Swift.String?
+            /// Creates a new `PublicUser`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - displayName:
+            ///   - avatarUrl: Public URL with `?v=<version>`; absent when there is no picture.
+            public init(
+                id: Swift.String,
+                displayName: Swift.String,
+                avatarUrl: Swift.String? = nil
+            ) {
+                self.id = id
+                self.displayName = displayName
+                self.avatarUrl = avatarUrl
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case displayName = "display_name"
+                case avatarUrl = "avatar_url"
             }
         }
         /// - Remark: Generated from `#/components/schemas/ProfileUpdate`.
@@ -243,7 +276,7 @@ extension Components {
             public var name: Swift.String
             /// - Remark: Generated from `#/components/schemas/Group/owner_id`.
             public var ownerId: Swift.String
-            /// Public URL with `?v=<version>`; absent when there is no picture.
+            /// Public URL under a per-upload key, with `?v=<version>`; absent when there is no picture.
             ///
             /// - Remark: Generated from `#/components/schemas/Group/picture_url`.
             public var pictureUrl: Swift.String?
@@ -273,7 +306,7 @@ extension Components {
             ///   - id:
             ///   - name:
             ///   - ownerId:
-            ///   - pictureUrl: Public URL with `?v=<version>`; absent when there is no picture.
+            ///   - pictureUrl: Public URL under a per-upload key, with `?v=<version>`; absent when there is no picture.
             ///   - createdAt:
             ///   - updatedAt:
             ///   - role: The caller's role.
@@ -452,7 +485,7 @@ extension Components {
             public var lastReadAt: Foundation.Date
             /// - Remark: Generated from `#/components/schemas/Member/display_name`.
             public var displayName: Swift.String
-            /// Public URL with `?v=<version>`; absent when there is no picture.
+            /// Public URL under a per-upload key, with `?v=<version>`; absent when there is no picture.
             ///
             /// - Remark: Generated from `#/components/schemas/Member/avatar_url`.
             public var avatarUrl: Swift.String?
@@ -465,7 +498,7 @@ extension Components {
             ///   - joinedAt:
             ///   - lastReadAt:
             ///   - displayName:
-            ///   - avatarUrl: Public URL with `?v=<version>`; absent when there is no picture.
+            ///   - avatarUrl: Public URL under a per-upload key, with `?v=<version>`; absent when there is no picture.
             public init(
                 groupId: Swift.String,
                 userId: Swift.String,
@@ -598,7 +631,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Message/voice_duration`.
             public var voiceDuration: Swift.Double?
-            /// A time-limited signed URL of the recording; voice messages only.
+            /// The recording's stable URL (no expiry), served to the group's members with their token, or signed for them on request; voice messages only.
             ///
             /// - Remark: Generated from `#/components/schemas/Message/voice_url`.
             public var voiceUrl: Swift.String?
@@ -621,7 +654,7 @@ extension Components {
             ///   - isEdited:
             ///   - messageType:
             ///   - voiceDuration: Seconds; voice messages only.
-            ///   - voiceUrl: A time-limited signed URL of the recording; voice messages only.
+            ///   - voiceUrl: The recording's stable URL (no expiry), served to the group's members with their token, or signed for them on request; voice messages only.
             ///   - user: The sender's id and current display name.
             ///   - cursor: Opaque position of this message, usable as `before`/`after`; in history pages only.
             public init(

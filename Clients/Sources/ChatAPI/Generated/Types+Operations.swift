@@ -131,7 +131,7 @@ public enum Operations {
     }
     /// The caller's profile
     ///
-    /// Created on first use from the token if auth's registration event has not arrived yet (display name: the email's local part). `email` is shown to its owner only.
+    /// Created on first use from the token if auth's registration event has not arrived yet (display name: the email's local part); the name given at sign-up replaces it when the event comes. Later events from auth (an email change) change the name only when the sign-up metadata's name itself changed, so they never undo a rename made here. `email` is shown to its owner only.
     ///
     /// - Remark: HTTP `GET /chat/v1/me`.
     /// - Remark: Generated from `#/paths//chat/v1/me/get(getMe)`.
@@ -509,7 +509,7 @@ public enum Operations {
     }
     /// Upload the caller's profile picture
     ///
-    /// The caller only. Stores the picture as `{user_id}` in the public bucket `profile-pictures`, replacing the old one; the answer's `avatar_url` carries `?v=<version>`, so caches refresh. Pictures are at most 5 MiB by default (`COLONY_CHAT_MAX_IMAGE_BYTES`).
+    /// The caller only. Stores the picture in the public bucket `profile-pictures` under a key of its own, `{user_id}/{version}` with a random version (served under /storage/v1/object/public/profile-pictures/{user_id}/{version}), deleting the old picture: its URL stops working, and no URL can be made from an id alone; the answer's `avatar_url` carries `?v=<version>`. Pictures are at most 5 MiB by default (`COLONY_CHAT_MAX_IMAGE_BYTES`).
     ///
     /// - Remark: HTTP `PUT /chat/v1/me/avatar`.
     /// - Remark: Generated from `#/paths//chat/v1/me/avatar/put(setAvatar)`.
@@ -800,6 +800,212 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Another user's public profile (the app's user cache)
+    ///
+    /// What the app's user cache needs to show a message's sender: id, display name and picture, never the email. Senders who left the group stay visible to those who can still read their messages.
+    ///
+    /// - Remark: HTTP `GET /chat/v1/users/{user_id}`.
+    /// - Remark: Generated from `#/paths//chat/v1/users/{user_id}/get(getUser)`.
+    public enum GetUser {
+        public static let id: Swift.String = "getUser"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/chat/v1/users/{user_id}/GET/path`.
+            public struct Path: Sendable, Hashable {
+                /// Someone the caller shares a group with, or who sent a message in one of the caller's groups (also after leaving it), or the caller. Anyone else, an erased account, or a malformed id is 404 `user_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/chat/v1/users/{user_id}/GET/path/user_id`.
+                public var userId: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - userId: Someone the caller shares a group with, or who sent a message in one of the caller's groups (also after leaving it), or the caller. Anyone else, an erased account, or a malformed id is 404 `user_not_found`.
+                public init(userId: Swift.String) {
+                    self.userId = userId
+                }
+            }
+            public var path: Operations.GetUser.Input.Path
+            /// - Remark: Generated from `#/paths/chat/v1/users/{user_id}/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetUser.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetUser.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.GetUser.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.GetUser.Input.Path,
+                headers: Operations.GetUser.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/chat/v1/users/{user_id}/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/chat/v1/users/{user_id}/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.PublicUser)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.PublicUser {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GetUser.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.GetUser.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// OK
+            ///
+            /// - Remark: Generated from `#/paths//chat/v1/users/{user_id}/get(getUser)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.GetUser.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.GetUser.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing, invalid or expired token, or a token of another app (`unauthorized`); or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//chat/v1/users/{user_id}/get(getUser)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotFound: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/chat/v1/users/{user_id}/GET/responses/404/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/chat/v1/users/{user_id}/GET/responses/404/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GetUser.Output.NotFound.Body
+                /// Creates a new `NotFound`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.GetUser.Output.NotFound.Body) {
+                    self.body = body
+                }
+            }
+            /// No such user the caller may see (`user_not_found`).
+            ///
+            /// - Remark: Generated from `#/paths//chat/v1/users/{user_id}/get(getUser)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Operations.GetUser.Output.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Operations.GetUser.Output.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
                             response: self
                         )
                     }
@@ -2072,7 +2278,7 @@ public enum Operations {
     }
     /// Upload the group's picture
     ///
-    /// The owner or an admin. Stores the picture as `{group_id}` in the public bucket `group-pictures`, replacing the old one; the answer's `picture_url` carries `?v=<version>`, so caches refresh. Pictures are at most 5 MiB by default (`COLONY_CHAT_MAX_IMAGE_BYTES`).
+    /// The owner or an admin. Stores the picture in the public bucket `group-pictures` under a key of its own, `{group_id}/{version}` with a random version (served under /storage/v1/object/public/group-pictures/{group_id}/{version}), deleting the old picture: its URL stops working, and no URL can be made from an id alone; the answer's `picture_url` carries `?v=<version>` (an ex-member who kept the old URL cannot reach the new picture). Pictures are at most 5 MiB by default (`COLONY_CHAT_MAX_IMAGE_BYTES`).
     ///
     /// - Remark: HTTP `PUT /chat/v1/groups/{group_id}/picture`.
     /// - Remark: Generated from `#/paths//chat/v1/groups/{group_id}/picture/put(setGroupPicture)`.
@@ -5355,7 +5561,7 @@ public enum Operations {
     }
     /// Send a voice message
     ///
-    /// Any member. The recording is the raw request body; it is stored in the private bucket `voice-messages` as `{group_id}/{message_id}`, and the message's `voice_url` is a time-limited signed URL (1 hour by default, `COLONY_CHAT_VOICE_URL_SECONDS`), handed out fresh with every read. Recordings are at most 10 MiB by default (`COLONY_CHAT_MAX_VOICE_BYTES`).
+    /// Any member. The recording is the raw request body; it is stored in the private bucket `voice-messages` as `{group_id}/{message_id}`, and the message's `voice_url` is its stable URL, `/storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}`: it never expires (lists and realtime rows that carry it stay usable however long they are cached), and it answers only the group's current members, with their bearer token (anyone else 404); `POST /storage/v1/object/sign/voice-messages/{group_id}/{message_id}` with `{"expiresIn": seconds}` gives them a signed URL for a player that cannot send a token. Recordings are at most 10 MiB by default (`COLONY_CHAT_MAX_VOICE_BYTES`).
     ///
     /// - Remark: HTTP `POST /chat/v1/groups/{group_id}/messages/voice`.
     /// - Remark: Generated from `#/paths//chat/v1/groups/{group_id}/messages/voice/post(sendVoiceMessage)`.
@@ -7632,6 +7838,1198 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Download from the private bucket `voice-messages`
+    ///
+    /// The stable URL answers and realtime rows carry: it never expires, and answers the group's current members only, with their bearer token. `Cache-Control: private, max-age=3600`.
+    ///
+    /// - Remark: HTTP `GET /storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}`.
+    /// - Remark: Generated from `#/paths//storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}/get(downloadVoiceMessages)`.
+    public enum DownloadVoiceMessages {
+        public static let id: Swift.String = "downloadVoiceMessages"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}/GET/path`.
+            public struct Path: Sendable, Hashable {
+                /// The group's id. A group the caller is not a member of (or a malformed id) is 404 `group_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}/GET/path/group_id`.
+                public var groupId: Components.Parameters.GroupId
+                /// The message's id; none in this group (or a malformed id) is 404 `message_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}/GET/path/message_id`.
+                public var messageId: Components.Parameters.MessageId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - groupId: The group's id. A group the caller is not a member of (or a malformed id) is 404 `group_not_found`.
+                ///   - messageId: The message's id; none in this group (or a malformed id) is 404 `message_not_found`.
+                public init(
+                    groupId: Components.Parameters.GroupId,
+                    messageId: Components.Parameters.MessageId
+                ) {
+                    self.groupId = groupId
+                    self.messageId = messageId
+                }
+            }
+            public var path: Operations.DownloadVoiceMessages.Input.Path
+            /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DownloadVoiceMessages.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DownloadVoiceMessages.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.DownloadVoiceMessages.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.DownloadVoiceMessages.Input.Path,
+                headers: Operations.DownloadVoiceMessages.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}/GET/responses/200/content/audio\/mp4`.
+                    case audioMp4(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.audioMp4`.
+                    ///
+                    /// - Throws: An error if `self` is not `.audioMp4`.
+                    /// - SeeAlso: `.audioMp4`.
+                    public var audioMp4: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .audioMp4(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "audio/mp4",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}/GET/responses/200/content/audio\/mpeg`.
+                    case audioMpeg(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.audioMpeg`.
+                    ///
+                    /// - Throws: An error if `self` is not `.audioMpeg`.
+                    /// - SeeAlso: `.audioMpeg`.
+                    public var audioMpeg: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .audioMpeg(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "audio/mpeg",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}/GET/responses/200/content/audio\/aac`.
+                    case audioAac(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.audioAac`.
+                    ///
+                    /// - Throws: An error if `self` is not `.audioAac`.
+                    /// - SeeAlso: `.audioAac`.
+                    public var audioAac: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .audioAac(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "audio/aac",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}/GET/responses/200/content/audio\/wav`.
+                    case audioWav(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.audioWav`.
+                    ///
+                    /// - Throws: An error if `self` is not `.audioWav`.
+                    /// - SeeAlso: `.audioWav`.
+                    public var audioWav: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .audioWav(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "audio/wav",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}/GET/responses/200/content/audio\/ogg`.
+                    case audioOgg(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.audioOgg`.
+                    ///
+                    /// - Throws: An error if `self` is not `.audioOgg`.
+                    /// - SeeAlso: `.audioOgg`.
+                    public var audioOgg: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .audioOgg(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "audio/ogg",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}/GET/responses/200/content/audio\/webm`.
+                    case audioWebm(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.audioWebm`.
+                    ///
+                    /// - Throws: An error if `self` is not `.audioWebm`.
+                    /// - SeeAlso: `.audioWebm`.
+                    public var audioWebm: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .audioWebm(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "audio/webm",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.DownloadVoiceMessages.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.DownloadVoiceMessages.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The object's bytes, with the Content-Type it was stored with.
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}/get(downloadVoiceMessages)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.DownloadVoiceMessages.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.DownloadVoiceMessages.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct BadRequest: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}/GET/responses/400/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}/GET/responses/400/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.DownloadVoiceMessages.Output.BadRequest.Body
+                /// Creates a new `BadRequest`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.DownloadVoiceMessages.Output.BadRequest.Body) {
+                    self.body = body
+                }
+            }
+            /// The key is not 1-512 characters of A-Z a-z 0-9 . _ - in /-separated segments (`invalid_key`).
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}/get(downloadVoiceMessages)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Operations.DownloadVoiceMessages.Output.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Operations.DownloadVoiceMessages.Output.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing, invalid or expired token, or a token of another app (`unauthorized`); or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}/get(downloadVoiceMessages)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotFound: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}/GET/responses/404/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}/GET/responses/404/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.DownloadVoiceMessages.Output.NotFound.Body
+                /// Creates a new `NotFound`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.DownloadVoiceMessages.Output.NotFound.Body) {
+                    self.body = body
+                }
+            }
+            /// No such object, or the caller is not one of the group's current members (`not_found`): the same answer either way, so nothing is learnt about what exists.
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}/get(downloadVoiceMessages)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Operations.DownloadVoiceMessages.Output.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Operations.DownloadVoiceMessages.Output.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case audioMp4
+            case audioMpeg
+            case audioAac
+            case audioWav
+            case audioOgg
+            case audioWebm
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "audio/mp4":
+                    self = .audioMp4
+                case "audio/mpeg":
+                    self = .audioMpeg
+                case "audio/aac":
+                    self = .audioAac
+                case "audio/wav":
+                    self = .audioWav
+                case "audio/ogg":
+                    self = .audioOgg
+                case "audio/webm":
+                    self = .audioWebm
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .audioMp4:
+                    return "audio/mp4"
+                case .audioMpeg:
+                    return "audio/mpeg"
+                case .audioAac:
+                    return "audio/aac"
+                case .audioWav:
+                    return "audio/wav"
+                case .audioOgg:
+                    return "audio/ogg"
+                case .audioWebm:
+                    return "audio/webm"
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .audioMp4,
+                    .audioMpeg,
+                    .audioAac,
+                    .audioWav,
+                    .audioOgg,
+                    .audioWebm,
+                    .json
+                ]
+            }
+        }
+    }
+    /// Download an object of `voice-messages` by its signed URL
+    ///
+    /// No token: the URL's `token` is the proof. `Cache-Control: private` for what is left of its life.
+    ///
+    /// - Remark: HTTP `GET /storage/v1/object/sign/voice-messages/{group_id}/{message_id}`.
+    /// - Remark: Generated from `#/paths//storage/v1/object/sign/voice-messages/{group_id}/{message_id}/get(downloadSignedVoiceMessages)`.
+    public enum DownloadSignedVoiceMessages {
+        public static let id: Swift.String = "downloadSignedVoiceMessages"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/GET/path`.
+            public struct Path: Sendable, Hashable {
+                /// The group's id. A group the caller is not a member of (or a malformed id) is 404 `group_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/GET/path/group_id`.
+                public var groupId: Components.Parameters.GroupId
+                /// The message's id; none in this group (or a malformed id) is 404 `message_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/GET/path/message_id`.
+                public var messageId: Components.Parameters.MessageId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - groupId: The group's id. A group the caller is not a member of (or a malformed id) is 404 `group_not_found`.
+                ///   - messageId: The message's id; none in this group (or a malformed id) is 404 `message_not_found`.
+                public init(
+                    groupId: Components.Parameters.GroupId,
+                    messageId: Components.Parameters.MessageId
+                ) {
+                    self.groupId = groupId
+                    self.messageId = messageId
+                }
+            }
+            public var path: Operations.DownloadSignedVoiceMessages.Input.Path
+            /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// The token the sign call answered.
+                ///
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/GET/query/token`.
+                public var token: Swift.String
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - token: The token the sign call answered.
+                public init(token: Swift.String) {
+                    self.token = token
+                }
+            }
+            public var query: Operations.DownloadSignedVoiceMessages.Input.Query
+            /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DownloadSignedVoiceMessages.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DownloadSignedVoiceMessages.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.DownloadSignedVoiceMessages.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            public init(
+                path: Operations.DownloadSignedVoiceMessages.Input.Path,
+                query: Operations.DownloadSignedVoiceMessages.Input.Query,
+                headers: Operations.DownloadSignedVoiceMessages.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/GET/responses/200/content/audio\/mp4`.
+                    case audioMp4(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.audioMp4`.
+                    ///
+                    /// - Throws: An error if `self` is not `.audioMp4`.
+                    /// - SeeAlso: `.audioMp4`.
+                    public var audioMp4: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .audioMp4(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "audio/mp4",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/GET/responses/200/content/audio\/mpeg`.
+                    case audioMpeg(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.audioMpeg`.
+                    ///
+                    /// - Throws: An error if `self` is not `.audioMpeg`.
+                    /// - SeeAlso: `.audioMpeg`.
+                    public var audioMpeg: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .audioMpeg(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "audio/mpeg",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/GET/responses/200/content/audio\/aac`.
+                    case audioAac(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.audioAac`.
+                    ///
+                    /// - Throws: An error if `self` is not `.audioAac`.
+                    /// - SeeAlso: `.audioAac`.
+                    public var audioAac: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .audioAac(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "audio/aac",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/GET/responses/200/content/audio\/wav`.
+                    case audioWav(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.audioWav`.
+                    ///
+                    /// - Throws: An error if `self` is not `.audioWav`.
+                    /// - SeeAlso: `.audioWav`.
+                    public var audioWav: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .audioWav(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "audio/wav",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/GET/responses/200/content/audio\/ogg`.
+                    case audioOgg(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.audioOgg`.
+                    ///
+                    /// - Throws: An error if `self` is not `.audioOgg`.
+                    /// - SeeAlso: `.audioOgg`.
+                    public var audioOgg: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .audioOgg(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "audio/ogg",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/GET/responses/200/content/audio\/webm`.
+                    case audioWebm(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.audioWebm`.
+                    ///
+                    /// - Throws: An error if `self` is not `.audioWebm`.
+                    /// - SeeAlso: `.audioWebm`.
+                    public var audioWebm: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .audioWebm(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "audio/webm",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.DownloadSignedVoiceMessages.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.DownloadSignedVoiceMessages.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The object's bytes.
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/sign/voice-messages/{group_id}/{message_id}/get(downloadSignedVoiceMessages)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.DownloadSignedVoiceMessages.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.DownloadSignedVoiceMessages.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct BadRequest: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/GET/responses/400/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/GET/responses/400/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.DownloadSignedVoiceMessages.Output.BadRequest.Body
+                /// Creates a new `BadRequest`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.DownloadSignedVoiceMessages.Output.BadRequest.Body) {
+                    self.body = body
+                }
+            }
+            /// A missing, wrong or expired token (`invalid_signature`), or a malformed key (`invalid_key`).
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/sign/voice-messages/{group_id}/{message_id}/get(downloadSignedVoiceMessages)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Operations.DownloadSignedVoiceMessages.Output.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Operations.DownloadSignedVoiceMessages.Output.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotFound: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/GET/responses/404/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/GET/responses/404/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.DownloadSignedVoiceMessages.Output.NotFound.Body
+                /// Creates a new `NotFound`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.DownloadSignedVoiceMessages.Output.NotFound.Body) {
+                    self.body = body
+                }
+            }
+            /// The object is gone (`not_found`).
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/sign/voice-messages/{group_id}/{message_id}/get(downloadSignedVoiceMessages)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Operations.DownloadSignedVoiceMessages.Output.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Operations.DownloadSignedVoiceMessages.Output.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case audioMp4
+            case audioMpeg
+            case audioAac
+            case audioWav
+            case audioOgg
+            case audioWebm
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "audio/mp4":
+                    self = .audioMp4
+                case "audio/mpeg":
+                    self = .audioMpeg
+                case "audio/aac":
+                    self = .audioAac
+                case "audio/wav":
+                    self = .audioWav
+                case "audio/ogg":
+                    self = .audioOgg
+                case "audio/webm":
+                    self = .audioWebm
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .audioMp4:
+                    return "audio/mp4"
+                case .audioMpeg:
+                    return "audio/mpeg"
+                case .audioAac:
+                    return "audio/aac"
+                case .audioWav:
+                    return "audio/wav"
+                case .audioOgg:
+                    return "audio/ogg"
+                case .audioWebm:
+                    return "audio/webm"
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .audioMp4,
+                    .audioMpeg,
+                    .audioAac,
+                    .audioWav,
+                    .audioOgg,
+                    .audioWebm,
+                    .json
+                ]
+            }
+        }
+    }
+    /// A signed URL for an object of `voice-messages`
+    ///
+    /// Supabase's `createSignedUrl`: for the group's current members only, a URL that works without a token for `expiresIn` seconds (for a player that cannot send one). No body is `{"expiresIn": 3600}`.
+    ///
+    /// - Remark: HTTP `POST /storage/v1/object/sign/voice-messages/{group_id}/{message_id}`.
+    /// - Remark: Generated from `#/paths//storage/v1/object/sign/voice-messages/{group_id}/{message_id}/post(signVoiceMessages)`.
+    public enum SignVoiceMessages {
+        public static let id: Swift.String = "signVoiceMessages"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// The group's id. A group the caller is not a member of (or a malformed id) is 404 `group_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/POST/path/group_id`.
+                public var groupId: Components.Parameters.GroupId
+                /// The message's id; none in this group (or a malformed id) is 404 `message_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/POST/path/message_id`.
+                public var messageId: Components.Parameters.MessageId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - groupId: The group's id. A group the caller is not a member of (or a malformed id) is 404 `group_not_found`.
+                ///   - messageId: The message's id; none in this group (or a malformed id) is 404 `message_not_found`.
+                public init(
+                    groupId: Components.Parameters.GroupId,
+                    messageId: Components.Parameters.MessageId
+                ) {
+                    self.groupId = groupId
+                    self.messageId = messageId
+                }
+            }
+            public var path: Operations.SignVoiceMessages.Input.Path
+            /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SignVoiceMessages.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SignVoiceMessages.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SignVoiceMessages.Input.Headers
+            /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// Seconds the URL works, 1 to 604800 (a week).
+                    ///
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/POST/requestBody/json/expiresIn`.
+                    public var expiresIn: Swift.Int?
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - expiresIn: Seconds the URL works, 1 to 604800 (a week).
+                    public init(expiresIn: Swift.Int? = nil) {
+                        self.expiresIn = expiresIn
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case expiresIn
+                    }
+                }
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/POST/requestBody/content/application\/json`.
+                case json(Operations.SignVoiceMessages.Input.Body.JsonPayload)
+            }
+            public var body: Operations.SignVoiceMessages.Input.Body?
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.SignVoiceMessages.Input.Path,
+                headers: Operations.SignVoiceMessages.Input.Headers = .init(),
+                body: Operations.SignVoiceMessages.Input.Body? = nil
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/POST/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// Relative to /storage/v1, as Supabase answers: `/object/sign/voice-messages/…?token=…`.
+                        ///
+                        /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/POST/responses/200/content/json/signedURL`.
+                        public var signedURL: Swift.String
+                        /// The same, absolute (under `COLONY_STORAGE_PUBLIC_URL`).
+                        ///
+                        /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/POST/responses/200/content/json/signed_url`.
+                        public var signedUrl: Swift.String
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - signedURL: Relative to /storage/v1, as Supabase answers: `/object/sign/voice-messages/…?token=…`.
+                        ///   - signedUrl: The same, absolute (under `COLONY_STORAGE_PUBLIC_URL`).
+                        public init(
+                            signedURL: Swift.String,
+                            signedUrl: Swift.String
+                        ) {
+                            self.signedURL = signedURL
+                            self.signedUrl = signedUrl
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case signedURL
+                            case signedUrl = "signed_url"
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/POST/responses/200/content/application\/json`.
+                    case json(Operations.SignVoiceMessages.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.SignVoiceMessages.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SignVoiceMessages.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SignVoiceMessages.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// OK
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/sign/voice-messages/{group_id}/{message_id}/post(signVoiceMessages)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.SignVoiceMessages.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.SignVoiceMessages.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct BadRequest: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/POST/responses/400/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/POST/responses/400/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SignVoiceMessages.Output.BadRequest.Body
+                /// Creates a new `BadRequest`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SignVoiceMessages.Output.BadRequest.Body) {
+                    self.body = body
+                }
+            }
+            /// Malformed JSON (`malformed_json`), or a malformed key (`invalid_key`).
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/sign/voice-messages/{group_id}/{message_id}/post(signVoiceMessages)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Operations.SignVoiceMessages.Output.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Operations.SignVoiceMessages.Output.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing, invalid or expired token, or a token of another app (`unauthorized`); or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/sign/voice-messages/{group_id}/{message_id}/post(signVoiceMessages)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotFound: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/POST/responses/404/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/POST/responses/404/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SignVoiceMessages.Output.NotFound.Body
+                /// Creates a new `NotFound`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SignVoiceMessages.Output.NotFound.Body) {
+                    self.body = body
+                }
+            }
+            /// No such object, or the caller is not one of the group's current members (`not_found`): the same answer either way, so nothing is learnt about what exists.
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/sign/voice-messages/{group_id}/{message_id}/post(signVoiceMessages)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Operations.SignVoiceMessages.Output.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Operations.SignVoiceMessages.Output.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is over the service's limit (`payload_too_large`): twice the largest upload limit.
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/sign/voice-messages/{group_id}/{message_id}/post(signVoiceMessages)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/POST/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/POST/responses/422/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SignVoiceMessages.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SignVoiceMessages.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// `expiresIn` is not a whole number of seconds from 1 to 604800 (`validation_failed`).
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/sign/voice-messages/{group_id}/{message_id}/post(signVoiceMessages)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.SignVoiceMessages.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.SignVoiceMessages.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
                             response: self
                         )
                     }

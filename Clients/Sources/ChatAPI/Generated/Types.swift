@@ -26,7 +26,7 @@ public protocol APIProtocol: Sendable {
     func getOpenAPIDocument(_ input: Operations.GetOpenAPIDocument.Input) async throws -> Operations.GetOpenAPIDocument.Output
     /// The caller's profile
     ///
-    /// Created on first use from the token if auth's registration event has not arrived yet (display name: the email's local part). `email` is shown to its owner only.
+    /// Created on first use from the token if auth's registration event has not arrived yet (display name: the email's local part); the name given at sign-up replaces it when the event comes. Later events from auth (an email change) change the name only when the sign-up metadata's name itself changed, so they never undo a rename made here. `email` is shown to its owner only.
     ///
     /// - Remark: HTTP `GET /chat/v1/me`.
     /// - Remark: Generated from `#/paths//chat/v1/me/get(getMe)`.
@@ -40,7 +40,7 @@ public protocol APIProtocol: Sendable {
     func updateMe(_ input: Operations.UpdateMe.Input) async throws -> Operations.UpdateMe.Output
     /// Upload the caller's profile picture
     ///
-    /// The caller only. Stores the picture as `{user_id}` in the public bucket `profile-pictures`, replacing the old one; the answer's `avatar_url` carries `?v=<version>`, so caches refresh. Pictures are at most 5 MiB by default (`COLONY_CHAT_MAX_IMAGE_BYTES`).
+    /// The caller only. Stores the picture in the public bucket `profile-pictures` under a key of its own, `{user_id}/{version}` with a random version (served under /storage/v1/object/public/profile-pictures/{user_id}/{version}), deleting the old picture: its URL stops working, and no URL can be made from an id alone; the answer's `avatar_url` carries `?v=<version>`. Pictures are at most 5 MiB by default (`COLONY_CHAT_MAX_IMAGE_BYTES`).
     ///
     /// - Remark: HTTP `PUT /chat/v1/me/avatar`.
     /// - Remark: Generated from `#/paths//chat/v1/me/avatar/put(setAvatar)`.
@@ -52,6 +52,13 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /chat/v1/me/avatar`.
     /// - Remark: Generated from `#/paths//chat/v1/me/avatar/delete(removeAvatar)`.
     func removeAvatar(_ input: Operations.RemoveAvatar.Input) async throws -> Operations.RemoveAvatar.Output
+    /// Another user's public profile (the app's user cache)
+    ///
+    /// What the app's user cache needs to show a message's sender: id, display name and picture, never the email. Senders who left the group stay visible to those who can still read their messages.
+    ///
+    /// - Remark: HTTP `GET /chat/v1/users/{user_id}`.
+    /// - Remark: Generated from `#/paths//chat/v1/users/{user_id}/get(getUser)`.
+    func getUser(_ input: Operations.GetUser.Input) async throws -> Operations.GetUser.Output
     /// The caller's groups
     ///
     /// Every group the caller is a member of, with the caller's role, `last_read_at`, `unread_count` and `last_message_at` (left out while the group has no messages); most recently active first (last message, else creation).
@@ -96,7 +103,7 @@ public protocol APIProtocol: Sendable {
     func deleteGroup(_ input: Operations.DeleteGroup.Input) async throws -> Operations.DeleteGroup.Output
     /// Upload the group's picture
     ///
-    /// The owner or an admin. Stores the picture as `{group_id}` in the public bucket `group-pictures`, replacing the old one; the answer's `picture_url` carries `?v=<version>`, so caches refresh. Pictures are at most 5 MiB by default (`COLONY_CHAT_MAX_IMAGE_BYTES`).
+    /// The owner or an admin. Stores the picture in the public bucket `group-pictures` under a key of its own, `{group_id}/{version}` with a random version (served under /storage/v1/object/public/group-pictures/{group_id}/{version}), deleting the old picture: its URL stops working, and no URL can be made from an id alone; the answer's `picture_url` carries `?v=<version>` (an ex-member who kept the old URL cannot reach the new picture). Pictures are at most 5 MiB by default (`COLONY_CHAT_MAX_IMAGE_BYTES`).
     ///
     /// - Remark: HTTP `PUT /chat/v1/groups/{group_id}/picture`.
     /// - Remark: Generated from `#/paths//chat/v1/groups/{group_id}/picture/put(setGroupPicture)`.
@@ -173,7 +180,7 @@ public protocol APIProtocol: Sendable {
     func sendTextMessage(_ input: Operations.SendTextMessage.Input) async throws -> Operations.SendTextMessage.Output
     /// Send a voice message
     ///
-    /// Any member. The recording is the raw request body; it is stored in the private bucket `voice-messages` as `{group_id}/{message_id}`, and the message's `voice_url` is a time-limited signed URL (1 hour by default, `COLONY_CHAT_VOICE_URL_SECONDS`), handed out fresh with every read. Recordings are at most 10 MiB by default (`COLONY_CHAT_MAX_VOICE_BYTES`).
+    /// Any member. The recording is the raw request body; it is stored in the private bucket `voice-messages` as `{group_id}/{message_id}`, and the message's `voice_url` is its stable URL, `/storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}`: it never expires (lists and realtime rows that carry it stay usable however long they are cached), and it answers only the group's current members, with their bearer token (anyone else 404); `POST /storage/v1/object/sign/voice-messages/{group_id}/{message_id}` with `{"expiresIn": seconds}` gives them a signed URL for a player that cannot send a token. Recordings are at most 10 MiB by default (`COLONY_CHAT_MAX_VOICE_BYTES`).
     ///
     /// - Remark: HTTP `POST /chat/v1/groups/{group_id}/messages/voice`.
     /// - Remark: Generated from `#/paths//chat/v1/groups/{group_id}/messages/voice/post(sendVoiceMessage)`.
@@ -227,6 +234,27 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /chat/v1/events/{event_id}`.
     /// - Remark: Generated from `#/paths//chat/v1/events/{event_id}/delete(deleteEvent)`.
     func deleteEvent(_ input: Operations.DeleteEvent.Input) async throws -> Operations.DeleteEvent.Output
+    /// Download from the private bucket `voice-messages`
+    ///
+    /// The stable URL answers and realtime rows carry: it never expires, and answers the group's current members only, with their bearer token. `Cache-Control: private, max-age=3600`.
+    ///
+    /// - Remark: HTTP `GET /storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}`.
+    /// - Remark: Generated from `#/paths//storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}/get(downloadVoiceMessages)`.
+    func downloadVoiceMessages(_ input: Operations.DownloadVoiceMessages.Input) async throws -> Operations.DownloadVoiceMessages.Output
+    /// Download an object of `voice-messages` by its signed URL
+    ///
+    /// No token: the URL's `token` is the proof. `Cache-Control: private` for what is left of its life.
+    ///
+    /// - Remark: HTTP `GET /storage/v1/object/sign/voice-messages/{group_id}/{message_id}`.
+    /// - Remark: Generated from `#/paths//storage/v1/object/sign/voice-messages/{group_id}/{message_id}/get(downloadSignedVoiceMessages)`.
+    func downloadSignedVoiceMessages(_ input: Operations.DownloadSignedVoiceMessages.Input) async throws -> Operations.DownloadSignedVoiceMessages.Output
+    /// A signed URL for an object of `voice-messages`
+    ///
+    /// Supabase's `createSignedUrl`: for the group's current members only, a URL that works without a token for `expiresIn` seconds (for a player that cannot send one). No body is `{"expiresIn": 3600}`.
+    ///
+    /// - Remark: HTTP `POST /storage/v1/object/sign/voice-messages/{group_id}/{message_id}`.
+    /// - Remark: Generated from `#/paths//storage/v1/object/sign/voice-messages/{group_id}/{message_id}/post(signVoiceMessages)`.
+    func signVoiceMessages(_ input: Operations.SignVoiceMessages.Input) async throws -> Operations.SignVoiceMessages.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -242,7 +270,7 @@ extension APIProtocol {
     }
     /// The caller's profile
     ///
-    /// Created on first use from the token if auth's registration event has not arrived yet (display name: the email's local part). `email` is shown to its owner only.
+    /// Created on first use from the token if auth's registration event has not arrived yet (display name: the email's local part); the name given at sign-up replaces it when the event comes. Later events from auth (an email change) change the name only when the sign-up metadata's name itself changed, so they never undo a rename made here. `email` is shown to its owner only.
     ///
     /// - Remark: HTTP `GET /chat/v1/me`.
     /// - Remark: Generated from `#/paths//chat/v1/me/get(getMe)`.
@@ -266,7 +294,7 @@ extension APIProtocol {
     }
     /// Upload the caller's profile picture
     ///
-    /// The caller only. Stores the picture as `{user_id}` in the public bucket `profile-pictures`, replacing the old one; the answer's `avatar_url` carries `?v=<version>`, so caches refresh. Pictures are at most 5 MiB by default (`COLONY_CHAT_MAX_IMAGE_BYTES`).
+    /// The caller only. Stores the picture in the public bucket `profile-pictures` under a key of its own, `{user_id}/{version}` with a random version (served under /storage/v1/object/public/profile-pictures/{user_id}/{version}), deleting the old picture: its URL stops working, and no URL can be made from an id alone; the answer's `avatar_url` carries `?v=<version>`. Pictures are at most 5 MiB by default (`COLONY_CHAT_MAX_IMAGE_BYTES`).
     ///
     /// - Remark: HTTP `PUT /chat/v1/me/avatar`.
     /// - Remark: Generated from `#/paths//chat/v1/me/avatar/put(setAvatar)`.
@@ -287,6 +315,21 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//chat/v1/me/avatar/delete(removeAvatar)`.
     public func removeAvatar(headers: Operations.RemoveAvatar.Input.Headers = .init()) async throws -> Operations.RemoveAvatar.Output {
         try await removeAvatar(Operations.RemoveAvatar.Input(headers: headers))
+    }
+    /// Another user's public profile (the app's user cache)
+    ///
+    /// What the app's user cache needs to show a message's sender: id, display name and picture, never the email. Senders who left the group stay visible to those who can still read their messages.
+    ///
+    /// - Remark: HTTP `GET /chat/v1/users/{user_id}`.
+    /// - Remark: Generated from `#/paths//chat/v1/users/{user_id}/get(getUser)`.
+    public func getUser(
+        path: Operations.GetUser.Input.Path,
+        headers: Operations.GetUser.Input.Headers = .init()
+    ) async throws -> Operations.GetUser.Output {
+        try await getUser(Operations.GetUser.Input(
+            path: path,
+            headers: headers
+        ))
     }
     /// The caller's groups
     ///
@@ -370,7 +413,7 @@ extension APIProtocol {
     }
     /// Upload the group's picture
     ///
-    /// The owner or an admin. Stores the picture as `{group_id}` in the public bucket `group-pictures`, replacing the old one; the answer's `picture_url` carries `?v=<version>`, so caches refresh. Pictures are at most 5 MiB by default (`COLONY_CHAT_MAX_IMAGE_BYTES`).
+    /// The owner or an admin. Stores the picture in the public bucket `group-pictures` under a key of its own, `{group_id}/{version}` with a random version (served under /storage/v1/object/public/group-pictures/{group_id}/{version}), deleting the old picture: its URL stops working, and no URL can be made from an id alone; the answer's `picture_url` carries `?v=<version>` (an ex-member who kept the old URL cannot reach the new picture). Pictures are at most 5 MiB by default (`COLONY_CHAT_MAX_IMAGE_BYTES`).
     ///
     /// - Remark: HTTP `PUT /chat/v1/groups/{group_id}/picture`.
     /// - Remark: Generated from `#/paths//chat/v1/groups/{group_id}/picture/put(setGroupPicture)`.
@@ -551,7 +594,7 @@ extension APIProtocol {
     }
     /// Send a voice message
     ///
-    /// Any member. The recording is the raw request body; it is stored in the private bucket `voice-messages` as `{group_id}/{message_id}`, and the message's `voice_url` is a time-limited signed URL (1 hour by default, `COLONY_CHAT_VOICE_URL_SECONDS`), handed out fresh with every read. Recordings are at most 10 MiB by default (`COLONY_CHAT_MAX_VOICE_BYTES`).
+    /// Any member. The recording is the raw request body; it is stored in the private bucket `voice-messages` as `{group_id}/{message_id}`, and the message's `voice_url` is its stable URL, `/storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}`: it never expires (lists and realtime rows that carry it stay usable however long they are cached), and it answers only the group's current members, with their bearer token (anyone else 404); `POST /storage/v1/object/sign/voice-messages/{group_id}/{message_id}` with `{"expiresIn": seconds}` gives them a signed URL for a player that cannot send a token. Recordings are at most 10 MiB by default (`COLONY_CHAT_MAX_VOICE_BYTES`).
     ///
     /// - Remark: HTTP `POST /chat/v1/groups/{group_id}/messages/voice`.
     /// - Remark: Generated from `#/paths//chat/v1/groups/{group_id}/messages/voice/post(sendVoiceMessage)`.
@@ -675,6 +718,55 @@ extension APIProtocol {
         try await deleteEvent(Operations.DeleteEvent.Input(
             path: path,
             headers: headers
+        ))
+    }
+    /// Download from the private bucket `voice-messages`
+    ///
+    /// The stable URL answers and realtime rows carry: it never expires, and answers the group's current members only, with their bearer token. `Cache-Control: private, max-age=3600`.
+    ///
+    /// - Remark: HTTP `GET /storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}`.
+    /// - Remark: Generated from `#/paths//storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}/get(downloadVoiceMessages)`.
+    public func downloadVoiceMessages(
+        path: Operations.DownloadVoiceMessages.Input.Path,
+        headers: Operations.DownloadVoiceMessages.Input.Headers = .init()
+    ) async throws -> Operations.DownloadVoiceMessages.Output {
+        try await downloadVoiceMessages(Operations.DownloadVoiceMessages.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Download an object of `voice-messages` by its signed URL
+    ///
+    /// No token: the URL's `token` is the proof. `Cache-Control: private` for what is left of its life.
+    ///
+    /// - Remark: HTTP `GET /storage/v1/object/sign/voice-messages/{group_id}/{message_id}`.
+    /// - Remark: Generated from `#/paths//storage/v1/object/sign/voice-messages/{group_id}/{message_id}/get(downloadSignedVoiceMessages)`.
+    public func downloadSignedVoiceMessages(
+        path: Operations.DownloadSignedVoiceMessages.Input.Path,
+        query: Operations.DownloadSignedVoiceMessages.Input.Query,
+        headers: Operations.DownloadSignedVoiceMessages.Input.Headers = .init()
+    ) async throws -> Operations.DownloadSignedVoiceMessages.Output {
+        try await downloadSignedVoiceMessages(Operations.DownloadSignedVoiceMessages.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// A signed URL for an object of `voice-messages`
+    ///
+    /// Supabase's `createSignedUrl`: for the group's current members only, a URL that works without a token for `expiresIn` seconds (for a player that cannot send one). No body is `{"expiresIn": 3600}`.
+    ///
+    /// - Remark: HTTP `POST /storage/v1/object/sign/voice-messages/{group_id}/{message_id}`.
+    /// - Remark: Generated from `#/paths//storage/v1/object/sign/voice-messages/{group_id}/{message_id}/post(signVoiceMessages)`.
+    public func signVoiceMessages(
+        path: Operations.SignVoiceMessages.Input.Path,
+        headers: Operations.SignVoiceMessages.Input.Headers = .init(),
+        body: Operations.SignVoiceMessages.Input.Body? = nil
+    ) async throws -> Operations.SignVoiceMessages.Output {
+        try await signVoiceMessages(Operations.SignVoiceMessages.Input(
+            path: path,
+            headers: headers,
+            body: body
         ))
     }
 }

@@ -42,5 +42,9 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/MessageId`.
         public typealias MessageId = Swift.String
+        /// The reaction: an emoji (1–8 characters, no letters or digits, at least one emoji character), percent-encoded in the path (🔥 is `%F0%9F%94%A5`).
+        ///
+        /// - Remark: Generated from `#/components/parameters/Emoji`.
+        public typealias Emoji = Swift.String
     }
 }

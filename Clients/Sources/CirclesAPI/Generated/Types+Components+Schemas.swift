@@ -529,7 +529,7 @@ extension Components {
                 case code
             }
         }
-        /// A member's request to add someone to a circle, answered by the owner or the invitee.
+        /// A member's request to add someone to a circle: accepted only by the invitee; the owner may approve it first or decline it.
         ///
         /// - Remark: Generated from `#/components/schemas/AddRequest`.
         public struct AddRequest: Codable, Hashable, Sendable {
@@ -559,6 +559,10 @@ extension Components {
             }
             /// - Remark: Generated from `#/components/schemas/AddRequest/status`.
             public var status: Components.Schemas.AddRequest.StatusPayload
+            /// The owner approved it; it still needs the invitee's acceptance.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AddRequest/owner_approved`.
+            public var ownerApproved: Swift.Bool
             /// - Remark: Generated from `#/components/schemas/AddRequest/created_at`.
             public var createdAt: Foundation.Date
             /// Creates a new `AddRequest`.
@@ -571,6 +575,7 @@ extension Components {
             ///   - toUserId: The invitee.
             ///   - toHandle: The invitee's handle.
             ///   - status:
+            ///   - ownerApproved: The owner approved it; it still needs the invitee's acceptance.
             ///   - createdAt:
             public init(
                 id: Swift.String,
@@ -580,6 +585,7 @@ extension Components {
                 toUserId: Swift.String,
                 toHandle: Swift.String,
                 status: Components.Schemas.AddRequest.StatusPayload,
+                ownerApproved: Swift.Bool,
                 createdAt: Foundation.Date
             ) {
                 self.id = id
@@ -589,6 +595,7 @@ extension Components {
                 self.toUserId = toUserId
                 self.toHandle = toHandle
                 self.status = status
+                self.ownerApproved = ownerApproved
                 self.createdAt = createdAt
             }
             public enum CodingKeys: String, CodingKey {
@@ -599,6 +606,7 @@ extension Components {
                 case toUserId = "to_user_id"
                 case toHandle = "to_handle"
                 case status
+                case ownerApproved = "owner_approved"
                 case createdAt = "created_at"
             }
         }
@@ -835,7 +843,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Post/starts_at`.
             public var startsAt: Foundation.Date?
-            /// A signed, time-limited URL of the photo (1 hour by default), made fresh with every read; absent when there is no photo.
+            /// The photo's stable URL (no expiry), served to the circle's members with their token, or signed for them on request; absent when there is no photo.
             ///
             /// - Remark: Generated from `#/components/schemas/Post/photo_url`.
             public var photoUrl: Swift.String?
@@ -877,7 +885,7 @@ extension Components {
             ///   - latitude:
             ///   - longitude:
             ///   - startsAt: Events only.
-            ///   - photoUrl: A signed, time-limited URL of the photo (1 hour by default), made fresh with every read; absent when there is no photo.
+            ///   - photoUrl: The photo's stable URL (no expiry), served to the circle's members with their token, or signed for them on request; absent when there is no photo.
             ///   - expiresAt: 24 hours after creation; the post is gone after it.
             ///   - createdAt:
             ///   - updatedAt:
@@ -1102,21 +1110,50 @@ extension Components {
                 case status
             }
         }
-        /// - Remark: Generated from `#/components/schemas/ToggleResult`.
-        public struct ToggleResult: Codable, Hashable, Sendable {
-            /// Whether the reaction, vote or RSVP is now in place (false: the call removed it).
+        /// - Remark: Generated from `#/components/schemas/ReactionState`.
+        public struct ReactionState: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ReactionState/message_id`.
+            public var messageId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ReactionState/emoji`.
+            public var emoji: Swift.String
+            /// Whether the caller's reaction is in place now.
             ///
-            /// - Remark: Generated from `#/components/schemas/ToggleResult/active`.
+            /// - Remark: Generated from `#/components/schemas/ReactionState/active`.
             public var active: Swift.Bool
-            /// Creates a new `ToggleResult`.
+            /// Creates a new `ReactionState`.
             ///
             /// - Parameters:
-            ///   - active: Whether the reaction, vote or RSVP is now in place (false: the call removed it).
-            public init(active: Swift.Bool) {
+            ///   - messageId:
+            ///   - emoji:
+            ///   - active: Whether the caller's reaction is in place now.
+            public init(
+                messageId: Swift.String,
+                emoji: Swift.String,
+                active: Swift.Bool
+            ) {
+                self.messageId = messageId
+                self.emoji = emoji
                 self.active = active
             }
             public enum CodingKeys: String, CodingKey {
+                case messageId = "message_id"
+                case emoji
                 case active
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ProBody`.
+        public struct ProBody: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ProBody/is_pro`.
+            public var isPro: Swift.Bool
+            /// Creates a new `ProBody`.
+            ///
+            /// - Parameters:
+            ///   - isPro:
+            public init(isPro: Swift.Bool) {
+                self.isPro = isPro
+            }
+            public enum CodingKeys: String, CodingKey {
+                case isPro = "is_pro"
             }
         }
         /// A direct message. Fields without a value are left out.

@@ -131,7 +131,7 @@ public enum Operations {
     }
     /// The caller's own profile
     ///
-    /// The owner's view, with the private fields `address`, `phone`, `email` and `birthday`. Fellow members only ever see the public profile (in member lists and DM threads). The profile is created on first use if auth's registration event has not arrived yet (`display_name` from the email's local part or `New member`, a suggested `handle`).
+    /// The owner's view, with the private fields `address`, `phone`, `email` and `birthday`. Fellow members only ever see the public profile (in member lists and DM threads). The profile is created on first use if auth's registration event has not arrived yet (`display_name` from the email's local part or `New member`, a suggested `handle`); the name given at sign-up replaces it when the event comes. Later events from auth change the name only when the sign-up metadata's name itself changed, never undoing a rename made here.
     ///
     /// - Remark: HTTP `GET /circles/v1/profile`.
     /// - Remark: Generated from `#/paths//circles/v1/profile/get(getProfile)`.
@@ -2795,7 +2795,7 @@ public enum Operations {
     }
     /// Ask to add someone to a circle
     ///
-    /// Any member may ask to add someone by `handle` (trimmed, lowercased, a leading `@` dropped). Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The request waits until the circle's owner or the invitee accepts or declines it (POST /circles/v1/add-requests/{request_id}/accept or /decline). There is at most one pending request per person and circle.
+    /// Any member may ask to add someone by `handle` (trimmed, lowercased, a leading `@` dropped). Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The request waits for the invitee: only they can accept it (POST /circles/v1/add-requests/{request_id}/accept), since joining takes their consent; the circle's owner may approve it first (/approve) or veto it (/decline), and the invitee may decline. There is at most one pending request per person and circle, and each member may make 20 an hour (`COLONY_CIRCLES_ADD_REQUEST_RATE`).
     ///
     /// - Remark: HTTP `POST /circles/v1/circles/{circle_id}/add-requests`.
     /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/add-requests/post(requestAdd)`.
@@ -3125,6 +3125,78 @@ public enum Operations {
                     }
                 }
             }
+            public struct TooManyRequests: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/circles/{circle_id}/add-requests/POST/responses/429/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// Seconds until the quota's window ends.
+                    ///
+                    /// - Remark: Generated from `#/paths/circles/v1/circles/{circle_id}/add-requests/POST/responses/429/headers/Retry-After`.
+                    public var retryAfter: Swift.Int?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - retryAfter: Seconds until the quota's window ends.
+                    public init(retryAfter: Swift.Int? = nil) {
+                        self.retryAfter = retryAfter
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.RequestAdd.Output.TooManyRequests.Headers
+                /// - Remark: Generated from `#/paths/circles/v1/circles/{circle_id}/add-requests/POST/responses/429/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/circles/{circle_id}/add-requests/POST/responses/429/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.RequestAdd.Output.TooManyRequests.Body
+                /// Creates a new `TooManyRequests`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.RequestAdd.Output.TooManyRequests.Headers = .init(),
+                    body: Operations.RequestAdd.Output.TooManyRequests.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// The caller made as many add requests as the quota allows (`rate_limited`); nothing is written.
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/add-requests/post(requestAdd)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Operations.RequestAdd.Output.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Operations.RequestAdd.Output.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -3291,9 +3363,9 @@ public enum Operations {
             }
         }
     }
-    /// Accept an add request
+    /// Accept an add request (the invitee)
     ///
-    /// Only the circle's owner or the invitee may answer: another member of the circle gets 403 `not_allowed`; anyone else (or an unknown or malformed id) 404 `add_request_not_found`. A request is answered once (409 `add_request_decided` afterwards). Accepting adds the invitee to the circle as a member (unless they joined meanwhile), with a `circle_member_joined` event (via `add_request`). No body needed.
+    /// Only the invitee accepts: joining a circle takes their consent, so the owner gets 403 `invitee_must_accept` (the owner may approve or decline instead), another member of the circle 403 `not_allowed`, anyone else (or an unknown or malformed id) 404 `add_request_not_found`. A request is answered once (409 `add_request_decided` afterwards). Accepting adds the invitee to the circle as a member (unless they joined meanwhile), with a `circle_member_joined` event (via `add_request`, the invitee as actor). No body needed.
     ///
     /// - Remark: HTTP `POST /circles/v1/add-requests/{request_id}/accept`.
     /// - Remark: Generated from `#/paths//circles/v1/add-requests/{request_id}/accept/post(acceptAddRequest)`.
@@ -3443,7 +3515,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// The caller is a member of the circle but neither its owner nor the invitee (`not_allowed`).
+            /// The caller is the circle's owner, who cannot accept for the invitee (`invitee_must_accept`), or a member who is neither the owner nor the invitee (`not_allowed`).
             ///
             /// - Remark: Generated from `#/paths//circles/v1/add-requests/{request_id}/accept/post(acceptAddRequest)/responses/403`.
             ///
@@ -3599,9 +3671,317 @@ public enum Operations {
             }
         }
     }
+    /// Approve an add request (the owner)
+    ///
+    /// The circle's owner approves a pending request (`owner_approved` becomes true; approving again changes nothing). It still waits for the invitee, who alone can accept. The invitee and other members get 403 `owner_only`; anyone else (or an unknown or malformed id) 404 `add_request_not_found`; an answered request 409 `add_request_decided`. No body needed.
+    ///
+    /// - Remark: HTTP `POST /circles/v1/add-requests/{request_id}/approve`.
+    /// - Remark: Generated from `#/paths//circles/v1/add-requests/{request_id}/approve/post(approveAddRequest)`.
+    public enum ApproveAddRequest {
+        public static let id: Swift.String = "approveAddRequest"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/circles/v1/add-requests/{request_id}/approve/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// An add request. An unknown or malformed id, or one the caller may not see, is 404 `add_request_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/circles/v1/add-requests/{request_id}/approve/POST/path/request_id`.
+                public var requestId: Components.Parameters.RequestId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - requestId: An add request. An unknown or malformed id, or one the caller may not see, is 404 `add_request_not_found`.
+                public init(requestId: Components.Parameters.RequestId) {
+                    self.requestId = requestId
+                }
+            }
+            public var path: Operations.ApproveAddRequest.Input.Path
+            /// - Remark: Generated from `#/paths/circles/v1/add-requests/{request_id}/approve/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ApproveAddRequest.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ApproveAddRequest.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ApproveAddRequest.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.ApproveAddRequest.Input.Path,
+                headers: Operations.ApproveAddRequest.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/add-requests/{request_id}/approve/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/add-requests/{request_id}/approve/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.AddRequest)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.AddRequest {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ApproveAddRequest.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ApproveAddRequest.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The request, still `pending`, approved by the owner.
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/add-requests/{request_id}/approve/post(approveAddRequest)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ApproveAddRequest.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ApproveAddRequest.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing token (`unauthorized`), an invalid token or one of another app (`invalid_token`), an expired token (`token_expired`); or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/add-requests/{request_id}/approve/post(approveAddRequest)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Forbidden: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/add-requests/{request_id}/approve/POST/responses/403/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/add-requests/{request_id}/approve/POST/responses/403/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ApproveAddRequest.Output.Forbidden.Body
+                /// Creates a new `Forbidden`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ApproveAddRequest.Output.Forbidden.Body) {
+                    self.body = body
+                }
+            }
+            /// The caller is not the circle's owner (`owner_only`), or a member who is neither the owner nor the invitee (`not_allowed`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/add-requests/{request_id}/approve/post(approveAddRequest)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Operations.ApproveAddRequest.Output.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Operations.ApproveAddRequest.Output.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotFound: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/add-requests/{request_id}/approve/POST/responses/404/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/add-requests/{request_id}/approve/POST/responses/404/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ApproveAddRequest.Output.NotFound.Body
+                /// Creates a new `NotFound`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ApproveAddRequest.Output.NotFound.Body) {
+                    self.body = body
+                }
+            }
+            /// No such request the caller may see (`add_request_not_found`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/add-requests/{request_id}/approve/post(approveAddRequest)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Operations.ApproveAddRequest.Output.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Operations.ApproveAddRequest.Output.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Conflict: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/add-requests/{request_id}/approve/POST/responses/409/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/add-requests/{request_id}/approve/POST/responses/409/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ApproveAddRequest.Output.Conflict.Body
+                /// Creates a new `Conflict`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ApproveAddRequest.Output.Conflict.Body) {
+                    self.body = body
+                }
+            }
+            /// The request was already accepted or declined (`add_request_decided`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/add-requests/{request_id}/approve/post(approveAddRequest)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Operations.ApproveAddRequest.Output.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Operations.ApproveAddRequest.Output.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// Decline an add request
     ///
-    /// Only the circle's owner or the invitee may answer: another member of the circle gets 403 `not_allowed`; anyone else (or an unknown or malformed id) 404 `add_request_not_found`. A request is answered once (409 `add_request_decided` afterwards). No body needed.
+    /// The invitee declines, or the circle's owner vetoes: another member of the circle gets 403 `not_allowed`; anyone else (or an unknown or malformed id) 404 `add_request_not_found`. A request is answered once (409 `add_request_decided` afterwards). No body needed.
     ///
     /// - Remark: HTTP `POST /circles/v1/add-requests/{request_id}/decline`.
     /// - Remark: Generated from `#/paths//circles/v1/add-requests/{request_id}/decline/post(declineAddRequest)`.
@@ -5767,7 +6147,7 @@ public enum Operations {
     }
     /// Upload a post's photo
     ///
-    /// Author only (403 `author_only` for other members). Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Stores the photo in the private bucket `post-photos` as `{circle_id}/{post_id}`, replacing an earlier one. Photos are at most 5 MiB by default (`COLONY_CIRCLES_MAX_PHOTO_BYTES`). The post's `photo_url` is a signed, time-limited URL (1 hour by default, `COLONY_CIRCLES_PHOTO_URL_SECONDS`), made fresh with every read, so a photo is as private as its circle. The photo goes with its post. Goes out as a `post_updated` event.
+    /// Author only (403 `author_only` for other members). Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Stores the photo in the private bucket `post-photos` as `{circle_id}/{post_id}`, replacing an earlier one. Photos are at most 5 MiB by default (`COLONY_CIRCLES_MAX_PHOTO_BYTES`). The post's `photo_url` is its stable URL, `/storage/v1/object/authenticated/post-photos/{circle_id}/{post_id}`: it never expires (feeds and realtime rows carrying it stay usable however long they are cached) and answers only the circle's current members, with their bearer token (anyone else 404), so a photo is as private as its circle; `POST /storage/v1/object/sign/post-photos/{circle_id}/{post_id}` gives them a signed URL. The photo goes with its post. Goes out as a `post_updated` event.
     ///
     /// - Remark: HTTP `PUT /circles/v1/posts/{post_id}/photo`.
     /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/photo/put(setPostPhoto)`.
@@ -6252,75 +6632,75 @@ public enum Operations {
             }
         }
     }
-    /// React to a post, or take the reaction back
+    /// React to a post with an emoji
     ///
-    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Adds the caller's reaction with `emoji`; sending the same emoji again removes it (a caller may react with several different emoji). `emoji` is trimmed and must be an emoji: 1–8 characters, no letters or digits, at least one emoji character. Answers `{active}`: true when the reaction, vote or RSVP is now in place, false when the call removed it. Goes out as a `post_reacted` event.
+    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Sets the caller's reaction with `emoji` (a caller may react with several different emoji). A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A new reaction goes out as a `post_reacted` event (INSERT).
     ///
-    /// - Remark: HTTP `POST /circles/v1/posts/{post_id}/reactions`.
-    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/post(togglePostReaction)`.
-    public enum TogglePostReaction {
-        public static let id: Swift.String = "togglePostReaction"
+    /// - Remark: HTTP `PUT /circles/v1/posts/{post_id}/reactions/{emoji}`.
+    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/{emoji}/put(addPostReaction)`.
+    public enum AddPostReaction {
+        public static let id: Swift.String = "addPostReaction"
         public struct Input: Sendable, Hashable {
-            /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/POST/path`.
+            /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/{emoji}/PUT/path`.
             public struct Path: Sendable, Hashable {
                 /// A live post in one of the caller's circles. Anything else (or a malformed id) is 404 `post_not_found`.
                 ///
-                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/POST/path/post_id`.
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/{emoji}/PUT/path/post_id`.
                 public var postId: Components.Parameters.PostId
+                /// The reaction: an emoji (1–8 characters, no letters or digits, at least one emoji character), percent-encoded in the path (🔥 is `%F0%9F%94%A5`).
+                ///
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/{emoji}/PUT/path/emoji`.
+                public var emoji: Components.Parameters.Emoji
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
                 ///   - postId: A live post in one of the caller's circles. Anything else (or a malformed id) is 404 `post_not_found`.
-                public init(postId: Components.Parameters.PostId) {
+                ///   - emoji: The reaction: an emoji (1–8 characters, no letters or digits, at least one emoji character), percent-encoded in the path (🔥 is `%F0%9F%94%A5`).
+                public init(
+                    postId: Components.Parameters.PostId,
+                    emoji: Components.Parameters.Emoji
+                ) {
                     self.postId = postId
+                    self.emoji = emoji
                 }
             }
-            public var path: Operations.TogglePostReaction.Input.Path
-            /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/POST/header`.
+            public var path: Operations.AddPostReaction.Input.Path
+            /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/{emoji}/PUT/header`.
             public struct Headers: Sendable, Hashable {
-                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.TogglePostReaction.AcceptableContentType>]
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AddPostReaction.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.TogglePostReaction.AcceptableContentType>] = .defaultValues()) {
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AddPostReaction.AcceptableContentType>] = .defaultValues()) {
                     self.accept = accept
                 }
             }
-            public var headers: Operations.TogglePostReaction.Input.Headers
-            /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/POST/requestBody`.
-            @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/POST/requestBody/content/application\/json`.
-                case json(Components.Schemas.EmojiBody)
-            }
-            public var body: Operations.TogglePostReaction.Input.Body
+            public var headers: Operations.AddPostReaction.Input.Headers
             /// Creates a new `Input`.
             ///
             /// - Parameters:
             ///   - path:
             ///   - headers:
-            ///   - body:
             public init(
-                path: Operations.TogglePostReaction.Input.Path,
-                headers: Operations.TogglePostReaction.Input.Headers = .init(),
-                body: Operations.TogglePostReaction.Input.Body
+                path: Operations.AddPostReaction.Input.Path,
+                headers: Operations.AddPostReaction.Input.Headers = .init()
             ) {
                 self.path = path
                 self.headers = headers
-                self.body = body
             }
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Ok: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/POST/responses/200/content`.
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/{emoji}/PUT/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/POST/responses/200/content/application\/json`.
-                    case json(Components.Schemas.ToggleResult)
+                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/{emoji}/PUT/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Post)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Components.Schemas.ToggleResult {
+                    public var json: Components.Schemas.Post {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -6330,26 +6710,26 @@ public enum Operations {
                     }
                 }
                 /// Received HTTP response body
-                public var body: Operations.TogglePostReaction.Output.Ok.Body
+                public var body: Operations.AddPostReaction.Output.Ok.Body
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
                 ///   - body: Received HTTP response body
-                public init(body: Operations.TogglePostReaction.Output.Ok.Body) {
+                public init(body: Operations.AddPostReaction.Output.Ok.Body) {
                     self.body = body
                 }
             }
-            /// OK
+            /// The post as the caller now sees it (counts and the caller's marks).
             ///
-            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/post(togglePostReaction)/responses/200`.
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/{emoji}/put(addPostReaction)/responses/200`.
             ///
             /// HTTP response code: `200 ok`.
-            case ok(Operations.TogglePostReaction.Output.Ok)
+            case ok(Operations.AddPostReaction.Output.Ok)
             /// The associated value of the enum case if `self` is `.ok`.
             ///
             /// - Throws: An error if `self` is not `.ok`.
             /// - SeeAlso: `.ok`.
-            public var ok: Operations.TogglePostReaction.Output.Ok {
+            public var ok: Operations.AddPostReaction.Output.Ok {
                 get throws {
                     switch self {
                     case let .ok(response):
@@ -6362,32 +6742,9 @@ public enum Operations {
                     }
                 }
             }
-            /// The body is not JSON (`malformed_json`).
-            ///
-            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/post(togglePostReaction)/responses/400`.
-            ///
-            /// HTTP response code: `400 badRequest`.
-            case badRequest(Components.Responses.MalformedJSON)
-            /// The associated value of the enum case if `self` is `.badRequest`.
-            ///
-            /// - Throws: An error if `self` is not `.badRequest`.
-            /// - SeeAlso: `.badRequest`.
-            public var badRequest: Components.Responses.MalformedJSON {
-                get throws {
-                    switch self {
-                    case let .badRequest(response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "badRequest",
-                            response: self
-                        )
-                    }
-                }
-            }
             /// Missing token (`unauthorized`), an invalid token or one of another app (`invalid_token`), an expired token (`token_expired`); or the account was deleted (`account_deleted`).
             ///
-            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/post(togglePostReaction)/responses/401`.
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/{emoji}/put(addPostReaction)/responses/401`.
             ///
             /// HTTP response code: `401 unauthorized`.
             case unauthorized(Components.Responses.Unauthorized)
@@ -6410,7 +6767,7 @@ public enum Operations {
             }
             /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, or in a circle the caller is not in — indistinguishable.
             ///
-            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/post(togglePostReaction)/responses/404`.
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/{emoji}/put(addPostReaction)/responses/404`.
             ///
             /// HTTP response code: `404 notFound`.
             case notFound(Components.Responses.PostNotFound)
@@ -6431,33 +6788,10 @@ public enum Operations {
                     }
                 }
             }
-            /// The request body is over the service's limit (`payload_too_large`).
-            ///
-            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/post(togglePostReaction)/responses/413`.
-            ///
-            /// HTTP response code: `413 contentTooLarge`.
-            case contentTooLarge(Components.Responses.PayloadTooLarge)
-            /// The associated value of the enum case if `self` is `.contentTooLarge`.
-            ///
-            /// - Throws: An error if `self` is not `.contentTooLarge`.
-            /// - SeeAlso: `.contentTooLarge`.
-            public var contentTooLarge: Components.Responses.PayloadTooLarge {
-                get throws {
-                    switch self {
-                    case let .contentTooLarge(response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "contentTooLarge",
-                            response: self
-                        )
-                    }
-                }
-            }
             public struct UnprocessableContent: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/POST/responses/422/content`.
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/{emoji}/PUT/responses/422/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/POST/responses/422/content/application\/json`.
+                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/{emoji}/PUT/responses/422/content/application\/json`.
                     case json(Components.Schemas._Error)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
@@ -6473,26 +6807,26 @@ public enum Operations {
                     }
                 }
                 /// Received HTTP response body
-                public var body: Operations.TogglePostReaction.Output.UnprocessableContent.Body
+                public var body: Operations.AddPostReaction.Output.UnprocessableContent.Body
                 /// Creates a new `UnprocessableContent`.
                 ///
                 /// - Parameters:
                 ///   - body: Received HTTP response body
-                public init(body: Operations.TogglePostReaction.Output.UnprocessableContent.Body) {
+                public init(body: Operations.AddPostReaction.Output.UnprocessableContent.Body) {
                     self.body = body
                 }
             }
-            /// `emoji` missing or not an emoji (`validation_failed`).
+            /// The `emoji` path segment is not a percent-encoded emoji (`validation_failed`).
             ///
-            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/post(togglePostReaction)/responses/422`.
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/{emoji}/put(addPostReaction)/responses/422`.
             ///
             /// HTTP response code: `422 unprocessableContent`.
-            case unprocessableContent(Operations.TogglePostReaction.Output.UnprocessableContent)
+            case unprocessableContent(Operations.AddPostReaction.Output.UnprocessableContent)
             /// The associated value of the enum case if `self` is `.unprocessableContent`.
             ///
             /// - Throws: An error if `self` is not `.unprocessableContent`.
             /// - SeeAlso: `.unprocessableContent`.
-            public var unprocessableContent: Operations.TogglePostReaction.Output.UnprocessableContent {
+            public var unprocessableContent: Operations.AddPostReaction.Output.UnprocessableContent {
                 get throws {
                     switch self {
                     case let .unprocessableContent(response):
@@ -6536,75 +6870,75 @@ public enum Operations {
             }
         }
     }
-    /// Vote in a poll, move the vote, or withdraw it
+    /// Take a reaction back
     ///
-    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Polls only. Each member has at most one vote per poll: voting for `option_id` casts the vote or moves it there; voting for the option already chosen withdraws it. Answers `{active}`: true when the reaction, vote or RSVP is now in place, false when the call removed it. Goes out as a `poll_voted` event.
+    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Removes the caller's reaction with `emoji`. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A removed reaction goes out as a `post_reacted` event (DELETE).
     ///
-    /// - Remark: HTTP `POST /circles/v1/posts/{post_id}/votes`.
-    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/votes/post(togglePollVote)`.
-    public enum TogglePollVote {
-        public static let id: Swift.String = "togglePollVote"
+    /// - Remark: HTTP `DELETE /circles/v1/posts/{post_id}/reactions/{emoji}`.
+    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/{emoji}/delete(removePostReaction)`.
+    public enum RemovePostReaction {
+        public static let id: Swift.String = "removePostReaction"
         public struct Input: Sendable, Hashable {
-            /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/votes/POST/path`.
+            /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/{emoji}/DELETE/path`.
             public struct Path: Sendable, Hashable {
                 /// A live post in one of the caller's circles. Anything else (or a malformed id) is 404 `post_not_found`.
                 ///
-                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/votes/POST/path/post_id`.
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/{emoji}/DELETE/path/post_id`.
                 public var postId: Components.Parameters.PostId
+                /// The reaction: an emoji (1–8 characters, no letters or digits, at least one emoji character), percent-encoded in the path (🔥 is `%F0%9F%94%A5`).
+                ///
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/{emoji}/DELETE/path/emoji`.
+                public var emoji: Components.Parameters.Emoji
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
                 ///   - postId: A live post in one of the caller's circles. Anything else (or a malformed id) is 404 `post_not_found`.
-                public init(postId: Components.Parameters.PostId) {
+                ///   - emoji: The reaction: an emoji (1–8 characters, no letters or digits, at least one emoji character), percent-encoded in the path (🔥 is `%F0%9F%94%A5`).
+                public init(
+                    postId: Components.Parameters.PostId,
+                    emoji: Components.Parameters.Emoji
+                ) {
                     self.postId = postId
+                    self.emoji = emoji
                 }
             }
-            public var path: Operations.TogglePollVote.Input.Path
-            /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/votes/POST/header`.
+            public var path: Operations.RemovePostReaction.Input.Path
+            /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/{emoji}/DELETE/header`.
             public struct Headers: Sendable, Hashable {
-                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.TogglePollVote.AcceptableContentType>]
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RemovePostReaction.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.TogglePollVote.AcceptableContentType>] = .defaultValues()) {
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RemovePostReaction.AcceptableContentType>] = .defaultValues()) {
                     self.accept = accept
                 }
             }
-            public var headers: Operations.TogglePollVote.Input.Headers
-            /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/votes/POST/requestBody`.
-            @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/votes/POST/requestBody/content/application\/json`.
-                case json(Components.Schemas.VoteBody)
-            }
-            public var body: Operations.TogglePollVote.Input.Body
+            public var headers: Operations.RemovePostReaction.Input.Headers
             /// Creates a new `Input`.
             ///
             /// - Parameters:
             ///   - path:
             ///   - headers:
-            ///   - body:
             public init(
-                path: Operations.TogglePollVote.Input.Path,
-                headers: Operations.TogglePollVote.Input.Headers = .init(),
-                body: Operations.TogglePollVote.Input.Body
+                path: Operations.RemovePostReaction.Input.Path,
+                headers: Operations.RemovePostReaction.Input.Headers = .init()
             ) {
                 self.path = path
                 self.headers = headers
-                self.body = body
             }
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Ok: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/votes/POST/responses/200/content`.
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/{emoji}/DELETE/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/votes/POST/responses/200/content/application\/json`.
-                    case json(Components.Schemas.ToggleResult)
+                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/{emoji}/DELETE/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Post)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Components.Schemas.ToggleResult {
+                    public var json: Components.Schemas.Post {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -6614,26 +6948,264 @@ public enum Operations {
                     }
                 }
                 /// Received HTTP response body
-                public var body: Operations.TogglePollVote.Output.Ok.Body
+                public var body: Operations.RemovePostReaction.Output.Ok.Body
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
                 ///   - body: Received HTTP response body
-                public init(body: Operations.TogglePollVote.Output.Ok.Body) {
+                public init(body: Operations.RemovePostReaction.Output.Ok.Body) {
                     self.body = body
                 }
             }
-            /// OK
+            /// The post as the caller now sees it (counts and the caller's marks).
             ///
-            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/votes/post(togglePollVote)/responses/200`.
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/{emoji}/delete(removePostReaction)/responses/200`.
             ///
             /// HTTP response code: `200 ok`.
-            case ok(Operations.TogglePollVote.Output.Ok)
+            case ok(Operations.RemovePostReaction.Output.Ok)
             /// The associated value of the enum case if `self` is `.ok`.
             ///
             /// - Throws: An error if `self` is not `.ok`.
             /// - SeeAlso: `.ok`.
-            public var ok: Operations.TogglePollVote.Output.Ok {
+            public var ok: Operations.RemovePostReaction.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing token (`unauthorized`), an invalid token or one of another app (`invalid_token`), an expired token (`token_expired`); or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/{emoji}/delete(removePostReaction)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, or in a circle the caller is not in — indistinguishable.
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/{emoji}/delete(removePostReaction)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.PostNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.PostNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/{emoji}/DELETE/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/{emoji}/DELETE/responses/422/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.RemovePostReaction.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.RemovePostReaction.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// The `emoji` path segment is not a percent-encoded emoji (`validation_failed`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/{emoji}/delete(removePostReaction)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.RemovePostReaction.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.RemovePostReaction.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Vote in a poll, or move the vote
+    ///
+    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Polls only. Each member has at most one vote per poll: this casts the caller's vote for `option_id` or moves it there. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A change goes out as a `poll_voted` event with the vote before and after (cast: INSERT; moved: UPDATE).
+    ///
+    /// - Remark: HTTP `PUT /circles/v1/posts/{post_id}/vote`.
+    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/vote/put(setPollVote)`.
+    public enum SetPollVote {
+        public static let id: Swift.String = "setPollVote"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/vote/PUT/path`.
+            public struct Path: Sendable, Hashable {
+                /// A live post in one of the caller's circles. Anything else (or a malformed id) is 404 `post_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/vote/PUT/path/post_id`.
+                public var postId: Components.Parameters.PostId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - postId: A live post in one of the caller's circles. Anything else (or a malformed id) is 404 `post_not_found`.
+                public init(postId: Components.Parameters.PostId) {
+                    self.postId = postId
+                }
+            }
+            public var path: Operations.SetPollVote.Input.Path
+            /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/vote/PUT/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SetPollVote.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SetPollVote.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SetPollVote.Input.Headers
+            /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/vote/PUT/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/vote/PUT/requestBody/content/application\/json`.
+                case json(Components.Schemas.VoteBody)
+            }
+            public var body: Operations.SetPollVote.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.SetPollVote.Input.Path,
+                headers: Operations.SetPollVote.Input.Headers = .init(),
+                body: Operations.SetPollVote.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/vote/PUT/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/vote/PUT/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Post)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Post {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SetPollVote.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SetPollVote.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The post as the caller now sees it (counts and the caller's marks).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/vote/put(setPollVote)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.SetPollVote.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.SetPollVote.Output.Ok {
                 get throws {
                     switch self {
                     case let .ok(response):
@@ -6648,7 +7220,7 @@ public enum Operations {
             }
             /// The body is not JSON (`malformed_json`).
             ///
-            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/votes/post(togglePollVote)/responses/400`.
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/vote/put(setPollVote)/responses/400`.
             ///
             /// HTTP response code: `400 badRequest`.
             case badRequest(Components.Responses.MalformedJSON)
@@ -6671,7 +7243,7 @@ public enum Operations {
             }
             /// Missing token (`unauthorized`), an invalid token or one of another app (`invalid_token`), an expired token (`token_expired`); or the account was deleted (`account_deleted`).
             ///
-            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/votes/post(togglePollVote)/responses/401`.
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/vote/put(setPollVote)/responses/401`.
             ///
             /// HTTP response code: `401 unauthorized`.
             case unauthorized(Components.Responses.Unauthorized)
@@ -6693,9 +7265,9 @@ public enum Operations {
                 }
             }
             public struct NotFound: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/votes/POST/responses/404/content`.
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/vote/PUT/responses/404/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/votes/POST/responses/404/content/application\/json`.
+                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/vote/PUT/responses/404/content/application\/json`.
                     case json(Components.Schemas._Error)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
@@ -6711,26 +7283,26 @@ public enum Operations {
                     }
                 }
                 /// Received HTTP response body
-                public var body: Operations.TogglePollVote.Output.NotFound.Body
+                public var body: Operations.SetPollVote.Output.NotFound.Body
                 /// Creates a new `NotFound`.
                 ///
                 /// - Parameters:
                 ///   - body: Received HTTP response body
-                public init(body: Operations.TogglePollVote.Output.NotFound.Body) {
+                public init(body: Operations.SetPollVote.Output.NotFound.Body) {
                     self.body = body
                 }
             }
             /// No such post the caller can see (`post_not_found`).
             ///
-            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/votes/post(togglePollVote)/responses/404`.
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/vote/put(setPollVote)/responses/404`.
             ///
             /// HTTP response code: `404 notFound`.
-            case notFound(Operations.TogglePollVote.Output.NotFound)
+            case notFound(Operations.SetPollVote.Output.NotFound)
             /// The associated value of the enum case if `self` is `.notFound`.
             ///
             /// - Throws: An error if `self` is not `.notFound`.
             /// - SeeAlso: `.notFound`.
-            public var notFound: Operations.TogglePollVote.Output.NotFound {
+            public var notFound: Operations.SetPollVote.Output.NotFound {
                 get throws {
                     switch self {
                     case let .notFound(response):
@@ -6744,9 +7316,9 @@ public enum Operations {
                 }
             }
             public struct Conflict: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/votes/POST/responses/409/content`.
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/vote/PUT/responses/409/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/votes/POST/responses/409/content/application\/json`.
+                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/vote/PUT/responses/409/content/application\/json`.
                     case json(Components.Schemas._Error)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
@@ -6762,26 +7334,26 @@ public enum Operations {
                     }
                 }
                 /// Received HTTP response body
-                public var body: Operations.TogglePollVote.Output.Conflict.Body
+                public var body: Operations.SetPollVote.Output.Conflict.Body
                 /// Creates a new `Conflict`.
                 ///
                 /// - Parameters:
                 ///   - body: Received HTTP response body
-                public init(body: Operations.TogglePollVote.Output.Conflict.Body) {
+                public init(body: Operations.SetPollVote.Output.Conflict.Body) {
                     self.body = body
                 }
             }
             /// The post is not a poll (`not_a_poll`), or `option_id` is not one of its options (`option_not_found`).
             ///
-            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/votes/post(togglePollVote)/responses/409`.
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/vote/put(setPollVote)/responses/409`.
             ///
             /// HTTP response code: `409 conflict`.
-            case conflict(Operations.TogglePollVote.Output.Conflict)
+            case conflict(Operations.SetPollVote.Output.Conflict)
             /// The associated value of the enum case if `self` is `.conflict`.
             ///
             /// - Throws: An error if `self` is not `.conflict`.
             /// - SeeAlso: `.conflict`.
-            public var conflict: Operations.TogglePollVote.Output.Conflict {
+            public var conflict: Operations.SetPollVote.Output.Conflict {
                 get throws {
                     switch self {
                     case let .conflict(response):
@@ -6796,7 +7368,7 @@ public enum Operations {
             }
             /// The request body is over the service's limit (`payload_too_large`).
             ///
-            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/votes/post(togglePollVote)/responses/413`.
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/vote/put(setPollVote)/responses/413`.
             ///
             /// HTTP response code: `413 contentTooLarge`.
             case contentTooLarge(Components.Responses.PayloadTooLarge)
@@ -6818,9 +7390,9 @@ public enum Operations {
                 }
             }
             public struct UnprocessableContent: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/votes/POST/responses/422/content`.
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/vote/PUT/responses/422/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/votes/POST/responses/422/content/application\/json`.
+                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/vote/PUT/responses/422/content/application\/json`.
                     case json(Components.Schemas._Error)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
@@ -6836,26 +7408,26 @@ public enum Operations {
                     }
                 }
                 /// Received HTTP response body
-                public var body: Operations.TogglePollVote.Output.UnprocessableContent.Body
+                public var body: Operations.SetPollVote.Output.UnprocessableContent.Body
                 /// Creates a new `UnprocessableContent`.
                 ///
                 /// - Parameters:
                 ///   - body: Received HTTP response body
-                public init(body: Operations.TogglePollVote.Output.UnprocessableContent.Body) {
+                public init(body: Operations.SetPollVote.Output.UnprocessableContent.Body) {
                     self.body = body
                 }
             }
             /// `option_id` missing or not a UUID (`validation_failed`).
             ///
-            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/votes/post(togglePollVote)/responses/422`.
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/vote/put(setPollVote)/responses/422`.
             ///
             /// HTTP response code: `422 unprocessableContent`.
-            case unprocessableContent(Operations.TogglePollVote.Output.UnprocessableContent)
+            case unprocessableContent(Operations.SetPollVote.Output.UnprocessableContent)
             /// The associated value of the enum case if `self` is `.unprocessableContent`.
             ///
             /// - Throws: An error if `self` is not `.unprocessableContent`.
             /// - SeeAlso: `.unprocessableContent`.
-            public var unprocessableContent: Operations.TogglePollVote.Output.UnprocessableContent {
+            public var unprocessableContent: Operations.SetPollVote.Output.UnprocessableContent {
                 get throws {
                     switch self {
                     case let .unprocessableContent(response):
@@ -6899,20 +7471,20 @@ public enum Operations {
             }
         }
     }
-    /// RSVP to an event, change it, or withdraw it
+    /// Withdraw the caller's vote
     ///
-    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Events only. Sets the caller's RSVP to `status`, or changes it; sending the status already set withdraws it. Answers `{active}`: true when the reaction, vote or RSVP is now in place, false when the call removed it. Goes out as an `event_rsvped` event.
+    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Polls only. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A withdrawn vote goes out as a `poll_voted` event (DELETE, with the vote it was).
     ///
-    /// - Remark: HTTP `POST /circles/v1/posts/{post_id}/rsvps`.
-    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvps/post(toggleRSVP)`.
-    public enum ToggleRSVP {
-        public static let id: Swift.String = "toggleRSVP"
+    /// - Remark: HTTP `DELETE /circles/v1/posts/{post_id}/vote`.
+    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/vote/delete(withdrawPollVote)`.
+    public enum WithdrawPollVote {
+        public static let id: Swift.String = "withdrawPollVote"
         public struct Input: Sendable, Hashable {
-            /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvps/POST/path`.
+            /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/vote/DELETE/path`.
             public struct Path: Sendable, Hashable {
                 /// A live post in one of the caller's circles. Anything else (or a malformed id) is 404 `post_not_found`.
                 ///
-                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvps/POST/path/post_id`.
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/vote/DELETE/path/post_id`.
                 public var postId: Components.Parameters.PostId
                 /// Creates a new `Path`.
                 ///
@@ -6922,52 +7494,43 @@ public enum Operations {
                     self.postId = postId
                 }
             }
-            public var path: Operations.ToggleRSVP.Input.Path
-            /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvps/POST/header`.
+            public var path: Operations.WithdrawPollVote.Input.Path
+            /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/vote/DELETE/header`.
             public struct Headers: Sendable, Hashable {
-                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ToggleRSVP.AcceptableContentType>]
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.WithdrawPollVote.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ToggleRSVP.AcceptableContentType>] = .defaultValues()) {
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.WithdrawPollVote.AcceptableContentType>] = .defaultValues()) {
                     self.accept = accept
                 }
             }
-            public var headers: Operations.ToggleRSVP.Input.Headers
-            /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvps/POST/requestBody`.
-            @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvps/POST/requestBody/content/application\/json`.
-                case json(Components.Schemas.RSVPBody)
-            }
-            public var body: Operations.ToggleRSVP.Input.Body
+            public var headers: Operations.WithdrawPollVote.Input.Headers
             /// Creates a new `Input`.
             ///
             /// - Parameters:
             ///   - path:
             ///   - headers:
-            ///   - body:
             public init(
-                path: Operations.ToggleRSVP.Input.Path,
-                headers: Operations.ToggleRSVP.Input.Headers = .init(),
-                body: Operations.ToggleRSVP.Input.Body
+                path: Operations.WithdrawPollVote.Input.Path,
+                headers: Operations.WithdrawPollVote.Input.Headers = .init()
             ) {
                 self.path = path
                 self.headers = headers
-                self.body = body
             }
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Ok: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvps/POST/responses/200/content`.
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/vote/DELETE/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvps/POST/responses/200/content/application\/json`.
-                    case json(Components.Schemas.ToggleResult)
+                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/vote/DELETE/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Post)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Components.Schemas.ToggleResult {
+                    public var json: Components.Schemas.Post {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -6977,26 +7540,26 @@ public enum Operations {
                     }
                 }
                 /// Received HTTP response body
-                public var body: Operations.ToggleRSVP.Output.Ok.Body
+                public var body: Operations.WithdrawPollVote.Output.Ok.Body
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
                 ///   - body: Received HTTP response body
-                public init(body: Operations.ToggleRSVP.Output.Ok.Body) {
+                public init(body: Operations.WithdrawPollVote.Output.Ok.Body) {
                     self.body = body
                 }
             }
-            /// OK
+            /// The post as the caller now sees it (counts and the caller's marks).
             ///
-            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvps/post(toggleRSVP)/responses/200`.
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/vote/delete(withdrawPollVote)/responses/200`.
             ///
             /// HTTP response code: `200 ok`.
-            case ok(Operations.ToggleRSVP.Output.Ok)
+            case ok(Operations.WithdrawPollVote.Output.Ok)
             /// The associated value of the enum case if `self` is `.ok`.
             ///
             /// - Throws: An error if `self` is not `.ok`.
             /// - SeeAlso: `.ok`.
-            public var ok: Operations.ToggleRSVP.Output.Ok {
+            public var ok: Operations.WithdrawPollVote.Output.Ok {
                 get throws {
                     switch self {
                     case let .ok(response):
@@ -7009,32 +7572,9 @@ public enum Operations {
                     }
                 }
             }
-            /// The body is not JSON (`malformed_json`).
-            ///
-            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvps/post(toggleRSVP)/responses/400`.
-            ///
-            /// HTTP response code: `400 badRequest`.
-            case badRequest(Components.Responses.MalformedJSON)
-            /// The associated value of the enum case if `self` is `.badRequest`.
-            ///
-            /// - Throws: An error if `self` is not `.badRequest`.
-            /// - SeeAlso: `.badRequest`.
-            public var badRequest: Components.Responses.MalformedJSON {
-                get throws {
-                    switch self {
-                    case let .badRequest(response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "badRequest",
-                            response: self
-                        )
-                    }
-                }
-            }
             /// Missing token (`unauthorized`), an invalid token or one of another app (`invalid_token`), an expired token (`token_expired`); or the account was deleted (`account_deleted`).
             ///
-            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvps/post(toggleRSVP)/responses/401`.
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/vote/delete(withdrawPollVote)/responses/401`.
             ///
             /// HTTP response code: `401 unauthorized`.
             case unauthorized(Components.Responses.Unauthorized)
@@ -7057,7 +7597,268 @@ public enum Operations {
             }
             /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, or in a circle the caller is not in — indistinguishable.
             ///
-            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvps/post(toggleRSVP)/responses/404`.
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/vote/delete(withdrawPollVote)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.PostNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.PostNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/vote/DELETE/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/vote/DELETE/responses/422/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.WithdrawPollVote.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.WithdrawPollVote.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// The post is not a poll (`validation_failed`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/vote/delete(withdrawPollVote)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.WithdrawPollVote.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.WithdrawPollVote.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// RSVP to an event, or change the answer
+    ///
+    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Events only. Sets the caller's RSVP to `status`. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A change goes out as an `event_rsvped` event with the RSVP before and after and the counts.
+    ///
+    /// - Remark: HTTP `PUT /circles/v1/posts/{post_id}/rsvp`.
+    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvp/put(setRSVP)`.
+    public enum SetRSVP {
+        public static let id: Swift.String = "setRSVP"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvp/PUT/path`.
+            public struct Path: Sendable, Hashable {
+                /// A live post in one of the caller's circles. Anything else (or a malformed id) is 404 `post_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvp/PUT/path/post_id`.
+                public var postId: Components.Parameters.PostId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - postId: A live post in one of the caller's circles. Anything else (or a malformed id) is 404 `post_not_found`.
+                public init(postId: Components.Parameters.PostId) {
+                    self.postId = postId
+                }
+            }
+            public var path: Operations.SetRSVP.Input.Path
+            /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvp/PUT/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SetRSVP.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SetRSVP.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SetRSVP.Input.Headers
+            /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvp/PUT/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvp/PUT/requestBody/content/application\/json`.
+                case json(Components.Schemas.RSVPBody)
+            }
+            public var body: Operations.SetRSVP.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.SetRSVP.Input.Path,
+                headers: Operations.SetRSVP.Input.Headers = .init(),
+                body: Operations.SetRSVP.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvp/PUT/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvp/PUT/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Post)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Post {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SetRSVP.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SetRSVP.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The post as the caller now sees it (counts and the caller's marks).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvp/put(setRSVP)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.SetRSVP.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.SetRSVP.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON (`malformed_json`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvp/put(setRSVP)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.MalformedJSON)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.MalformedJSON {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing token (`unauthorized`), an invalid token or one of another app (`invalid_token`), an expired token (`token_expired`); or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvp/put(setRSVP)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, or in a circle the caller is not in — indistinguishable.
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvp/put(setRSVP)/responses/404`.
             ///
             /// HTTP response code: `404 notFound`.
             case notFound(Components.Responses.PostNotFound)
@@ -7079,9 +7880,9 @@ public enum Operations {
                 }
             }
             public struct Conflict: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvps/POST/responses/409/content`.
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvp/PUT/responses/409/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvps/POST/responses/409/content/application\/json`.
+                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvp/PUT/responses/409/content/application\/json`.
                     case json(Components.Schemas._Error)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
@@ -7097,26 +7898,26 @@ public enum Operations {
                     }
                 }
                 /// Received HTTP response body
-                public var body: Operations.ToggleRSVP.Output.Conflict.Body
+                public var body: Operations.SetRSVP.Output.Conflict.Body
                 /// Creates a new `Conflict`.
                 ///
                 /// - Parameters:
                 ///   - body: Received HTTP response body
-                public init(body: Operations.ToggleRSVP.Output.Conflict.Body) {
+                public init(body: Operations.SetRSVP.Output.Conflict.Body) {
                     self.body = body
                 }
             }
             /// The post is not an event (`not_an_event`).
             ///
-            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvps/post(toggleRSVP)/responses/409`.
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvp/put(setRSVP)/responses/409`.
             ///
             /// HTTP response code: `409 conflict`.
-            case conflict(Operations.ToggleRSVP.Output.Conflict)
+            case conflict(Operations.SetRSVP.Output.Conflict)
             /// The associated value of the enum case if `self` is `.conflict`.
             ///
             /// - Throws: An error if `self` is not `.conflict`.
             /// - SeeAlso: `.conflict`.
-            public var conflict: Operations.ToggleRSVP.Output.Conflict {
+            public var conflict: Operations.SetRSVP.Output.Conflict {
                 get throws {
                     switch self {
                     case let .conflict(response):
@@ -7131,7 +7932,7 @@ public enum Operations {
             }
             /// The request body is over the service's limit (`payload_too_large`).
             ///
-            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvps/post(toggleRSVP)/responses/413`.
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvp/put(setRSVP)/responses/413`.
             ///
             /// HTTP response code: `413 contentTooLarge`.
             case contentTooLarge(Components.Responses.PayloadTooLarge)
@@ -7153,9 +7954,9 @@ public enum Operations {
                 }
             }
             public struct UnprocessableContent: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvps/POST/responses/422/content`.
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvp/PUT/responses/422/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvps/POST/responses/422/content/application\/json`.
+                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvp/PUT/responses/422/content/application\/json`.
                     case json(Components.Schemas._Error)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
@@ -7171,26 +7972,255 @@ public enum Operations {
                     }
                 }
                 /// Received HTTP response body
-                public var body: Operations.ToggleRSVP.Output.UnprocessableContent.Body
+                public var body: Operations.SetRSVP.Output.UnprocessableContent.Body
                 /// Creates a new `UnprocessableContent`.
                 ///
                 /// - Parameters:
                 ///   - body: Received HTTP response body
-                public init(body: Operations.ToggleRSVP.Output.UnprocessableContent.Body) {
+                public init(body: Operations.SetRSVP.Output.UnprocessableContent.Body) {
                     self.body = body
                 }
             }
             /// `status` missing or not one of `going`, `maybe`, `declined` (`validation_failed`).
             ///
-            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvps/post(toggleRSVP)/responses/422`.
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvp/put(setRSVP)/responses/422`.
             ///
             /// HTTP response code: `422 unprocessableContent`.
-            case unprocessableContent(Operations.ToggleRSVP.Output.UnprocessableContent)
+            case unprocessableContent(Operations.SetRSVP.Output.UnprocessableContent)
             /// The associated value of the enum case if `self` is `.unprocessableContent`.
             ///
             /// - Throws: An error if `self` is not `.unprocessableContent`.
             /// - SeeAlso: `.unprocessableContent`.
-            public var unprocessableContent: Operations.ToggleRSVP.Output.UnprocessableContent {
+            public var unprocessableContent: Operations.SetRSVP.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Withdraw the caller's RSVP
+    ///
+    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Events only. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A withdrawn RSVP goes out as an `event_rsvped` event (no `status`).
+    ///
+    /// - Remark: HTTP `DELETE /circles/v1/posts/{post_id}/rsvp`.
+    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvp/delete(withdrawRSVP)`.
+    public enum WithdrawRSVP {
+        public static let id: Swift.String = "withdrawRSVP"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvp/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// A live post in one of the caller's circles. Anything else (or a malformed id) is 404 `post_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvp/DELETE/path/post_id`.
+                public var postId: Components.Parameters.PostId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - postId: A live post in one of the caller's circles. Anything else (or a malformed id) is 404 `post_not_found`.
+                public init(postId: Components.Parameters.PostId) {
+                    self.postId = postId
+                }
+            }
+            public var path: Operations.WithdrawRSVP.Input.Path
+            /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvp/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.WithdrawRSVP.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.WithdrawRSVP.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.WithdrawRSVP.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.WithdrawRSVP.Input.Path,
+                headers: Operations.WithdrawRSVP.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvp/DELETE/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvp/DELETE/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Post)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Post {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.WithdrawRSVP.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.WithdrawRSVP.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The post as the caller now sees it (counts and the caller's marks).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvp/delete(withdrawRSVP)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.WithdrawRSVP.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.WithdrawRSVP.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing token (`unauthorized`), an invalid token or one of another app (`invalid_token`), an expired token (`token_expired`); or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvp/delete(withdrawRSVP)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, or in a circle the caller is not in — indistinguishable.
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvp/delete(withdrawRSVP)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.PostNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.PostNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvp/DELETE/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvp/DELETE/responses/422/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.WithdrawRSVP.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.WithdrawRSVP.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// The post is not an event (`validation_failed`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvp/delete(withdrawRSVP)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.WithdrawRSVP.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.WithdrawRSVP.Output.UnprocessableContent {
                 get throws {
                     switch self {
                     case let .unprocessableContent(response):
@@ -9187,84 +10217,82 @@ public enum Operations {
             }
         }
     }
-    /// React to a message, or take the reaction back
+    /// React to a message with an emoji
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Adds the caller's reaction with `emoji` to a message of this thread; sending the same emoji again removes it. `emoji` is trimmed and must be an emoji: 1–8 characters, no letters or digits, at least one emoji character. Answers `{active}`: true when the reaction, vote or RSVP is now in place, false when the call removed it.
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Sets the caller's reaction with `emoji` on a message of this thread. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A new reaction goes out as a `dm_reacted` event (INSERT) to the two parties.
     ///
-    /// - Remark: HTTP `POST /circles/v1/dms/{thread_id}/messages/{message_id}/reactions`.
-    /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/post(toggleMessageReaction)`.
-    public enum ToggleMessageReaction {
-        public static let id: Swift.String = "toggleMessageReaction"
+    /// - Remark: HTTP `PUT /circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}`.
+    /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/put(addMessageReaction)`.
+    public enum AddMessageReaction {
+        public static let id: Swift.String = "addMessageReaction"
         public struct Input: Sendable, Hashable {
-            /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/POST/path`.
+            /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/PUT/path`.
             public struct Path: Sendable, Hashable {
                 /// A DM thread of the caller's. Anything else (or a malformed id) is 404 `thread_not_found`.
                 ///
-                /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/POST/path/thread_id`.
+                /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/PUT/path/thread_id`.
                 public var threadId: Components.Parameters.ThreadId
                 /// A message of the thread. Anything else (or a malformed id) is 404 `message_not_found`.
                 ///
-                /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/POST/path/message_id`.
+                /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/PUT/path/message_id`.
                 public var messageId: Components.Parameters.MessageId
+                /// The reaction: an emoji (1–8 characters, no letters or digits, at least one emoji character), percent-encoded in the path (🔥 is `%F0%9F%94%A5`).
+                ///
+                /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/PUT/path/emoji`.
+                public var emoji: Components.Parameters.Emoji
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
                 ///   - threadId: A DM thread of the caller's. Anything else (or a malformed id) is 404 `thread_not_found`.
                 ///   - messageId: A message of the thread. Anything else (or a malformed id) is 404 `message_not_found`.
+                ///   - emoji: The reaction: an emoji (1–8 characters, no letters or digits, at least one emoji character), percent-encoded in the path (🔥 is `%F0%9F%94%A5`).
                 public init(
                     threadId: Components.Parameters.ThreadId,
-                    messageId: Components.Parameters.MessageId
+                    messageId: Components.Parameters.MessageId,
+                    emoji: Components.Parameters.Emoji
                 ) {
                     self.threadId = threadId
                     self.messageId = messageId
+                    self.emoji = emoji
                 }
             }
-            public var path: Operations.ToggleMessageReaction.Input.Path
-            /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/POST/header`.
+            public var path: Operations.AddMessageReaction.Input.Path
+            /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/PUT/header`.
             public struct Headers: Sendable, Hashable {
-                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ToggleMessageReaction.AcceptableContentType>]
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AddMessageReaction.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ToggleMessageReaction.AcceptableContentType>] = .defaultValues()) {
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AddMessageReaction.AcceptableContentType>] = .defaultValues()) {
                     self.accept = accept
                 }
             }
-            public var headers: Operations.ToggleMessageReaction.Input.Headers
-            /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/POST/requestBody`.
-            @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/POST/requestBody/content/application\/json`.
-                case json(Components.Schemas.EmojiBody)
-            }
-            public var body: Operations.ToggleMessageReaction.Input.Body
+            public var headers: Operations.AddMessageReaction.Input.Headers
             /// Creates a new `Input`.
             ///
             /// - Parameters:
             ///   - path:
             ///   - headers:
-            ///   - body:
             public init(
-                path: Operations.ToggleMessageReaction.Input.Path,
-                headers: Operations.ToggleMessageReaction.Input.Headers = .init(),
-                body: Operations.ToggleMessageReaction.Input.Body
+                path: Operations.AddMessageReaction.Input.Path,
+                headers: Operations.AddMessageReaction.Input.Headers = .init()
             ) {
                 self.path = path
                 self.headers = headers
-                self.body = body
             }
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Ok: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/POST/responses/200/content`.
+                /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/PUT/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/POST/responses/200/content/application\/json`.
-                    case json(Components.Schemas.ToggleResult)
+                    /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/PUT/responses/200/content/application\/json`.
+                    case json(Components.Schemas.ReactionState)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Components.Schemas.ToggleResult {
+                    public var json: Components.Schemas.ReactionState {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -9274,26 +10302,26 @@ public enum Operations {
                     }
                 }
                 /// Received HTTP response body
-                public var body: Operations.ToggleMessageReaction.Output.Ok.Body
+                public var body: Operations.AddMessageReaction.Output.Ok.Body
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
                 ///   - body: Received HTTP response body
-                public init(body: Operations.ToggleMessageReaction.Output.Ok.Body) {
+                public init(body: Operations.AddMessageReaction.Output.Ok.Body) {
                     self.body = body
                 }
             }
             /// OK
             ///
-            /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/post(toggleMessageReaction)/responses/200`.
+            /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/put(addMessageReaction)/responses/200`.
             ///
             /// HTTP response code: `200 ok`.
-            case ok(Operations.ToggleMessageReaction.Output.Ok)
+            case ok(Operations.AddMessageReaction.Output.Ok)
             /// The associated value of the enum case if `self` is `.ok`.
             ///
             /// - Throws: An error if `self` is not `.ok`.
             /// - SeeAlso: `.ok`.
-            public var ok: Operations.ToggleMessageReaction.Output.Ok {
+            public var ok: Operations.AddMessageReaction.Output.Ok {
                 get throws {
                     switch self {
                     case let .ok(response):
@@ -9306,32 +10334,9 @@ public enum Operations {
                     }
                 }
             }
-            /// The body is not JSON (`malformed_json`).
-            ///
-            /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/post(toggleMessageReaction)/responses/400`.
-            ///
-            /// HTTP response code: `400 badRequest`.
-            case badRequest(Components.Responses.MalformedJSON)
-            /// The associated value of the enum case if `self` is `.badRequest`.
-            ///
-            /// - Throws: An error if `self` is not `.badRequest`.
-            /// - SeeAlso: `.badRequest`.
-            public var badRequest: Components.Responses.MalformedJSON {
-                get throws {
-                    switch self {
-                    case let .badRequest(response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "badRequest",
-                            response: self
-                        )
-                    }
-                }
-            }
             /// Missing token (`unauthorized`), an invalid token or one of another app (`invalid_token`), an expired token (`token_expired`); or the account was deleted (`account_deleted`).
             ///
-            /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/post(toggleMessageReaction)/responses/401`.
+            /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/put(addMessageReaction)/responses/401`.
             ///
             /// HTTP response code: `401 unauthorized`.
             case unauthorized(Components.Responses.Unauthorized)
@@ -9353,9 +10358,9 @@ public enum Operations {
                 }
             }
             public struct NotFound: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/POST/responses/404/content`.
+                /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/PUT/responses/404/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/POST/responses/404/content/application\/json`.
+                    /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/PUT/responses/404/content/application\/json`.
                     case json(Components.Schemas._Error)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
@@ -9371,26 +10376,616 @@ public enum Operations {
                     }
                 }
                 /// Received HTTP response body
-                public var body: Operations.ToggleMessageReaction.Output.NotFound.Body
+                public var body: Operations.AddMessageReaction.Output.NotFound.Body
                 /// Creates a new `NotFound`.
                 ///
                 /// - Parameters:
                 ///   - body: Received HTTP response body
-                public init(body: Operations.ToggleMessageReaction.Output.NotFound.Body) {
+                public init(body: Operations.AddMessageReaction.Output.NotFound.Body) {
                     self.body = body
                 }
             }
             /// No such thread the caller may see (`thread_not_found`), or `message_id` is not a message of this thread or not a UUID (`message_not_found`).
             ///
-            /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/post(toggleMessageReaction)/responses/404`.
+            /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/put(addMessageReaction)/responses/404`.
             ///
             /// HTTP response code: `404 notFound`.
-            case notFound(Operations.ToggleMessageReaction.Output.NotFound)
+            case notFound(Operations.AddMessageReaction.Output.NotFound)
             /// The associated value of the enum case if `self` is `.notFound`.
             ///
             /// - Throws: An error if `self` is not `.notFound`.
             /// - SeeAlso: `.notFound`.
-            public var notFound: Operations.ToggleMessageReaction.Output.NotFound {
+            public var notFound: Operations.AddMessageReaction.Output.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/PUT/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/PUT/responses/422/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.AddMessageReaction.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.AddMessageReaction.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// The `emoji` path segment is not a percent-encoded emoji (`validation_failed`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/put(addMessageReaction)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.AddMessageReaction.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.AddMessageReaction.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Take a reaction on a message back
+    ///
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Removes the caller's reaction with `emoji`. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A removed reaction goes out as a `dm_reacted` event (DELETE).
+    ///
+    /// - Remark: HTTP `DELETE /circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}`.
+    /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/delete(removeMessageReaction)`.
+    public enum RemoveMessageReaction {
+        public static let id: Swift.String = "removeMessageReaction"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// A DM thread of the caller's. Anything else (or a malformed id) is 404 `thread_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/DELETE/path/thread_id`.
+                public var threadId: Components.Parameters.ThreadId
+                /// A message of the thread. Anything else (or a malformed id) is 404 `message_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/DELETE/path/message_id`.
+                public var messageId: Components.Parameters.MessageId
+                /// The reaction: an emoji (1–8 characters, no letters or digits, at least one emoji character), percent-encoded in the path (🔥 is `%F0%9F%94%A5`).
+                ///
+                /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/DELETE/path/emoji`.
+                public var emoji: Components.Parameters.Emoji
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - threadId: A DM thread of the caller's. Anything else (or a malformed id) is 404 `thread_not_found`.
+                ///   - messageId: A message of the thread. Anything else (or a malformed id) is 404 `message_not_found`.
+                ///   - emoji: The reaction: an emoji (1–8 characters, no letters or digits, at least one emoji character), percent-encoded in the path (🔥 is `%F0%9F%94%A5`).
+                public init(
+                    threadId: Components.Parameters.ThreadId,
+                    messageId: Components.Parameters.MessageId,
+                    emoji: Components.Parameters.Emoji
+                ) {
+                    self.threadId = threadId
+                    self.messageId = messageId
+                    self.emoji = emoji
+                }
+            }
+            public var path: Operations.RemoveMessageReaction.Input.Path
+            /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RemoveMessageReaction.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RemoveMessageReaction.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.RemoveMessageReaction.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.RemoveMessageReaction.Input.Path,
+                headers: Operations.RemoveMessageReaction.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/DELETE/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/DELETE/responses/200/content/application\/json`.
+                    case json(Components.Schemas.ReactionState)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.ReactionState {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.RemoveMessageReaction.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.RemoveMessageReaction.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// OK
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/delete(removeMessageReaction)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.RemoveMessageReaction.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.RemoveMessageReaction.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing token (`unauthorized`), an invalid token or one of another app (`invalid_token`), an expired token (`token_expired`); or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/delete(removeMessageReaction)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotFound: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/DELETE/responses/404/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/DELETE/responses/404/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.RemoveMessageReaction.Output.NotFound.Body
+                /// Creates a new `NotFound`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.RemoveMessageReaction.Output.NotFound.Body) {
+                    self.body = body
+                }
+            }
+            /// No such thread the caller may see (`thread_not_found`), or `message_id` is not a message of this thread or not a UUID (`message_not_found`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/delete(removeMessageReaction)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Operations.RemoveMessageReaction.Output.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Operations.RemoveMessageReaction.Output.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/DELETE/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/DELETE/responses/422/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.RemoveMessageReaction.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.RemoveMessageReaction.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// The `emoji` path segment is not a percent-encoded emoji (`validation_failed`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/delete(removeMessageReaction)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.RemoveMessageReaction.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.RemoveMessageReaction.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Set a member's Pro flag (the app's servers)
+    ///
+    /// For the app's own servers (after a purchase, say), never the app: it takes MyCirclee's service-role key (auth's `service_role` API key) as the bearer token or as `apikey`; a user's access token, another app's key or the anon key is 401 `invalid_service_key`. Sets `is_pro` on the user's profile.
+    ///
+    /// - Remark: HTTP `PUT /circles/v1/admin/profiles/{user_id}/pro`.
+    /// - Remark: Generated from `#/paths//circles/v1/admin/profiles/{user_id}/pro/put(setProfilePro)`.
+    public enum SetProfilePro {
+        public static let id: Swift.String = "setProfilePro"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/circles/v1/admin/profiles/{user_id}/pro/PUT/path`.
+            public struct Path: Sendable, Hashable {
+                /// A MyCirclee user with a profile. Anyone else (or a malformed id) is 404 `user_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/circles/v1/admin/profiles/{user_id}/pro/PUT/path/user_id`.
+                public var userId: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - userId: A MyCirclee user with a profile. Anyone else (or a malformed id) is 404 `user_not_found`.
+                public init(userId: Swift.String) {
+                    self.userId = userId
+                }
+            }
+            public var path: Operations.SetProfilePro.Input.Path
+            /// - Remark: Generated from `#/paths/circles/v1/admin/profiles/{user_id}/pro/PUT/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SetProfilePro.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SetProfilePro.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SetProfilePro.Input.Headers
+            /// - Remark: Generated from `#/paths/circles/v1/admin/profiles/{user_id}/pro/PUT/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/admin/profiles/{user_id}/pro/PUT/requestBody/content/application\/json`.
+                case json(Components.Schemas.ProBody)
+            }
+            public var body: Operations.SetProfilePro.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.SetProfilePro.Input.Path,
+                headers: Operations.SetProfilePro.Input.Headers = .init(),
+                body: Operations.SetProfilePro.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/admin/profiles/{user_id}/pro/PUT/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/admin/profiles/{user_id}/pro/PUT/responses/200/content/application\/json`.
+                    case json(Components.Schemas.MyProfile)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.MyProfile {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SetProfilePro.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SetProfilePro.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// OK
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/admin/profiles/{user_id}/pro/put(setProfilePro)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.SetProfilePro.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.SetProfilePro.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON (`malformed_json`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/admin/profiles/{user_id}/pro/put(setProfilePro)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.MalformedJSON)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.MalformedJSON {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Unauthorized: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/admin/profiles/{user_id}/pro/PUT/responses/401/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/admin/profiles/{user_id}/pro/PUT/responses/401/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SetProfilePro.Output.Unauthorized.Body
+                /// Creates a new `Unauthorized`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SetProfilePro.Output.Unauthorized.Body) {
+                    self.body = body
+                }
+            }
+            /// No key, or not MyCirclee's service-role key (`invalid_service_key`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/admin/profiles/{user_id}/pro/put(setProfilePro)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Operations.SetProfilePro.Output.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Operations.SetProfilePro.Output.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotFound: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/admin/profiles/{user_id}/pro/PUT/responses/404/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/admin/profiles/{user_id}/pro/PUT/responses/404/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SetProfilePro.Output.NotFound.Body
+                /// Creates a new `NotFound`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SetProfilePro.Output.NotFound.Body) {
+                    self.body = body
+                }
+            }
+            /// No profile for `user_id` (`user_not_found`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/admin/profiles/{user_id}/pro/put(setProfilePro)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Operations.SetProfilePro.Output.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Operations.SetProfilePro.Output.NotFound {
                 get throws {
                     switch self {
                     case let .notFound(response):
@@ -9405,7 +11000,7 @@ public enum Operations {
             }
             /// The request body is over the service's limit (`payload_too_large`).
             ///
-            /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/post(toggleMessageReaction)/responses/413`.
+            /// - Remark: Generated from `#/paths//circles/v1/admin/profiles/{user_id}/pro/put(setProfilePro)/responses/413`.
             ///
             /// HTTP response code: `413 contentTooLarge`.
             case contentTooLarge(Components.Responses.PayloadTooLarge)
@@ -9427,9 +11022,9 @@ public enum Operations {
                 }
             }
             public struct UnprocessableContent: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/POST/responses/422/content`.
+                /// - Remark: Generated from `#/paths/circles/v1/admin/profiles/{user_id}/pro/PUT/responses/422/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/POST/responses/422/content/application\/json`.
+                    /// - Remark: Generated from `#/paths/circles/v1/admin/profiles/{user_id}/pro/PUT/responses/422/content/application\/json`.
                     case json(Components.Schemas._Error)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
@@ -9445,26 +11040,1018 @@ public enum Operations {
                     }
                 }
                 /// Received HTTP response body
-                public var body: Operations.ToggleMessageReaction.Output.UnprocessableContent.Body
+                public var body: Operations.SetProfilePro.Output.UnprocessableContent.Body
                 /// Creates a new `UnprocessableContent`.
                 ///
                 /// - Parameters:
                 ///   - body: Received HTTP response body
-                public init(body: Operations.ToggleMessageReaction.Output.UnprocessableContent.Body) {
+                public init(body: Operations.SetProfilePro.Output.UnprocessableContent.Body) {
                     self.body = body
                 }
             }
-            /// `emoji` missing or not an emoji (`validation_failed`).
+            /// `is_pro` missing or not a boolean (`validation_failed`).
             ///
-            /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/post(toggleMessageReaction)/responses/422`.
+            /// - Remark: Generated from `#/paths//circles/v1/admin/profiles/{user_id}/pro/put(setProfilePro)/responses/422`.
             ///
             /// HTTP response code: `422 unprocessableContent`.
-            case unprocessableContent(Operations.ToggleMessageReaction.Output.UnprocessableContent)
+            case unprocessableContent(Operations.SetProfilePro.Output.UnprocessableContent)
             /// The associated value of the enum case if `self` is `.unprocessableContent`.
             ///
             /// - Throws: An error if `self` is not `.unprocessableContent`.
             /// - SeeAlso: `.unprocessableContent`.
-            public var unprocessableContent: Operations.ToggleMessageReaction.Output.UnprocessableContent {
+            public var unprocessableContent: Operations.SetProfilePro.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Download from the private bucket `post-photos`
+    ///
+    /// The stable URL answers and realtime rows carry: it never expires, and answers the circle's current members only, with their bearer token. `Cache-Control: private, max-age=3600`.
+    ///
+    /// - Remark: HTTP `GET /storage/v1/object/authenticated/post-photos/{circle_id}/{post_id}`.
+    /// - Remark: Generated from `#/paths//storage/v1/object/authenticated/post-photos/{circle_id}/{post_id}/get(downloadPostPhotos)`.
+    public enum DownloadPostPhotos {
+        public static let id: Swift.String = "downloadPostPhotos"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/post-photos/{circle_id}/{post_id}/GET/path`.
+            public struct Path: Sendable, Hashable {
+                /// A circle the caller is a member of. Any other circle (or a malformed id) is 404 `circle_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/post-photos/{circle_id}/{post_id}/GET/path/circle_id`.
+                public var circleId: Components.Parameters.CircleId
+                /// A live post in one of the caller's circles. Anything else (or a malformed id) is 404 `post_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/post-photos/{circle_id}/{post_id}/GET/path/post_id`.
+                public var postId: Components.Parameters.PostId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - circleId: A circle the caller is a member of. Any other circle (or a malformed id) is 404 `circle_not_found`.
+                ///   - postId: A live post in one of the caller's circles. Anything else (or a malformed id) is 404 `post_not_found`.
+                public init(
+                    circleId: Components.Parameters.CircleId,
+                    postId: Components.Parameters.PostId
+                ) {
+                    self.circleId = circleId
+                    self.postId = postId
+                }
+            }
+            public var path: Operations.DownloadPostPhotos.Input.Path
+            /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/post-photos/{circle_id}/{post_id}/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DownloadPostPhotos.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DownloadPostPhotos.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.DownloadPostPhotos.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.DownloadPostPhotos.Input.Path,
+                headers: Operations.DownloadPostPhotos.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/post-photos/{circle_id}/{post_id}/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/post-photos/{circle_id}/{post_id}/GET/responses/200/content/image\/jpeg`.
+                    case jpeg(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.jpeg`.
+                    ///
+                    /// - Throws: An error if `self` is not `.jpeg`.
+                    /// - SeeAlso: `.jpeg`.
+                    public var jpeg: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .jpeg(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "image/jpeg",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/post-photos/{circle_id}/{post_id}/GET/responses/200/content/image\/png`.
+                    case png(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.png`.
+                    ///
+                    /// - Throws: An error if `self` is not `.png`.
+                    /// - SeeAlso: `.png`.
+                    public var png: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .png(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "image/png",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.DownloadPostPhotos.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.DownloadPostPhotos.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The object's bytes, with the Content-Type it was stored with.
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/authenticated/post-photos/{circle_id}/{post_id}/get(downloadPostPhotos)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.DownloadPostPhotos.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.DownloadPostPhotos.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct BadRequest: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/post-photos/{circle_id}/{post_id}/GET/responses/400/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/post-photos/{circle_id}/{post_id}/GET/responses/400/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.DownloadPostPhotos.Output.BadRequest.Body
+                /// Creates a new `BadRequest`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.DownloadPostPhotos.Output.BadRequest.Body) {
+                    self.body = body
+                }
+            }
+            /// The key is not 1-512 characters of A-Z a-z 0-9 . _ - in /-separated segments (`invalid_key`).
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/authenticated/post-photos/{circle_id}/{post_id}/get(downloadPostPhotos)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Operations.DownloadPostPhotos.Output.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Operations.DownloadPostPhotos.Output.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing token (`unauthorized`), an invalid token or one of another app (`invalid_token`), an expired token (`token_expired`); or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/authenticated/post-photos/{circle_id}/{post_id}/get(downloadPostPhotos)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotFound: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/post-photos/{circle_id}/{post_id}/GET/responses/404/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/storage/v1/object/authenticated/post-photos/{circle_id}/{post_id}/GET/responses/404/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.DownloadPostPhotos.Output.NotFound.Body
+                /// Creates a new `NotFound`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.DownloadPostPhotos.Output.NotFound.Body) {
+                    self.body = body
+                }
+            }
+            /// No such object, or the caller is not one of the circle's current members (`not_found`): the same answer either way, so nothing is learnt about what exists.
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/authenticated/post-photos/{circle_id}/{post_id}/get(downloadPostPhotos)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Operations.DownloadPostPhotos.Output.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Operations.DownloadPostPhotos.Output.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case jpeg
+            case png
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "image/jpeg":
+                    self = .jpeg
+                case "image/png":
+                    self = .png
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .jpeg:
+                    return "image/jpeg"
+                case .png:
+                    return "image/png"
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .jpeg,
+                    .png,
+                    .json
+                ]
+            }
+        }
+    }
+    /// Download an object of `post-photos` by its signed URL
+    ///
+    /// No token: the URL's `token` is the proof. `Cache-Control: private` for what is left of its life.
+    ///
+    /// - Remark: HTTP `GET /storage/v1/object/sign/post-photos/{circle_id}/{post_id}`.
+    /// - Remark: Generated from `#/paths//storage/v1/object/sign/post-photos/{circle_id}/{post_id}/get(downloadSignedPostPhotos)`.
+    public enum DownloadSignedPostPhotos {
+        public static let id: Swift.String = "downloadSignedPostPhotos"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/GET/path`.
+            public struct Path: Sendable, Hashable {
+                /// A circle the caller is a member of. Any other circle (or a malformed id) is 404 `circle_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/GET/path/circle_id`.
+                public var circleId: Components.Parameters.CircleId
+                /// A live post in one of the caller's circles. Anything else (or a malformed id) is 404 `post_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/GET/path/post_id`.
+                public var postId: Components.Parameters.PostId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - circleId: A circle the caller is a member of. Any other circle (or a malformed id) is 404 `circle_not_found`.
+                ///   - postId: A live post in one of the caller's circles. Anything else (or a malformed id) is 404 `post_not_found`.
+                public init(
+                    circleId: Components.Parameters.CircleId,
+                    postId: Components.Parameters.PostId
+                ) {
+                    self.circleId = circleId
+                    self.postId = postId
+                }
+            }
+            public var path: Operations.DownloadSignedPostPhotos.Input.Path
+            /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// The token the sign call answered.
+                ///
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/GET/query/token`.
+                public var token: Swift.String
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - token: The token the sign call answered.
+                public init(token: Swift.String) {
+                    self.token = token
+                }
+            }
+            public var query: Operations.DownloadSignedPostPhotos.Input.Query
+            /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DownloadSignedPostPhotos.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DownloadSignedPostPhotos.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.DownloadSignedPostPhotos.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            public init(
+                path: Operations.DownloadSignedPostPhotos.Input.Path,
+                query: Operations.DownloadSignedPostPhotos.Input.Query,
+                headers: Operations.DownloadSignedPostPhotos.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/GET/responses/200/content/image\/jpeg`.
+                    case jpeg(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.jpeg`.
+                    ///
+                    /// - Throws: An error if `self` is not `.jpeg`.
+                    /// - SeeAlso: `.jpeg`.
+                    public var jpeg: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .jpeg(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "image/jpeg",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/GET/responses/200/content/image\/png`.
+                    case png(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.png`.
+                    ///
+                    /// - Throws: An error if `self` is not `.png`.
+                    /// - SeeAlso: `.png`.
+                    public var png: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .png(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "image/png",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.DownloadSignedPostPhotos.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.DownloadSignedPostPhotos.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The object's bytes.
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/sign/post-photos/{circle_id}/{post_id}/get(downloadSignedPostPhotos)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.DownloadSignedPostPhotos.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.DownloadSignedPostPhotos.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct BadRequest: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/GET/responses/400/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/GET/responses/400/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.DownloadSignedPostPhotos.Output.BadRequest.Body
+                /// Creates a new `BadRequest`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.DownloadSignedPostPhotos.Output.BadRequest.Body) {
+                    self.body = body
+                }
+            }
+            /// A missing, wrong or expired token (`invalid_signature`), or a malformed key (`invalid_key`).
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/sign/post-photos/{circle_id}/{post_id}/get(downloadSignedPostPhotos)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Operations.DownloadSignedPostPhotos.Output.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Operations.DownloadSignedPostPhotos.Output.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotFound: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/GET/responses/404/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/GET/responses/404/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.DownloadSignedPostPhotos.Output.NotFound.Body
+                /// Creates a new `NotFound`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.DownloadSignedPostPhotos.Output.NotFound.Body) {
+                    self.body = body
+                }
+            }
+            /// The object is gone (`not_found`).
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/sign/post-photos/{circle_id}/{post_id}/get(downloadSignedPostPhotos)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Operations.DownloadSignedPostPhotos.Output.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Operations.DownloadSignedPostPhotos.Output.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case jpeg
+            case png
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "image/jpeg":
+                    self = .jpeg
+                case "image/png":
+                    self = .png
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .jpeg:
+                    return "image/jpeg"
+                case .png:
+                    return "image/png"
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .jpeg,
+                    .png,
+                    .json
+                ]
+            }
+        }
+    }
+    /// A signed URL for an object of `post-photos`
+    ///
+    /// Supabase's `createSignedUrl`: for the circle's current members only, a URL that works without a token for `expiresIn` seconds (for a player that cannot send one). No body is `{"expiresIn": 3600}`.
+    ///
+    /// - Remark: HTTP `POST /storage/v1/object/sign/post-photos/{circle_id}/{post_id}`.
+    /// - Remark: Generated from `#/paths//storage/v1/object/sign/post-photos/{circle_id}/{post_id}/post(signPostPhotos)`.
+    public enum SignPostPhotos {
+        public static let id: Swift.String = "signPostPhotos"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// A circle the caller is a member of. Any other circle (or a malformed id) is 404 `circle_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/POST/path/circle_id`.
+                public var circleId: Components.Parameters.CircleId
+                /// A live post in one of the caller's circles. Anything else (or a malformed id) is 404 `post_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/POST/path/post_id`.
+                public var postId: Components.Parameters.PostId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - circleId: A circle the caller is a member of. Any other circle (or a malformed id) is 404 `circle_not_found`.
+                ///   - postId: A live post in one of the caller's circles. Anything else (or a malformed id) is 404 `post_not_found`.
+                public init(
+                    circleId: Components.Parameters.CircleId,
+                    postId: Components.Parameters.PostId
+                ) {
+                    self.circleId = circleId
+                    self.postId = postId
+                }
+            }
+            public var path: Operations.SignPostPhotos.Input.Path
+            /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SignPostPhotos.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SignPostPhotos.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SignPostPhotos.Input.Headers
+            /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/POST/requestBody/json`.
+                public struct JsonPayload: Codable, Hashable, Sendable {
+                    /// Seconds the URL works, 1 to 604800 (a week).
+                    ///
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/POST/requestBody/json/expiresIn`.
+                    public var expiresIn: Swift.Int?
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - expiresIn: Seconds the URL works, 1 to 604800 (a week).
+                    public init(expiresIn: Swift.Int? = nil) {
+                        self.expiresIn = expiresIn
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case expiresIn
+                    }
+                }
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/POST/requestBody/content/application\/json`.
+                case json(Operations.SignPostPhotos.Input.Body.JsonPayload)
+            }
+            public var body: Operations.SignPostPhotos.Input.Body?
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.SignPostPhotos.Input.Path,
+                headers: Operations.SignPostPhotos.Input.Headers = .init(),
+                body: Operations.SignPostPhotos.Input.Body? = nil
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/POST/responses/200/content/json`.
+                    public struct JsonPayload: Codable, Hashable, Sendable {
+                        /// Relative to /storage/v1, as Supabase answers: `/object/sign/post-photos/…?token=…`.
+                        ///
+                        /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/POST/responses/200/content/json/signedURL`.
+                        public var signedURL: Swift.String
+                        /// The same, absolute (under `COLONY_STORAGE_PUBLIC_URL`).
+                        ///
+                        /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/POST/responses/200/content/json/signed_url`.
+                        public var signedUrl: Swift.String
+                        /// Creates a new `JsonPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - signedURL: Relative to /storage/v1, as Supabase answers: `/object/sign/post-photos/…?token=…`.
+                        ///   - signedUrl: The same, absolute (under `COLONY_STORAGE_PUBLIC_URL`).
+                        public init(
+                            signedURL: Swift.String,
+                            signedUrl: Swift.String
+                        ) {
+                            self.signedURL = signedURL
+                            self.signedUrl = signedUrl
+                        }
+                        public enum CodingKeys: String, CodingKey {
+                            case signedURL
+                            case signedUrl = "signed_url"
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/POST/responses/200/content/application\/json`.
+                    case json(Operations.SignPostPhotos.Output.Ok.Body.JsonPayload)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Operations.SignPostPhotos.Output.Ok.Body.JsonPayload {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SignPostPhotos.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SignPostPhotos.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// OK
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/sign/post-photos/{circle_id}/{post_id}/post(signPostPhotos)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.SignPostPhotos.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.SignPostPhotos.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct BadRequest: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/POST/responses/400/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/POST/responses/400/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SignPostPhotos.Output.BadRequest.Body
+                /// Creates a new `BadRequest`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SignPostPhotos.Output.BadRequest.Body) {
+                    self.body = body
+                }
+            }
+            /// Malformed JSON (`malformed_json`), or a malformed key (`invalid_key`).
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/sign/post-photos/{circle_id}/{post_id}/post(signPostPhotos)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Operations.SignPostPhotos.Output.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Operations.SignPostPhotos.Output.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing token (`unauthorized`), an invalid token or one of another app (`invalid_token`), an expired token (`token_expired`); or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/sign/post-photos/{circle_id}/{post_id}/post(signPostPhotos)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotFound: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/POST/responses/404/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/POST/responses/404/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SignPostPhotos.Output.NotFound.Body
+                /// Creates a new `NotFound`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SignPostPhotos.Output.NotFound.Body) {
+                    self.body = body
+                }
+            }
+            /// No such object, or the caller is not one of the circle's current members (`not_found`): the same answer either way, so nothing is learnt about what exists.
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/sign/post-photos/{circle_id}/{post_id}/post(signPostPhotos)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Operations.SignPostPhotos.Output.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Operations.SignPostPhotos.Output.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is over the service's limit (`payload_too_large`).
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/sign/post-photos/{circle_id}/{post_id}/post(signPostPhotos)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/POST/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/POST/responses/422/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SignPostPhotos.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SignPostPhotos.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// `expiresIn` is not a whole number of seconds from 1 to 604800 (`validation_failed`).
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/sign/post-photos/{circle_id}/{post_id}/post(signPostPhotos)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.SignPostPhotos.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.SignPostPhotos.Output.UnprocessableContent {
                 get throws {
                     switch self {
                     case let .unprocessableContent(response):

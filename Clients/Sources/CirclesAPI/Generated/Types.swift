@@ -26,7 +26,7 @@ public protocol APIProtocol: Sendable {
     func getOpenAPIDocument(_ input: Operations.GetOpenAPIDocument.Input) async throws -> Operations.GetOpenAPIDocument.Output
     /// The caller's own profile
     ///
-    /// The owner's view, with the private fields `address`, `phone`, `email` and `birthday`. Fellow members only ever see the public profile (in member lists and DM threads). The profile is created on first use if auth's registration event has not arrived yet (`display_name` from the email's local part or `New member`, a suggested `handle`).
+    /// The owner's view, with the private fields `address`, `phone`, `email` and `birthday`. Fellow members only ever see the public profile (in member lists and DM threads). The profile is created on first use if auth's registration event has not arrived yet (`display_name` from the email's local part or `New member`, a suggested `handle`); the name given at sign-up replaces it when the event comes. Later events from auth change the name only when the sign-up metadata's name itself changed, never undoing a rename made here.
     ///
     /// - Remark: HTTP `GET /circles/v1/profile`.
     /// - Remark: Generated from `#/paths//circles/v1/profile/get(getProfile)`.
@@ -110,7 +110,7 @@ public protocol APIProtocol: Sendable {
     func claimInvite(_ input: Operations.ClaimInvite.Input) async throws -> Operations.ClaimInvite.Output
     /// Ask to add someone to a circle
     ///
-    /// Any member may ask to add someone by `handle` (trimmed, lowercased, a leading `@` dropped). Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The request waits until the circle's owner or the invitee accepts or declines it (POST /circles/v1/add-requests/{request_id}/accept or /decline). There is at most one pending request per person and circle.
+    /// Any member may ask to add someone by `handle` (trimmed, lowercased, a leading `@` dropped). Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The request waits for the invitee: only they can accept it (POST /circles/v1/add-requests/{request_id}/accept), since joining takes their consent; the circle's owner may approve it first (/approve) or veto it (/decline), and the invitee may decline. There is at most one pending request per person and circle, and each member may make 20 an hour (`COLONY_CIRCLES_ADD_REQUEST_RATE`).
     ///
     /// - Remark: HTTP `POST /circles/v1/circles/{circle_id}/add-requests`.
     /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/add-requests/post(requestAdd)`.
@@ -122,16 +122,23 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /circles/v1/add-requests`.
     /// - Remark: Generated from `#/paths//circles/v1/add-requests/get(listAddRequests)`.
     func listAddRequests(_ input: Operations.ListAddRequests.Input) async throws -> Operations.ListAddRequests.Output
-    /// Accept an add request
+    /// Accept an add request (the invitee)
     ///
-    /// Only the circle's owner or the invitee may answer: another member of the circle gets 403 `not_allowed`; anyone else (or an unknown or malformed id) 404 `add_request_not_found`. A request is answered once (409 `add_request_decided` afterwards). Accepting adds the invitee to the circle as a member (unless they joined meanwhile), with a `circle_member_joined` event (via `add_request`). No body needed.
+    /// Only the invitee accepts: joining a circle takes their consent, so the owner gets 403 `invitee_must_accept` (the owner may approve or decline instead), another member of the circle 403 `not_allowed`, anyone else (or an unknown or malformed id) 404 `add_request_not_found`. A request is answered once (409 `add_request_decided` afterwards). Accepting adds the invitee to the circle as a member (unless they joined meanwhile), with a `circle_member_joined` event (via `add_request`, the invitee as actor). No body needed.
     ///
     /// - Remark: HTTP `POST /circles/v1/add-requests/{request_id}/accept`.
     /// - Remark: Generated from `#/paths//circles/v1/add-requests/{request_id}/accept/post(acceptAddRequest)`.
     func acceptAddRequest(_ input: Operations.AcceptAddRequest.Input) async throws -> Operations.AcceptAddRequest.Output
+    /// Approve an add request (the owner)
+    ///
+    /// The circle's owner approves a pending request (`owner_approved` becomes true; approving again changes nothing). It still waits for the invitee, who alone can accept. The invitee and other members get 403 `owner_only`; anyone else (or an unknown or malformed id) 404 `add_request_not_found`; an answered request 409 `add_request_decided`. No body needed.
+    ///
+    /// - Remark: HTTP `POST /circles/v1/add-requests/{request_id}/approve`.
+    /// - Remark: Generated from `#/paths//circles/v1/add-requests/{request_id}/approve/post(approveAddRequest)`.
+    func approveAddRequest(_ input: Operations.ApproveAddRequest.Input) async throws -> Operations.ApproveAddRequest.Output
     /// Decline an add request
     ///
-    /// Only the circle's owner or the invitee may answer: another member of the circle gets 403 `not_allowed`; anyone else (or an unknown or malformed id) 404 `add_request_not_found`. A request is answered once (409 `add_request_decided` afterwards). No body needed.
+    /// The invitee declines, or the circle's owner vetoes: another member of the circle gets 403 `not_allowed`; anyone else (or an unknown or malformed id) 404 `add_request_not_found`. A request is answered once (409 `add_request_decided` afterwards). No body needed.
     ///
     /// - Remark: HTTP `POST /circles/v1/add-requests/{request_id}/decline`.
     /// - Remark: Generated from `#/paths//circles/v1/add-requests/{request_id}/decline/post(declineAddRequest)`.
@@ -194,7 +201,7 @@ public protocol APIProtocol: Sendable {
     func deletePost(_ input: Operations.DeletePost.Input) async throws -> Operations.DeletePost.Output
     /// Upload a post's photo
     ///
-    /// Author only (403 `author_only` for other members). Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Stores the photo in the private bucket `post-photos` as `{circle_id}/{post_id}`, replacing an earlier one. Photos are at most 5 MiB by default (`COLONY_CIRCLES_MAX_PHOTO_BYTES`). The post's `photo_url` is a signed, time-limited URL (1 hour by default, `COLONY_CIRCLES_PHOTO_URL_SECONDS`), made fresh with every read, so a photo is as private as its circle. The photo goes with its post. Goes out as a `post_updated` event.
+    /// Author only (403 `author_only` for other members). Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Stores the photo in the private bucket `post-photos` as `{circle_id}/{post_id}`, replacing an earlier one. Photos are at most 5 MiB by default (`COLONY_CIRCLES_MAX_PHOTO_BYTES`). The post's `photo_url` is its stable URL, `/storage/v1/object/authenticated/post-photos/{circle_id}/{post_id}`: it never expires (feeds and realtime rows carrying it stay usable however long they are cached) and answers only the circle's current members, with their bearer token (anyone else 404), so a photo is as private as its circle; `POST /storage/v1/object/sign/post-photos/{circle_id}/{post_id}` gives them a signed URL. The photo goes with its post. Goes out as a `post_updated` event.
     ///
     /// - Remark: HTTP `PUT /circles/v1/posts/{post_id}/photo`.
     /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/photo/put(setPostPhoto)`.
@@ -206,27 +213,48 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /circles/v1/posts/{post_id}/photo`.
     /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/photo/delete(removePostPhoto)`.
     func removePostPhoto(_ input: Operations.RemovePostPhoto.Input) async throws -> Operations.RemovePostPhoto.Output
-    /// React to a post, or take the reaction back
+    /// React to a post with an emoji
     ///
-    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Adds the caller's reaction with `emoji`; sending the same emoji again removes it (a caller may react with several different emoji). `emoji` is trimmed and must be an emoji: 1–8 characters, no letters or digits, at least one emoji character. Answers `{active}`: true when the reaction, vote or RSVP is now in place, false when the call removed it. Goes out as a `post_reacted` event.
+    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Sets the caller's reaction with `emoji` (a caller may react with several different emoji). A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A new reaction goes out as a `post_reacted` event (INSERT).
     ///
-    /// - Remark: HTTP `POST /circles/v1/posts/{post_id}/reactions`.
-    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/post(togglePostReaction)`.
-    func togglePostReaction(_ input: Operations.TogglePostReaction.Input) async throws -> Operations.TogglePostReaction.Output
-    /// Vote in a poll, move the vote, or withdraw it
+    /// - Remark: HTTP `PUT /circles/v1/posts/{post_id}/reactions/{emoji}`.
+    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/{emoji}/put(addPostReaction)`.
+    func addPostReaction(_ input: Operations.AddPostReaction.Input) async throws -> Operations.AddPostReaction.Output
+    /// Take a reaction back
     ///
-    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Polls only. Each member has at most one vote per poll: voting for `option_id` casts the vote or moves it there; voting for the option already chosen withdraws it. Answers `{active}`: true when the reaction, vote or RSVP is now in place, false when the call removed it. Goes out as a `poll_voted` event.
+    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Removes the caller's reaction with `emoji`. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A removed reaction goes out as a `post_reacted` event (DELETE).
     ///
-    /// - Remark: HTTP `POST /circles/v1/posts/{post_id}/votes`.
-    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/votes/post(togglePollVote)`.
-    func togglePollVote(_ input: Operations.TogglePollVote.Input) async throws -> Operations.TogglePollVote.Output
-    /// RSVP to an event, change it, or withdraw it
+    /// - Remark: HTTP `DELETE /circles/v1/posts/{post_id}/reactions/{emoji}`.
+    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/{emoji}/delete(removePostReaction)`.
+    func removePostReaction(_ input: Operations.RemovePostReaction.Input) async throws -> Operations.RemovePostReaction.Output
+    /// Vote in a poll, or move the vote
     ///
-    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Events only. Sets the caller's RSVP to `status`, or changes it; sending the status already set withdraws it. Answers `{active}`: true when the reaction, vote or RSVP is now in place, false when the call removed it. Goes out as an `event_rsvped` event.
+    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Polls only. Each member has at most one vote per poll: this casts the caller's vote for `option_id` or moves it there. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A change goes out as a `poll_voted` event with the vote before and after (cast: INSERT; moved: UPDATE).
     ///
-    /// - Remark: HTTP `POST /circles/v1/posts/{post_id}/rsvps`.
-    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvps/post(toggleRSVP)`.
-    func toggleRSVP(_ input: Operations.ToggleRSVP.Input) async throws -> Operations.ToggleRSVP.Output
+    /// - Remark: HTTP `PUT /circles/v1/posts/{post_id}/vote`.
+    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/vote/put(setPollVote)`.
+    func setPollVote(_ input: Operations.SetPollVote.Input) async throws -> Operations.SetPollVote.Output
+    /// Withdraw the caller's vote
+    ///
+    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Polls only. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A withdrawn vote goes out as a `poll_voted` event (DELETE, with the vote it was).
+    ///
+    /// - Remark: HTTP `DELETE /circles/v1/posts/{post_id}/vote`.
+    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/vote/delete(withdrawPollVote)`.
+    func withdrawPollVote(_ input: Operations.WithdrawPollVote.Input) async throws -> Operations.WithdrawPollVote.Output
+    /// RSVP to an event, or change the answer
+    ///
+    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Events only. Sets the caller's RSVP to `status`. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A change goes out as an `event_rsvped` event with the RSVP before and after and the counts.
+    ///
+    /// - Remark: HTTP `PUT /circles/v1/posts/{post_id}/rsvp`.
+    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvp/put(setRSVP)`.
+    func setRSVP(_ input: Operations.SetRSVP.Input) async throws -> Operations.SetRSVP.Output
+    /// Withdraw the caller's RSVP
+    ///
+    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Events only. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A withdrawn RSVP goes out as an `event_rsvped` event (no `status`).
+    ///
+    /// - Remark: HTTP `DELETE /circles/v1/posts/{post_id}/rsvp`.
+    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvp/delete(withdrawRSVP)`.
+    func withdrawRSVP(_ input: Operations.WithdrawRSVP.Input) async throws -> Operations.WithdrawRSVP.Output
     /// Keep a post
     ///
     /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Marks the post as kept by the caller (idempotent), so it shows in GET /circles/v1/posts/kept; it still expires after 24 hours. No body needed.
@@ -283,13 +311,48 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /circles/v1/dms/{thread_id}/read`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/read/post(markThreadRead)`.
     func markThreadRead(_ input: Operations.MarkThreadRead.Input) async throws -> Operations.MarkThreadRead.Output
-    /// React to a message, or take the reaction back
+    /// React to a message with an emoji
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Adds the caller's reaction with `emoji` to a message of this thread; sending the same emoji again removes it. `emoji` is trimmed and must be an emoji: 1–8 characters, no letters or digits, at least one emoji character. Answers `{active}`: true when the reaction, vote or RSVP is now in place, false when the call removed it.
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Sets the caller's reaction with `emoji` on a message of this thread. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A new reaction goes out as a `dm_reacted` event (INSERT) to the two parties.
     ///
-    /// - Remark: HTTP `POST /circles/v1/dms/{thread_id}/messages/{message_id}/reactions`.
-    /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/post(toggleMessageReaction)`.
-    func toggleMessageReaction(_ input: Operations.ToggleMessageReaction.Input) async throws -> Operations.ToggleMessageReaction.Output
+    /// - Remark: HTTP `PUT /circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}`.
+    /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/put(addMessageReaction)`.
+    func addMessageReaction(_ input: Operations.AddMessageReaction.Input) async throws -> Operations.AddMessageReaction.Output
+    /// Take a reaction on a message back
+    ///
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Removes the caller's reaction with `emoji`. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A removed reaction goes out as a `dm_reacted` event (DELETE).
+    ///
+    /// - Remark: HTTP `DELETE /circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}`.
+    /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/delete(removeMessageReaction)`.
+    func removeMessageReaction(_ input: Operations.RemoveMessageReaction.Input) async throws -> Operations.RemoveMessageReaction.Output
+    /// Set a member's Pro flag (the app's servers)
+    ///
+    /// For the app's own servers (after a purchase, say), never the app: it takes MyCirclee's service-role key (auth's `service_role` API key) as the bearer token or as `apikey`; a user's access token, another app's key or the anon key is 401 `invalid_service_key`. Sets `is_pro` on the user's profile.
+    ///
+    /// - Remark: HTTP `PUT /circles/v1/admin/profiles/{user_id}/pro`.
+    /// - Remark: Generated from `#/paths//circles/v1/admin/profiles/{user_id}/pro/put(setProfilePro)`.
+    func setProfilePro(_ input: Operations.SetProfilePro.Input) async throws -> Operations.SetProfilePro.Output
+    /// Download from the private bucket `post-photos`
+    ///
+    /// The stable URL answers and realtime rows carry: it never expires, and answers the circle's current members only, with their bearer token. `Cache-Control: private, max-age=3600`.
+    ///
+    /// - Remark: HTTP `GET /storage/v1/object/authenticated/post-photos/{circle_id}/{post_id}`.
+    /// - Remark: Generated from `#/paths//storage/v1/object/authenticated/post-photos/{circle_id}/{post_id}/get(downloadPostPhotos)`.
+    func downloadPostPhotos(_ input: Operations.DownloadPostPhotos.Input) async throws -> Operations.DownloadPostPhotos.Output
+    /// Download an object of `post-photos` by its signed URL
+    ///
+    /// No token: the URL's `token` is the proof. `Cache-Control: private` for what is left of its life.
+    ///
+    /// - Remark: HTTP `GET /storage/v1/object/sign/post-photos/{circle_id}/{post_id}`.
+    /// - Remark: Generated from `#/paths//storage/v1/object/sign/post-photos/{circle_id}/{post_id}/get(downloadSignedPostPhotos)`.
+    func downloadSignedPostPhotos(_ input: Operations.DownloadSignedPostPhotos.Input) async throws -> Operations.DownloadSignedPostPhotos.Output
+    /// A signed URL for an object of `post-photos`
+    ///
+    /// Supabase's `createSignedUrl`: for the circle's current members only, a URL that works without a token for `expiresIn` seconds (for a player that cannot send one). No body is `{"expiresIn": 3600}`.
+    ///
+    /// - Remark: HTTP `POST /storage/v1/object/sign/post-photos/{circle_id}/{post_id}`.
+    /// - Remark: Generated from `#/paths//storage/v1/object/sign/post-photos/{circle_id}/{post_id}/post(signPostPhotos)`.
+    func signPostPhotos(_ input: Operations.SignPostPhotos.Input) async throws -> Operations.SignPostPhotos.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -305,7 +368,7 @@ extension APIProtocol {
     }
     /// The caller's own profile
     ///
-    /// The owner's view, with the private fields `address`, `phone`, `email` and `birthday`. Fellow members only ever see the public profile (in member lists and DM threads). The profile is created on first use if auth's registration event has not arrived yet (`display_name` from the email's local part or `New member`, a suggested `handle`).
+    /// The owner's view, with the private fields `address`, `phone`, `email` and `birthday`. Fellow members only ever see the public profile (in member lists and DM threads). The profile is created on first use if auth's registration event has not arrived yet (`display_name` from the email's local part or `New member`, a suggested `handle`); the name given at sign-up replaces it when the event comes. Later events from auth change the name only when the sign-up metadata's name itself changed, never undoing a rename made here.
     ///
     /// - Remark: HTTP `GET /circles/v1/profile`.
     /// - Remark: Generated from `#/paths//circles/v1/profile/get(getProfile)`.
@@ -475,7 +538,7 @@ extension APIProtocol {
     }
     /// Ask to add someone to a circle
     ///
-    /// Any member may ask to add someone by `handle` (trimmed, lowercased, a leading `@` dropped). Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The request waits until the circle's owner or the invitee accepts or declines it (POST /circles/v1/add-requests/{request_id}/accept or /decline). There is at most one pending request per person and circle.
+    /// Any member may ask to add someone by `handle` (trimmed, lowercased, a leading `@` dropped). Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The request waits for the invitee: only they can accept it (POST /circles/v1/add-requests/{request_id}/accept), since joining takes their consent; the circle's owner may approve it first (/approve) or veto it (/decline), and the invitee may decline. There is at most one pending request per person and circle, and each member may make 20 an hour (`COLONY_CIRCLES_ADD_REQUEST_RATE`).
     ///
     /// - Remark: HTTP `POST /circles/v1/circles/{circle_id}/add-requests`.
     /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/add-requests/post(requestAdd)`.
@@ -499,9 +562,9 @@ extension APIProtocol {
     public func listAddRequests(headers: Operations.ListAddRequests.Input.Headers = .init()) async throws -> Operations.ListAddRequests.Output {
         try await listAddRequests(Operations.ListAddRequests.Input(headers: headers))
     }
-    /// Accept an add request
+    /// Accept an add request (the invitee)
     ///
-    /// Only the circle's owner or the invitee may answer: another member of the circle gets 403 `not_allowed`; anyone else (or an unknown or malformed id) 404 `add_request_not_found`. A request is answered once (409 `add_request_decided` afterwards). Accepting adds the invitee to the circle as a member (unless they joined meanwhile), with a `circle_member_joined` event (via `add_request`). No body needed.
+    /// Only the invitee accepts: joining a circle takes their consent, so the owner gets 403 `invitee_must_accept` (the owner may approve or decline instead), another member of the circle 403 `not_allowed`, anyone else (or an unknown or malformed id) 404 `add_request_not_found`. A request is answered once (409 `add_request_decided` afterwards). Accepting adds the invitee to the circle as a member (unless they joined meanwhile), with a `circle_member_joined` event (via `add_request`, the invitee as actor). No body needed.
     ///
     /// - Remark: HTTP `POST /circles/v1/add-requests/{request_id}/accept`.
     /// - Remark: Generated from `#/paths//circles/v1/add-requests/{request_id}/accept/post(acceptAddRequest)`.
@@ -514,9 +577,24 @@ extension APIProtocol {
             headers: headers
         ))
     }
+    /// Approve an add request (the owner)
+    ///
+    /// The circle's owner approves a pending request (`owner_approved` becomes true; approving again changes nothing). It still waits for the invitee, who alone can accept. The invitee and other members get 403 `owner_only`; anyone else (or an unknown or malformed id) 404 `add_request_not_found`; an answered request 409 `add_request_decided`. No body needed.
+    ///
+    /// - Remark: HTTP `POST /circles/v1/add-requests/{request_id}/approve`.
+    /// - Remark: Generated from `#/paths//circles/v1/add-requests/{request_id}/approve/post(approveAddRequest)`.
+    public func approveAddRequest(
+        path: Operations.ApproveAddRequest.Input.Path,
+        headers: Operations.ApproveAddRequest.Input.Headers = .init()
+    ) async throws -> Operations.ApproveAddRequest.Output {
+        try await approveAddRequest(Operations.ApproveAddRequest.Input(
+            path: path,
+            headers: headers
+        ))
+    }
     /// Decline an add request
     ///
-    /// Only the circle's owner or the invitee may answer: another member of the circle gets 403 `not_allowed`; anyone else (or an unknown or malformed id) 404 `add_request_not_found`. A request is answered once (409 `add_request_decided` afterwards). No body needed.
+    /// The invitee declines, or the circle's owner vetoes: another member of the circle gets 403 `not_allowed`; anyone else (or an unknown or malformed id) 404 `add_request_not_found`. A request is answered once (409 `add_request_decided` afterwards). No body needed.
     ///
     /// - Remark: HTTP `POST /circles/v1/add-requests/{request_id}/decline`.
     /// - Remark: Generated from `#/paths//circles/v1/add-requests/{request_id}/decline/post(declineAddRequest)`.
@@ -653,7 +731,7 @@ extension APIProtocol {
     }
     /// Upload a post's photo
     ///
-    /// Author only (403 `author_only` for other members). Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Stores the photo in the private bucket `post-photos` as `{circle_id}/{post_id}`, replacing an earlier one. Photos are at most 5 MiB by default (`COLONY_CIRCLES_MAX_PHOTO_BYTES`). The post's `photo_url` is a signed, time-limited URL (1 hour by default, `COLONY_CIRCLES_PHOTO_URL_SECONDS`), made fresh with every read, so a photo is as private as its circle. The photo goes with its post. Goes out as a `post_updated` event.
+    /// Author only (403 `author_only` for other members). Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Stores the photo in the private bucket `post-photos` as `{circle_id}/{post_id}`, replacing an earlier one. Photos are at most 5 MiB by default (`COLONY_CIRCLES_MAX_PHOTO_BYTES`). The post's `photo_url` is its stable URL, `/storage/v1/object/authenticated/post-photos/{circle_id}/{post_id}`: it never expires (feeds and realtime rows carrying it stay usable however long they are cached) and answers only the circle's current members, with their bearer token (anyone else 404), so a photo is as private as its circle; `POST /storage/v1/object/sign/post-photos/{circle_id}/{post_id}` gives them a signed URL. The photo goes with its post. Goes out as a `post_updated` event.
     ///
     /// - Remark: HTTP `PUT /circles/v1/posts/{post_id}/photo`.
     /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/photo/put(setPostPhoto)`.
@@ -683,55 +761,98 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// React to a post, or take the reaction back
+    /// React to a post with an emoji
     ///
-    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Adds the caller's reaction with `emoji`; sending the same emoji again removes it (a caller may react with several different emoji). `emoji` is trimmed and must be an emoji: 1–8 characters, no letters or digits, at least one emoji character. Answers `{active}`: true when the reaction, vote or RSVP is now in place, false when the call removed it. Goes out as a `post_reacted` event.
+    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Sets the caller's reaction with `emoji` (a caller may react with several different emoji). A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A new reaction goes out as a `post_reacted` event (INSERT).
     ///
-    /// - Remark: HTTP `POST /circles/v1/posts/{post_id}/reactions`.
-    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/post(togglePostReaction)`.
-    public func togglePostReaction(
-        path: Operations.TogglePostReaction.Input.Path,
-        headers: Operations.TogglePostReaction.Input.Headers = .init(),
-        body: Operations.TogglePostReaction.Input.Body
-    ) async throws -> Operations.TogglePostReaction.Output {
-        try await togglePostReaction(Operations.TogglePostReaction.Input(
+    /// - Remark: HTTP `PUT /circles/v1/posts/{post_id}/reactions/{emoji}`.
+    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/{emoji}/put(addPostReaction)`.
+    public func addPostReaction(
+        path: Operations.AddPostReaction.Input.Path,
+        headers: Operations.AddPostReaction.Input.Headers = .init()
+    ) async throws -> Operations.AddPostReaction.Output {
+        try await addPostReaction(Operations.AddPostReaction.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Take a reaction back
+    ///
+    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Removes the caller's reaction with `emoji`. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A removed reaction goes out as a `post_reacted` event (DELETE).
+    ///
+    /// - Remark: HTTP `DELETE /circles/v1/posts/{post_id}/reactions/{emoji}`.
+    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/{emoji}/delete(removePostReaction)`.
+    public func removePostReaction(
+        path: Operations.RemovePostReaction.Input.Path,
+        headers: Operations.RemovePostReaction.Input.Headers = .init()
+    ) async throws -> Operations.RemovePostReaction.Output {
+        try await removePostReaction(Operations.RemovePostReaction.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Vote in a poll, or move the vote
+    ///
+    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Polls only. Each member has at most one vote per poll: this casts the caller's vote for `option_id` or moves it there. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A change goes out as a `poll_voted` event with the vote before and after (cast: INSERT; moved: UPDATE).
+    ///
+    /// - Remark: HTTP `PUT /circles/v1/posts/{post_id}/vote`.
+    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/vote/put(setPollVote)`.
+    public func setPollVote(
+        path: Operations.SetPollVote.Input.Path,
+        headers: Operations.SetPollVote.Input.Headers = .init(),
+        body: Operations.SetPollVote.Input.Body
+    ) async throws -> Operations.SetPollVote.Output {
+        try await setPollVote(Operations.SetPollVote.Input(
             path: path,
             headers: headers,
             body: body
         ))
     }
-    /// Vote in a poll, move the vote, or withdraw it
+    /// Withdraw the caller's vote
     ///
-    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Polls only. Each member has at most one vote per poll: voting for `option_id` casts the vote or moves it there; voting for the option already chosen withdraws it. Answers `{active}`: true when the reaction, vote or RSVP is now in place, false when the call removed it. Goes out as a `poll_voted` event.
+    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Polls only. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A withdrawn vote goes out as a `poll_voted` event (DELETE, with the vote it was).
     ///
-    /// - Remark: HTTP `POST /circles/v1/posts/{post_id}/votes`.
-    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/votes/post(togglePollVote)`.
-    public func togglePollVote(
-        path: Operations.TogglePollVote.Input.Path,
-        headers: Operations.TogglePollVote.Input.Headers = .init(),
-        body: Operations.TogglePollVote.Input.Body
-    ) async throws -> Operations.TogglePollVote.Output {
-        try await togglePollVote(Operations.TogglePollVote.Input(
+    /// - Remark: HTTP `DELETE /circles/v1/posts/{post_id}/vote`.
+    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/vote/delete(withdrawPollVote)`.
+    public func withdrawPollVote(
+        path: Operations.WithdrawPollVote.Input.Path,
+        headers: Operations.WithdrawPollVote.Input.Headers = .init()
+    ) async throws -> Operations.WithdrawPollVote.Output {
+        try await withdrawPollVote(Operations.WithdrawPollVote.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// RSVP to an event, or change the answer
+    ///
+    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Events only. Sets the caller's RSVP to `status`. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A change goes out as an `event_rsvped` event with the RSVP before and after and the counts.
+    ///
+    /// - Remark: HTTP `PUT /circles/v1/posts/{post_id}/rsvp`.
+    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvp/put(setRSVP)`.
+    public func setRSVP(
+        path: Operations.SetRSVP.Input.Path,
+        headers: Operations.SetRSVP.Input.Headers = .init(),
+        body: Operations.SetRSVP.Input.Body
+    ) async throws -> Operations.SetRSVP.Output {
+        try await setRSVP(Operations.SetRSVP.Input(
             path: path,
             headers: headers,
             body: body
         ))
     }
-    /// RSVP to an event, change it, or withdraw it
+    /// Withdraw the caller's RSVP
     ///
-    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Events only. Sets the caller's RSVP to `status`, or changes it; sending the status already set withdraws it. Answers `{active}`: true when the reaction, vote or RSVP is now in place, false when the call removed it. Goes out as an `event_rsvped` event.
+    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. Events only. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A withdrawn RSVP goes out as an `event_rsvped` event (no `status`).
     ///
-    /// - Remark: HTTP `POST /circles/v1/posts/{post_id}/rsvps`.
-    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvps/post(toggleRSVP)`.
-    public func toggleRSVP(
-        path: Operations.ToggleRSVP.Input.Path,
-        headers: Operations.ToggleRSVP.Input.Headers = .init(),
-        body: Operations.ToggleRSVP.Input.Body
-    ) async throws -> Operations.ToggleRSVP.Output {
-        try await toggleRSVP(Operations.ToggleRSVP.Input(
+    /// - Remark: HTTP `DELETE /circles/v1/posts/{post_id}/rsvp`.
+    /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvp/delete(withdrawRSVP)`.
+    public func withdrawRSVP(
+        path: Operations.WithdrawRSVP.Input.Path,
+        headers: Operations.WithdrawRSVP.Input.Headers = .init()
+    ) async throws -> Operations.WithdrawRSVP.Output {
+        try await withdrawRSVP(Operations.WithdrawRSVP.Input(
             path: path,
-            headers: headers,
-            body: body
+            headers: headers
         ))
     }
     /// Keep a post
@@ -856,18 +977,97 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// React to a message, or take the reaction back
+    /// React to a message with an emoji
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Adds the caller's reaction with `emoji` to a message of this thread; sending the same emoji again removes it. `emoji` is trimmed and must be an emoji: 1–8 characters, no letters or digits, at least one emoji character. Answers `{active}`: true when the reaction, vote or RSVP is now in place, false when the call removed it.
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Sets the caller's reaction with `emoji` on a message of this thread. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A new reaction goes out as a `dm_reacted` event (INSERT) to the two parties.
     ///
-    /// - Remark: HTTP `POST /circles/v1/dms/{thread_id}/messages/{message_id}/reactions`.
-    /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/post(toggleMessageReaction)`.
-    public func toggleMessageReaction(
-        path: Operations.ToggleMessageReaction.Input.Path,
-        headers: Operations.ToggleMessageReaction.Input.Headers = .init(),
-        body: Operations.ToggleMessageReaction.Input.Body
-    ) async throws -> Operations.ToggleMessageReaction.Output {
-        try await toggleMessageReaction(Operations.ToggleMessageReaction.Input(
+    /// - Remark: HTTP `PUT /circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}`.
+    /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/put(addMessageReaction)`.
+    public func addMessageReaction(
+        path: Operations.AddMessageReaction.Input.Path,
+        headers: Operations.AddMessageReaction.Input.Headers = .init()
+    ) async throws -> Operations.AddMessageReaction.Output {
+        try await addMessageReaction(Operations.AddMessageReaction.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Take a reaction on a message back
+    ///
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Removes the caller's reaction with `emoji`. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A removed reaction goes out as a `dm_reacted` event (DELETE).
+    ///
+    /// - Remark: HTTP `DELETE /circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}`.
+    /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/delete(removeMessageReaction)`.
+    public func removeMessageReaction(
+        path: Operations.RemoveMessageReaction.Input.Path,
+        headers: Operations.RemoveMessageReaction.Input.Headers = .init()
+    ) async throws -> Operations.RemoveMessageReaction.Output {
+        try await removeMessageReaction(Operations.RemoveMessageReaction.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Set a member's Pro flag (the app's servers)
+    ///
+    /// For the app's own servers (after a purchase, say), never the app: it takes MyCirclee's service-role key (auth's `service_role` API key) as the bearer token or as `apikey`; a user's access token, another app's key or the anon key is 401 `invalid_service_key`. Sets `is_pro` on the user's profile.
+    ///
+    /// - Remark: HTTP `PUT /circles/v1/admin/profiles/{user_id}/pro`.
+    /// - Remark: Generated from `#/paths//circles/v1/admin/profiles/{user_id}/pro/put(setProfilePro)`.
+    public func setProfilePro(
+        path: Operations.SetProfilePro.Input.Path,
+        headers: Operations.SetProfilePro.Input.Headers = .init(),
+        body: Operations.SetProfilePro.Input.Body
+    ) async throws -> Operations.SetProfilePro.Output {
+        try await setProfilePro(Operations.SetProfilePro.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Download from the private bucket `post-photos`
+    ///
+    /// The stable URL answers and realtime rows carry: it never expires, and answers the circle's current members only, with their bearer token. `Cache-Control: private, max-age=3600`.
+    ///
+    /// - Remark: HTTP `GET /storage/v1/object/authenticated/post-photos/{circle_id}/{post_id}`.
+    /// - Remark: Generated from `#/paths//storage/v1/object/authenticated/post-photos/{circle_id}/{post_id}/get(downloadPostPhotos)`.
+    public func downloadPostPhotos(
+        path: Operations.DownloadPostPhotos.Input.Path,
+        headers: Operations.DownloadPostPhotos.Input.Headers = .init()
+    ) async throws -> Operations.DownloadPostPhotos.Output {
+        try await downloadPostPhotos(Operations.DownloadPostPhotos.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Download an object of `post-photos` by its signed URL
+    ///
+    /// No token: the URL's `token` is the proof. `Cache-Control: private` for what is left of its life.
+    ///
+    /// - Remark: HTTP `GET /storage/v1/object/sign/post-photos/{circle_id}/{post_id}`.
+    /// - Remark: Generated from `#/paths//storage/v1/object/sign/post-photos/{circle_id}/{post_id}/get(downloadSignedPostPhotos)`.
+    public func downloadSignedPostPhotos(
+        path: Operations.DownloadSignedPostPhotos.Input.Path,
+        query: Operations.DownloadSignedPostPhotos.Input.Query,
+        headers: Operations.DownloadSignedPostPhotos.Input.Headers = .init()
+    ) async throws -> Operations.DownloadSignedPostPhotos.Output {
+        try await downloadSignedPostPhotos(Operations.DownloadSignedPostPhotos.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// A signed URL for an object of `post-photos`
+    ///
+    /// Supabase's `createSignedUrl`: for the circle's current members only, a URL that works without a token for `expiresIn` seconds (for a player that cannot send one). No body is `{"expiresIn": 3600}`.
+    ///
+    /// - Remark: HTTP `POST /storage/v1/object/sign/post-photos/{circle_id}/{post_id}`.
+    /// - Remark: Generated from `#/paths//storage/v1/object/sign/post-photos/{circle_id}/{post_id}/post(signPostPhotos)`.
+    public func signPostPhotos(
+        path: Operations.SignPostPhotos.Input.Path,
+        headers: Operations.SignPostPhotos.Input.Headers = .init(),
+        body: Operations.SignPostPhotos.Input.Body? = nil
+    ) async throws -> Operations.SignPostPhotos.Output {
+        try await signPostPhotos(Operations.SignPostPhotos.Input(
             path: path,
             headers: headers,
             body: body

@@ -238,6 +238,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Habit/is_active`.
             public var isActive: Swift.Bool
+            /// The hive this habit was made into (absent when none); logging either counts for both.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Habit/hive_id`.
+            public var hiveId: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Habit/created_at`.
             public var createdAt: Foundation.Date
             /// - Remark: Generated from `#/components/schemas/Habit/updated_at`.
@@ -256,6 +260,7 @@ extension Components {
             ///   - scheduleWeekmask: Bit 0 = Monday … bit 6 = Sunday; 127 = every day.
             ///   - reminderTimes: HH:MM (24-hour).
             ///   - isActive: false when archived.
+            ///   - hiveId: The hive this habit was made into (absent when none); logging either counts for both.
             ///   - createdAt:
             ///   - updatedAt:
             public init(
@@ -270,6 +275,7 @@ extension Components {
                 scheduleWeekmask: Swift.Int,
                 reminderTimes: [Swift.String],
                 isActive: Swift.Bool,
+                hiveId: Swift.String? = nil,
                 createdAt: Foundation.Date,
                 updatedAt: Foundation.Date
             ) {
@@ -284,6 +290,7 @@ extension Components {
                 self.scheduleWeekmask = scheduleWeekmask
                 self.reminderTimes = reminderTimes
                 self.isActive = isActive
+                self.hiveId = hiveId
                 self.createdAt = createdAt
                 self.updatedAt = updatedAt
             }
@@ -299,6 +306,7 @@ extension Components {
                 case scheduleWeekmask = "schedule_weekmask"
                 case reminderTimes = "reminder_times"
                 case isActive = "is_active"
+                case hiveId = "hive_id"
                 case createdAt = "created_at"
                 case updatedAt = "updated_at"
             }
@@ -690,6 +698,10 @@ extension Components {
             public var currentLength: Swift.Int
             /// - Remark: Generated from `#/components/schemas/Hive/last_advanced_on`.
             public var lastAdvancedOn: Swift.String?
+            /// The owner's habit this hive was made from (absent when none).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Hive/source_habit_id`.
+            public var sourceHabitId: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Hive/created_at`.
             public var createdAt: Foundation.Date
             /// Creates a new `Hive`.
@@ -707,6 +719,7 @@ extension Components {
             ///   - scheduleWeekmask: Bit 0 = Monday … bit 6 = Sunday; 127 = every day.
             ///   - currentLength: The shared streak.
             ///   - lastAdvancedOn:
+            ///   - sourceHabitId: The owner's habit this hive was made from (absent when none).
             ///   - createdAt:
             public init(
                 id: Swift.String,
@@ -721,6 +734,7 @@ extension Components {
                 scheduleWeekmask: Swift.Int,
                 currentLength: Swift.Int,
                 lastAdvancedOn: Swift.String? = nil,
+                sourceHabitId: Swift.String? = nil,
                 createdAt: Foundation.Date
             ) {
                 self.id = id
@@ -735,6 +749,7 @@ extension Components {
                 self.scheduleWeekmask = scheduleWeekmask
                 self.currentLength = currentLength
                 self.lastAdvancedOn = lastAdvancedOn
+                self.sourceHabitId = sourceHabitId
                 self.createdAt = createdAt
             }
             public enum CodingKeys: String, CodingKey {
@@ -750,6 +765,7 @@ extension Components {
                 case scheduleWeekmask = "schedule_weekmask"
                 case currentLength = "current_length"
                 case lastAdvancedOn = "last_advanced_on"
+                case sourceHabitId = "source_habit_id"
                 case createdAt = "created_at"
             }
         }
@@ -1281,6 +1297,195 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/HiveInviteList`.
         public typealias HiveInviteList = [Components.Schemas.HiveInvite]
+        /// - Remark: Generated from `#/components/schemas/LocalDay`.
+        public struct LocalDay: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/LocalDay/date`.
+            public var date: Swift.String
+            /// - Remark: Generated from `#/components/schemas/LocalDay/at`.
+            public var at: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/LocalDay/timezone`.
+            public var timezone: Swift.String
+            /// - Remark: Generated from `#/components/schemas/LocalDay/day_start_hour`.
+            public var dayStartHour: Swift.Int
+            /// Creates a new `LocalDay`.
+            ///
+            /// - Parameters:
+            ///   - date:
+            ///   - at:
+            ///   - timezone:
+            ///   - dayStartHour:
+            public init(
+                date: Swift.String,
+                at: Foundation.Date,
+                timezone: Swift.String,
+                dayStartHour: Swift.Int
+            ) {
+                self.date = date
+                self.at = at
+                self.timezone = timezone
+                self.dayStartHour = dayStartHour
+            }
+            public enum CodingKeys: String, CodingKey {
+                case date
+                case at
+                case timezone
+                case dayStartHour = "day_start_hour"
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/HiveUpdate`.
+        public struct HiveUpdate: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/HiveUpdate/name`.
+            public var name: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/HiveUpdate/color_hex`.
+            public var colorHex: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/HiveUpdate/target_per_day`.
+            public var targetPerDay: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/HiveUpdate/schedule_daily`.
+            public var scheduleDaily: Swift.Bool?
+            /// - Remark: Generated from `#/components/schemas/HiveUpdate/schedule_weekmask`.
+            public var scheduleWeekmask: Swift.Int?
+            /// Creates a new `HiveUpdate`.
+            ///
+            /// - Parameters:
+            ///   - name:
+            ///   - colorHex:
+            ///   - targetPerDay:
+            ///   - scheduleDaily:
+            ///   - scheduleWeekmask:
+            public init(
+                name: Swift.String? = nil,
+                colorHex: Swift.String? = nil,
+                targetPerDay: Swift.Int? = nil,
+                scheduleDaily: Swift.Bool? = nil,
+                scheduleWeekmask: Swift.Int? = nil
+            ) {
+                self.name = name
+                self.colorHex = colorHex
+                self.targetPerDay = targetPerDay
+                self.scheduleDaily = scheduleDaily
+                self.scheduleWeekmask = scheduleWeekmask
+            }
+            public enum CodingKeys: String, CodingKey {
+                case name
+                case colorHex = "color_hex"
+                case targetPerDay = "target_per_day"
+                case scheduleDaily = "schedule_daily"
+                case scheduleWeekmask = "schedule_weekmask"
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/InvitationCreate`.
+        public struct InvitationCreate: Codable, Hashable, Sendable {
+            /// One of the caller's contact matches.
+            ///
+            /// - Remark: Generated from `#/components/schemas/InvitationCreate/user_id`.
+            public var userId: Swift.String
+            /// Creates a new `InvitationCreate`.
+            ///
+            /// - Parameters:
+            ///   - userId: One of the caller's contact matches.
+            public init(userId: Swift.String) {
+                self.userId = userId
+            }
+            public enum CodingKeys: String, CodingKey {
+                case userId = "user_id"
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/HiveInvitation`.
+        public struct HiveInvitation: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/HiveInvitation/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/HiveInvitation/hive_id`.
+            public var hiveId: Swift.String
+            /// The invitee.
+            ///
+            /// - Remark: Generated from `#/components/schemas/HiveInvitation/user_id`.
+            public var userId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/HiveInvitation/invited_by`.
+            public var invitedBy: Swift.String
+            /// - Remark: Generated from `#/components/schemas/HiveInvitation/status`.
+            @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case pending = "pending"
+                case accepted = "accepted"
+                case declined = "declined"
+            }
+            /// - Remark: Generated from `#/components/schemas/HiveInvitation/status`.
+            public var status: Components.Schemas.HiveInvitation.StatusPayload
+            /// - Remark: Generated from `#/components/schemas/HiveInvitation/created_at`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/HiveInvitation/decided_at`.
+            public var decidedAt: Foundation.Date?
+            /// Creates a new `HiveInvitation`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - hiveId:
+            ///   - userId: The invitee.
+            ///   - invitedBy:
+            ///   - status:
+            ///   - createdAt:
+            ///   - decidedAt:
+            public init(
+                id: Swift.String,
+                hiveId: Swift.String,
+                userId: Swift.String,
+                invitedBy: Swift.String,
+                status: Components.Schemas.HiveInvitation.StatusPayload,
+                createdAt: Foundation.Date,
+                decidedAt: Foundation.Date? = nil
+            ) {
+                self.id = id
+                self.hiveId = hiveId
+                self.userId = userId
+                self.invitedBy = invitedBy
+                self.status = status
+                self.createdAt = createdAt
+                self.decidedAt = decidedAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case hiveId = "hive_id"
+                case userId = "user_id"
+                case invitedBy = "invited_by"
+                case status
+                case createdAt = "created_at"
+                case decidedAt = "decided_at"
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PendingInvitation`.
+        public struct PendingInvitation: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PendingInvitation/invitation`.
+            public var invitation: Components.Schemas.HiveInvitation
+            /// - Remark: Generated from `#/components/schemas/PendingInvitation/hive_name`.
+            public var hiveName: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PendingInvitation/member_count`.
+            public var memberCount: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/PendingInvitation/invited_by_name`.
+            public var invitedByName: Swift.String
+            /// Creates a new `PendingInvitation`.
+            ///
+            /// - Parameters:
+            ///   - invitation:
+            ///   - hiveName:
+            ///   - memberCount:
+            ///   - invitedByName:
+            public init(
+                invitation: Components.Schemas.HiveInvitation,
+                hiveName: Swift.String,
+                memberCount: Swift.Int,
+                invitedByName: Swift.String
+            ) {
+                self.invitation = invitation
+                self.hiveName = hiveName
+                self.memberCount = memberCount
+                self.invitedByName = invitedByName
+            }
+            public enum CodingKeys: String, CodingKey {
+                case invitation
+                case hiveName = "hive_name"
+                case memberCount = "member_count"
+                case invitedByName = "invited_by_name"
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/ActivityEvent`.
         public struct ActivityEvent: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/ActivityEvent/id`.
@@ -1386,55 +1591,30 @@ extension Components {
                 case nextCursor = "next_cursor"
             }
         }
-        /// - Remark: Generated from `#/components/schemas/PepperInfo`.
-        public struct PepperInfo: Codable, Hashable, Sendable {
-            /// - Remark: Generated from `#/components/schemas/PepperInfo/pepper`.
-            public var pepper: Swift.String
-            /// hex(sha256(pepper || e164))
-            ///
-            /// - Remark: Generated from `#/components/schemas/PepperInfo/algorithm`.
-            public var algorithm: Swift.String
-            /// Creates a new `PepperInfo`.
-            ///
-            /// - Parameters:
-            ///   - pepper:
-            ///   - algorithm: hex(sha256(pepper || e164))
-            public init(
-                pepper: Swift.String,
-                algorithm: Swift.String
-            ) {
-                self.pepper = pepper
-                self.algorithm = algorithm
-            }
-            public enum CodingKeys: String, CodingKey {
-                case pepper
-                case algorithm
-            }
-        }
         /// - Remark: Generated from `#/components/schemas/ContactsUpload`.
         public struct ContactsUpload: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/ContactsUpload/ContactsPayload`.
             public struct ContactsPayloadPayload: Codable, Hashable, Sendable {
-                /// - Remark: Generated from `#/components/schemas/ContactsUpload/ContactsPayload/hash`.
-                public var hash: Swift.String
-                /// At most 200 characters; null or absent for none.
+                /// E.164, normalized by the client.
                 ///
+                /// - Remark: Generated from `#/components/schemas/ContactsUpload/ContactsPayload/phone`.
+                public var phone: Swift.String
                 /// - Remark: Generated from `#/components/schemas/ContactsUpload/ContactsPayload/display_name`.
                 public var displayName: Swift.String?
                 /// Creates a new `ContactsPayloadPayload`.
                 ///
                 /// - Parameters:
-                ///   - hash:
-                ///   - displayName: At most 200 characters; null or absent for none.
+                ///   - phone: E.164, normalized by the client.
+                ///   - displayName:
                 public init(
-                    hash: Swift.String,
+                    phone: Swift.String,
                     displayName: Swift.String? = nil
                 ) {
-                    self.hash = hash
+                    self.phone = phone
                     self.displayName = displayName
                 }
                 public enum CodingKeys: String, CodingKey {
-                    case hash
+                    case phone
                     case displayName = "display_name"
                 }
             }
@@ -1461,30 +1641,39 @@ extension Components {
             public var displayName: Swift.String
             /// - Remark: Generated from `#/components/schemas/ContactMatch/avatar_url`.
             public var avatarUrl: Swift.String?
+            /// The server's hash of the matched number.
+            ///
             /// - Remark: Generated from `#/components/schemas/ContactMatch/contact_hash`.
             public var contactHash: Swift.String
             /// - Remark: Generated from `#/components/schemas/ContactMatch/contact_name`.
             public var contactName: Swift.String?
+            /// The uploaded number that matched (in an upload's answer only; numbers are never stored).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ContactMatch/phone`.
+            public var phone: Swift.String?
             /// Creates a new `ContactMatch`.
             ///
             /// - Parameters:
             ///   - userId:
             ///   - displayName:
             ///   - avatarUrl:
-            ///   - contactHash:
+            ///   - contactHash: The server's hash of the matched number.
             ///   - contactName:
+            ///   - phone: The uploaded number that matched (in an upload's answer only; numbers are never stored).
             public init(
                 userId: Swift.String,
                 displayName: Swift.String,
                 avatarUrl: Swift.String? = nil,
                 contactHash: Swift.String,
-                contactName: Swift.String? = nil
+                contactName: Swift.String? = nil,
+                phone: Swift.String? = nil
             ) {
                 self.userId = userId
                 self.displayName = displayName
                 self.avatarUrl = avatarUrl
                 self.contactHash = contactHash
                 self.contactName = contactName
+                self.phone = phone
             }
             public enum CodingKeys: String, CodingKey {
                 case userId = "user_id"
@@ -1492,6 +1681,7 @@ extension Components {
                 case avatarUrl = "avatar_url"
                 case contactHash = "contact_hash"
                 case contactName = "contact_name"
+                case phone
             }
         }
         /// - Remark: Generated from `#/components/schemas/ContactMatches`.

@@ -38,6 +38,13 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `PATCH /habits/v1/profile`.
     /// - Remark: Generated from `#/paths//habits/v1/profile/patch(updateProfile)`.
     func updateProfile(_ input: Operations.UpdateProfile.Input) async throws -> Operations.UpdateProfile.Output
+    /// The caller's local date (the seed's user_local_date)
+    ///
+    /// The user-local day at `at` (default now): the wall-clock date in the profile's timezone after subtracting day_start_hour hours, the day logs are filed under.
+    ///
+    /// - Remark: HTTP `GET /habits/v1/local-date`.
+    /// - Remark: Generated from `#/paths//habits/v1/local-date/get(getLocalDate)`.
+    func getLocalDate(_ input: Operations.GetLocalDate.Input) async throws -> Operations.GetLocalDate.Output
     /// The caller's habits
     ///
     /// - Remark: HTTP `GET /habits/v1/habits`.
@@ -88,7 +95,7 @@ public protocol APIProtocol: Sendable {
     func listHabitLogs(_ input: Operations.ListHabitLogs.Input) async throws -> Operations.ListHabitLogs.Output
     /// Log a habit for a day
     ///
-    /// One log per habit and user-local day (the wall-clock date in the profile's timezone after subtracting day_start_hour hours): logging again replaces that day's value. The value (default 1, at least 1) is capped at the habit's target_per_day. Without `date` the day is today, or the day containing `at` (for an offline queue; at most 5 minutes in the future). With `date` (from the month view) the day may be up to 365 days back but not in the future. An empty body logs 1 for today.
+    /// One log per habit and user-local day (the wall-clock date in the profile's timezone after subtracting day_start_hour hours): logging again replaces that day's value. The value (default 1, at least 1) is capped at the habit's target_per_day. Without `date` the day is today, or the day containing `at` (for an offline queue; at most 5 minutes in the future). With `date` (from the month view) the day may be up to 365 days back but not in the future. An empty body logs 1 for today. A habit made into a hive counts the log in the hive too, while that day is open there.
     ///
     /// - Remark: HTTP `POST /habits/v1/habits/{habit_id}/logs`.
     /// - Remark: Generated from `#/paths//habits/v1/habits/{habit_id}/logs/post(logHabit)`.
@@ -107,7 +114,7 @@ public protocol APIProtocol: Sendable {
     func getHabitInsights(_ input: Operations.GetHabitInsights.Input) async throws -> Operations.GetHabitInsights.Output
     /// Turn a habit into a hive
     ///
-    /// Creates a hive with the habit's type, target and schedule (name defaults to the habit's), the caller as owner and first member, and copies the habit's last `backfill_days` days of logs into the owner's hive days (0 copies nothing). An empty body uses the defaults.
+    /// Creates a hive with the habit's type, target and schedule (name defaults to the habit's), the caller as owner and first member, and copies the habit's last `backfill_days` days of logs into the owner's hive days (0 copies nothing). An empty body uses the defaults. The habit then shows its hive (`hive_id`; the hive's `source_habit_id` is the habit) and logging either counts for both; a habit is made into a hive once.
     ///
     /// - Remark: HTTP `POST /habits/v1/habits/{habit_id}/hive`.
     /// - Remark: Generated from `#/paths//habits/v1/habits/{habit_id}/hive/post(convertHabitToHive)`.
@@ -147,6 +154,13 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /habits/v1/hives/{hive_id}`.
     /// - Remark: Generated from `#/paths//habits/v1/hives/{hive_id}/get(getHive)`.
     func getHive(_ input: Operations.GetHive.Input) async throws -> Operations.GetHive.Output
+    /// Edit a hive (owner only)
+    ///
+    /// Changes the fields sent: `name` (trimmed, 1–100 characters), `color_hex` (#RRGGBB, stored uppercase), `target_per_day` (1–1000; a checkbox hive keeps 1), `schedule_daily`, `schedule_weekmask` (1–127). The type stays. Values already logged stay; later logs are capped at the new target, and the shared streak, the day close-out and at-risk warnings follow the new schedule. A real change goes out as `hive_updated` with the row before.
+    ///
+    /// - Remark: HTTP `PATCH /habits/v1/hives/{hive_id}`.
+    /// - Remark: Generated from `#/paths//habits/v1/hives/{hive_id}/patch(updateHive)`.
+    func updateHive(_ input: Operations.UpdateHive.Input) async throws -> Operations.UpdateHive.Output
     /// Delete a hive (owner only)
     ///
     /// Members are told through the realtime feed.
@@ -156,7 +170,7 @@ public protocol APIProtocol: Sendable {
     func deleteHive(_ input: Operations.DeleteHive.Input) async throws -> Operations.DeleteHive.Output
     /// Log the caller's day in a hive
     ///
-    /// Logs for the caller's user-local today (or the day containing `at`); a chosen `date` is refused. The value (default 1) is capped at the hive's target_per_day. The shared streak advances once for a day when every member is done on it; when the last member logs, the hive advances in the same request. A scheduled day that closes with someone not done resets the streak.
+    /// Logs for the caller's user-local today (or the day containing `at`); a chosen `date` is refused. The value (default 1) is capped at the hive's target_per_day. The shared streak advances once for a day when every member is done on it; when the last member logs, the hive advances in the same request. A scheduled day that closes with someone not done resets the streak. In a hive converted from the caller's own habit, the log counts for that habit too (capped at its target).
     ///
     /// - Remark: HTTP `POST /habits/v1/hives/{hive_id}/logs`.
     /// - Remark: Generated from `#/paths//habits/v1/hives/{hive_id}/logs/post(logHiveToday)`.
@@ -199,6 +213,34 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /habits/v1/hives/{hive_id}/invites`.
     /// - Remark: Generated from `#/paths//habits/v1/hives/{hive_id}/invites/post(createHiveInvite)`.
     func createHiveInvite(_ input: Operations.CreateHiveInvite.Input) async throws -> Operations.CreateHiveInvite.Output
+    /// Invite a contact match to a hive (owner only)
+    ///
+    /// The seed's "invite by contact match": the owner invites one of their contact matches (GET /habits/v1/contacts/matches); the invitee is pushed, sees it in GET /habits/v1/invitations and accepts (joins) or declines. Anyone who is not a match is `contact_not_found`, so nobody can be invited who has not shared their number with the owner. Goes out as `hive_invited`.
+    ///
+    /// - Remark: HTTP `POST /habits/v1/hives/{hive_id}/invitations`.
+    /// - Remark: Generated from `#/paths//habits/v1/hives/{hive_id}/invitations/post(inviteContactToHive)`.
+    func inviteContactToHive(_ input: Operations.InviteContactToHive.Input) async throws -> Operations.InviteContactToHive.Output
+    /// The caller's pending hive invitations
+    ///
+    /// Newest first, each with the hive's name and size and the inviter's name.
+    ///
+    /// - Remark: HTTP `GET /habits/v1/invitations`.
+    /// - Remark: Generated from `#/paths//habits/v1/invitations/get(listMyInvitations)`.
+    func listMyInvitations(_ input: Operations.ListMyInvitations.Input) async throws -> Operations.ListMyInvitations.Output
+    /// Accept a hive invitation: join the hive
+    ///
+    /// Joins as a code would (the hive's 10-member limit holds under concurrent joins); the feed and members hear `hive_joined`, the invitation becomes `accepted` (`hive_invitation_answered`). Someone who joined meanwhile by code just accepts.
+    ///
+    /// - Remark: HTTP `POST /habits/v1/invitations/{invitation_id}/accept`.
+    /// - Remark: Generated from `#/paths//habits/v1/invitations/{invitation_id}/accept/post(acceptHiveInvitation)`.
+    func acceptHiveInvitation(_ input: Operations.AcceptHiveInvitation.Input) async throws -> Operations.AcceptHiveInvitation.Output
+    /// Decline a hive invitation
+    ///
+    /// The invitation becomes `declined` (`hive_invitation_answered`); the owner may invite again.
+    ///
+    /// - Remark: HTTP `POST /habits/v1/invitations/{invitation_id}/decline`.
+    /// - Remark: Generated from `#/paths//habits/v1/invitations/{invitation_id}/decline/post(declineHiveInvitation)`.
+    func declineHiveInvitation(_ input: Operations.DeclineHiveInvitation.Input) async throws -> Operations.DeclineHiveInvitation.Output
     /// A hive's activity feed
     ///
     /// Newest first. Pass `next_cursor` from a page as `before` for the next (older) page.
@@ -206,16 +248,9 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /habits/v1/hives/{hive_id}/activity`.
     /// - Remark: Generated from `#/paths//habits/v1/hives/{hive_id}/activity/get(listHiveActivity)`.
     func listHiveActivity(_ input: Operations.ListHiveActivity.Input) async throws -> Operations.ListHiveActivity.Output
-    /// How to hash contacts
+    /// Upload contacts' phone numbers and get matches
     ///
-    /// Clients hash each contact's E.164 phone number as lowercase hex SHA-256 of pepper ‖ number, the same hash kept for each account's phone.
-    ///
-    /// - Remark: HTTP `GET /habits/v1/contacts/pepper`.
-    /// - Remark: Generated from `#/paths//habits/v1/contacts/pepper/get(getContactsPepper)`.
-    func getContactsPepper(_ input: Operations.GetContactsPepper.Input) async throws -> Operations.GetContactsPepper.Output
-    /// Upload hashed contacts and get matches
-    ///
-    /// At most 5000 contacts per upload; each hash is 64 lowercase hex characters. Uploads add to (and rename) earlier ones. Answers with the other users whose phone hash is among all the caller's contacts.
+    /// The numbers (E.164, at most 2000 per upload by default: `COLONY_HABITS_CONTACTS_PER_UPLOAD`) are hashed on the server with a pepper clients never see, the hash auth keeps for each account's phone; only the hashes are stored. An upload replaces the caller's contacts (it never accumulates). Per user: 5 uploads and 5000 numbers a day by default (`COLONY_HABITS_CONTACT_UPLOAD_RATE`, `COLONY_HABITS_CONTACT_NUMBER_RATE`). Answers with the other users whose phone is among the numbers, each with the number it matched.
     ///
     /// - Remark: HTTP `POST /habits/v1/contacts`.
     /// - Remark: Generated from `#/paths//habits/v1/contacts/post(uploadContacts)`.
@@ -226,6 +261,8 @@ public protocol APIProtocol: Sendable {
     /// - Remark: Generated from `#/paths//habits/v1/contacts/delete(deleteContacts)`.
     func deleteContacts(_ input: Operations.DeleteContacts.Input) async throws -> Operations.DeleteContacts.Output
     /// Users among the caller's contacts
+    ///
+    /// At most 60 reads an hour per user by default (`COLONY_HABITS_CONTACT_MATCH_RATE`).
     ///
     /// - Remark: HTTP `GET /habits/v1/contacts/matches`.
     /// - Remark: Generated from `#/paths//habits/v1/contacts/matches/get(listContactMatches)`.
@@ -265,6 +302,21 @@ extension APIProtocol {
         try await updateProfile(Operations.UpdateProfile.Input(
             headers: headers,
             body: body
+        ))
+    }
+    /// The caller's local date (the seed's user_local_date)
+    ///
+    /// The user-local day at `at` (default now): the wall-clock date in the profile's timezone after subtracting day_start_hour hours, the day logs are filed under.
+    ///
+    /// - Remark: HTTP `GET /habits/v1/local-date`.
+    /// - Remark: Generated from `#/paths//habits/v1/local-date/get(getLocalDate)`.
+    public func getLocalDate(
+        query: Operations.GetLocalDate.Input.Query = .init(),
+        headers: Operations.GetLocalDate.Input.Headers = .init()
+    ) async throws -> Operations.GetLocalDate.Output {
+        try await getLocalDate(Operations.GetLocalDate.Input(
+            query: query,
+            headers: headers
         ))
     }
     /// The caller's habits
@@ -385,7 +437,7 @@ extension APIProtocol {
     }
     /// Log a habit for a day
     ///
-    /// One log per habit and user-local day (the wall-clock date in the profile's timezone after subtracting day_start_hour hours): logging again replaces that day's value. The value (default 1, at least 1) is capped at the habit's target_per_day. Without `date` the day is today, or the day containing `at` (for an offline queue; at most 5 minutes in the future). With `date` (from the month view) the day may be up to 365 days back but not in the future. An empty body logs 1 for today.
+    /// One log per habit and user-local day (the wall-clock date in the profile's timezone after subtracting day_start_hour hours): logging again replaces that day's value. The value (default 1, at least 1) is capped at the habit's target_per_day. Without `date` the day is today, or the day containing `at` (for an offline queue; at most 5 minutes in the future). With `date` (from the month view) the day may be up to 365 days back but not in the future. An empty body logs 1 for today. A habit made into a hive counts the log in the hive too, while that day is open there.
     ///
     /// - Remark: HTTP `POST /habits/v1/habits/{habit_id}/logs`.
     /// - Remark: Generated from `#/paths//habits/v1/habits/{habit_id}/logs/post(logHabit)`.
@@ -432,7 +484,7 @@ extension APIProtocol {
     }
     /// Turn a habit into a hive
     ///
-    /// Creates a hive with the habit's type, target and schedule (name defaults to the habit's), the caller as owner and first member, and copies the habit's last `backfill_days` days of logs into the owner's hive days (0 copies nothing). An empty body uses the defaults.
+    /// Creates a hive with the habit's type, target and schedule (name defaults to the habit's), the caller as owner and first member, and copies the habit's last `backfill_days` days of logs into the owner's hive days (0 copies nothing). An empty body uses the defaults. The habit then shows its hive (`hive_id`; the hive's `source_habit_id` is the habit) and logging either counts for both; a habit is made into a hive once.
     ///
     /// - Remark: HTTP `POST /habits/v1/habits/{habit_id}/hive`.
     /// - Remark: Generated from `#/paths//habits/v1/habits/{habit_id}/hive/post(convertHabitToHive)`.
@@ -510,6 +562,23 @@ extension APIProtocol {
             headers: headers
         ))
     }
+    /// Edit a hive (owner only)
+    ///
+    /// Changes the fields sent: `name` (trimmed, 1–100 characters), `color_hex` (#RRGGBB, stored uppercase), `target_per_day` (1–1000; a checkbox hive keeps 1), `schedule_daily`, `schedule_weekmask` (1–127). The type stays. Values already logged stay; later logs are capped at the new target, and the shared streak, the day close-out and at-risk warnings follow the new schedule. A real change goes out as `hive_updated` with the row before.
+    ///
+    /// - Remark: HTTP `PATCH /habits/v1/hives/{hive_id}`.
+    /// - Remark: Generated from `#/paths//habits/v1/hives/{hive_id}/patch(updateHive)`.
+    public func updateHive(
+        path: Operations.UpdateHive.Input.Path,
+        headers: Operations.UpdateHive.Input.Headers = .init(),
+        body: Operations.UpdateHive.Input.Body
+    ) async throws -> Operations.UpdateHive.Output {
+        try await updateHive(Operations.UpdateHive.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
     /// Delete a hive (owner only)
     ///
     /// Members are told through the realtime feed.
@@ -527,7 +596,7 @@ extension APIProtocol {
     }
     /// Log the caller's day in a hive
     ///
-    /// Logs for the caller's user-local today (or the day containing `at`); a chosen `date` is refused. The value (default 1) is capped at the hive's target_per_day. The shared streak advances once for a day when every member is done on it; when the last member logs, the hive advances in the same request. A scheduled day that closes with someone not done resets the streak.
+    /// Logs for the caller's user-local today (or the day containing `at`); a chosen `date` is refused. The value (default 1) is capped at the hive's target_per_day. The shared streak advances once for a day when every member is done on it; when the last member logs, the hive advances in the same request. A scheduled day that closes with someone not done resets the streak. In a hive converted from the caller's own habit, the log counts for that habit too (capped at its target).
     ///
     /// - Remark: HTTP `POST /habits/v1/hives/{hive_id}/logs`.
     /// - Remark: Generated from `#/paths//habits/v1/hives/{hive_id}/logs/post(logHiveToday)`.
@@ -634,6 +703,62 @@ extension APIProtocol {
             body: body
         ))
     }
+    /// Invite a contact match to a hive (owner only)
+    ///
+    /// The seed's "invite by contact match": the owner invites one of their contact matches (GET /habits/v1/contacts/matches); the invitee is pushed, sees it in GET /habits/v1/invitations and accepts (joins) or declines. Anyone who is not a match is `contact_not_found`, so nobody can be invited who has not shared their number with the owner. Goes out as `hive_invited`.
+    ///
+    /// - Remark: HTTP `POST /habits/v1/hives/{hive_id}/invitations`.
+    /// - Remark: Generated from `#/paths//habits/v1/hives/{hive_id}/invitations/post(inviteContactToHive)`.
+    public func inviteContactToHive(
+        path: Operations.InviteContactToHive.Input.Path,
+        headers: Operations.InviteContactToHive.Input.Headers = .init(),
+        body: Operations.InviteContactToHive.Input.Body
+    ) async throws -> Operations.InviteContactToHive.Output {
+        try await inviteContactToHive(Operations.InviteContactToHive.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// The caller's pending hive invitations
+    ///
+    /// Newest first, each with the hive's name and size and the inviter's name.
+    ///
+    /// - Remark: HTTP `GET /habits/v1/invitations`.
+    /// - Remark: Generated from `#/paths//habits/v1/invitations/get(listMyInvitations)`.
+    public func listMyInvitations(headers: Operations.ListMyInvitations.Input.Headers = .init()) async throws -> Operations.ListMyInvitations.Output {
+        try await listMyInvitations(Operations.ListMyInvitations.Input(headers: headers))
+    }
+    /// Accept a hive invitation: join the hive
+    ///
+    /// Joins as a code would (the hive's 10-member limit holds under concurrent joins); the feed and members hear `hive_joined`, the invitation becomes `accepted` (`hive_invitation_answered`). Someone who joined meanwhile by code just accepts.
+    ///
+    /// - Remark: HTTP `POST /habits/v1/invitations/{invitation_id}/accept`.
+    /// - Remark: Generated from `#/paths//habits/v1/invitations/{invitation_id}/accept/post(acceptHiveInvitation)`.
+    public func acceptHiveInvitation(
+        path: Operations.AcceptHiveInvitation.Input.Path,
+        headers: Operations.AcceptHiveInvitation.Input.Headers = .init()
+    ) async throws -> Operations.AcceptHiveInvitation.Output {
+        try await acceptHiveInvitation(Operations.AcceptHiveInvitation.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Decline a hive invitation
+    ///
+    /// The invitation becomes `declined` (`hive_invitation_answered`); the owner may invite again.
+    ///
+    /// - Remark: HTTP `POST /habits/v1/invitations/{invitation_id}/decline`.
+    /// - Remark: Generated from `#/paths//habits/v1/invitations/{invitation_id}/decline/post(declineHiveInvitation)`.
+    public func declineHiveInvitation(
+        path: Operations.DeclineHiveInvitation.Input.Path,
+        headers: Operations.DeclineHiveInvitation.Input.Headers = .init()
+    ) async throws -> Operations.DeclineHiveInvitation.Output {
+        try await declineHiveInvitation(Operations.DeclineHiveInvitation.Input(
+            path: path,
+            headers: headers
+        ))
+    }
     /// A hive's activity feed
     ///
     /// Newest first. Pass `next_cursor` from a page as `before` for the next (older) page.
@@ -651,18 +776,9 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// How to hash contacts
+    /// Upload contacts' phone numbers and get matches
     ///
-    /// Clients hash each contact's E.164 phone number as lowercase hex SHA-256 of pepper ‖ number, the same hash kept for each account's phone.
-    ///
-    /// - Remark: HTTP `GET /habits/v1/contacts/pepper`.
-    /// - Remark: Generated from `#/paths//habits/v1/contacts/pepper/get(getContactsPepper)`.
-    public func getContactsPepper(headers: Operations.GetContactsPepper.Input.Headers = .init()) async throws -> Operations.GetContactsPepper.Output {
-        try await getContactsPepper(Operations.GetContactsPepper.Input(headers: headers))
-    }
-    /// Upload hashed contacts and get matches
-    ///
-    /// At most 5000 contacts per upload; each hash is 64 lowercase hex characters. Uploads add to (and rename) earlier ones. Answers with the other users whose phone hash is among all the caller's contacts.
+    /// The numbers (E.164, at most 2000 per upload by default: `COLONY_HABITS_CONTACTS_PER_UPLOAD`) are hashed on the server with a pepper clients never see, the hash auth keeps for each account's phone; only the hashes are stored. An upload replaces the caller's contacts (it never accumulates). Per user: 5 uploads and 5000 numbers a day by default (`COLONY_HABITS_CONTACT_UPLOAD_RATE`, `COLONY_HABITS_CONTACT_NUMBER_RATE`). Answers with the other users whose phone is among the numbers, each with the number it matched.
     ///
     /// - Remark: HTTP `POST /habits/v1/contacts`.
     /// - Remark: Generated from `#/paths//habits/v1/contacts/post(uploadContacts)`.
@@ -683,6 +799,8 @@ extension APIProtocol {
         try await deleteContacts(Operations.DeleteContacts.Input(headers: headers))
     }
     /// Users among the caller's contacts
+    ///
+    /// At most 60 reads an hour per user by default (`COLONY_HABITS_CONTACT_MATCH_RATE`).
     ///
     /// - Remark: HTTP `GET /habits/v1/contacts/matches`.
     /// - Remark: Generated from `#/paths//habits/v1/contacts/matches/get(listContactMatches)`.

@@ -351,7 +351,7 @@ public struct Client: APIProtocol {
     }
     /// Upload the caller's profile photo
     ///
-    /// Stores the photo as `{user_id}` in the public bucket `profile-photos` (served under /storage/v1/object/public/profile-photos/{user_id}), replacing the old one; the answer's `photo_url` carries `?v=<version>`, so caches refresh. Photos are at most 5 MiB by default (`COLONY_NEARBY_MAX_PHOTO_BYTES`). The new public card goes out as a `profile_updated` event.
+    /// Stores the photo in the public bucket `profile-photos` under a key of its own, `{user_id}/{version}` with a random version (served under /storage/v1/object/public/profile-photos/{user_id}/{version}), deleting the old picture: its URL stops working, and no URL can be made from an id alone; the answer's `photo_url` carries `?v=<version>` (someone blocked keeps no way to the new photo). Photos are at most 5 MiB by default (`COLONY_NEARBY_MAX_PHOTO_BYTES`). The new public card goes out as a `profile_updated` event.
     ///
     /// - Remark: HTTP `PUT /nearby/v1/profile/photo`.
     /// - Remark: Generated from `#/paths//nearby/v1/profile/photo/put(setProfilePhoto)`.
@@ -737,7 +737,7 @@ public struct Client: APIProtocol {
     }
     /// Report the caller's position
     ///
-    /// Requires `share_location` on (else 409 `sharing_off`). Stores the caller's precise position, which counts as fresh for the location TTL (10 minutes by default, `COLONY_NEARBY_LOCATION_TTL_SECONDS`; stale positions are deleted by a job, each with a `location_removed` event of reason `expired`), so clients report periodically. Coordinates must be finite numbers: latitude −90…90, longitude −180…180, and the optional `accuracy` 0…100000 meters. The body is also read as JSON5, so `NaN` or `Infinity` literals reach this check and are refused with 422 rather than 400. Precise coordinates are never returned to anyone: the answer and the `location_updated` event carry the position rounded to a grid of about 50 feet.
+    /// Requires `share_location` on (else 409 `sharing_off`). Stores the caller's precise position, which counts as fresh for the location TTL (10 minutes by default, `COLONY_NEARBY_LOCATION_TTL_SECONDS`; stale positions are deleted by a job, each with a `location_removed` event of reason `expired`), so clients report periodically. Coordinates must be finite numbers: latitude −90…90, longitude −180…180, and the optional `accuracy` 0…100000 meters. The body is also read as JSON5, so `NaN` or `Infinity` literals reach this check and are refused with 422 rather than 400. Precise coordinates are never returned to anyone: others see the shown position, the reported one moved by a secret offset of 100–150 ft (`COLONY_NEARBY_OFFSET_MIN_FEET`/`_MAX_FEET`; the same for every viewer while the caller stays in the area) and snapped to a 50 ft grid (`COLONY_NEARBY_GRID_FEET`); the answer and the `location_updated` event carry that. At most 30 reports a minute per user (`COLONY_NEARBY_REPORT_RATE`); a report farther from the caller's last fresh one than 90 m/s (`COLONY_NEARBY_MAX_SPEED_MPS`) allows, plus 200 m, is refused as a spoofed jump.
     ///
     /// - Remark: HTTP `PUT /nearby/v1/location`.
     /// - Remark: Generated from `#/paths//nearby/v1/location/put(reportLocation)`.
@@ -882,6 +882,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .contentTooLarge(.init(body: body))
+                case 429:
+                    let headers: Operations.ReportLocation.Output.TooManyRequests.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Retry-After",
+                        as: Swift.Int.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.ReportLocation.Output.TooManyRequests.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .tooManyRequests(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 422:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.ReportLocation.Output.UnprocessableContent.Body
@@ -982,7 +1012,7 @@ public struct Client: APIProtocol {
     }
     /// People near the caller
     ///
-    /// Users within `radius_feet` of the caller's position, nearest first, at most `limit`. The list contains only users who share their location with a fresh position (reported within the TTL, 10 minutes by default), never the caller, and never anyone in a block with the caller in either direction. When the caller does not share or has no fresh position, the list is empty and `sharing` is false (who does not share sees nobody). Precise coordinates are never returned: each card's `position` is rounded to a grid of about 50 feet, and distances are rounded to 10 ft (under 0.1 mi, at least 10 ft) or to 0.1 mi beyond. Cards show `age`, never the birthday.
+    /// Users within `radius_feet` of the caller's position, nearest first, at most `limit`. The list contains only users who share their location with a fresh position (reported within the TTL, 10 minutes by default), never the caller, and never anyone in a block with the caller in either direction. When the caller does not share or has no fresh position, the list is empty and `sharing` is false (who does not share sees nobody). Precise coordinates are never used for others: each card's `position` is the user's shown position (their reported one moved by a secret offset of 100–150 ft and snapped to a 50 ft grid), and who is in range and the distance (rounded to 10 ft under 0.1 mi, at least 10 ft, or to 0.1 mi beyond) are measured from the caller's position to it, so no number of queries locates anyone closer than the offset. Cards show `age`, never the birthday. At most 60 queries a minute per viewer, this list and single cards together (`COLONY_NEARBY_QUERY_RATE`).
     ///
     /// - Remark: HTTP `GET /nearby/v1/nearby`.
     /// - Remark: Generated from `#/paths//nearby/v1/nearby/get(listNearby)`.
@@ -1088,6 +1118,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unprocessableContent(.init(body: body))
+                case 429:
+                    let headers: Operations.ListNearby.Output.TooManyRequests.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Retry-After",
+                        as: Swift.Int.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.ListNearby.Output.TooManyRequests.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .tooManyRequests(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,
@@ -1102,7 +1162,7 @@ public struct Client: APIProtocol {
     }
     /// One nearby person's card
     ///
-    /// The card of a user under the same rules as the list, within the default radius (500 ft): both the caller and the user share with a fresh position, they are within the radius, and neither has blocked the other. Anyone else — out of range, not sharing, stale, blocked either way, the caller, or unknown — is 404 `user_not_found`, indistinguishably.
+    /// The card of a user under the same rules as the list, within the default radius (500 ft): both the caller and the user share with a fresh position, they are within the radius, and neither has blocked the other. Anyone else — out of range, not sharing, stale, blocked either way, the caller, or unknown — is 404 `user_not_found`, indistinguishably. Counts against the viewer's query quota, and at most 30 lookups of one person an hour per viewer (`COLONY_NEARBY_TARGET_QUERY_RATE`).
     ///
     /// - Remark: HTTP `GET /nearby/v1/users/{user_id}`.
     /// - Remark: Generated from `#/paths//nearby/v1/users/{user_id}/get(getNearbyUser)`.
@@ -1196,6 +1256,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .notFound(.init(body: body))
+                case 429:
+                    let headers: Operations.GetNearbyUser.Output.TooManyRequests.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Retry-After",
+                        as: Swift.Int.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.GetNearbyUser.Output.TooManyRequests.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .tooManyRequests(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,

@@ -293,7 +293,7 @@ extension Components {
             public var age: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/MyProfile/social_links`.
             public var socialLinks: Components.Schemas.SocialLinks
-            /// Public URL of the photo in bucket `profile-photos`, with `?v=<version>`; absent when there is no photo.
+            /// Public URL of the photo in bucket `profile-photos`, under a per-upload key, with `?v=<version>`; absent when there is no photo.
             ///
             /// - Remark: Generated from `#/components/schemas/MyProfile/photo_url`.
             public var photoUrl: Swift.String?
@@ -319,7 +319,7 @@ extension Components {
             ///   - birthday: `YYYY-MM-DD`; shown to its owner only; absent when there is none.
             ///   - age: Whole years since the birthday (UTC today); absent when there is no birthday.
             ///   - socialLinks:
-            ///   - photoUrl: Public URL of the photo in bucket `profile-photos`, with `?v=<version>`; absent when there is no photo.
+            ///   - photoUrl: Public URL of the photo in bucket `profile-photos`, under a per-upload key, with `?v=<version>`; absent when there is no photo.
             ///   - darkMode:
             ///   - satelliteMap:
             ///   - shareLocation: Whether the caller shares their location; off means no stored position and an empty nearby list.
@@ -497,7 +497,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/LocationReport/updated_at`.
             public var updatedAt: Foundation.Date
-            /// The reported position rounded to about 50 feet, as others see it.
+            /// The shown position, as others see it: the reported one moved by the caller's secret offset (100–150 ft) and snapped to a 50 ft grid.
             ///
             /// - Remark: Generated from `#/components/schemas/LocationReport/position`.
             public var position: Components.Schemas.ApproximatePosition
@@ -505,7 +505,7 @@ extension Components {
             ///
             /// - Parameters:
             ///   - updatedAt: When the position was stored; it is fresh for the location TTL (10 minutes by default).
-            ///   - position: The reported position rounded to about 50 feet, as others see it.
+            ///   - position: The shown position, as others see it: the reported one moved by the caller's secret offset (100–150 ft) and snapped to a 50 ft grid.
             public init(
                 updatedAt: Foundation.Date,
                 position: Components.Schemas.ApproximatePosition
@@ -518,7 +518,7 @@ extension Components {
                 case position
             }
         }
-        /// A nearby person's public card: the profile without the birthday, the rounded distance, and the rounded position.
+        /// A nearby person's public card: the profile without the birthday, the rounded distance to their shown position, and that position.
         ///
         /// - Remark: Generated from `#/components/schemas/NearbyUser`.
         public struct NearbyUser: Codable, Hashable, Sendable {
@@ -540,7 +540,7 @@ extension Components {
             public var bio: Swift.String?
             /// - Remark: Generated from `#/components/schemas/NearbyUser/social_links`.
             public var socialLinks: Components.Schemas.SocialLinks
-            /// Public URL of the photo in bucket `profile-photos`, with `?v=<version>`; absent when there is no photo.
+            /// Public URL of the photo in bucket `profile-photos`, under a per-upload key, with `?v=<version>`; absent when there is no photo.
             ///
             /// - Remark: Generated from `#/components/schemas/NearbyUser/photo_url`.
             public var photoUrl: Swift.String?
@@ -556,7 +556,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/NearbyUser/distance_text`.
             public var distanceText: Swift.String
-            /// Rounded to about 50 feet, for the map.
+            /// The user's shown position (offset 100–150 ft from the reported one and snapped to 50 ft), for the map.
             ///
             /// - Remark: Generated from `#/components/schemas/NearbyUser/position`.
             public var position: Components.Schemas.ApproximatePosition
@@ -569,11 +569,11 @@ extension Components {
             ///   - school: Absent when there is none.
             ///   - bio: Absent when there is none.
             ///   - socialLinks:
-            ///   - photoUrl: Public URL of the photo in bucket `profile-photos`, with `?v=<version>`; absent when there is no photo.
+            ///   - photoUrl: Public URL of the photo in bucket `profile-photos`, under a per-upload key, with `?v=<version>`; absent when there is no photo.
             ///   - distanceFeet: Distance in feet, rounded to 10 ft (at least 10).
             ///   - distanceMiles: Distance in miles, rounded to 0.1 mi.
             ///   - distanceText: For display: `"<feet> ft"` under 0.1 mi (528 ft), else `"<miles> mi"` with one decimal; e.g. `500 ft`, `0.3 mi`.
-            ///   - position: Rounded to about 50 feet, for the map.
+            ///   - position: The user's shown position (offset 100–150 ft from the reported one and snapped to 50 ft), for the map.
             public init(
                 userId: Swift.String,
                 name: Swift.String,

@@ -509,7 +509,7 @@ public enum Operations {
     }
     /// Upload the caller's profile photo
     ///
-    /// Stores the photo as `{user_id}` in the public bucket `profile-photos` (served under /storage/v1/object/public/profile-photos/{user_id}), replacing the old one; the answer's `photo_url` carries `?v=<version>`, so caches refresh. Photos are at most 5 MiB by default (`COLONY_NEARBY_MAX_PHOTO_BYTES`). The new public card goes out as a `profile_updated` event.
+    /// Stores the photo in the public bucket `profile-photos` under a key of its own, `{user_id}/{version}` with a random version (served under /storage/v1/object/public/profile-photos/{user_id}/{version}), deleting the old picture: its URL stops working, and no URL can be made from an id alone; the answer's `photo_url` carries `?v=<version>` (someone blocked keeps no way to the new photo). Photos are at most 5 MiB by default (`COLONY_NEARBY_MAX_PHOTO_BYTES`). The new public card goes out as a `profile_updated` event.
     ///
     /// - Remark: HTTP `PUT /nearby/v1/profile/photo`.
     /// - Remark: Generated from `#/paths//nearby/v1/profile/photo/put(setProfilePhoto)`.
@@ -1081,7 +1081,7 @@ public enum Operations {
     }
     /// Report the caller's position
     ///
-    /// Requires `share_location` on (else 409 `sharing_off`). Stores the caller's precise position, which counts as fresh for the location TTL (10 minutes by default, `COLONY_NEARBY_LOCATION_TTL_SECONDS`; stale positions are deleted by a job, each with a `location_removed` event of reason `expired`), so clients report periodically. Coordinates must be finite numbers: latitude −90…90, longitude −180…180, and the optional `accuracy` 0…100000 meters. The body is also read as JSON5, so `NaN` or `Infinity` literals reach this check and are refused with 422 rather than 400. Precise coordinates are never returned to anyone: the answer and the `location_updated` event carry the position rounded to a grid of about 50 feet.
+    /// Requires `share_location` on (else 409 `sharing_off`). Stores the caller's precise position, which counts as fresh for the location TTL (10 minutes by default, `COLONY_NEARBY_LOCATION_TTL_SECONDS`; stale positions are deleted by a job, each with a `location_removed` event of reason `expired`), so clients report periodically. Coordinates must be finite numbers: latitude −90…90, longitude −180…180, and the optional `accuracy` 0…100000 meters. The body is also read as JSON5, so `NaN` or `Infinity` literals reach this check and are refused with 422 rather than 400. Precise coordinates are never returned to anyone: others see the shown position, the reported one moved by a secret offset of 100–150 ft (`COLONY_NEARBY_OFFSET_MIN_FEET`/`_MAX_FEET`; the same for every viewer while the caller stays in the area) and snapped to a 50 ft grid (`COLONY_NEARBY_GRID_FEET`); the answer and the `location_updated` event carry that. At most 30 reports a minute per user (`COLONY_NEARBY_REPORT_RATE`); a report farther from the caller's last fresh one than 90 m/s (`COLONY_NEARBY_MAX_SPEED_MPS`) allows, plus 200 m, is refused as a spoofed jump.
     ///
     /// - Remark: HTTP `PUT /nearby/v1/location`.
     /// - Remark: Generated from `#/paths//nearby/v1/location/put(reportLocation)`.
@@ -1291,6 +1291,78 @@ public enum Operations {
                     }
                 }
             }
+            public struct TooManyRequests: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/nearby/v1/location/PUT/responses/429/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// Seconds until the quota's window ends.
+                    ///
+                    /// - Remark: Generated from `#/paths/nearby/v1/location/PUT/responses/429/headers/Retry-After`.
+                    public var retryAfter: Swift.Int?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - retryAfter: Seconds until the quota's window ends.
+                    public init(retryAfter: Swift.Int? = nil) {
+                        self.retryAfter = retryAfter
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ReportLocation.Output.TooManyRequests.Headers
+                /// - Remark: Generated from `#/paths/nearby/v1/location/PUT/responses/429/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/nearby/v1/location/PUT/responses/429/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ReportLocation.Output.TooManyRequests.Body
+                /// Creates a new `TooManyRequests`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.ReportLocation.Output.TooManyRequests.Headers = .init(),
+                    body: Operations.ReportLocation.Output.TooManyRequests.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// Over the caller's report quota (`rate_limited`); nothing is stored.
+            ///
+            /// - Remark: Generated from `#/paths//nearby/v1/location/put(reportLocation)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Operations.ReportLocation.Output.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Operations.ReportLocation.Output.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct UnprocessableContent: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/nearby/v1/location/PUT/responses/422/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -1319,7 +1391,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// Coordinates missing, not numbers, not finite, or out of range: latitude −90…90, longitude −180…180, accuracy 0…100000 meters (`validation_failed`).
+            /// Coordinates missing, not numbers, not finite, or out of range: latitude −90…90, longitude −180…180, accuracy 0…100000 meters (`validation_failed`); or farther from the caller's last fresh position than anyone could have travelled since (`implausible_location`).
             ///
             /// - Remark: Generated from `#/paths//nearby/v1/location/put(reportLocation)/responses/422`.
             ///
@@ -1494,7 +1566,7 @@ public enum Operations {
     }
     /// People near the caller
     ///
-    /// Users within `radius_feet` of the caller's position, nearest first, at most `limit`. The list contains only users who share their location with a fresh position (reported within the TTL, 10 minutes by default), never the caller, and never anyone in a block with the caller in either direction. When the caller does not share or has no fresh position, the list is empty and `sharing` is false (who does not share sees nobody). Precise coordinates are never returned: each card's `position` is rounded to a grid of about 50 feet, and distances are rounded to 10 ft (under 0.1 mi, at least 10 ft) or to 0.1 mi beyond. Cards show `age`, never the birthday.
+    /// Users within `radius_feet` of the caller's position, nearest first, at most `limit`. The list contains only users who share their location with a fresh position (reported within the TTL, 10 minutes by default), never the caller, and never anyone in a block with the caller in either direction. When the caller does not share or has no fresh position, the list is empty and `sharing` is false (who does not share sees nobody). Precise coordinates are never used for others: each card's `position` is the user's shown position (their reported one moved by a secret offset of 100–150 ft and snapped to a 50 ft grid), and who is in range and the distance (rounded to 10 ft under 0.1 mi, at least 10 ft, or to 0.1 mi beyond) are measured from the caller's position to it, so no number of queries locates anyone closer than the offset. Cards show `age`, never the birthday. At most 60 queries a minute per viewer, this list and single cards together (`COLONY_NEARBY_QUERY_RATE`).
     ///
     /// - Remark: HTTP `GET /nearby/v1/nearby`.
     /// - Remark: Generated from `#/paths//nearby/v1/nearby/get(listNearby)`.
@@ -1676,6 +1748,78 @@ public enum Operations {
                     }
                 }
             }
+            public struct TooManyRequests: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/nearby/v1/nearby/GET/responses/429/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// Seconds until the quota's window ends.
+                    ///
+                    /// - Remark: Generated from `#/paths/nearby/v1/nearby/GET/responses/429/headers/Retry-After`.
+                    public var retryAfter: Swift.Int?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - retryAfter: Seconds until the quota's window ends.
+                    public init(retryAfter: Swift.Int? = nil) {
+                        self.retryAfter = retryAfter
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ListNearby.Output.TooManyRequests.Headers
+                /// - Remark: Generated from `#/paths/nearby/v1/nearby/GET/responses/429/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/nearby/v1/nearby/GET/responses/429/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ListNearby.Output.TooManyRequests.Body
+                /// Creates a new `TooManyRequests`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.ListNearby.Output.TooManyRequests.Headers = .init(),
+                    body: Operations.ListNearby.Output.TooManyRequests.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// Over the viewer's query quota (`rate_limited`).
+            ///
+            /// - Remark: Generated from `#/paths//nearby/v1/nearby/get(listNearby)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Operations.ListNearby.Output.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Operations.ListNearby.Output.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -1709,7 +1853,7 @@ public enum Operations {
     }
     /// One nearby person's card
     ///
-    /// The card of a user under the same rules as the list, within the default radius (500 ft): both the caller and the user share with a fresh position, they are within the radius, and neither has blocked the other. Anyone else — out of range, not sharing, stale, blocked either way, the caller, or unknown — is 404 `user_not_found`, indistinguishably.
+    /// The card of a user under the same rules as the list, within the default radius (500 ft): both the caller and the user share with a fresh position, they are within the radius, and neither has blocked the other. Anyone else — out of range, not sharing, stale, blocked either way, the caller, or unknown — is 404 `user_not_found`, indistinguishably. Counts against the viewer's query quota, and at most 30 lookups of one person an hour per viewer (`COLONY_NEARBY_TARGET_QUERY_RATE`).
     ///
     /// - Remark: HTTP `GET /nearby/v1/users/{user_id}`.
     /// - Remark: Generated from `#/paths//nearby/v1/users/{user_id}/get(getNearbyUser)`.
@@ -1849,6 +1993,78 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct TooManyRequests: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/nearby/v1/users/{user_id}/GET/responses/429/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// Seconds until the quota's window ends.
+                    ///
+                    /// - Remark: Generated from `#/paths/nearby/v1/users/{user_id}/GET/responses/429/headers/Retry-After`.
+                    public var retryAfter: Swift.Int?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - retryAfter: Seconds until the quota's window ends.
+                    public init(retryAfter: Swift.Int? = nil) {
+                        self.retryAfter = retryAfter
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetNearbyUser.Output.TooManyRequests.Headers
+                /// - Remark: Generated from `#/paths/nearby/v1/users/{user_id}/GET/responses/429/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/nearby/v1/users/{user_id}/GET/responses/429/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GetNearbyUser.Output.TooManyRequests.Body
+                /// Creates a new `TooManyRequests`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.GetNearbyUser.Output.TooManyRequests.Headers = .init(),
+                    body: Operations.GetNearbyUser.Output.TooManyRequests.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// Over the viewer's query quota, or their lookups of this person (`rate_limited`).
+            ///
+            /// - Remark: Generated from `#/paths//nearby/v1/users/{user_id}/get(getNearbyUser)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Operations.GetNearbyUser.Output.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Operations.GetNearbyUser.Output.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
                             response: self
                         )
                     }

@@ -79,16 +79,23 @@ extension Components {
             /// The APNs device token in hex: 32–200 hex digits, an even number of them (case ignored; whitespace around it trimmed).
             ///
             /// - Remark: Generated from `#/components/schemas/DeviceRegistration/token`.
-            public var token: Swift.String
-            /// Development builds get sandbox tokens.
+            public var token: Swift.String?
+            /// The same token under the seeds' name (`device_tokens.apns_token`); when both are sent they must be the same.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DeviceRegistration/apns_token`.
+            public var apnsToken: Swift.String?
+            /// Development builds get sandbox tokens. The seeds' `prod` is production, Xcode's `development` (or `dev`) is sandbox. Answers name it `production` or `sandbox`.
             ///
             /// - Remark: Generated from `#/components/schemas/DeviceRegistration/environment`.
             @frozen public enum EnvironmentPayload: String, Codable, Hashable, Sendable, CaseIterable {
                 case sandbox = "sandbox"
                 case production = "production"
+                case prod = "prod"
+                case development = "development"
+                case dev = "dev"
                 case _empty_ = ""
             }
-            /// Development builds get sandbox tokens.
+            /// Development builds get sandbox tokens. The seeds' `prod` is production, Xcode's `development` (or `dev`) is sandbox. Answers name it `production` or `sandbox`.
             ///
             /// - Remark: Generated from `#/components/schemas/DeviceRegistration/environment`.
             public var environment: Components.Schemas.DeviceRegistration.EnvironmentPayload?
@@ -118,18 +125,21 @@ extension Components {
             ///
             /// - Parameters:
             ///   - token: The APNs device token in hex: 32–200 hex digits, an even number of them (case ignored; whitespace around it trimmed).
-            ///   - environment: Development builds get sandbox tokens.
+            ///   - apnsToken: The same token under the seeds' name (`device_tokens.apns_token`); when both are sent they must be the same.
+            ///   - environment: Development builds get sandbox tokens. The seeds' `prod` is production, Xcode's `development` (or `dev`) is sandbox. Answers name it `production` or `sandbox`.
             ///   - platform: Exactly one of these, lower case.
             ///   - appVersion: 1–32 characters of ASCII letters, digits and `.-+_ ()` (whitespace around it trimmed), e.g. `2.4.1 (310)`.
             ///   - locale: A language tag: 2–35 ASCII letters, digits, `-` and `_` (whitespace around it trimmed), e.g. `de-DE`.
             public init(
-                token: Swift.String,
+                token: Swift.String? = nil,
+                apnsToken: Swift.String? = nil,
                 environment: Components.Schemas.DeviceRegistration.EnvironmentPayload? = nil,
                 platform: Components.Schemas.DeviceRegistration.PlatformPayload? = nil,
                 appVersion: Swift.String? = nil,
                 locale: Swift.String? = nil
             ) {
                 self.token = token
+                self.apnsToken = apnsToken
                 self.environment = environment
                 self.platform = platform
                 self.appVersion = appVersion
@@ -137,6 +147,7 @@ extension Components {
             }
             public enum CodingKeys: String, CodingKey {
                 case token
+                case apnsToken = "apns_token"
                 case environment
                 case platform
                 case appVersion = "app_version"
@@ -157,12 +168,19 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/LiveActivityRegistration/token`.
             public var token: Swift.String
+            /// As for devices.
+            ///
             /// - Remark: Generated from `#/components/schemas/LiveActivityRegistration/environment`.
             @frozen public enum EnvironmentPayload: String, Codable, Hashable, Sendable, CaseIterable {
                 case sandbox = "sandbox"
                 case production = "production"
+                case prod = "prod"
+                case development = "development"
+                case dev = "dev"
                 case _empty_ = ""
             }
+            /// As for devices.
+            ///
             /// - Remark: Generated from `#/components/schemas/LiveActivityRegistration/environment`.
             public var environment: Components.Schemas.LiveActivityRegistration.EnvironmentPayload?
             /// Creates a new `LiveActivityRegistration`.
@@ -171,7 +189,7 @@ extension Components {
             ///   - activityId: ActivityKit's `Activity.id`: 1–128 ASCII letters, digits and `-_.:` (whitespace around it trimmed).
             ///   - postId: The MyCirclee event post.
             ///   - token: The activity's push token in hex: 32–200 hex digits, an even number of them (case ignored).
-            ///   - environment:
+            ///   - environment: As for devices.
             public init(
                 activityId: Swift.String,
                 postId: Swift.String,

@@ -264,7 +264,7 @@ public enum Operations {
     }
     /// Register (or refresh) this install's APNs device token
     ///
-    /// Idempotent. A token already registered by another user of the app moves to the caller, and whatever was still queued for the previous user is dropped. Call it on every launch: `updated_at` tells APNs' 410 answers for tokens re-registered since apart.
+    /// Idempotent. A token already registered by another user of the app moves to the caller, and whatever was still queued for the previous user is dropped. Call it on every launch: `updated_at` tells APNs' 410 answers for tokens re-registered since apart. A user keeps at most 10 install tokens per app (`COLONY_NOTIFICATIONS_MAX_DEVICES_PER_USER`): registering another drops the least recently registered, with what was queued for it.
     ///
     /// - Remark: HTTP `POST /notifications/v1/devices`.
     /// - Remark: Generated from `#/paths//notifications/v1/devices/post(registerDevice)`.
@@ -400,7 +400,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Invalid fields (`validation_failed`): a token that is not hex, an unknown environment or platform, an unknown notification kind for the app, quiet hours that are not HH:MM or an unknown time zone, a limit out of range, a cursor not given out by this service.
+            /// Invalid fields (`validation_failed`): a token that is not hex (or `token` and `apns_token` that differ, or neither), an unknown environment or platform, an unknown notification kind for the app, quiet hours that are not HH:MM or an unknown time zone, a limit out of range, a cursor not given out by this service.
             ///
             /// - Remark: Generated from `#/paths//notifications/v1/devices/post(registerDevice)/responses/422`.
             ///
@@ -646,7 +646,7 @@ public enum Operations {
     }
     /// Register an upcoming-event Live Activity's push token (MyCirclee)
     ///
-    /// The event post must be one the caller can see (a member of its circle) and not over. The activity then gets `update` pushes when RSVPs or the event change, one when the event begins (`content-state.started` true), and an `end` an hour after the start or when the post is deleted or expires. ActivityKit may hand the app a new token for the same activity: registering it replaces the old one. `content-state`: `post_id`, `title`, `location`, `starts_at` (ISO 8601), `going`, `maybe`, `declined`, and `started` once begun. Topic: `<bundle id>.push-type.liveactivity`.
+    /// The event post must be one the caller can see (a member of its circle) and not over. The activity then gets `update` pushes when RSVPs or the event change, one when the event begins (`content-state.started` true), and an `end` an hour after the start or when the post is deleted or expires. ActivityKit may hand the app a new token for the same activity: registering it replaces the old one. `content-state`: `post_id`, `title`, `location`, `starts_at` (ISO 8601), `going`, `maybe`, `declined`, and `started` once begun. Topic: `<bundle id>.push-type.liveactivity`. Only the circle's members get the pushes: leaving or being removed from the circle drops the caller's Live Activities of its events and anything queued for them. A user keeps at most 20 Live Activity tokens (`COLONY_NOTIFICATIONS_MAX_LIVE_ACTIVITIES_PER_USER`); registering another drops the least recently registered.
     ///
     /// - Remark: HTTP `POST /notifications/v1/live-activities`.
     /// - Remark: Generated from `#/paths//notifications/v1/live-activities/post(registerLiveActivity)`.
@@ -833,7 +833,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Invalid fields (`validation_failed`): a token that is not hex, an unknown environment or platform, an unknown notification kind for the app, quiet hours that are not HH:MM or an unknown time zone, a limit out of range, a cursor not given out by this service.
+            /// Invalid fields (`validation_failed`): a token that is not hex (or `token` and `apns_token` that differ, or neither), an unknown environment or platform, an unknown notification kind for the app, quiet hours that are not HH:MM or an unknown time zone, a limit out of range, a cursor not given out by this service.
             ///
             /// - Remark: Generated from `#/paths//notifications/v1/live-activities/post(registerLiveActivity)/responses/422`.
             ///
@@ -1344,7 +1344,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Invalid fields (`validation_failed`): a token that is not hex, an unknown environment or platform, an unknown notification kind for the app, quiet hours that are not HH:MM or an unknown time zone, a limit out of range, a cursor not given out by this service.
+            /// Invalid fields (`validation_failed`): a token that is not hex (or `token` and `apns_token` that differ, or neither), an unknown environment or platform, an unknown notification kind for the app, quiet hours that are not HH:MM or an unknown time zone, a limit out of range, a cursor not given out by this service.
             ///
             /// - Remark: Generated from `#/paths//notifications/v1/preferences/patch(updatePreferences)/responses/422`.
             ///
@@ -1527,7 +1527,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Invalid fields (`validation_failed`): a token that is not hex, an unknown environment or platform, an unknown notification kind for the app, quiet hours that are not HH:MM or an unknown time zone, a limit out of range, a cursor not given out by this service.
+            /// Invalid fields (`validation_failed`): a token that is not hex (or `token` and `apns_token` that differ, or neither), an unknown environment or platform, an unknown notification kind for the app, quiet hours that are not HH:MM or an unknown time zone, a limit out of range, a cursor not given out by this service.
             ///
             /// - Remark: Generated from `#/paths//notifications/v1/notifications/get(listNotifications)/responses/422`.
             ///
@@ -2038,7 +2038,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Invalid fields (`validation_failed`): a token that is not hex, an unknown environment or platform, an unknown notification kind for the app, quiet hours that are not HH:MM or an unknown time zone, a limit out of range, a cursor not given out by this service.
+            /// Invalid fields (`validation_failed`): a token that is not hex (or `token` and `apns_token` that differ, or neither), an unknown environment or platform, an unknown notification kind for the app, quiet hours that are not HH:MM or an unknown time zone, a limit out of range, a cursor not given out by this service.
             ///
             /// - Remark: Generated from `#/paths//notifications/v1/deliveries/get(listDeliveries)/responses/422`.
             ///

@@ -132,7 +132,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Builder/bio`.
             public var bio: Swift.String?
-            /// Public URL with `?v=<version>`; absent when there is no avatar.
+            /// Public URL under a per-upload key, with `?v=<version>`; absent when there is no avatar.
             ///
             /// - Remark: Generated from `#/components/schemas/Builder/avatar_url`.
             public var avatarUrl: Swift.String?
@@ -155,7 +155,7 @@ extension Components {
             ///   - userId: The auth account's id.
             ///   - name:
             ///   - bio: Absent when there is none.
-            ///   - avatarUrl: Public URL with `?v=<version>`; absent when there is no avatar.
+            ///   - avatarUrl: Public URL under a per-upload key, with `?v=<version>`; absent when there is no avatar.
             ///   - websiteUrl:
             ///   - twitterHandle: Without `@`.
             ///   - isCreator:
@@ -533,7 +533,7 @@ extension Components {
             public var tagline: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Project/description`.
             public var description: Swift.String?
-            /// Public URL with `?v=<version>`; absent when there is no cover.
+            /// Public URL under a per-upload key, with `?v=<version>`; absent when there is no cover.
             ///
             /// - Remark: Generated from `#/components/schemas/Project/cover_image_url`.
             public var coverImageUrl: Swift.String?
@@ -565,7 +565,7 @@ extension Components {
             ///   - title:
             ///   - tagline:
             ///   - description:
-            ///   - coverImageUrl: Public URL with `?v=<version>`; absent when there is no cover.
+            ///   - coverImageUrl: Public URL under a per-upload key, with `?v=<version>`; absent when there is no cover.
             ///   - publicSlug:
             ///   - mood:
             ///   - followerCount:

@@ -40,7 +40,7 @@ public protocol APIProtocol: Sendable {
     func updateMe(_ input: Operations.UpdateMe.Input) async throws -> Operations.UpdateMe.Output
     /// Upload the caller's avatar
     ///
-    /// Stores the picture as `{builder_id}` in the public bucket `builder-avatars`, replacing the old one; `avatar_url` carries `?v=<version>`, so caches refresh. At most 5 MiB by default (`COLONY_PROJECTS_MAX_IMAGE_BYTES`). Publishes `builder_updated`.
+    /// Stores the picture in the public bucket `builder-avatars` under a key of its own, `{builder_id}/{version}` with a random version (served under /storage/v1/object/public/builder-avatars/{builder_id}/{version}), deleting the old picture: its URL stops working, and no URL can be made from an id alone; the answer's `avatar_url` carries `?v=<version>`. At most 5 MiB by default (`COLONY_PROJECTS_MAX_IMAGE_BYTES`). Publishes `builder_updated`.
     ///
     /// - Remark: HTTP `PUT /projects/v1/me/avatar`.
     /// - Remark: Generated from `#/paths//projects/v1/me/avatar/put(setAvatar)`.
@@ -61,7 +61,7 @@ public protocol APIProtocol: Sendable {
     func getKarma(_ input: Operations.GetKarma.Input) async throws -> Operations.GetKarma.Output
     /// The caller's support stats
     ///
-    /// `getUserSupportStats`: projects followed now, support messages sent, posts liked now.
+    /// `getUserSupportStats`: projects followed now and posts liked now, counting only projects the caller can see (as GET /projects/v1/me/following lists them: published, or the caller's own), and support messages sent.
     ///
     /// - Remark: HTTP `GET /projects/v1/me/stats`.
     /// - Remark: Generated from `#/paths//projects/v1/me/stats/get(getSupportStats)`.
@@ -159,7 +159,7 @@ public protocol APIProtocol: Sendable {
     func deleteProject(_ input: Operations.DeleteProject.Input) async throws -> Operations.DeleteProject.Output
     /// Upload the project's cover
     ///
-    /// Owner only. Stores the picture as `{project_id}` in the public bucket `project-covers`, replacing the old one; `cover_image_url` carries `?v=<version>`. Publishes `project_updated`.
+    /// Owner only. Stores the picture in the public bucket `project-covers` under a key of its own, `{project_id}/{version}` with a random version (served under /storage/v1/object/public/project-covers/{project_id}/{version}), deleting the old picture: its URL stops working, and no URL can be made from an id alone; the answer's `cover_image_url` carries `?v=<version>`. Publishes `project_updated`.
     ///
     /// - Remark: HTTP `PUT /projects/v1/projects/{project_id}/cover`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/cover/put(setCover)`.
@@ -173,14 +173,14 @@ public protocol APIProtocol: Sendable {
     func removeCover(_ input: Operations.RemoveCover.Input) async throws -> Operations.RemoveCover.Output
     /// Follow a project
     ///
-    /// `followProject`, idempotent, one transaction: the follow, `follower_count + 1` (exact under concurrency), and — the first time ever this user follows this project, and never for their own — a `follow` support action and 5 karma. Unfollowing and following again earns nothing more. A repeated follow changes nothing. Publishes `project_followed` (and `karma_level_up` when the level rises).
+    /// `followProject`, idempotent, one transaction: the follow, `follower_count + 1` (exact under concurrency), and — the first time ever this user follows this project, and never for their own — a `follow` support action and 5 karma. Unfollowing and following again earns nothing more. A repeated follow changes nothing. Publishes `project_followed` (and `karma_level_up` when the level rises). The owner is pushed "new follower" once a day per follower: an unfollow and re-follow within a day is published with `notify_owner` false.
     ///
     /// - Remark: HTTP `POST /projects/v1/projects/{project_id}/follow`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/follow/post(followProject)`.
     func followProject(_ input: Operations.FollowProject.Input) async throws -> Operations.FollowProject.Output
     /// Unfollow a project
     ///
-    /// `unfollowProject`, idempotent: `follower_count - 1`; karma stays. Publishes `project_unfollowed`.
+    /// `unfollowProject`, idempotent: `follower_count - 1`; karma stays. Publishes `project_unfollowed`. A follower may unfollow a project its owner unpublished since; for anyone else an unpublished project is 404.
     ///
     /// - Remark: HTTP `DELETE /projects/v1/projects/{project_id}/follow`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/follow/delete(unfollowProject)`.
@@ -343,7 +343,7 @@ extension APIProtocol {
     }
     /// Upload the caller's avatar
     ///
-    /// Stores the picture as `{builder_id}` in the public bucket `builder-avatars`, replacing the old one; `avatar_url` carries `?v=<version>`, so caches refresh. At most 5 MiB by default (`COLONY_PROJECTS_MAX_IMAGE_BYTES`). Publishes `builder_updated`.
+    /// Stores the picture in the public bucket `builder-avatars` under a key of its own, `{builder_id}/{version}` with a random version (served under /storage/v1/object/public/builder-avatars/{builder_id}/{version}), deleting the old picture: its URL stops working, and no URL can be made from an id alone; the answer's `avatar_url` carries `?v=<version>`. At most 5 MiB by default (`COLONY_PROJECTS_MAX_IMAGE_BYTES`). Publishes `builder_updated`.
     ///
     /// - Remark: HTTP `PUT /projects/v1/me/avatar`.
     /// - Remark: Generated from `#/paths//projects/v1/me/avatar/put(setAvatar)`.
@@ -376,7 +376,7 @@ extension APIProtocol {
     }
     /// The caller's support stats
     ///
-    /// `getUserSupportStats`: projects followed now, support messages sent, posts liked now.
+    /// `getUserSupportStats`: projects followed now and posts liked now, counting only projects the caller can see (as GET /projects/v1/me/following lists them: published, or the caller's own), and support messages sent.
     ///
     /// - Remark: HTTP `GET /projects/v1/me/stats`.
     /// - Remark: Generated from `#/paths//projects/v1/me/stats/get(getSupportStats)`.
@@ -584,7 +584,7 @@ extension APIProtocol {
     }
     /// Upload the project's cover
     ///
-    /// Owner only. Stores the picture as `{project_id}` in the public bucket `project-covers`, replacing the old one; `cover_image_url` carries `?v=<version>`. Publishes `project_updated`.
+    /// Owner only. Stores the picture in the public bucket `project-covers` under a key of its own, `{project_id}/{version}` with a random version (served under /storage/v1/object/public/project-covers/{project_id}/{version}), deleting the old picture: its URL stops working, and no URL can be made from an id alone; the answer's `cover_image_url` carries `?v=<version>`. Publishes `project_updated`.
     ///
     /// - Remark: HTTP `PUT /projects/v1/projects/{project_id}/cover`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/cover/put(setCover)`.
@@ -616,7 +616,7 @@ extension APIProtocol {
     }
     /// Follow a project
     ///
-    /// `followProject`, idempotent, one transaction: the follow, `follower_count + 1` (exact under concurrency), and — the first time ever this user follows this project, and never for their own — a `follow` support action and 5 karma. Unfollowing and following again earns nothing more. A repeated follow changes nothing. Publishes `project_followed` (and `karma_level_up` when the level rises).
+    /// `followProject`, idempotent, one transaction: the follow, `follower_count + 1` (exact under concurrency), and — the first time ever this user follows this project, and never for their own — a `follow` support action and 5 karma. Unfollowing and following again earns nothing more. A repeated follow changes nothing. Publishes `project_followed` (and `karma_level_up` when the level rises). The owner is pushed "new follower" once a day per follower: an unfollow and re-follow within a day is published with `notify_owner` false.
     ///
     /// - Remark: HTTP `POST /projects/v1/projects/{project_id}/follow`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/follow/post(followProject)`.
@@ -631,7 +631,7 @@ extension APIProtocol {
     }
     /// Unfollow a project
     ///
-    /// `unfollowProject`, idempotent: `follower_count - 1`; karma stays. Publishes `project_unfollowed`.
+    /// `unfollowProject`, idempotent: `follower_count - 1`; karma stays. Publishes `project_unfollowed`. A follower may unfollow a project its owner unpublished since; for anyone else an unpublished project is 404.
     ///
     /// - Remark: HTTP `DELETE /projects/v1/projects/{project_id}/follow`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/follow/delete(unfollowProject)`.
