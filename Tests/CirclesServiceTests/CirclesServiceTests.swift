@@ -223,8 +223,8 @@ struct CirclesServiceTests {
             #expect(votes.map { $0["votes"]?.intValue } == [0, 1, 0] && votes[1]["voted_by_me"]?.boolValue == true)
             for _ in 0..<2 { #expect(try await circles.service.request(.DELETE, "/posts/\(poll)/vote", as: b).status == 200) }
             #expect(try await circles.count("poll_votes") == 0)
-            #expect(try await circles.service.request(.PUT, "/posts/\(poll)/vote", as: b, json: ["option_id": UUID().uuidString]).status == 422)
-            #expect(try await circles.service.request(.PUT, "/posts/\(note)/vote", as: b, json: ["option_id": options[0]]).status == 422)
+            #expect(try await circles.service.request(.PUT, "/posts/\(poll)/vote", as: b, json: ["option_id": UUID().uuidString]).status == 409)
+            #expect(try await circles.service.request(.PUT, "/posts/\(note)/vote", as: b, json: ["option_id": options[0]]).status == 409)
 
             let event = try await circles.post(circle, as: a, ["type": "event", "body": "BBQ", "starts_at": "2030-06-01T18:00:00Z", "location": "Park", "latitude": 52.5, "longitude": 13.4])
             _ = try await circles.service.request(.PUT, "/posts/\(event)/rsvp", as: b, json: ["status": "maybe"])
@@ -234,7 +234,7 @@ struct CirclesServiceTests {
             #expect(rsvps?["going"]?.intValue == 2 && rsvps?["maybe"]?.intValue == 0 && rsvps?["mine"]?.stringValue == "going")
             let withdrawn = try await circles.service.request(.DELETE, "/posts/\(event)/rsvp", as: b)
             #expect(withdrawn.body["rsvps"]?["going"]?.intValue == 1 && withdrawn.body["rsvps"]?["mine"] == nil)
-            #expect(try await circles.service.request(.PUT, "/posts/\(note)/rsvp", as: b, json: ["status": "going"]).status == 422)
+            #expect(try await circles.service.request(.PUT, "/posts/\(note)/rsvp", as: b, json: ["status": "going"]).status == 409)
 
             // Each real change is one event with the row before and after; the retries made none.
             let events = try await circles.service.events(of: .circles) { events in events.filter { $0.type == .eventRsvped }.count == 4 }

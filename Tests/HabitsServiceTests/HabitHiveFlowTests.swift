@@ -25,13 +25,15 @@ struct HabitHiveFlowTests {
         #expect(try await habits.request(.POST, "/hives/join", as: member, json: ["code": code]).status == 200)
     }
 
-    /// `owner` has `contact` among their contact matches (by the phone hash auth announced).
+    /// `owner` has `contact` among their contact matches (the number uploaded, hashed by the
+    /// server as auth hashed the account's phone).
     func match(_ habits: RunningHabits, owner: RunningHabits.User, contact: RunningHabits.User) async throws {
-        let hash = String(repeating: String(format: "%02x", UInt8.random(in: 0...255)), count: 32)
-        try await habits.publishAuthEvent(UserRegistered(userId: contact.id, app: .habithive, email: nil, phone: "+15550000000", phoneHash: hash,
+        let phone = "+1555\(Int.random(in: 1_000_000...9_999_999))"
+        let hash = PhoneHash.of(e164: phone, pepper: "test-pepper")
+        try await habits.publishAuthEvent(UserRegistered(userId: contact.id, app: .habithive, email: nil, phone: phone, phoneHash: hash,
                                                          userMetadata: ["display_name": .string("Contact")], createdAt: Date()), user: contact.id)
         try await waitUntil(timeout: .seconds(120)) { try await habits.request(.GET, "/profile", as: contact).body["display_name"]?.stringValue == "Contact" }
-        let upload = try await habits.request(.POST, "/contacts", as: owner, json: ["contacts": [["hash": hash]]])
+        let upload = try await habits.request(.POST, "/contacts", as: owner, json: ["contacts": [["phone": phone]]])
         #expect(upload.body["matches"]?.arrayValue?.contains { $0["user_id"]?.stringValue.flatMap(UUID.init(uuidString:)) == contact.id } == true, "\(upload.body)")
     }
 
