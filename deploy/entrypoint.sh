@@ -11,8 +11,8 @@
 #     /app/.local/secrets (provision's default --secrets-dir, relative to the image's WORKDIR /app).
 #
 # Secrets as files: for each of COLONY_PG_ADMIN_PASSWORD, COLONY_AUTH_PHONE_PEPPER,
-# COLONY_HABITS_PHONE_PEPPER, COLONY_STORAGE_SIGNING_KEY, COLONY_AUTH_SMTP_PASSWORD and
-# COLONY_AUTH_TWILIO_AUTH_TOKEN that is empty, <VAR>_FILE (when set) names a
+# COLONY_HABITS_PHONE_PEPPER, COLONY_STORAGE_SIGNING_KEY, COLONY_AUTH_SMTP_PASSWORD,
+# COLONY_AUTH_TWILIO_AUTH_TOKEN and COLONY_KAFKA_SASL_PASSWORD that is empty, <VAR>_FILE (when set) names a
 # file to read it from (docker compose: the files the one-shot make-secrets generates). A value set in
 # the environment wins. The services refuse known defaults and weak values themselves.
 #
@@ -35,7 +35,7 @@ cmd="$1"
 service="${cmd#colony-}"
 
 for name in COLONY_PG_ADMIN_PASSWORD COLONY_AUTH_PHONE_PEPPER COLONY_HABITS_PHONE_PEPPER COLONY_STORAGE_SIGNING_KEY \
-    COLONY_AUTH_SMTP_PASSWORD COLONY_AUTH_TWILIO_AUTH_TOKEN; do
+    COLONY_AUTH_SMTP_PASSWORD COLONY_AUTH_TWILIO_AUTH_TOKEN COLONY_KAFKA_SASL_PASSWORD; do
     file="$(printenv "${name}_FILE" || true)"
     if [ -n "$file" ] && [ -z "$(printenv "$name" || true)" ]; then
         [ -r "$file" ] || {
