@@ -468,6 +468,7 @@ let package = Package(
                 "ColonyPlatform",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Services/Realtime/RealtimeService",
@@ -543,10 +544,14 @@ let package = Package(
                 "NotificationsService",
                 // The end-to-end test runs circles beside it.
                 "CirclesService",
+                // The trace test runs both services' executables, as an operator does.
+                "ColonyCircles",
+                "ColonyNotifications",
                 "ColonyStorage",
                 "ColonyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             path: "Tests/NotificationsServiceTests",
             swiftSettings: swiftSettings

@@ -5,9 +5,19 @@ import Foundation
 public struct KafkaAdmin: Sendable {
     public let configuration: KafkaConfiguration
 
+    /// A consumer's settings may be passed as they are: what only a consumer takes is left out
+    /// (the admin handle is a producer, and librdkafka warns about each such property).
     public init(configuration: KafkaConfiguration) {
+        var configuration = configuration
+        for property in Self.consumerOnlyProperties { configuration.properties.removeValue(forKey: property) }
         self.configuration = configuration
     }
+
+    static let consumerOnlyProperties = [
+        "group.id", "partition.assignment.strategy", "session.timeout.ms", "heartbeat.interval.ms", "enable.auto.commit",
+        "enable.auto.offset.store", "auto.commit.interval.ms", "auto.offset.reset", "enable.partition.eof", "fetch.wait.max.ms",
+        "fetch.error.backoff.ms",
+    ]
 
     /// Creates topics that do not exist yet; existing ones are left alone. The replication factor
     /// is 1 on a single local broker and 3 on a production cluster. Returns the topics it created

@@ -24,6 +24,8 @@ public final class APNsStandIn: Sendable {
         public var expiration: String?
         public var collapseID: String?
         public var apnsID: String?
+        /// The W3C `traceparent` the sender passed on, if any.
+        public var traceParent: String?
         public var payload: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(payloadText.utf8)) as? [String: Any]) ?? [:] }
         public var payloadText: String
         /// Whether it came over HTTP/2 (a stream of a multiplexed connection).
@@ -57,6 +59,7 @@ public final class APNsStandIn: Sendable {
         var received: [Received] = []
         var scripted: [String: [(Int, String)]] = [:]
         var port = 0
+        var log: [String] = []
     }
 
     private let state = Mutex(State())
@@ -76,6 +79,9 @@ public final class APNsStandIn: Sendable {
     public var url: String { "https://127.0.0.1:\(state.withLock { $0.port })" }
 
     public var received: [Received] { state.withLock { $0.received } }
+
+    /// The stand-in's log: a line per request with what it answered and the request's trace id.
+    public var logLines: [String] { state.withLock { $0.log } }
 
     /// How many requests arrived (cheaper than copying `received`).
     public var receivedCount: Int { state.withLock { $0.received.count } }
@@ -182,8 +188,13 @@ public final class APNsStandIn: Sendable {
         }
         let (status, reason) = answer ?? (200, "")
         let received = Received(token: token, topic: topic, pushType: pushType, priority: priority, expiration: expiration, collapseID: collapseID,
-                                apnsID: apnsID, payloadText: payloadText, overHTTP2: context.overHTTP2, connection: context.connection, status: status, problems: problems, receivedAt: Date())
+                                apnsID: apnsID, traceParent: header("traceparent"), payloadText: payloadText, overHTTP2: context.overHTTP2, connection: context.connection, status: status, problems: problems, receivedAt: Date())
         state.withLock { $0.received.append(received) }
+        // Its log line, as APNs' side of the trace (the trace id from the request's traceparent).
+        let traceID = header("traceparent").flatMap(TraceParent.init(header:))?.traceID ?? ""
+        let line = "push received token_suffix=\(token.suffix(8)) status=\(status) apns_id=\(apnsID ?? "") trace_id=\(traceID)"
+        state.withLock { $0.log.append(line) }
+        Logger(label: "apns-stand-in").info("\(line)")
 
         var fields = HTTPFields()
         if let apnsID, let name = HTTPField.Name("apns-id") { fields[name] = apnsID }

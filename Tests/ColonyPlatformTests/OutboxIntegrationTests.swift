@@ -34,7 +34,11 @@ struct OutboxIntegrationTests {
     }
 
     /// Reads events of `topic` with a fresh consumer group until `count` arrived or the timeout passed.
+    /// The topic is made first (as the relay would, with its partitions): a consumer that
+    /// subscribes before its topic exists may not see it until librdkafka's next metadata refresh
+    /// (five minutes), a race the relay starting alongside used to lose on a busy machine.
     func consume(topic: String, brokers: String, count: Int, timeout: Duration = .seconds(60)) async throws -> [EventEnvelope<TestPing>] {
+        try await KafkaAdmin(configuration: KafkaConfiguration(bootstrapServers: brokers)).createTopics([topic], partitions: PipelineSettings().topicPartitions)
         let consumer = try KafkaConsumer(configuration: TestKafka.consumer(brokers: brokers), topics: [topic], logger: logger)
         var events: [EventEnvelope<TestPing>] = []
         let deadline = ContinuousClock.now + timeout

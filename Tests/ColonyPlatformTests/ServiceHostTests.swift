@@ -123,4 +123,42 @@ struct JWKSFetchTests {
             #expect(fetches.load(ordering: .relaxed) == 2)
         }
     }
+
+    @Test("a verified token is remembered until it expires; when the keys change (a revocation) remembered tokens are checked again")
+    func verifiedTokenCache() async throws {
+        let first = TestTokens(keyID: "key-1")
+        let second = TestTokens(keyID: "key-2")
+        let published = Mutex<[TestTokens]>([first, second])
+        let router = Router()
+        router.get("/jwks.json") { _, _ -> Response in
+            let keys = published.withLock { $0 }.map { String($0.jwksJSON().dropFirst(#"{"keys":["#.count).dropLast(2)) }
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"keys":["# + keys.joined(separator: ",") + "]}")))
+        }
+        let port = try freePort()
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: TestEnvironment.logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.runService() }
+            defer { group.cancelAll() }
+            let url = URL(string: "http://127.0.0.1:\(port)/jwks.json")!
+            // Keys are fetched again after a second, so the revocation below is seen.
+            let verifier = TokenVerifier(configuration: .init(keySource: .jwks(url), issuer: "colony-auth", audience: .unify, cacheLifetime: .seconds(1)),
+                                         logger: TestEnvironment.logger)
+            let user = UUID()
+            let token = try await first.token(user: user, app: .unify)
+            try await waitUntil(timeout: .seconds(60)) { (try? await verifier.verify(token)) != nil }
+            #expect(try await verifier.verify(token).id == user, "the same token again")
+            let expiring = try await second.token(app: .unify, expiresIn: 2)
+            _ = try await verifier.verify(expiring)
+
+            // key-1 is revoked (no longer published): its remembered token is refused once the
+            // keys are fetched again; an expired remembered token is refused too.
+            published.withLock { $0 = [second] }
+            try await waitUntil(timeout: .seconds(60)) {
+                do { _ = try await verifier.verify(token); return false } catch { return true }
+            }
+            try await waitUntil(timeout: .seconds(60)) {
+                do { _ = try await verifier.verify(expiring); return false } catch { return (error as any Error as? APIError)?.code == "token_expired" }
+            }
+        }
+    }
 }

@@ -25,16 +25,23 @@ struct HabitHiveFlowTests {
         #expect(try await habits.request(.POST, "/hives/join", as: member, json: ["code": code]).status == 200)
     }
 
-    /// `owner` has `contact` among their contact matches (the number uploaded, hashed by the
-    /// server as auth hashed the account's phone).
-    func match(_ habits: RunningHabits, owner: RunningHabits.User, contact: RunningHabits.User) async throws {
-        let phone = "+1555\(Int.random(in: 1_000_000...9_999_999))"
-        let hash = PhoneHash.of(e164: phone, pepper: "test-pepper")
-        try await habits.publishAuthEvent(UserRegistered(userId: contact.id, app: .habithive, email: nil, phone: phone, phoneHash: hash,
-                                                         userMetadata: ["display_name": .string("Contact")], createdAt: Date()), user: contact.id)
-        try await waitUntil(timeout: .seconds(120)) { try await habits.request(.GET, "/profile", as: contact).body["display_name"]?.stringValue == "Contact" }
-        let upload = try await habits.request(.POST, "/contacts", as: owner, json: ["contacts": [["phone": phone]]])
-        #expect(upload.body["matches"]?.arrayValue?.contains { $0["user_id"]?.stringValue.flatMap(UUID.init(uuidString:)) == contact.id } == true, "\(upload.body)")
+    /// `owner` has `contacts` among their contact matches: each signed up with a number (auth
+    /// announced its hash), and the owner uploads the numbers in one go (an upload replaces the
+    /// owner's set; the server hashes them as auth hashed the accounts' phones).
+    func match(_ habits: RunningHabits, owner: RunningHabits.User, contacts: [RunningHabits.User]) async throws {
+        var phones: [String] = []
+        for contact in contacts {
+            let phone = "+1555\(Int.random(in: 1_000_000...9_999_999))"
+            phones.append(phone)
+            try await habits.publishAuthEvent(UserRegistered(userId: contact.id, app: .habithive, email: nil, phone: phone, phoneHash: PhoneHash.of(e164: phone, pepper: "test-pepper"),
+                                                             userMetadata: ["display_name": .string("Contact")], createdAt: Date()), user: contact.id)
+        }
+        for contact in contacts {
+            try await waitUntil(timeout: .seconds(120)) { try await habits.request(.GET, "/profile", as: contact).body["display_name"]?.stringValue == "Contact" }
+        }
+        let upload = try await habits.request(.POST, "/contacts", as: owner, json: ["contacts": phones.map { ["phone": $0] }])
+        let matched = Set(upload.body["matches"]?.arrayValue?.compactMap { $0["user_id"]?.stringValue.flatMap(UUID.init(uuidString:)) } ?? [])
+        #expect(matched == Set(contacts.map(\.id)), "\(upload.body)")
     }
 
     @Test("the owner invites a contact match: a pending invitation the invitee sees, accepts (and joins) or declines; nobody else can be invited or answer")
@@ -43,8 +50,7 @@ struct HabitHiveFlowTests {
             let owner = try await habits.user(timezone: "UTC", dayStartHour: 0)
             let friend = try await habits.user(timezone: "UTC", dayStartHour: 0), other = try await habits.user(), stranger = try await habits.user()
             let hive = try await makeHive(habits, owner)
-            try await match(habits, owner: owner, contact: friend)
-            try await match(habits, owner: owner, contact: other)
+            try await match(habits, owner: owner, contacts: [friend, other])
 
             // Only contact matches, only by the owner, one pending at a time.
             #expect(try await habits.request(.POST, "/hives/\(hive)/invitations", as: owner, json: ["user_id": stranger.id.uuidString]).code == "contact_not_found")

@@ -41,7 +41,7 @@ async def main() -> int:
         assert logged["record"]["value"] == 1 and logged["record"]["source"] == "manual"
     hive = (await o.call("POST", f"/habits/{habit}/hive", {"backfill_days": 0}))["hive"]["id"].lower()
     await owner_app.subscribe(f"hive_{hive}", hive_channel(hive))
-    matches = (await o.call("POST", "/contacts", {"contacts": [{"hash": os.environ["COLONY_FRIEND_PHONE_HASH"]}]}))["matches"]
+    matches = (await o.call("POST", "/contacts", {"contacts": [{"phone": os.environ["COLONY_FRIEND_PHONE"]}]}))["matches"]
     assert [m["user_id"].lower() for m in matches] == [friend.id], matches
 
     # The invitation: INSERT for both; accepting is an UPDATE with the previous status, and the

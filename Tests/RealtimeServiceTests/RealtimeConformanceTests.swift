@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import ColonyTesting
 import Foundation
 import Testing
@@ -26,10 +27,12 @@ struct RealtimeConformanceTests {
     @Test("HabitHive: a hive and its days, the feed, a contact invitation, habit logs, a personal milestone, editing, an erased member, a deleted hive")
     func habitHive() async throws {
         try await withRealtimeAndHabits { realtime, habits in
-            let hash = String(repeating: "5e", count: 32)
-            try await runConformance("conformance_habithive.py", realtime: realtime, service: habits, users: 2, environment: ["COLONY_FRIEND_PHONE_HASH": hash]) { users in
-                // The friend signed up with a phone number: auth announces its hash, as for contact matching.
-                try await habits.publishAuthEvent(UserRegistered(userId: users[1].id, app: .habithive, email: nil, phone: "+15550001111", phoneHash: hash,
+            // The friend signed up with this number: auth announces its hash (with the pepper
+            // habits shares), and the owner's upload of the number matches it.
+            let phone = "+1555\(Int.random(in: 1_000_000...9_999_999))"
+            let hash = PhoneHash.of(e164: phone, pepper: "rt-tests-pepper")
+            try await runConformance("conformance_habithive.py", realtime: realtime, service: habits, users: 2, environment: ["COLONY_FRIEND_PHONE": phone]) { users in
+                try await habits.publishAuthEvent(UserRegistered(userId: users[1].id, app: .habithive, email: nil, phone: phone, phoneHash: hash,
                                                                  userMetadata: ["display_name": .string("Friend")], createdAt: Date()), user: users[1].id)
                 try await waitUntil(timeout: .seconds(120)) { try await habits.request(.GET, "/profile", as: users[1]).body["display_name"]?.stringValue == "Friend" }
             }

@@ -51,6 +51,12 @@ public actor TokenVerifier {
     private var knownKeyIDs: Set<String> = []
     private var fetchedAt: ContinuousClock.Instant?
     private var lastRefetchForUnknownKey: ContinuousClock.Instant?
+    /// Access tokens verified before, until their `exp`: checking the same ES256 signature on
+    /// every request of a session is most of a cheap request's CPU. Keyed by the whole token (a
+    /// signature alone could be paired with another payload); emptied when the keys change, so a
+    /// revoked key's tokens stop working with the next key fetch.
+    private var verifiedTokens: [String: AccessTokenClaims] = [:]
+    static let verifiedTokensLimit = 10_000
 
     public init(configuration: TokenVerifierConfiguration, httpClient: HTTPClient = .shared, logger: Logger) {
         self.configuration = configuration
@@ -62,7 +68,12 @@ public actor TokenVerifier {
     public func verify(_ token: String) async throws(APIError) -> AuthenticatedUser {
         let claims: AccessTokenClaims
         do {
-            claims = try await verifiedClaims(token)
+            if let cached = verifiedTokens[token], cached.exp.value > Date(), !keysNeedRefresh {
+                claims = cached
+            } else {
+                claims = try await verifiedClaims(token)
+                remember(token, claims)
+            }
         } catch let error as JWTError {
             throw Self.apiError(for: error)
         } catch let error as APIError {
@@ -139,6 +150,23 @@ public actor TokenVerifier {
         return try await keys.verify(token, as: type)
     }
 
+    /// Whether the cached keys are due for a fetch: a cached token is then verified again, so a
+    /// change of keys (a revocation) is seen first.
+    private var keysNeedRefresh: Bool {
+        guard case .jwks = configuration.keySource, let fetchedAt else { return false }
+        return ContinuousClock.now - fetchedAt >= configuration.cacheLifetime
+    }
+
+    private func remember(_ token: String, _ claims: AccessTokenClaims) {
+        if verifiedTokens.count >= Self.verifiedTokensLimit {
+            let now = Date()
+            verifiedTokens = verifiedTokens.filter { $0.value.exp.value > now }
+            // Still full of live tokens (a flood of sessions): start over rather than grow.
+            if verifiedTokens.count >= Self.verifiedTokensLimit { verifiedTokens.removeAll(keepingCapacity: true) }
+        }
+        verifiedTokens[token] = claims
+    }
+
     /// The `kid` in a token's header, if it has one.
     public static func keyID(of token: String) -> String? {
         guard let header = token.split(separator: ".", maxSplits: 1).first else { return nil }
@@ -203,7 +231,9 @@ public actor TokenVerifier {
         let json = String(buffer: body)
         let collection = try await JWTKeyCollection().add(jwksJSON: json)
         keys = collection
-        knownKeyIDs = Self.keyIDs(inJWKS: json)
+        let fetchedIDs = Self.keyIDs(inJWKS: json)
+        if fetchedIDs != knownKeyIDs { verifiedTokens.removeAll() }
+        knownKeyIDs = fetchedIDs
         fetchedAt = .now
         return collection
     }

@@ -85,7 +85,7 @@ extension Outbox {
     /// The `traceparent` of the work publishing (the request or event being handled), so the
     /// trace follows the event through the broker to its consumers.
     static var currentTraceParent: String? {
-        InstrumentationContext.current?.traceParent?.description
+        TraceParent.current?.description
     }
 
     /// Refuses an event the broker would refuse: better a 4xx for the request that made it than

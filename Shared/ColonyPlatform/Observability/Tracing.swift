@@ -32,6 +32,19 @@ public struct TraceParent: Sendable, Hashable, CustomStringConvertible {
     /// The `traceparent` header value.
     public var description: String { "00-\(traceID)-\(spanID)-\(sampled ? "01" : "00")" }
 
+    /// The current span's, if any: what work queued for later (an outbox row, a push) keeps so
+    /// that the work, when done, joins the same trace.
+    public static var current: TraceParent? { InstrumentationContext.current?.traceParent }
+
+    /// Runs `body` in a span of the trace `parent` names (a new trace without one), for work
+    /// picked up later from a queue.
+    public static func withSpan<Value: Sendable>(_ name: String, parent: TraceParent?, ofKind kind: SpanKind = .internal,
+                                                 _ body: () async throws -> Value) async rethrows -> Value {
+        var context = InstrumentationContext.topLevel
+        if let parent { InstrumentationSystem.instrument.extract(["traceparent": parent.description], into: &context, using: DictionaryCarrier()) }
+        return try await Tracing.withSpan(name, context: context, ofKind: kind) { _ in try await body() }
+    }
+
     /// A new trace's root.
     public static func random() -> TraceParent {
         TraceParent(traceID: randomHex(bytes: 16), spanID: randomHex(bytes: 8))

@@ -91,6 +91,8 @@ public final class APNsClient: Sendable {
         request.headers.add(name: "apns-id", value: apnsID.uuidString)
         if let collapseID { request.headers.add(name: "apns-collapse-id", value: collapseID) }
         request.headers.add(name: "content-type", value: "application/json")
+        // AsyncHTTPClient adds the current span's `traceparent` itself (InstrumentationSystem): the
+        // trace goes on to APNs, which ignores it (a proxy or the stand-in logs it).
         request.body = .bytes(ByteBuffer(string: payload))
         do {
             let response = try await http.execute(request, timeout: .seconds(30))

@@ -73,7 +73,8 @@ public final class PushDispatcher: Service, Sendable {
                     results.append(done)
                     inFlight -= 1
                 }
-                group.addTask { await self.send(push) }
+                // Each send in a span of the trace the push was queued in (the post's request).
+                group.addTask { await TraceParent.withSpan("push \(push.kind)", parent: push.traceParent, ofKind: .client) { await self.send(push) } }
                 inFlight += 1
             }
             for await done in group { results.append(done) }
@@ -100,6 +101,9 @@ public final class PushDispatcher: Service, Sendable {
         let now = settings.clock.now()
         func outcome(_ status: DeliveryStore.Outcome.Status, _ http: Int = 0, _ reason: String = "", retryAt: Date = now) -> Sent {
             metrics.count(app: push.app, outcome: status.rawValue)
+            // One line per attempt, in the push's trace (trace_id from the span).
+            logger.info("push", metadata: ["delivery_id": "\(push.id.uuidString.lowercased())", "app": "\(push.app.rawValue)", "kind": "\(push.kind)",
+                                           "outcome": "\(status.rawValue)", "http_status": "\(http)", "reason": "\(reason)"])
             return Sent(outcome: DeliveryStore.Outcome(id: push.id, status: status, httpStatus: http, reason: reason, retryAt: retryAt))
         }
         guard push.tokenUser == push.user else { return outcome(.dropped, 0, "token_moved") }

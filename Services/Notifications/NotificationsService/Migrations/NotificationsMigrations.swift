@@ -127,5 +127,10 @@ enum NotificationsMigrations {
             ALTER TABLE deliveries ADD COLUMN scope_id uuid;
             CREATE INDEX deliveries_scope ON deliveries (scope, scope_id, user_id) WHERE status = 'pending';
             """),
+        Migration(version: 3, name: "deliveries carry their trace", sql: """
+            -- The W3C traceparent of the event a push was queued for: the send (its log lines and
+            -- the APNs request's traceparent header) joins the trace of the request that caused it.
+            ALTER TABLE deliveries ADD COLUMN trace_parent text;
+            """),
     ]
 }

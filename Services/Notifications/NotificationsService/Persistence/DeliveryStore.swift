@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -81,9 +82,10 @@ struct DeliveryStore: Sendable {
         let ids = pushes.map { _ in UUID.timeOrdered(at: now) }
         let rows = try await connection.query("""
             INSERT INTO deliveries (id, event_id, device_id, user_id, app, kind, push_type, collapse_id, expires_at, payload, token_suffix,
-                                    not_before, held_until, created_at, scope, scope_id)
+                                    not_before, held_until, created_at, scope, scope_id, trace_parent)
             SELECT q.id, \(event), q.device, q.user_id, \(app.rawValue), \(kind.rawValue), \(pushType.rawValue), \(collapseID), \(expiresAt),
-                   q.payload, right(q.token, 8), q.not_before, CASE WHEN q.held THEN q.not_before END, \(now), \(scope?.0.rawValue), \(scope?.1)
+                   q.payload, right(q.token, 8), q.not_before, CASE WHEN q.held THEN q.not_before END, \(now), \(scope?.0.rawValue), \(scope?.1),
+                   \(TraceParent.current?.description)
             FROM unnest(\(ids)::uuid[], \(pushes.map(\.device))::uuid[], \(pushes.map(\.user))::uuid[], \(pushes.map(\.token))::text[],
                         \(pushes.map(\.payload))::text[], \(pushes.map(\.notBefore))::timestamptz[], \(pushes.map(\.held))::bool[])
                  AS q(id, device, user_id, token, payload, not_before, held)
@@ -108,6 +110,8 @@ struct DeliveryStore: Sendable {
         var token: String
         var environment: APNsEnvironment
         var tokenUser: UUID
+        /// The trace of the event it was queued for.
+        var traceParent: TraceParent?
     }
 
     /// Leases up to `limit` due pushes (skipping rows another sender holds). A lease that runs
@@ -132,13 +136,14 @@ struct DeliveryStore: Sendable {
             FROM due, devices t
             WHERE d.id = due.id AND t.id = d.device_id
             RETURNING d.id, d.device_id, d.user_id, d.app, d.kind, d.push_type, d.collapse_id, d.expires_at, d.payload, d.attempts,
-                      t.token, t.environment, t.user_id
+                      t.token, t.environment, t.user_id, d.trace_parent
             """, logger: logger)
         var claimed: [Claimed] = []
-        for try await c in rows.decode((UUID, UUID, UUID, String, String, String, String?, Date, String, Int, String, String, UUID).self) {
+        for try await c in rows.decode((UUID, UUID, UUID, String, String, String, String?, Date, String, Int, String, String, UUID, String?).self) {
             claimed.append(Claimed(id: c.0, deviceID: c.1, user: c.2, app: App(rawValue: c.3) ?? .mycirclee, kind: c.4, pushType: PushType(rawValue: c.5) ?? .alert,
                                    collapseID: c.6, expiresAt: c.7, payload: c.8, attempts: c.9, token: c.10,
-                                   environment: APNsEnvironment(rawValue: c.11) ?? .production, tokenUser: c.12))
+                                   environment: APNsEnvironment(rawValue: c.11) ?? .production, tokenUser: c.12,
+                                   traceParent: c.13.flatMap(TraceParent.init(header:))))
         }
         return claimed
     }

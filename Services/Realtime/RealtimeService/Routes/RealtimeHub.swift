@@ -2,6 +2,7 @@ import ColonyModels
 import ColonyPlatform
 import Foundation
 import Logging
+import Metrics
 import PostgresNIO
 import ServiceLifecycle
 import Synchronization
@@ -15,6 +16,9 @@ public final class RealtimeHub: Service, Sendable {
     let replicaID: String
     private let attached = Mutex<Attachment?>(nil)
     private let state = Mutex(Registry())
+    /// What this replica holds, on /metrics (swift-metrics, bootstrapped with swift-prometheus).
+    private let socketsGauge = Gauge(label: "colony_realtime_sockets")
+    private let channelsGauge = Gauge(label: "colony_realtime_channels")
 
     struct Attachment: Sendable {
         var database: Database
@@ -36,6 +40,14 @@ public final class RealtimeHub: Service, Sendable {
         var changes: [App: [String: [String: Subscription]]] = [:]
         /// Joined connections by app-scoped topic, for broadcast and presence.
         var topics: [String: [String: Subscription]] = [:]
+        /// Joined channels over all sockets (the entries of `topics`).
+        var channels = 0
+    }
+
+    /// Sets the gauges from the registry, inside its lock (so they never go backwards in time).
+    private func record(_ registry: Registry) {
+        socketsGauge.record(registry.connections.count)
+        channelsGauge.record(registry.channels)
     }
 
     public init(settings: RealtimeSettings, replicaID: String) {
@@ -102,6 +114,7 @@ public final class RealtimeHub: Service, Sendable {
             guard registry.addresses[connection.address, default: 0] < cap else { return false }
             registry.addresses[connection.address, default: 0] += 1
             registry.connections[connection.id] = connection
+            record(registry)
             return true
         }
     }
@@ -129,6 +142,7 @@ public final class RealtimeHub: Service, Sendable {
                 let left = sockets.subtracting([connection.id])
                 registry.userSockets[user] = left.isEmpty ? nil : left
             }
+            record(registry)
         }
         for channel in connection.removeAllChannels() {
             unsubscribe(connection, channel)
@@ -143,7 +157,8 @@ public final class RealtimeHub: Service, Sendable {
             for table in Set(channel.config.postgresChanges.map { $0.table ?? "*" }) {
                 registry.changes[channel.user.app, default: [:]][table, default: [:]][key] = subscription
             }
-            registry.topics[channel.scopedTopic, default: [:]][key] = subscription
+            if registry.topics[channel.scopedTopic, default: [:]].updateValue(subscription, forKey: key) == nil { registry.channels += 1 }
+            record(registry)
         }
     }
 
@@ -153,8 +168,9 @@ public final class RealtimeHub: Service, Sendable {
             for table in Set(channel.config.postgresChanges.map { $0.table ?? "*" }) {
                 registry.changes[channel.user.app]?[table]?.removeValue(forKey: key)
             }
-            registry.topics[channel.scopedTopic]?.removeValue(forKey: key)
+            if registry.topics[channel.scopedTopic]?.removeValue(forKey: key) != nil { registry.channels -= 1 }
             if registry.topics[channel.scopedTopic]?.isEmpty == true { registry.topics.removeValue(forKey: channel.scopedTopic) }
+            record(registry)
         }
     }
 
