@@ -130,10 +130,11 @@ async def change_after(stack: Stack, user: User, table: str, filter: str, act: C
         await client.close()
 
 
-def fetch(api: Api, url: str) -> bytes:
-    """A file URL Colony handed out, fetched through the gateway."""
+def fetch(api: Api, url: str, user: User | None = None) -> bytes:
+    """A file URL Colony handed out, fetched through the gateway: a private bucket's stable URL
+    (`/storage/v1/object/authenticated/…`) with the token of `user`, who may read it."""
     path = url.split("://", 1)[-1].split("/", 1)[1]
-    response = api.http.get("/" + path)
+    response = user.get("/" + path) if user else api.http.get("/" + path)
     assert response.status_code == 200, f"GET {url} -> {response.status_code} {response.text[:300]}"
     return response.content
 
@@ -253,7 +254,7 @@ def test_import_mycirclee(api: Api, stack: Stack, source_project):
     feed = expect(max_user.get(f"/circles/v1/circles/{inner}/posts"), 200)["posts"]
     by_id = {post["id"].lower(): post for post in feed}
     assert set(by_id) == {note, event, poll, no_photo}, by_id.keys()
-    assert fetch(api, by_id[note]["photo_url"]) == photo
+    assert fetch(api, by_id[note]["photo_url"], max_user) == photo
     assert by_id[no_photo].get("photo_url") is None
     assert [(o["label"]) for o in by_id[poll]["poll_options"]] == ["Pizza", "Tacos"], by_id[poll]
     assert by_id[note]["kept_by_me"] is True
@@ -347,7 +348,7 @@ def test_import_unify(api: Api, stack: Stack, source_project):
     assert unread[study] == 1, unread
     history = expect(bob_user.get(f"/chat/v1/groups/{study}/messages"), 200)["messages"]
     assert [m["id"].lower() for m in history] == [hello, voice_message], history
-    assert history[1]["message_type"] == "voice" and history[1]["voice_duration"] == 3.5 and fetch(api, history[1]["voice_url"]) == voice, history[1]
+    assert history[1]["message_type"] == "voice" and history[1]["voice_duration"] == 3.5 and fetch(api, history[1]["voice_url"], bob_user) == voice, history[1]
     events = {e["id"].lower() for e in expect(bob_user.get("/chat/v1/events", params={"from": (t - timedelta(days=1)).isoformat(), "to": (t + timedelta(days=7)).isoformat()}), 200)}
     assert exam in events and personal not in events, events
 

@@ -34,12 +34,14 @@ public enum SupabaseChatImport {
             } else {
                 avatar = try await writer.copyFileIfPresent(bucket: media.profilePictures.name, name: ChatMedia.key(userID), into: media.profilePictures, key: ChatMedia.key(userID))
             }
+            // auth_name: the name auth announces for the account (its import's user_registered)
+            // counts as seen, so it does not replace the app's own name.
             try await writer.connection.query("""
-                INSERT INTO users (id, display_name, email, avatar_version, created_at, updated_at)
-                SELECT \(userID), \(String(name.prefix(60))), \(try row.text("email") ?? accounts.byID[userID]?.email), \(avatar?.version),
+                INSERT INTO users (id, display_name, auth_name, email, avatar_version, created_at, updated_at)
+                SELECT \(userID), \(String(name.prefix(60))), \(SignUpMetadata.displayName(accounts.byID[userID]?.userMetadata ?? [:], maxLength: 60)), \(try row.text("email") ?? accounts.byID[userID]?.email), \(avatar?.version),
                        \(try row.optionalDate("created_at") ?? job.now), \(job.now)
                 WHERE NOT EXISTS (SELECT 1 FROM deleted_users WHERE user_id = \(userID))
-                ON CONFLICT (id) DO UPDATE SET display_name = EXCLUDED.display_name, email = EXCLUDED.email, avatar_version = EXCLUDED.avatar_version,
+                ON CONFLICT (id) DO UPDATE SET display_name = EXCLUDED.display_name, auth_name = EXCLUDED.auth_name, email = EXCLUDED.email, avatar_version = EXCLUDED.avatar_version,
                     created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at
                 """, logger: logger)
             return .imported

@@ -37,13 +37,16 @@ public enum SupabaseCirclesImport {
             guard let name = try row.text("display_name"), name.count <= 60 else { throw RowProblem("display_name must be 1–60 characters") }
             let privacy = try row.enumeration("dm_privacy", DMPrivacy.self, default: .anyone)
             // The profile user_registered may have made already is replaced by the imported one.
+            // The name auth announces for the account (its import's user_registered) counts as seen: it
+            // must not replace the name the app's own profile row has.
+            let authName = SignUpMetadata.displayName(accounts.byID[userID]?.userMetadata ?? [:], maxLength: 60)
             try await writer.connection.query("""
-                INSERT INTO profiles (user_id, display_name, handle, bio, dm_privacy, is_pro, full_name, location, address, email, phone, birthday, created_at, updated_at)
-                SELECT \(userID), \(name), \(handle), \(try row.text("bio")), \(privacy.rawValue)::dm_privacy, \(try row.bool("is_pro", default: false)),
+                INSERT INTO profiles (user_id, display_name, auth_name, handle, bio, dm_privacy, is_pro, full_name, location, address, email, phone, birthday, created_at, updated_at)
+                SELECT \(userID), \(name), \(authName), \(handle), \(try row.text("bio")), \(privacy.rawValue)::dm_privacy, \(try row.bool("is_pro", default: false)),
                        \(try row.text("full_name")), \(try row.text("location")), \(try row.text("address")), \(try row.text("email")), \(try row.text("phone")),
                        \(try row.optionalLocalDate("birthday")), \(try row.optionalDate("created_at") ?? job.now), \(try row.optionalDate("updated_at") ?? job.now)
                 WHERE NOT EXISTS (SELECT 1 FROM deleted_users WHERE user_id = \(userID))
-                ON CONFLICT (user_id) DO UPDATE SET display_name = EXCLUDED.display_name, handle = EXCLUDED.handle, bio = EXCLUDED.bio,
+                ON CONFLICT (user_id) DO UPDATE SET display_name = EXCLUDED.display_name, auth_name = EXCLUDED.auth_name, handle = EXCLUDED.handle, bio = EXCLUDED.bio,
                     dm_privacy = EXCLUDED.dm_privacy, is_pro = EXCLUDED.is_pro, full_name = EXCLUDED.full_name, location = EXCLUDED.location,
                     address = EXCLUDED.address, email = EXCLUDED.email, phone = EXCLUDED.phone, birthday = EXCLUDED.birthday,
                     created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at

@@ -18,6 +18,7 @@ public enum SupabaseNearbyImport {
     public static func run(_ job: ServiceImport, from source: SourceDatabase, accounts: ImportedAccounts, settings: NearbySettings, storage: Storage) async throws {
         let logger = job.logger
         let photos = settings.photos
+        let noise = LocationNoiseKey()
         let profiles = ProfileStore(logger: logger)
         var sharing = Set<UUID>()
 
@@ -66,9 +67,14 @@ public enum SupabaseNearbyImport {
             let (latitude, longitude) = try Self.position(row)
             let accuracy = try row.optionalDouble("accuracy") ?? row.optionalDouble("accuracy_m")
             do { try NearbyRules.coordinates(latitude: latitude, longitude: longitude, accuracy: accuracy) } catch { throw RowProblem("\(error)") }
+            // What others see is the shown position (the deployment's offset, snapped), as for a report.
+            let privacy = LocationPrivacy(offsetFeet: settings.offsetFeet, gridFeet: settings.gridFeet,
+                                          key: try await noise.key(on: writer.connection, logger: logger))
+            let shown = privacy.shown(user: userID, latitude: latitude, longitude: longitude)
             try await writer.connection.query("""
-                INSERT INTO locations (user_id, position, accuracy_m, updated_at)
-                VALUES (\(userID), ST_SetSRID(ST_MakePoint(\(longitude), \(latitude)), 4326)::geography, \(accuracy), \(updatedAt))
+                INSERT INTO locations (user_id, position, shown, accuracy_m, updated_at)
+                VALUES (\(userID), ST_SetSRID(ST_MakePoint(\(longitude), \(latitude)), 4326)::geography,
+                        ST_SetSRID(ST_MakePoint(\(shown.longitude), \(shown.latitude)), 4326)::geography, \(accuracy), \(updatedAt))
                 """, logger: logger)
             return .imported
         }

@@ -142,19 +142,37 @@ public final class PushDispatcher: Service, Sendable {
 struct PushMetrics: Sendable {
     let registry: PrometheusCollectorRegistry
 
+    /// Every app's sent and failed counts and the latency histogram exist from the start (at
+    /// zero), so dashboards and alerts see the series before the first push.
+    init(registry: PrometheusCollectorRegistry) {
+        self.registry = registry
+        for app in App.allCases {
+            for outcome in ["sent", "failed"] { counter(app: app, outcome: outcome) }
+        }
+        _ = histogram()
+    }
+
+    @discardableResult
+    private func counter(app: App, outcome: String) -> Counter {
+        registry.makeCounter(descriptor: MetricNameDescriptor(metricName: "colony_pushes", unitName: "total", helpText: "Pushes by app and outcome"),
+                             labels: [("app", app.rawValue), ("outcome", outcome)])
+    }
+
+    private func histogram() -> DurationHistogram {
+        registry.makeDurationHistogram(descriptor: MetricNameDescriptor(metricName: "colony_apns_request_duration", unitName: "seconds", helpText: "APNs request latency"),
+                                       labels: [], buckets: Self.buckets)
+    }
+
     private static let buckets: [Duration] = [
         .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
         .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5), .seconds(30),
     ]
 
     func count(app: App, outcome: String) {
-        registry.makeCounter(descriptor: MetricNameDescriptor(metricName: "colony_pushes", unitName: "total", helpText: "Pushes by app and outcome"),
-                             labels: [("app", app.rawValue), ("outcome", outcome)]).increment()
+        counter(app: app, outcome: outcome).increment()
     }
 
     func sendDuration(_ duration: Duration) {
-        registry.makeDurationHistogram(descriptor: MetricNameDescriptor(metricName: "colony_apns_request_duration", unitName: "seconds", helpText: "APNs request latency"),
-                                       labels: [], buckets: Self.buckets)
-            .recordNanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        histogram().recordNanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 }
