@@ -100,6 +100,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // Every Colony command line (ServiceCommandLine; colony-admin).
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Shared/ColonyPlatform",
             swiftSettings: swiftSettings
@@ -192,6 +194,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 // Mail and SMS wording, per app and language.
                 .product(name: "Mustache", package: "swift-mustache"),
+                // colony-auth's command line.
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Services/Auth/AuthService",
             // Mail and SMS templates (Templates/<locale>/<name>.<part>.mustache), read through
@@ -524,6 +528,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                // colony-notifications' command line.
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Services/Notifications/NotificationsService",
             // The OpenAPI document the service serves, compiled into the library.

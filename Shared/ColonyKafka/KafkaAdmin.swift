@@ -174,3 +174,25 @@ private func partitions(of topic: String, handle: OpaquePointer, milliseconds: I
     }
     return ids
 }
+
+extension KafkaAdmin {
+    /// The cluster as a metadata request sees it: how many brokers, and every topic's name. It
+    /// never creates a topic (a request for one named topic might, on a broker that auto-creates).
+    public func clusterTopics(timeout: Duration = .seconds(10)) async throws -> (brokers: Int, topics: Set<String>) {
+        let configuration = self.configuration
+        let milliseconds = Int32(timeout.components.seconds * 1000)
+        return try await BlockingWorker.runDetached(name: "colony-kafka-metadata") {
+            let handle = try makeHandle(type: RD_KAFKA_PRODUCER, conf: try configuration.makeNativeConfiguration())
+            defer { rd_kafka_destroy(handle) }
+            var metadata: UnsafePointer<rd_kafka_metadata>? = nil
+            let error = rd_kafka_metadata(handle, 1, nil, &metadata, milliseconds)
+            guard error == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata else { throw KafkaError(error) }
+            defer { rd_kafka_metadata_destroy(metadata) }
+            var topics = Set<String>()
+            for index in 0..<Int(metadata.pointee.topic_cnt) where metadata.pointee.topics[index].err == RD_KAFKA_RESP_ERR_NO_ERROR {
+                topics.insert(String(cString: metadata.pointee.topics[index].topic))
+            }
+            return (Int(metadata.pointee.broker_cnt), topics)
+        }
+    }
+}

@@ -36,7 +36,8 @@ public struct TokenVerifierConfiguration: Sendable {
             return TokenVerifierConfiguration(keySource: .staticPEM(pem.replacingOccurrences(of: "\\n", with: "\n")), issuer: issuer, audience: audience)
         }
         guard let url = try environment.url("COLONY_JWKS_URL") else {
-            throw ConfigurationError(variable: "COLONY_JWKS_URL", problem: "is required (or set COLONY_JWT_PUBLIC_KEY)")
+            try environment.problem(ConfigurationError(variable: "COLONY_JWKS_URL", problem: "is required (or set COLONY_JWT_PUBLIC_KEY)"))
+            return TokenVerifierConfiguration(keySource: .staticJWKS(#"{"keys":[]}"#), issuer: issuer, audience: audience)  // a check goes on
         }
         return TokenVerifierConfiguration(keySource: .jwks(url), issuer: issuer, audience: audience)
     }

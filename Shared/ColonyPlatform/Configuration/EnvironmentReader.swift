@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A missing or malformed environment variable, named so an operator can fix it at once.
 public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
@@ -16,51 +17,167 @@ public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
 /// Typed reads of environment variables with clear errors.
 public struct EnvironmentReader: Sendable {
     public let values: [String: String]
+    /// What a read of an unset variable gets before the caller's own default: a service's
+    /// defaults for platform settings (auth's JWKS URL is its own, its body limit larger).
+    let fallbacks: [String: String]
+    /// Set by `colony-admin config check`: every read is noted there, and problems are noted
+    /// instead of thrown, so that one run names them all.
+    public let record: EnvironmentRecord?
 
     public init(_ values: [String: String] = ProcessInfo.processInfo.environment) {
+        self.init(values, fallbacks: [:], record: nil)
+    }
+
+    /// A reader that notes every variable read (and every problem) in `record` and goes on past
+    /// problems with the default or a stand-in value: for checking, never for running.
+    public init(_ values: [String: String], recordingInto record: EnvironmentRecord) {
+        self.init(values, fallbacks: [:], record: record)
+    }
+
+    init(_ values: [String: String], fallbacks: [String: String], record: EnvironmentRecord?) {
         self.values = values
+        self.fallbacks = fallbacks
+        self.record = record
+    }
+
+    /// This reader with `value` standing in for `name` when the environment does not set it.
+    public func withDefault(_ value: String, for name: String) -> EnvironmentReader {
+        EnvironmentReader(values, fallbacks: fallbacks.merging([name: value]) { $1 }, record: record)
+    }
+
+    /// Whether `name` has a value, without noting a read (for choosing a default).
+    public func isSet(_ name: String) -> Bool {
+        environmentValue(name) != nil
     }
 
     public func string(_ name: String) throws(ConfigurationError) -> String {
-        guard let value = optionalString(name) else {
-            throw ConfigurationError(variable: name, problem: "is required but not set")
+        guard let value = read(name, default: nil) else {
+            try problem(ConfigurationError(variable: name, problem: "is required but not set"))
+            return ""
         }
         return value
     }
 
     public func string(_ name: String, default defaultValue: String) -> String {
-        optionalString(name) ?? defaultValue
+        read(name, default: defaultValue) ?? defaultValue
     }
 
     public func optionalString(_ name: String) -> String? {
-        guard let value = values[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { return nil }
-        return value
+        read(name, default: nil)
     }
 
     public func int(_ name: String, default defaultValue: Int, range: ClosedRange<Int> = Int.min...Int.max) throws(ConfigurationError) -> Int {
-        guard let text = optionalString(name) else { return defaultValue }
+        guard let text = read(name, default: String(defaultValue)) else { return defaultValue }
         guard let value = Int(text) else {
-            throw ConfigurationError(variable: name, problem: "must be an integer, got \"\(text)\"")
+            try problem(ConfigurationError(variable: name, problem: "must be an integer, got \"\(text)\""))
+            return defaultValue
         }
         guard range.contains(value) else {
-            throw ConfigurationError(variable: name, problem: "must be between \(range.lowerBound) and \(range.upperBound), got \(value)")
+            try problem(ConfigurationError(variable: name, problem: "must be between \(range.lowerBound) and \(range.upperBound), got \(value)"))
+            return defaultValue
         }
         return value
     }
 
     public func url(_ name: String) throws(ConfigurationError) -> URL? {
-        guard let text = optionalString(name) else { return nil }
+        guard let text = read(name, default: nil) else { return nil }
         guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
-            throw ConfigurationError(variable: name, problem: "must be an http(s) URL, got \"\(text)\"")
+            try problem(ConfigurationError(variable: name, problem: "must be an http(s) URL, got \"\(text)\""))
+            return nil
         }
         return url
     }
 
     public func enumeration<Value: RawRepresentable>(_ name: String, default defaultValue: Value) throws(ConfigurationError) -> Value where Value.RawValue == String {
-        guard let text = optionalString(name) else { return defaultValue }
+        guard let text = read(name, default: defaultValue.rawValue) else { return defaultValue }
         guard let value = Value(rawValue: text) else {
-            throw ConfigurationError(variable: name, problem: "has unknown value \"\(text)\"")
+            try problem(ConfigurationError(variable: name, problem: "has unknown value \"\(text)\""))
+            return defaultValue
         }
         return value
+    }
+
+    /// Throws `error`; while recording (a check), notes it instead and lets the caller go on with
+    /// a stand-in value, so that the next problem is found too.
+    public func problem(_ error: ConfigurationError) throws(ConfigurationError) {
+        guard let record else { throw error }
+        record.note(error)
+    }
+
+    /// Marks `name` as a secret in the record (its value is never shown).
+    func noteSecret(_ name: String) {
+        record?.markSecret(name)
+    }
+
+    private func environmentValue(_ name: String) -> String? {
+        guard let value = values[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { return nil }
+        return value
+    }
+
+    /// The variable's value (or the service's fallback for it), noting the read and the default
+    /// the caller uses when neither is there.
+    private func read(_ name: String, default defaultValue: String?) -> String? {
+        let value = environmentValue(name)
+        let fallback = value == nil ? fallbacks[name] : nil
+        record?.noteRead(name, value: value, defaultValue: fallback ?? defaultValue)
+        return value ?? fallback
+    }
+}
+
+/// The variables one service's configuration read, and every problem found in them
+/// (`colony-admin config check`).
+public final class EnvironmentRecord: Sendable {
+    public struct Read: Sendable, Equatable {
+        public var name: String
+        /// As set in the environment; nil when unset.
+        public var value: String?
+        /// What the service uses when it is unset (nil: nothing, the setting is off or required).
+        public var defaultValue: String?
+        /// Read as a secret (`EnvironmentReader.secret`) or named like one: never shown.
+        public var isSecret: Bool
+    }
+
+    private struct State {
+        var reads: [Read] = []
+        var problems: [ConfigurationError] = []
+    }
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Every variable read, in the order the service first read it.
+    public var reads: [Read] { state.withLock { $0.reads } }
+    /// Every problem, the first per variable.
+    public var problems: [ConfigurationError] { state.withLock { $0.problems } }
+
+    func noteRead(_ name: String, value: String?, defaultValue: String?) {
+        state.withLock { state in
+            if let index = state.reads.firstIndex(where: { $0.name == name }) {
+                if state.reads[index].defaultValue == nil { state.reads[index].defaultValue = defaultValue }
+                return
+            }
+            state.reads.append(Read(name: name, value: value, defaultValue: defaultValue, isSecret: Self.looksSecret(name)))
+        }
+    }
+
+    func markSecret(_ name: String) {
+        state.withLock { state in
+            for index in state.reads.indices where state.reads[index].name == name { state.reads[index].isSecret = true }
+        }
+    }
+
+    /// Notes a problem unless its variable already has one (a stand-in value can cause a second).
+    public func note(_ error: ConfigurationError) {
+        state.withLock { state in
+            guard !state.problems.contains(where: { $0.variable == error.variable }) else { return }
+            state.problems.append(error)
+        }
+    }
+
+    /// Names that hold secrets whichever way they are read: passwords, keys, tokens, peppers.
+    /// A `_FILE` variable names where a secret is (a path, shown); its secret is never read here.
+    public static func looksSecret(_ name: String) -> Bool {
+        guard !name.hasSuffix("_FILE"), !name.hasSuffix("_KEY_ID") else { return false }
+        return ["PASSWORD", "SECRET", "TOKEN", "PEPPER", "PRIVATE_KEY", "SIGNING_KEY", "API_KEY"].contains { name.contains($0) }
     }
 }

@@ -47,8 +47,10 @@ extension EnvironmentReader {
     /// A required secret, refused (naming the variable) when `SecretStrength` finds it unfit.
     public func secret(_ name: String, minimumLength: Int = 16) throws(ConfigurationError) -> String {
         let value = try string(name)
+        noteSecret(name)
+        guard record == nil || !value.isEmpty else { return value }  // a check noted it missing already
         if let problem = SecretStrength.problem(value, minimumLength: minimumLength) {
-            throw ConfigurationError(variable: name, problem: problem)
+            try self.problem(ConfigurationError(variable: name, problem: problem))
         }
         return value
     }

@@ -48,10 +48,10 @@ public struct ServiceConfiguration: Sendable {
     /// `COLONY_PG_PASSWORD`, `COLONY_PG_POOL_SIZE` (8), `COLONY_KAFKA_BROKERS`, `COLONY_TOPIC_PREFIX` (colony),
     /// `COLONY_JWKS_URL` or `COLONY_JWT_PUBLIC_KEY` (PEM), `COLONY_JWT_ISSUER` (colony-auth),
     /// `COLONY_TRUSTED_PROXIES` (loopback) or `COLONY_TRUSTED_PROXY_COUNT`, and the event
-    /// pipeline's settings (`PipelineSettings.load`).
+    /// pipeline's settings (`PipelineSettings.load`), and Kafka's TLS and SASL (`KafkaSecurity`).
     public static func load(service: ColonyService, app: App?, environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError) -> ServiceConfiguration {
         let tokens = try TokenVerifierConfiguration.load(audience: app, environment: environment)
-        return ServiceConfiguration(
+        var configuration = ServiceConfiguration(
             service: service,
             app: app,
             httpHost: environment.string("COLONY_HTTP_HOST", default: "0.0.0.0"),
@@ -65,16 +65,12 @@ public struct ServiceConfiguration: Sendable {
             pipeline: try PipelineSettings.load(environment: environment),
             trustedProxies: try TrustedProxies.load(environment: environment)
         )
+        configuration.kafkaSecurity = try KafkaSecurity.properties(environment: environment)
+        return configuration
     }
 }
 
 extension ServiceConfiguration {
-    func with(kafkaSecurity: [String: String]) -> ServiceConfiguration {
-        var configuration = self
-        configuration.kafkaSecurity = kafkaSecurity
-        return configuration
-    }
-
     /// A Kafka client configuration for this service's brokers with its security settings.
     public var kafka: KafkaConfiguration {
         KafkaConfiguration(bootstrapServers: kafkaBrokers, properties: kafkaSecurity)

@@ -18,12 +18,13 @@ public enum DatabaseTLS: Sendable, Equatable {
         case "require": return .require
         case "verify-full":
             let file = try environment.string("COLONY_PG_SSLROOTCERT")
-            guard FileManager.default.isReadableFile(atPath: file) else {
-                throw ConfigurationError(variable: "COLONY_PG_SSLROOTCERT", problem: "names \(file), which cannot be read")
+            if !FileManager.default.isReadableFile(atPath: file) {
+                try environment.problem(ConfigurationError(variable: "COLONY_PG_SSLROOTCERT", problem: "names \(file), which cannot be read"))
             }
             return .verifyFull(caFile: file)
         case let other:
-            throw ConfigurationError(variable: "COLONY_PG_SSLMODE", problem: "must be disable, require or verify-full, got \"\(other)\"")
+            try environment.problem(ConfigurationError(variable: "COLONY_PG_SSLMODE", problem: "must be disable, require or verify-full, got \"\(other)\""))
+            return .disable
         }
     }
 
@@ -52,15 +53,16 @@ public enum DatabaseTLS: Sendable, Equatable {
 /// `COLONY_KAFKA_SASL_PASSWORD`. The properties go into every producer, consumer and admin client.
 public enum KafkaSecurity {
     public static func properties(environment: EnvironmentReader) throws(ConfigurationError) -> [String: String] {
-        let protocolName = environment.string("COLONY_KAFKA_SECURITY_PROTOCOL", default: "plaintext").lowercased()
-        guard ["plaintext", "ssl", "sasl_plaintext", "sasl_ssl"].contains(protocolName) else {
-            throw ConfigurationError(variable: "COLONY_KAFKA_SECURITY_PROTOCOL", problem: "must be plaintext, ssl, sasl_plaintext or sasl_ssl, got \"\(protocolName)\"")
+        var protocolName = environment.string("COLONY_KAFKA_SECURITY_PROTOCOL", default: "plaintext").lowercased()
+        if !["plaintext", "ssl", "sasl_plaintext", "sasl_ssl"].contains(protocolName) {
+            try environment.problem(ConfigurationError(variable: "COLONY_KAFKA_SECURITY_PROTOCOL", problem: "must be plaintext, ssl, sasl_plaintext or sasl_ssl, got \"\(protocolName)\""))
+            protocolName = "plaintext"
         }
         var properties = ["security.protocol": protocolName]
         if protocolName.hasSuffix("ssl") {
             if let ca = environment.optionalString("COLONY_KAFKA_SSL_CA_FILE") {
-                guard FileManager.default.isReadableFile(atPath: ca) else {
-                    throw ConfigurationError(variable: "COLONY_KAFKA_SSL_CA_FILE", problem: "names \(ca), which cannot be read")
+                if !FileManager.default.isReadableFile(atPath: ca) {
+                    try environment.problem(ConfigurationError(variable: "COLONY_KAFKA_SSL_CA_FILE", problem: "names \(ca), which cannot be read"))
                 }
                 properties["ssl.ca.location"] = ca
             }
@@ -68,11 +70,11 @@ public enum KafkaSecurity {
         }
         if protocolName.hasPrefix("sasl") {
             let mechanism = environment.string("COLONY_KAFKA_SASL_MECHANISM", default: "SCRAM-SHA-512").uppercased()
-            guard ["SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN"].contains(mechanism) else {
-                throw ConfigurationError(variable: "COLONY_KAFKA_SASL_MECHANISM", problem: "must be SCRAM-SHA-512, SCRAM-SHA-256 or PLAIN, got \"\(mechanism)\"")
+            if !["SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN"].contains(mechanism) {
+                try environment.problem(ConfigurationError(variable: "COLONY_KAFKA_SASL_MECHANISM", problem: "must be SCRAM-SHA-512, SCRAM-SHA-256 or PLAIN, got \"\(mechanism)\""))
             }
             if mechanism == "PLAIN" && protocolName == "sasl_plaintext" {
-                throw ConfigurationError(variable: "COLONY_KAFKA_SASL_MECHANISM", problem: "PLAIN over sasl_plaintext would send the password in the clear; use sasl_ssl")
+                try environment.problem(ConfigurationError(variable: "COLONY_KAFKA_SASL_MECHANISM", problem: "PLAIN over sasl_plaintext would send the password in the clear; use sasl_ssl"))
             }
             properties["sasl.mechanism"] = mechanism
             properties["sasl.username"] = try environment.string("COLONY_KAFKA_SASL_USERNAME")

@@ -29,7 +29,8 @@ extension EnvironmentReader {
     public func quota(_ name: String, default defaultValue: Quota) throws(ConfigurationError) -> Quota {
         guard let text = optionalString(name) else { return defaultValue }
         guard let quota = Quota(text) else {
-            throw ConfigurationError(variable: name, problem: "must be COUNT/SECONDS with positive integers, got \"\(text)\"")
+            try problem(ConfigurationError(variable: name, problem: "must be COUNT/SECONDS with positive integers, got \"\(text)\""))
+            return defaultValue
         }
         return quota
     }

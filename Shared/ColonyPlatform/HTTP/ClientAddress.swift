@@ -40,7 +40,8 @@ public struct TrustedProxies: Sendable, Equatable {
         var networks: [IPNetwork] = []
         for item in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
             guard let network = IPNetwork(item) else {
-                throw ConfigurationError(variable: "COLONY_TRUSTED_PROXIES", problem: "has \"\(item)\", which is not an IP address or CIDR (e.g. 10.0.0.0/8, fd00::/8)")
+                try environment.problem(ConfigurationError(variable: "COLONY_TRUSTED_PROXIES", problem: "has \"\(item)\", which is not an IP address or CIDR (e.g. 10.0.0.0/8, fd00::/8)"))
+                continue
             }
             networks.append(network)
         }

@@ -167,6 +167,25 @@ public struct SMTPClient: Sendable {
     }
 
     private func deliverOnce(from sender: String, to recipients: [String], message: [UInt8]) async throws {
+        try await withSession { session, channel in
+            try await greet(&session, channel: channel)
+            try await transaction(&session, from: sender, to: recipients, message: message)
+        }
+    }
+
+    /// Connects, greets, switches to TLS and authenticates as a delivery does, then says QUIT
+    /// without sending anything (`colony-admin doctor`). Returns the extensions the server
+    /// offered in its last EHLO reply.
+    public func check() async throws -> [String] {
+        try await withSession { session, channel in
+            let extensions = try await greet(&session, channel: channel)
+            _ = try? await session.command("QUIT", expect: 221)
+            return extensions
+        }
+    }
+
+    /// One connection with its session; errors come out as `SMTPError`s.
+    private func withSession<Value: Sendable>(_ body: (inout SMTPSession, any Channel) async throws -> Value) async throws -> Value {
         let implicitTLS = settings.security == .tls ? try tls?.get() : nil
         let channel: NIOAsyncChannel<SMTPReply, ByteBuffer>
         do {
@@ -187,9 +206,9 @@ public struct SMTPClient: Sendable {
         }
         let watchdog = Watchdog(channel: channel.channel, timeout: settings.commandTimeout)
         do {
-            try await channel.executeThenClose { inbound, outbound in
+            return try await channel.executeThenClose { inbound, outbound in
                 var session = SMTPSession(replies: inbound.makeAsyncIterator(), outbound: outbound, watchdog: watchdog)
-                try await conversation(&session, channel: channel.channel, from: sender, to: recipients, message: message)
+                return try await body(&session, channel.channel)
             }
         } catch let error as SMTPError {
             throw error
@@ -203,7 +222,10 @@ public struct SMTPClient: Sendable {
         }
     }
 
-    private func conversation(_ session: inout SMTPSession, channel: any Channel, from sender: String, to recipients: [String], message: [UInt8]) async throws {
+    /// The greeting, EHLO, STARTTLS (when configured) and AUTH (with credentials); returns the
+    /// extensions of the last EHLO reply.
+    @discardableResult
+    private func greet(_ session: inout SMTPSession, channel: any Channel) async throws -> [String] {
         try await session.expect("the greeting", 220)
         var extensions = try await session.command("EHLO \(settings.heloName)", expect: 250).lines.dropFirst().map { $0.uppercased() }
         if settings.security == .startTLS {
@@ -236,6 +258,10 @@ public struct SMTPClient: Sendable {
                 try await session.command(Data(password.utf8).base64EncodedString(), shown: "AUTH LOGIN (password)", expect: 235)
             }
         }
+        return extensions
+    }
+
+    private func transaction(_ session: inout SMTPSession, from sender: String, to recipients: [String], message: [UInt8]) async throws {
         try await session.command("MAIL FROM:<\(sender)>", expect: 250)
         for recipient in recipients {
             try await session.command("RCPT TO:<\(recipient)>", expect: 250, 251)

@@ -1,0 +1,106 @@
+import ArgumentParser
+import ColonyModels
+import Foundation
+
+/// How a service starts: everything it reads from its environment, loaded one way by its
+/// executable and by `colony-admin config check` (which loads it without starting it).
+public protocol ServiceLaunch: Sendable {
+    static var service: ColonyService { get }
+    /// Reads every setting the service runs with; the first problem is thrown (a reader that
+    /// records, as the check's does, notes them all instead).
+    static func load(environment: EnvironmentReader) throws(ConfigurationError) -> Self
+    var configuration: ServiceConfiguration { get }
+    /// What runs: routes, consumers, jobs.
+    func definition() throws -> ServiceDefinition
+}
+
+extension ServiceLaunch {
+    /// Sets up logs, traces and metrics (before anything logs), loads the service and runs it
+    /// until it is stopped.
+    public static func serve(environment: EnvironmentReader = EnvironmentReader()) async throws {
+        try ColonyObservability.bootstrap(service: service.rawValue, environment: environment)
+        let launch = try load(environment: environment)
+        try await ServiceHost.run(try launch.definition(), configuration: launch.configuration)
+    }
+}
+
+// Apps and services as command-line values, for every Colony command line.
+extension App: ExpressibleByArgument {}
+extension ColonyService: ExpressibleByArgument {}
+extension UUID: @retroactive ExpressibleByArgument {
+    public init?(argument: String) {
+        self.init(uuidString: argument)
+    }
+}
+
+/// An error that ends a command with a status of its own (auth's import: 65, bad data).
+public protocol CommandFailure: Error, CustomStringConvertible {
+    var exitStatus: Int32 { get }
+}
+
+/// The command line of every service executable: `--help`, a usage error exits 2 (as the
+/// executables always did, not ArgumentParser's 64), a configuration error 78 with the variable
+/// named, a `CommandFailure` its own status, anything else 1.
+public enum ServiceCommandLine {
+    public static let usageStatus: Int32 = 2
+    public static let configurationStatus: Int32 = 78
+
+    public static func main<Command: ParsableCommand>(_ command: Command.Type, arguments: [String]? = nil) async -> Never {
+        let name = Command.configuration.commandName ?? "colony"
+        var parsed: any ParsableCommand
+        do {
+            parsed = try Command.parseAsRoot(arguments)
+        } catch {
+            parserFailure(Command.self, error)
+        }
+        do {
+            if var asynchronous = parsed as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try parsed.run()
+            }
+            exit(0)
+        } catch let error as ConfigurationError {
+            fail(name, "\(error)", status: configurationStatus)
+        } catch let error as any CommandFailure {
+            fail(name, error.description, status: error.exitStatus)
+        } catch let error as ExitCode {
+            exit(error.rawValue)
+        } catch {
+            // ArgumentParser's own (`--help` is a command whose run throws) go the parser's way.
+            if Command.exitCode(for: error) == .success || error is ValidationError || "\(type(of: error))" == "CommandError" {
+                parserFailure(Command.self, error)
+            }
+            fail(name, "\(error)", status: 1)
+        }
+    }
+
+    /// `--help` prints and exits 0 as ArgumentParser does; anything else is a usage error.
+    static func parserFailure<Command: ParsableCommand>(_ command: Command.Type, _ error: any Error) -> Never {
+        if Command.exitCode(for: error) == .success { Command.exit(withError: error) }
+        FileHandle.standardError.write(Data((Command.fullMessage(for: error) + "\n").utf8))
+        exit(usageStatus)
+    }
+
+    static func fail(_ name: String, _ message: String, status: Int32) -> Never {
+        FileHandle.standardError.write(Data("\(name): \(message)\n".utf8))
+        exit(status)
+    }
+}
+
+/// The command line of a service that only serves: `colony-<service>` (with `--help`).
+public struct ServeCommand<Launch: ServiceLaunch>: AsyncParsableCommand {
+    public static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "colony-\(Launch.service.rawValue)",
+            abstract: "Run the \(Launch.service.rawValue) service.",
+            discussion: "Settings come from the environment; `colony-admin config check --service \(Launch.service.rawValue)` lists and checks them."
+        )
+    }
+
+    public init() {}
+
+    public func run() async throws {
+        try await Launch.serve()
+    }
+}
