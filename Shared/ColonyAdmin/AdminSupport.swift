@@ -5,9 +5,6 @@ import Foundation
 import Logging
 import PostgresNIO
 
-extension ColonyService: ExpressibleByArgument {}
-extension App: ExpressibleByArgument {}
-
 /// Which service's schema a command works on: `--service` names it (its schema has the
 /// service's name), `--schema` overrides the schema for a deployment that renamed it.
 struct ServiceSchemaOptions: ParsableArguments {
@@ -69,10 +66,7 @@ enum AdminDatabase {
 
 /// Prints a table with aligned columns.
 func printTable(_ header: [String], _ rows: [[String]]) {
-    let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-    for row in [header] + rows {
-        print(zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
-    }
+    for line in table(header, rows) { print(line) }
 }
 
 /// A configuration problem or a failed command, printed without a stack.

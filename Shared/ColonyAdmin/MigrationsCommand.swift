@@ -49,36 +49,54 @@ struct MigrationsCommand: AsyncParsableCommand {
             try await AdminDatabase.withConnection { connection in
                 for service in services {
                     let schema = service.rawValue
-                    let exists = try await connection.query("SELECT to_regclass(\(schema + ".schema_migrations")) IS NOT NULL", logger: AdminDatabase.logger)
-                        .collect().first?.decode(Bool.self) ?? false
-                    guard exists else {
+                    guard let states = try await MigrationState.read(service: service, schema: schema, on: connection) else {
                         rows.append([schema, "-", "-", "-", "not provisioned or never started"])
                         trouble = true
                         continue
                     }
-                    var applied: [String: Set<Int>] = [:]
-                    var last = Date.distantPast
-                    for try await (component, version, at) in try await connection.query(
-                        "SELECT component, version, applied_at FROM \(unescaped: quoteIdentifier(schema)).schema_migrations", logger: AdminDatabase.logger
-                    ).decode((String, Int, Date).self) {
-                        applied[component, default: []].insert(version)
-                        last = max(last, at)
+                    for state in states {
+                        if !state.unknown.isEmpty { trouble = true }
+                        rows.append([schema, state.component, "\(state.applied.count)/\(state.known.count)", state.applied.max().map(String.init) ?? "-", state.summary])
                     }
-                    for (component, known) in [("platform", MigrationRunner.platformMigrations), ("service", MigrationsCommand.known(service))] {
-                        let knownVersions = Set(known.map(\.version))
-                        let done = applied[component] ?? []
-                        let pending = knownVersions.subtracting(done).sorted()
-                        let unknown = done.subtracting(knownVersions).sorted()
-                        if !unknown.isEmpty { trouble = true }
-                        let state = !unknown.isEmpty ? "applied \(unknown) unknown to this build (a newer release?)"
-                            : pending.isEmpty ? "up to date" : "pending \(pending) (applied when the service starts)"
-                        rows.append([schema, component, "\(done.count)/\(knownVersions.count)", done.max().map(String.init) ?? "-", state])
-                    }
-                    _ = last
                 }
             }
             printTable(["SCHEMA", "COMPONENT", "APPLIED", "LATEST", "STATE"], rows)
             if trouble { throw ExitCode(1) }
+        }
+    }
+}
+
+/// One component's migrations in a schema (the platform's tables, the service's own) against
+/// what this build ships.
+struct MigrationState {
+    var component: String
+    var applied: Set<Int>
+    var known: Set<Int>
+
+    var pending: [Int] { known.subtracting(applied).sorted() }
+    /// Applied by a build newer than this one.
+    var unknown: [Int] { applied.subtracting(known).sorted() }
+
+    var summary: String {
+        !unknown.isEmpty ? "applied \(unknown) unknown to this build (a newer release?)"
+            : pending.isEmpty ? "up to date" : "pending \(pending) (applied when the service starts)"
+    }
+
+    /// The schema's states, or nil when it has no migrations table (not provisioned, or the
+    /// service never started). Reads what `connection`'s role may read: the superuser's or the service's own.
+    static func read(service: ColonyService, schema: String, on connection: PostgresConnection) async throws -> [MigrationState]? {
+        let logger = AdminDatabase.logger
+        let exists = try await connection.query("SELECT to_regclass(\(quoteIdentifier(schema) + ".schema_migrations")) IS NOT NULL", logger: logger)
+            .collect().first?.decode(Bool.self) ?? false
+        guard exists else { return nil }
+        var applied: [String: Set<Int>] = [:]
+        for try await (component, version) in try await connection.query(
+            "SELECT component, version FROM \(unescaped: quoteIdentifier(schema)).schema_migrations", logger: logger
+        ).decode((String, Int).self) {
+            applied[component, default: []].insert(version)
+        }
+        return [("platform", MigrationRunner.platformMigrations), ("service", MigrationsCommand.known(service))].map { component, known in
+            MigrationState(component: component, applied: applied[component] ?? [], known: Set(known.map(\.version)))
         }
     }
 }
