@@ -70,13 +70,15 @@ struct DoctorCommand: AsyncParsableCommand {
                 })
             }
         }
+        let selected = services.isEmpty ? ColonyService.allCases.count : Set(services).count
+        func who(_ names: [String]) -> String { names.count == selected && selected > 1 ? "all" : names.joined(separator: ",") }
         for (_, broker) in brokers.sorted(by: { $0.key < $1.key }) {
-            checks.append(DoctorCheck(service: broker.services.joined(separator: ","), name: "broker", target: broker.configuration.properties["bootstrap.servers"] ?? "-") {
+            checks.append(DoctorCheck(service: who(broker.services), name: "broker", target: broker.configuration.properties["bootstrap.servers"] ?? "-") {
                 try await Self.checkBroker(broker.configuration, topics: broker.topics, timeout: deadline)
             })
         }
         for (url, services) in jwks.sorted(by: { $0.key.absoluteString < $1.key.absoluteString }) {
-            checks.append(DoctorCheck(service: services.joined(separator: ","), name: "jwks", target: url.absoluteString) {
+            checks.append(DoctorCheck(service: who(services), name: "jwks", target: url.absoluteString) {
                 try await Self.checkJWKS(url, timeout: deadline)
             })
         }
