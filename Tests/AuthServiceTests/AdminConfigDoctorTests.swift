@@ -167,7 +167,10 @@ struct AdminConfigDoctorTests {
             "COLONY_PG_HOST": "127.0.0.1", "COLONY_PG_PASSWORD": Self.pgPassword, "COLONY_AUTH_MAIL_DIR": "/tmp/colony-mail", "COLONY_AUTH_PHONE_PEPPER": "",
         ])
         #expect(keys.status == 78 && keys.output.contains("COLONY_AUTH_PHONE_PEPPER"), "\(keys.output)")
-        let chat = try await ChildProcess.run(try builtExecutable("colony-chat"), [], environment: ["COLONY_HTTP_PORT": "eighty", "COLONY_JWKS_URL": "http://127.0.0.1:9/jwks.json"])
+        #expect(try await ChildProcess.run(try builtExecutable("colony-chat"), ["bogus"]).status == 2)
+        let chatHelp = try await ChildProcess.run(try builtExecutable("colony-chat"), ["--help"])
+        #expect(chatHelp.status == 0 && chatHelp.output.contains("config check --service chat"), "\(chatHelp.output)")
+        let chat = try await ChildProcess.run(try builtExecutable("colony-chat"), ["serve"], environment: ["COLONY_HTTP_PORT": "eighty", "COLONY_JWKS_URL": "http://127.0.0.1:9/jwks.json"])
         #expect(chat.status == 78 && chat.output.contains("COLONY_HTTP_PORT"), "\(chat.output)")
     }
 }

@@ -98,7 +98,15 @@ public struct ServeCommand<Launch: ServiceLaunch>: AsyncParsableCommand {
         )
     }
 
+    /// `serve` may be named, as with colony-auth and colony-notifications (one way to start any of them).
+    @Argument(help: ArgumentHelp("serve (the default, the only command)", valueName: "command"))
+    var command: String?
+
     public init() {}
+
+    public func validate() throws {
+        if let command, command != "serve" { throw ValidationError("unknown command \(command); colony-\(Launch.service.rawValue) only serves") }
+    }
 
     public func run() async throws {
         try await Launch.serve()
