@@ -33,6 +33,8 @@ public struct JobScheduler: Service, Sendable {
     }
 
     public func run() async throws {
+        // Each job's run counters exist from the start (at zero), before its first run.
+        for job in jobs { metrics?.registerJob(job.name) }
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 for job in jobs {

@@ -59,8 +59,17 @@ public final class ServiceMetrics: Sendable {
     }
 
     func jobRun(_ job: String, succeeded: Bool) {
+        jobRuns(job, succeeded: succeeded).increment()
+    }
+
+    func registerJob(_ job: String) {
+        _ = jobRuns(job, succeeded: true)
+        _ = jobRuns(job, succeeded: false)
+    }
+
+    private func jobRuns(_ job: String, succeeded: Bool) -> Counter {
         registry.makeCounter(descriptor: MetricNameDescriptor(metricName: "colony_job_runs_total", unitName: "", helpText: "Periodic job runs on this replica, by outcome"),
-                             labels: [("job_name", job), ("result", succeeded ? "success" : "failure")]).increment()
+                             labels: [("job_name", job), ("result", succeeded ? "success" : "failure")])
     }
 
     /// The jobs' last runs as recorded in `job_runs` (any replica's), and their intervals.
