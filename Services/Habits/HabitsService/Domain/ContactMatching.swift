@@ -37,7 +37,7 @@ struct ContactMatching: Sendable {
         var errors = ValidationErrors()
         errors.check(numbers.count <= perUpload, "at most \(perUpload) contacts per upload")
         errors.check(numbers.allSatisfy { PhoneHash.isE164($0.phone) }, "each phone is an E.164 number: + and 8 to 15 digits")
-        errors.check(numbers.allSatisfy { ($0.displayName?.count ?? 0) <= 200 }, "display_name is at most 200 characters")
+        errors.check(numbers.allSatisfy { TextRules.length($0.displayName ?? "") <= 200 }, "display_name is at most 200 code points")
         try errors.throwIfAny()
         var unique: [String: Hashed] = [:]
         for number in numbers {
