@@ -135,6 +135,14 @@ def preferences(case):
             quiet["end"] = "00:00" if quiet["start"] != "00:00" else "23:59"
 
 
+@rule("notifications", "POST", "/notifications/v1/devices")
+def device_token(case):
+    # `token` and `apns_token` (the seeds' name) are one token: when both are strings, the same.
+    token = body_field(case, "token")
+    if isinstance(token, str) and isinstance(body_field(case, "apns_token"), str):
+        case.body["apns_token"] = token
+
+
 @rule("circles", "PATCH", "/circles/v1/profile")
 def circles_birthday(case):
     # `birthday`: from 1900-01-01 to today (UTC).

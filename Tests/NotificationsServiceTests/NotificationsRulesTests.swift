@@ -47,9 +47,11 @@ struct NotificationsRulesTests {
         #expect(try NotificationsRules.device(token: token, environment: nil, platform: nil, appVersion: "2.1", locale: "de-DE").token == token.lowercased())
         #expect(throws: ValidationErrors.self) { try NotificationsRules.device(token: "xyz", environment: nil, platform: nil, appVersion: nil, locale: nil) }
         #expect(throws: ValidationErrors.self) { try NotificationsRules.device(token: token, environment: "staging", platform: nil, appVersion: nil, locale: nil) }
+        // The names as the document's enum spells them, no other case (as `platform`).
+        #expect(throws: ValidationErrors.self) { try NotificationsRules.device(token: token, environment: "PROD", platform: nil, appVersion: nil, locale: nil) }
         #expect(throws: ValidationErrors.self) { try NotificationsRules.device(token: token, environment: nil, platform: "android", appVersion: nil, locale: nil) }
         // The seeds' names: `prod` (HabitHive's default), `development` (Xcode's) and the rest.
-        for (name, environment) in [("prod", APNsEnvironment.production), ("production", .production), ("PROD", .production),
+        for (name, environment) in [("prod", APNsEnvironment.production), ("production", .production),
                                     ("sandbox", .sandbox), ("development", .sandbox), ("dev", .sandbox)] {
             #expect(try NotificationsRules.device(token: token, environment: name, platform: nil, appVersion: nil, locale: nil).environment == environment, "\(name)")
         }

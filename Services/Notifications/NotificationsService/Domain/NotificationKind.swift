@@ -67,9 +67,10 @@ public enum APNsEnvironment: String, Codable, Sendable, CaseIterable {
     case production
 
     /// The environment a client names: these names, or the seeds' (`device_tokens.environment`
-    /// defaults to `prod`; Xcode calls the sandbox `development`). Case does not matter.
+    /// defaults to `prod`; Xcode calls the sandbox `development`), exactly as written here (the
+    /// document's enum).
     public static func named(_ text: String) -> APNsEnvironment? {
-        switch text.lowercased() {
+        switch text {
         case "production", "prod": .production
         case "sandbox", "development", "dev": .sandbox
         default: nil
