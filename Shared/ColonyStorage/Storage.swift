@@ -125,24 +125,35 @@ public struct Storage: Sendable {
         return "\(expires).\(Base64URL.encode(mac))"
     }
 
-    /// The token's expiry when it is genuine and current; else 400 `invalid_signature`.
+    /// The token's expiry when it is genuine and current. A token not of the form (`tokenPattern`)
+    /// is 400 `invalid_signature`; one of the form that is not genuine, or has expired, is 403
+    /// `invalid_signature` (a well-formed request refused, as the services' documents state).
     @discardableResult
     func verify(token: String, bucket: String, key: String, now: Date = Date()) throws(APIError) -> Int64 {
         let parts = token.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2, let expires = Int64(parts[0]), let mac = Base64URL.decode(parts[1]),
+        guard parts.count == 2, (1...19).contains(parts[0].utf8.count), parts[0].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              let mac = Base64URL.decode(parts[1]), mac.count == 32,
               // Only the canonical spelling: base64's last character carries two spare bits, so
               // four spellings would otherwise decode to the same MAC.
-              Base64URL.encode(mac) == parts[1],
+              Base64URL.encode(mac) == parts[1]
+        else {
+            throw APIError.badRequest("malformed signature", code: "invalid_signature")
+        }
+        guard let expires = Int64(parts[0]),
               // Constant time, so timing does not reveal how much of a forged MAC was right.
               HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Self.signedMessage(bucket, key, expires), using: signingKey)
         else {
-            throw APIError.badRequest("invalid signature", code: "invalid_signature")
+            throw APIError.forbidden("invalid signature", code: "invalid_signature")
         }
         guard expires >= Int64(now.timeIntervalSince1970) else {
-            throw APIError.badRequest("signature expired", code: "invalid_signature")
+            throw APIError.forbidden("signature expired", code: "invalid_signature")
         }
         return expires
     }
+
+    /// A signed URL's token as the documents state it: the expiry (decimal Unix seconds) and the
+    /// MAC (32 bytes in canonical unpadded base64url).
+    public static let tokenPattern = "^[0-9]{1,19}\\.[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$"
 
     private static func signedMessage(_ bucket: String, _ key: String, _ expires: Int64) -> Data {
         Data("\(bucket)\n\(key)\n\(expires)".utf8)
@@ -157,8 +168,8 @@ extension Storage {
     /// routes `/storage/v1/object/*/{bucket}/` to that service):
     /// - `GET /storage/v1/object/public/{bucket}/{key...}`: public buckets only (a private one
     ///   answers 404, as if the object did not exist); cached for a year when `?v=` is present.
-    /// - `GET /storage/v1/object/sign/{bucket}/{key...}?token=`: any bucket; a bad or expired
-    ///   token is 400 `invalid_signature`.
+    /// - `GET /storage/v1/object/sign/{bucket}/{key...}?token=`: any bucket; a missing or
+    ///   malformed token is 400 `invalid_signature`, a wrong or expired one 403.
     /// - `GET /storage/v1/object/authenticated/{bucket}/{key...}`, with the caller's token: the
     ///   object when the bucket's `access` admits the caller, else 404 (as if it did not exist).
     /// - `POST /storage/v1/object/sign/{bucket}/{key...}`, with the caller's token and

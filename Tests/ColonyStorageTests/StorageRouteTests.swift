@@ -88,11 +88,11 @@ struct StorageRouteTests {
 
             let otherKey = path(object.publicURL).replacingOccurrences(of: "/g1/m1?", with: "/g1/m2?")
             let tampered = try await client.execute(uri: otherKey, method: .get)
-            #expect(tampered.status == .badRequest)
+            #expect(tampered.status == .forbidden)
             #expect(try error(tampered) == ["code": "invalid_signature", "message": "invalid signature"])
 
             let expired = try await client.execute(uri: path(storage.signedURL(voice, key: "g1/m1", expiresIn: .seconds(-5))), method: .get)
-            #expect(expired.status == .badRequest)
+            #expect(expired.status == .forbidden)
             #expect(try error(expired) == ["code": "invalid_signature", "message": "signature expired"])
 
             let noToken = try await client.execute(uri: "/storage/v1/object/sign/voice-messages/g1/m1", method: .get)

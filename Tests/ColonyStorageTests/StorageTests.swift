@@ -195,7 +195,7 @@ struct StorageTests {
                 try storage.verify(token: token, bucket: bucket, key: key, now: now)
                 return nil
             } catch {
-                return error.code == "invalid_signature" ? error.message : "wrong code \(error.code)"
+                return error.code == "invalid_signature" ? "\(error.status.code) \(error.message)" : "wrong code \(error.code)"
             }
         }
         let (expiry, mac) = (String(token.split(separator: ".")[0]), String(token.split(separator: ".")[1]))
@@ -203,16 +203,21 @@ struct StorageTests {
         // The last character's two spare bits: another spelling of the same MAC.
         let respelled = String(mac.dropLast()) + String(Self.respell(mac.last!))
         #expect(rejected(token) == nil)
-        #expect(rejected("\(expiry).\(flipped)") == "invalid signature")
-        #expect(rejected("\(expiry).\(respelled)") == "invalid signature")
-        #expect(rejected("\(Int64(expiry)! + 3600).\(mac)") == "invalid signature")
-        #expect(rejected(token, key: "g1/m2") == "invalid signature")
-        #expect(rejected(token, bucket: "avatars") == "invalid signature")
-        #expect(rejected("garbage") == "invalid signature")
-        #expect(rejected("") == "invalid signature")
+        #expect(rejected("\(expiry).\(flipped)") == "403 invalid signature")
+        #expect(rejected("\(expiry).\(respelled)") == "400 malformed signature")
+        #expect(rejected("\(Int64(expiry)! + 3600).\(mac)") == "403 invalid signature")
+        #expect(rejected(token, key: "g1/m2") == "403 invalid signature")
+        #expect(rejected(token, bucket: "avatars") == "403 invalid signature")
+        #expect(rejected("garbage") == "400 malformed signature")
+        #expect(rejected("") == "400 malformed signature")
+        // The form the documents state: what matches it is refused with 403, anything else with 400.
+        #expect(token.range(of: Storage.tokenPattern, options: .regularExpression) != nil)
+        #expect(rejected("9999999999999999999.\(mac)") == "403 invalid signature")
+        #expect(rejected("99999999999999999999.\(mac)") == "400 malformed signature")
+        #expect(rejected("+\(expiry).\(mac)") == "400 malformed signature")
         let other = Storage(backend: FileSystemStorageBackend(root: "/nonexistent"), publicBaseURL: "http://x", signingKey: Array(repeating: 7, count: 32))
-        #expect(rejected(other.token(bucket: "voice-messages", key: "g1/m1", expires: Int64(expiry)!)) == "invalid signature")
-        #expect(rejected(token, now: Date().addingTimeInterval(120)) == "signature expired")
+        #expect(rejected(other.token(bucket: "voice-messages", key: "g1/m1", expires: Int64(expiry)!)) == "403 invalid signature")
+        #expect(rejected(token, now: Date().addingTimeInterval(120)) == "403 signature expired")
     }
 
     /// The base64url character with the same upper four bits and other lower two.
