@@ -42,12 +42,12 @@ def sign_up(api: Api, service: str, app: str) -> User:
     if app == "habithive":
         return api.phone_otp_sign_in(app)
     if app == "unify":
-        # Unify confirms addresses: the mailed link's session.
+        # Unify confirms addresses: the session of the link in the mail the SMTP catcher received.
         from e2e_support import password, unique_email
 
         email = unique_email(f"fuzz-{service}")
         api.sign_up(app, email, password(), full_name="Fuzz Unify")
-        mail = api.mailbox.wait_for(email, app=app, kind="signup")
+        mail = api.mailbox.wait_for_mail(email)
         return api.follow_mailed_link(app, mail["link"])
     return api.sign_up_confirmed(app, f"fuzz-{service}", full_name=f"Fuzz {service.title()}")
 
