@@ -27,6 +27,7 @@ enum HabitsErrors {
     static let idempotencyKeyInvalid = APIError.badRequest("Idempotency-Key must be 1–255 printable characters", code: "invalid_idempotency_key")
 
     static let checkboxTarget = APIError.conflict("a checkbox habit has target_per_day 1: change type and target together", code: "checkbox_target")
+    static let checkboxHiveTarget = APIError.conflict("a checkbox hive keeps target_per_day 1", code: "checkbox_target")
 
     static func validation(_ message: String) -> APIError { .unprocessable(message) }
 }

@@ -229,6 +229,8 @@ struct Hives: Sendable {
     /// target 1). Only a real change is published (`hive_updated`).
     func update(_ hiveID: UUID, _ patch: Patch, userID: UUID, now: Date = Date(), on connection: PostgresConnection) async throws -> HiveDetail {
         let hive = try await ownedHive(hiveID, userID: userID, forUpdate: true, on: connection)
+        // A well-formed target the stored type cannot take conflicts with the hive (not 422).
+        if hive.type == .checkbox, let target = patch.targetPerDay, target != 1, (1...1000).contains(target) { throw HabitsErrors.checkboxHiveTarget }
         let draft = try HabitDraft(name: patch.name ?? hive.name, colorHex: patch.colorHex ?? hive.colorHex, type: hive.type, targetPerDay: patch.targetPerDay ?? hive.targetPerDay,
                                    scheduleDaily: patch.scheduleDaily ?? hive.scheduleDaily, scheduleWeekmask: patch.scheduleWeekmask ?? hive.scheduleWeekmask).validated()
         let edit = HiveStore.Edit(name: draft.name, colorHex: draft.colorHex, targetPerDay: draft.targetPerDay, scheduleDaily: draft.scheduleDaily, scheduleWeekmask: draft.scheduleWeekmask)
