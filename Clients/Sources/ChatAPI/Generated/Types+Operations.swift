@@ -8311,14 +8311,14 @@ public enum Operations {
             public var path: Operations.DownloadSignedVoiceMessages.Input.Path
             /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/GET/query`.
             public struct Query: Sendable, Hashable {
-                /// The token the sign call answered.
+                /// The token the sign call answered: its expiry (Unix seconds) and its MAC (unpadded base64url). Anything of another form is 400; one of this form that is wrong (for another object, say) or expired is 403.
                 ///
                 /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/GET/query/token`.
                 public var token: Swift.String
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
-                ///   - token: The token the sign call answered.
+                ///   - token: The token the sign call answered: its expiry (Unix seconds) and its MAC (unpadded base64url). Anything of another form is 400; one of this form that is wrong (for another object, say) or expired is 403.
                 public init(token: Swift.String) {
                     self.token = token
                 }
@@ -8532,7 +8532,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// A missing, wrong or expired token (`invalid_signature`), or a malformed key (`invalid_key`).
+            /// A missing token or one not of the token's form (`invalid_signature`), or a malformed key (`invalid_key`).
             ///
             /// - Remark: Generated from `#/paths//storage/v1/object/sign/voice-messages/{group_id}/{message_id}/get(downloadSignedVoiceMessages)/responses/400`.
             ///
@@ -8550,6 +8550,57 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Forbidden: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/GET/responses/403/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/GET/responses/403/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.DownloadSignedVoiceMessages.Output.Forbidden.Body
+                /// Creates a new `Forbidden`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.DownloadSignedVoiceMessages.Output.Forbidden.Body) {
+                    self.body = body
+                }
+            }
+            /// The token is not this object's, or it has expired (`invalid_signature`).
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/sign/voice-messages/{group_id}/{message_id}/get(downloadSignedVoiceMessages)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Operations.DownloadSignedVoiceMessages.Output.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Operations.DownloadSignedVoiceMessages.Output.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }

@@ -42,7 +42,7 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/MessageId`.
         public typealias MessageId = Swift.String
-        /// The reaction: an emoji (1–8 characters, no letters or digits, at least one emoji character), percent-encoded in the path (🔥 is `%F0%9F%94%A5`).
+        /// The reaction, percent-encoded in the path (🔥 is `%F0%9F%94%A5`) and taken as sent once decoded (not trimmed): 1–32 code points with no whitespace, control character, ASCII letter or digit, kana, hangul or CJK ideograph, and at least one at U+2000 or above (the symbol and emoji blocks), e.g. `👍` or `❤️`. Anything else, or a segment that does not percent-decode to UTF-8, is 422 `validation_failed`.
         ///
         /// - Remark: Generated from `#/components/parameters/Emoji`.
         public typealias Emoji = Swift.String

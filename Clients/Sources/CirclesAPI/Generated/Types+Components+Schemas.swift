@@ -1061,23 +1061,6 @@ extension Components {
                 try self.value2.encode(to: encoder)
             }
         }
-        /// - Remark: Generated from `#/components/schemas/EmojiBody`.
-        public struct EmojiBody: Codable, Hashable, Sendable {
-            /// An emoji: 1–32 code points with no whitespace, control character, ASCII letter or digit, kana, hangul or CJK ideograph, and at least one at U+2000 or above (the symbol and emoji blocks), e.g. `👍` or `❤️`.
-            ///
-            /// - Remark: Generated from `#/components/schemas/EmojiBody/emoji`.
-            public var emoji: Swift.String
-            /// Creates a new `EmojiBody`.
-            ///
-            /// - Parameters:
-            ///   - emoji: An emoji: 1–32 code points with no whitespace, control character, ASCII letter or digit, kana, hangul or CJK ideograph, and at least one at U+2000 or above (the symbol and emoji blocks), e.g. `👍` or `❤️`.
-            public init(emoji: Swift.String) {
-                self.emoji = emoji
-            }
-            public enum CodingKeys: String, CodingKey {
-                case emoji
-            }
-        }
         /// - Remark: Generated from `#/components/schemas/VoteBody`.
         public struct VoteBody: Codable, Hashable, Sendable {
             /// One of the poll's options (`poll_options[].id`).

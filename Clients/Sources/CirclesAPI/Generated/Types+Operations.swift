@@ -6647,7 +6647,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/{emoji}/PUT/path/post_id`.
                 public var postId: Components.Parameters.PostId
-                /// The reaction: an emoji (1–8 characters, no letters or digits, at least one emoji character), percent-encoded in the path (🔥 is `%F0%9F%94%A5`).
+                /// The reaction, percent-encoded in the path (🔥 is `%F0%9F%94%A5`) and taken as sent once decoded (not trimmed): 1–32 code points with no whitespace, control character, ASCII letter or digit, kana, hangul or CJK ideograph, and at least one at U+2000 or above (the symbol and emoji blocks), e.g. `👍` or `❤️`. Anything else, or a segment that does not percent-decode to UTF-8, is 422 `validation_failed`.
                 ///
                 /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/{emoji}/PUT/path/emoji`.
                 public var emoji: Components.Parameters.Emoji
@@ -6655,7 +6655,7 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - postId: A live post in one of the caller's circles. Anything else (or a malformed id) is 404 `post_not_found`.
-                ///   - emoji: The reaction: an emoji (1–8 characters, no letters or digits, at least one emoji character), percent-encoded in the path (🔥 is `%F0%9F%94%A5`).
+                ///   - emoji: The reaction, percent-encoded in the path (🔥 is `%F0%9F%94%A5`) and taken as sent once decoded (not trimmed): 1–32 code points with no whitespace, control character, ASCII letter or digit, kana, hangul or CJK ideograph, and at least one at U+2000 or above (the symbol and emoji blocks), e.g. `👍` or `❤️`. Anything else, or a segment that does not percent-decode to UTF-8, is 422 `validation_failed`.
                 public init(
                     postId: Components.Parameters.PostId,
                     emoji: Components.Parameters.Emoji
@@ -6885,7 +6885,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/{emoji}/DELETE/path/post_id`.
                 public var postId: Components.Parameters.PostId
-                /// The reaction: an emoji (1–8 characters, no letters or digits, at least one emoji character), percent-encoded in the path (🔥 is `%F0%9F%94%A5`).
+                /// The reaction, percent-encoded in the path (🔥 is `%F0%9F%94%A5`) and taken as sent once decoded (not trimmed): 1–32 code points with no whitespace, control character, ASCII letter or digit, kana, hangul or CJK ideograph, and at least one at U+2000 or above (the symbol and emoji blocks), e.g. `👍` or `❤️`. Anything else, or a segment that does not percent-decode to UTF-8, is 422 `validation_failed`.
                 ///
                 /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/reactions/{emoji}/DELETE/path/emoji`.
                 public var emoji: Components.Parameters.Emoji
@@ -6893,7 +6893,7 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - postId: A live post in one of the caller's circles. Anything else (or a malformed id) is 404 `post_not_found`.
-                ///   - emoji: The reaction: an emoji (1–8 characters, no letters or digits, at least one emoji character), percent-encoded in the path (🔥 is `%F0%9F%94%A5`).
+                ///   - emoji: The reaction, percent-encoded in the path (🔥 is `%F0%9F%94%A5`) and taken as sent once decoded (not trimmed): 1–32 code points with no whitespace, control character, ASCII letter or digit, kana, hangul or CJK ideograph, and at least one at U+2000 or above (the symbol and emoji blocks), e.g. `👍` or `❤️`. Anything else, or a segment that does not percent-decode to UTF-8, is 422 `validation_failed`.
                 public init(
                     postId: Components.Parameters.PostId,
                     emoji: Components.Parameters.Emoji
@@ -7618,10 +7618,10 @@ public enum Operations {
                     }
                 }
             }
-            public struct UnprocessableContent: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/vote/DELETE/responses/422/content`.
+            public struct Conflict: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/vote/DELETE/responses/409/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/vote/DELETE/responses/422/content/application\/json`.
+                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/vote/DELETE/responses/409/content/application\/json`.
                     case json(Components.Schemas._Error)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
@@ -7637,33 +7637,33 @@ public enum Operations {
                     }
                 }
                 /// Received HTTP response body
-                public var body: Operations.WithdrawPollVote.Output.UnprocessableContent.Body
-                /// Creates a new `UnprocessableContent`.
+                public var body: Operations.WithdrawPollVote.Output.Conflict.Body
+                /// Creates a new `Conflict`.
                 ///
                 /// - Parameters:
                 ///   - body: Received HTTP response body
-                public init(body: Operations.WithdrawPollVote.Output.UnprocessableContent.Body) {
+                public init(body: Operations.WithdrawPollVote.Output.Conflict.Body) {
                     self.body = body
                 }
             }
-            /// The post is not a poll (`validation_failed`).
+            /// The post is not a poll (`not_a_poll`).
             ///
-            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/vote/delete(withdrawPollVote)/responses/422`.
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/vote/delete(withdrawPollVote)/responses/409`.
             ///
-            /// HTTP response code: `422 unprocessableContent`.
-            case unprocessableContent(Operations.WithdrawPollVote.Output.UnprocessableContent)
-            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            /// HTTP response code: `409 conflict`.
+            case conflict(Operations.WithdrawPollVote.Output.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
             ///
-            /// - Throws: An error if `self` is not `.unprocessableContent`.
-            /// - SeeAlso: `.unprocessableContent`.
-            public var unprocessableContent: Operations.WithdrawPollVote.Output.UnprocessableContent {
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Operations.WithdrawPollVote.Output.Conflict {
                 get throws {
                     switch self {
-                    case let .unprocessableContent(response):
+                    case let .conflict(response):
                         return response
                     default:
                         try throwUnexpectedResponseStatus(
-                            expectedStatus: "unprocessableContent",
+                            expectedStatus: "conflict",
                             response: self
                         )
                     }
@@ -8182,10 +8182,10 @@ public enum Operations {
                     }
                 }
             }
-            public struct UnprocessableContent: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvp/DELETE/responses/422/content`.
+            public struct Conflict: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvp/DELETE/responses/409/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvp/DELETE/responses/422/content/application\/json`.
+                    /// - Remark: Generated from `#/paths/circles/v1/posts/{post_id}/rsvp/DELETE/responses/409/content/application\/json`.
                     case json(Components.Schemas._Error)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
@@ -8201,33 +8201,33 @@ public enum Operations {
                     }
                 }
                 /// Received HTTP response body
-                public var body: Operations.WithdrawRSVP.Output.UnprocessableContent.Body
-                /// Creates a new `UnprocessableContent`.
+                public var body: Operations.WithdrawRSVP.Output.Conflict.Body
+                /// Creates a new `Conflict`.
                 ///
                 /// - Parameters:
                 ///   - body: Received HTTP response body
-                public init(body: Operations.WithdrawRSVP.Output.UnprocessableContent.Body) {
+                public init(body: Operations.WithdrawRSVP.Output.Conflict.Body) {
                     self.body = body
                 }
             }
-            /// The post is not an event (`validation_failed`).
+            /// The post is not an event (`not_an_event`).
             ///
-            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvp/delete(withdrawRSVP)/responses/422`.
+            /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvp/delete(withdrawRSVP)/responses/409`.
             ///
-            /// HTTP response code: `422 unprocessableContent`.
-            case unprocessableContent(Operations.WithdrawRSVP.Output.UnprocessableContent)
-            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            /// HTTP response code: `409 conflict`.
+            case conflict(Operations.WithdrawRSVP.Output.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
             ///
-            /// - Throws: An error if `self` is not `.unprocessableContent`.
-            /// - SeeAlso: `.unprocessableContent`.
-            public var unprocessableContent: Operations.WithdrawRSVP.Output.UnprocessableContent {
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Operations.WithdrawRSVP.Output.Conflict {
                 get throws {
                     switch self {
-                    case let .unprocessableContent(response):
+                    case let .conflict(response):
                         return response
                     default:
                         try throwUnexpectedResponseStatus(
-                            expectedStatus: "unprocessableContent",
+                            expectedStatus: "conflict",
                             response: self
                         )
                     }
@@ -10236,7 +10236,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/PUT/path/message_id`.
                 public var messageId: Components.Parameters.MessageId
-                /// The reaction: an emoji (1–8 characters, no letters or digits, at least one emoji character), percent-encoded in the path (🔥 is `%F0%9F%94%A5`).
+                /// The reaction, percent-encoded in the path (🔥 is `%F0%9F%94%A5`) and taken as sent once decoded (not trimmed): 1–32 code points with no whitespace, control character, ASCII letter or digit, kana, hangul or CJK ideograph, and at least one at U+2000 or above (the symbol and emoji blocks), e.g. `👍` or `❤️`. Anything else, or a segment that does not percent-decode to UTF-8, is 422 `validation_failed`.
                 ///
                 /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/PUT/path/emoji`.
                 public var emoji: Components.Parameters.Emoji
@@ -10245,7 +10245,7 @@ public enum Operations {
                 /// - Parameters:
                 ///   - threadId: A DM thread of the caller's. Anything else (or a malformed id) is 404 `thread_not_found`.
                 ///   - messageId: A message of the thread. Anything else (or a malformed id) is 404 `message_not_found`.
-                ///   - emoji: The reaction: an emoji (1–8 characters, no letters or digits, at least one emoji character), percent-encoded in the path (🔥 is `%F0%9F%94%A5`).
+                ///   - emoji: The reaction, percent-encoded in the path (🔥 is `%F0%9F%94%A5`) and taken as sent once decoded (not trimmed): 1–32 code points with no whitespace, control character, ASCII letter or digit, kana, hangul or CJK ideograph, and at least one at U+2000 or above (the symbol and emoji blocks), e.g. `👍` or `❤️`. Anything else, or a segment that does not percent-decode to UTF-8, is 422 `validation_failed`.
                 public init(
                     threadId: Components.Parameters.ThreadId,
                     messageId: Components.Parameters.MessageId,
@@ -10509,7 +10509,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/DELETE/path/message_id`.
                 public var messageId: Components.Parameters.MessageId
-                /// The reaction: an emoji (1–8 characters, no letters or digits, at least one emoji character), percent-encoded in the path (🔥 is `%F0%9F%94%A5`).
+                /// The reaction, percent-encoded in the path (🔥 is `%F0%9F%94%A5`) and taken as sent once decoded (not trimmed): 1–32 code points with no whitespace, control character, ASCII letter or digit, kana, hangul or CJK ideograph, and at least one at U+2000 or above (the symbol and emoji blocks), e.g. `👍` or `❤️`. Anything else, or a segment that does not percent-decode to UTF-8, is 422 `validation_failed`.
                 ///
                 /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/DELETE/path/emoji`.
                 public var emoji: Components.Parameters.Emoji
@@ -10518,7 +10518,7 @@ public enum Operations {
                 /// - Parameters:
                 ///   - threadId: A DM thread of the caller's. Anything else (or a malformed id) is 404 `thread_not_found`.
                 ///   - messageId: A message of the thread. Anything else (or a malformed id) is 404 `message_not_found`.
-                ///   - emoji: The reaction: an emoji (1–8 characters, no letters or digits, at least one emoji character), percent-encoded in the path (🔥 is `%F0%9F%94%A5`).
+                ///   - emoji: The reaction, percent-encoded in the path (🔥 is `%F0%9F%94%A5`) and taken as sent once decoded (not trimmed): 1–32 code points with no whitespace, control character, ASCII letter or digit, kana, hangul or CJK ideograph, and at least one at U+2000 or above (the symbol and emoji blocks), e.g. `👍` or `❤️`. Anything else, or a segment that does not percent-decode to UTF-8, is 422 `validation_failed`.
                 public init(
                     threadId: Components.Parameters.ThreadId,
                     messageId: Components.Parameters.MessageId,
@@ -11440,14 +11440,14 @@ public enum Operations {
             public var path: Operations.DownloadSignedPostPhotos.Input.Path
             /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/GET/query`.
             public struct Query: Sendable, Hashable {
-                /// The token the sign call answered.
+                /// The token the sign call answered: its expiry (Unix seconds) and its MAC (unpadded base64url). Anything of another form is 400; one of this form that is wrong (for another object, say) or expired is 403.
                 ///
                 /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/GET/query/token`.
                 public var token: Swift.String
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
-                ///   - token: The token the sign call answered.
+                ///   - token: The token the sign call answered: its expiry (Unix seconds) and its MAC (unpadded base64url). Anything of another form is 400; one of this form that is wrong (for another object, say) or expired is 403.
                 public init(token: Swift.String) {
                     self.token = token
                 }
@@ -11585,7 +11585,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// A missing, wrong or expired token (`invalid_signature`), or a malformed key (`invalid_key`).
+            /// A missing token or one not of the token's form (`invalid_signature`), or a malformed key (`invalid_key`).
             ///
             /// - Remark: Generated from `#/paths//storage/v1/object/sign/post-photos/{circle_id}/{post_id}/get(downloadSignedPostPhotos)/responses/400`.
             ///
@@ -11603,6 +11603,57 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Forbidden: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/GET/responses/403/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/storage/v1/object/sign/post-photos/{circle_id}/{post_id}/GET/responses/403/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.DownloadSignedPostPhotos.Output.Forbidden.Body
+                /// Creates a new `Forbidden`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.DownloadSignedPostPhotos.Output.Forbidden.Body) {
+                    self.body = body
+                }
+            }
+            /// The token is not this object's, or it has expired (`invalid_signature`).
+            ///
+            /// - Remark: Generated from `#/paths//storage/v1/object/sign/post-photos/{circle_id}/{post_id}/get(downloadSignedPostPhotos)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Operations.DownloadSignedPostPhotos.Output.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Operations.DownloadSignedPostPhotos.Output.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }

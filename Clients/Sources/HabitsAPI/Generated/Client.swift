@@ -2902,7 +2902,7 @@ public struct Client: APIProtocol {
     }
     /// Edit a hive (owner only)
     ///
-    /// Changes the fields sent: `name` (trimmed, 1–100 characters), `color_hex` (#RRGGBB, stored uppercase), `target_per_day` (1–1000; a checkbox hive keeps 1), `schedule_daily`, `schedule_weekmask` (1–127). The type stays. Values already logged stay; later logs are capped at the new target, and the shared streak, the day close-out and at-risk warnings follow the new schedule. A real change goes out as `hive_updated` with the row before.
+    /// Changes the fields sent (null keeps a field): `name` (1–100 characters, not blank; stored trimmed), `color_hex` (#RRGGBB, stored uppercase), `target_per_day` (1–1000; a checkbox hive keeps 1), `schedule_daily`, `schedule_weekmask` (1–127). The type stays. Values already logged stay; later logs are capped at the new target, and the shared streak, the day close-out and at-risk warnings follow the new schedule. A real change goes out as `hive_updated` with the row before.
     ///
     /// - Remark: HTTP `PATCH /habits/v1/hives/{hive_id}`.
     /// - Remark: Generated from `#/paths//habits/v1/hives/{hive_id}/patch(updateHive)`.
@@ -3062,6 +3062,28 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .notFound(.init(body: body))
+                case 409:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.UpdateHive.Output.Conflict.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .conflict(.init(body: body))
                 case 422:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.UpdateHive.Output.UnprocessableContent.Body

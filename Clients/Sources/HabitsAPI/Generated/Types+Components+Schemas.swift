@@ -1332,26 +1332,38 @@ extension Components {
                 case dayStartHour = "day_start_hour"
             }
         }
+        /// Only the fields sent change; a field left out or null keeps its stored value.
+        ///
         /// - Remark: Generated from `#/components/schemas/HiveUpdate`.
         public struct HiveUpdate: Codable, Hashable, Sendable {
+            /// 1–100 characters (code points) as sent, not blank; stored trimmed.
+            ///
             /// - Remark: Generated from `#/components/schemas/HiveUpdate/name`.
             public var name: Swift.String?
+            /// #RRGGBB, stored upper case.
+            ///
             /// - Remark: Generated from `#/components/schemas/HiveUpdate/color_hex`.
             public var colorHex: Swift.String?
+            /// 1–1000. A checkbox hive keeps 1: another target for one is 409 `checkbox_target` (the type never changes here).
+            ///
             /// - Remark: Generated from `#/components/schemas/HiveUpdate/target_per_day`.
             public var targetPerDay: Swift.Int?
+            /// true: every day counts; false: only the weekdays in schedule_weekmask.
+            ///
             /// - Remark: Generated from `#/components/schemas/HiveUpdate/schedule_daily`.
             public var scheduleDaily: Swift.Bool?
+            /// Bit 0 = Monday … bit 6 = Sunday; 127 = every day.
+            ///
             /// - Remark: Generated from `#/components/schemas/HiveUpdate/schedule_weekmask`.
             public var scheduleWeekmask: Swift.Int?
             /// Creates a new `HiveUpdate`.
             ///
             /// - Parameters:
-            ///   - name:
-            ///   - colorHex:
-            ///   - targetPerDay:
-            ///   - scheduleDaily:
-            ///   - scheduleWeekmask:
+            ///   - name: 1–100 characters (code points) as sent, not blank; stored trimmed.
+            ///   - colorHex: #RRGGBB, stored upper case.
+            ///   - targetPerDay: 1–1000. A checkbox hive keeps 1: another target for one is 409 `checkbox_target` (the type never changes here).
+            ///   - scheduleDaily: true: every day counts; false: only the weekdays in schedule_weekmask.
+            ///   - scheduleWeekmask: Bit 0 = Monday … bit 6 = Sunday; 127 = every day.
             public init(
                 name: Swift.String? = nil,
                 colorHex: Swift.String? = nil,

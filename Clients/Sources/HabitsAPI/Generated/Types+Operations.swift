@@ -6183,7 +6183,7 @@ public enum Operations {
     }
     /// Edit a hive (owner only)
     ///
-    /// Changes the fields sent: `name` (trimmed, 1–100 characters), `color_hex` (#RRGGBB, stored uppercase), `target_per_day` (1–1000; a checkbox hive keeps 1), `schedule_daily`, `schedule_weekmask` (1–127). The type stays. Values already logged stay; later logs are capped at the new target, and the shared streak, the day close-out and at-risk warnings follow the new schedule. A real change goes out as `hive_updated` with the row before.
+    /// Changes the fields sent (null keeps a field): `name` (1–100 characters, not blank; stored trimmed), `color_hex` (#RRGGBB, stored uppercase), `target_per_day` (1–1000; a checkbox hive keeps 1), `schedule_daily`, `schedule_weekmask` (1–127). The type stays. Values already logged stay; later logs are capped at the new target, and the shared streak, the day close-out and at-risk warnings follow the new schedule. A real change goes out as `hive_updated` with the row before.
     ///
     /// - Remark: HTTP `PATCH /habits/v1/hives/{hive_id}`.
     /// - Remark: Generated from `#/paths//habits/v1/hives/{hive_id}/patch(updateHive)`.
@@ -6529,6 +6529,57 @@ public enum Operations {
                     }
                 }
             }
+            public struct Conflict: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/habits/v1/hives/{hive_id}/PATCH/responses/409/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/habits/v1/hives/{hive_id}/PATCH/responses/409/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.UpdateHive.Output.Conflict.Body
+                /// Creates a new `Conflict`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.UpdateHive.Output.Conflict.Body) {
+                    self.body = body
+                }
+            }
+            /// A target other than 1 for a checkbox hive (`checkbox_target`).
+            ///
+            /// - Remark: Generated from `#/paths//habits/v1/hives/{hive_id}/patch(updateHive)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Operations.UpdateHive.Output.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Operations.UpdateHive.Output.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct UnprocessableContent: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/habits/v1/hives/{hive_id}/PATCH/responses/422/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -6557,7 +6608,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// A name not 1–100 characters, a colour not #RRGGBB, a target outside 1–1000 (or not 1 for a checkbox hive), a weekmask outside 1–127, a field of the wrong type (`validation_failed`); or the `Idempotency-Key` was used with a different request (`idempotency_key_reused`).
+            /// A name not 1–100 characters or blank, a colour not #RRGGBB, a target outside 1–1000, a weekmask outside 1–127, a field of the wrong type (`validation_failed`); or the `Idempotency-Key` was used with a different request (`idempotency_key_reused`).
             ///
             /// - Remark: Generated from `#/paths//habits/v1/hives/{hive_id}/patch(updateHive)/responses/422`.
             ///

@@ -156,7 +156,7 @@ public protocol APIProtocol: Sendable {
     func getHive(_ input: Operations.GetHive.Input) async throws -> Operations.GetHive.Output
     /// Edit a hive (owner only)
     ///
-    /// Changes the fields sent: `name` (trimmed, 1–100 characters), `color_hex` (#RRGGBB, stored uppercase), `target_per_day` (1–1000; a checkbox hive keeps 1), `schedule_daily`, `schedule_weekmask` (1–127). The type stays. Values already logged stay; later logs are capped at the new target, and the shared streak, the day close-out and at-risk warnings follow the new schedule. A real change goes out as `hive_updated` with the row before.
+    /// Changes the fields sent (null keeps a field): `name` (1–100 characters, not blank; stored trimmed), `color_hex` (#RRGGBB, stored uppercase), `target_per_day` (1–1000; a checkbox hive keeps 1), `schedule_daily`, `schedule_weekmask` (1–127). The type stays. Values already logged stay; later logs are capped at the new target, and the shared streak, the day close-out and at-risk warnings follow the new schedule. A real change goes out as `hive_updated` with the row before.
     ///
     /// - Remark: HTTP `PATCH /habits/v1/hives/{hive_id}`.
     /// - Remark: Generated from `#/paths//habits/v1/hives/{hive_id}/patch(updateHive)`.
@@ -564,7 +564,7 @@ extension APIProtocol {
     }
     /// Edit a hive (owner only)
     ///
-    /// Changes the fields sent: `name` (trimmed, 1–100 characters), `color_hex` (#RRGGBB, stored uppercase), `target_per_day` (1–1000; a checkbox hive keeps 1), `schedule_daily`, `schedule_weekmask` (1–127). The type stays. Values already logged stay; later logs are capped at the new target, and the shared streak, the day close-out and at-risk warnings follow the new schedule. A real change goes out as `hive_updated` with the row before.
+    /// Changes the fields sent (null keeps a field): `name` (1–100 characters, not blank; stored trimmed), `color_hex` (#RRGGBB, stored uppercase), `target_per_day` (1–1000; a checkbox hive keeps 1), `schedule_daily`, `schedule_weekmask` (1–127). The type stays. Values already logged stay; later logs are capped at the new target, and the shared streak, the day close-out and at-risk warnings follow the new schedule. A real change goes out as `hive_updated` with the row before.
     ///
     /// - Remark: HTTP `PATCH /habits/v1/hives/{hive_id}`.
     /// - Remark: Generated from `#/paths//habits/v1/hives/{hive_id}/patch(updateHive)`.

@@ -1081,7 +1081,7 @@ public enum Operations {
     }
     /// Report the caller's position
     ///
-    /// Requires `share_location` on (else 409 `sharing_off`). Stores the caller's precise position, which counts as fresh for the location TTL (10 minutes by default, `COLONY_NEARBY_LOCATION_TTL_SECONDS`; stale positions are deleted by a job, each with a `location_removed` event of reason `expired`), so clients report periodically. Coordinates must be finite numbers: latitude −90…90, longitude −180…180, and the optional `accuracy` 0…100000 meters. The body is also read as JSON5, so `NaN` or `Infinity` literals reach this check and are refused with 422 rather than 400. Precise coordinates are never returned to anyone: others see the shown position, the reported one moved by a secret offset of 100–150 ft (`COLONY_NEARBY_OFFSET_MIN_FEET`/`_MAX_FEET`; the same for every viewer while the caller stays in the area) and snapped to a 50 ft grid (`COLONY_NEARBY_GRID_FEET`); the answer and the `location_updated` event carry that. At most 30 reports a minute per user (`COLONY_NEARBY_REPORT_RATE`); a report farther from the caller's last fresh one than 90 m/s (`COLONY_NEARBY_MAX_SPEED_MPS`) allows, plus 200 m, is refused as a spoofed jump.
+    /// Requires `share_location` on (else 409 `sharing_off`). Stores the caller's precise position, which counts as fresh for the location TTL (10 minutes by default, `COLONY_NEARBY_LOCATION_TTL_SECONDS`; stale positions are deleted by a job, each with a `location_removed` event of reason `expired`), so clients report periodically. Coordinates must be finite numbers: latitude −90…90, longitude −180…180, and the optional `accuracy` 0…100000 meters. The body is also read as JSON5, so `NaN` or `Infinity` literals reach this check and are refused with 422 rather than 400. Precise coordinates are never returned to anyone: others see the shown position, the reported one moved by a secret offset of 100–150 ft (`COLONY_NEARBY_OFFSET_MIN_FEET`/`_MAX_FEET`; the same for every viewer while the caller stays in the area) and snapped to a 50 ft grid (`COLONY_NEARBY_GRID_FEET`); the answer and the `location_updated` event carry that. At most 30 reports a minute per user (`COLONY_NEARBY_REPORT_RATE`); a report farther from the caller's last fresh one than 90 m/s (`COLONY_NEARBY_MAX_SPEED_MPS`) allows, plus 200 m, is refused as a spoofed jump (409 `implausible_location`).
     ///
     /// - Remark: HTTP `PUT /nearby/v1/location`.
     /// - Remark: Generated from `#/paths//nearby/v1/location/put(reportLocation)`.
@@ -1245,7 +1245,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// `share_location` is off (`sharing_off`): turn it on with PATCH /nearby/v1/settings first.
+            /// `share_location` is off (`sharing_off`): turn it on with PATCH /nearby/v1/settings first; or the position is farther from the caller's last fresh one than anyone could have travelled since (`implausible_location`).
             ///
             /// - Remark: Generated from `#/paths//nearby/v1/location/put(reportLocation)/responses/409`.
             ///
@@ -1391,7 +1391,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// Coordinates missing, not numbers, not finite, or out of range: latitude −90…90, longitude −180…180, accuracy 0…100000 meters (`validation_failed`); or farther from the caller's last fresh position than anyone could have travelled since (`implausible_location`).
+            /// Coordinates missing, not numbers, not finite, or out of range: latitude −90…90, longitude −180…180, accuracy 0…100000 meters (`validation_failed`).
             ///
             /// - Remark: Generated from `#/paths//nearby/v1/location/put(reportLocation)/responses/422`.
             ///

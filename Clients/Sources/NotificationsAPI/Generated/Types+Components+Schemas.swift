@@ -74,13 +74,15 @@ extension Components {
                 case paths
             }
         }
+        /// `token` or `apns_token` (the seeds' name), at least one of them a string; when both are strings they must be the same string, as sent (else 422 `validation_failed`).
+        ///
         /// - Remark: Generated from `#/components/schemas/DeviceRegistration`.
         public struct DeviceRegistration: Codable, Hashable, Sendable {
-            /// The APNs device token in hex: 32–200 hex digits, an even number of them (case ignored; whitespace around it trimmed).
+            /// The APNs device token in hex: 32–200 hex digits, an even number of them (case ignored; whitespace around it trimmed). Null is as if it were left out.
             ///
             /// - Remark: Generated from `#/components/schemas/DeviceRegistration/token`.
             public var token: Swift.String?
-            /// The same token under the seeds' name (`device_tokens.apns_token`); when both are sent they must be the same.
+            /// The same token under the seeds' name (`device_tokens.apns_token`), with the same rule. Null is as if it were left out.
             ///
             /// - Remark: Generated from `#/components/schemas/DeviceRegistration/apns_token`.
             public var apnsToken: Swift.String?
@@ -124,8 +126,8 @@ extension Components {
             /// Creates a new `DeviceRegistration`.
             ///
             /// - Parameters:
-            ///   - token: The APNs device token in hex: 32–200 hex digits, an even number of them (case ignored; whitespace around it trimmed).
-            ///   - apnsToken: The same token under the seeds' name (`device_tokens.apns_token`); when both are sent they must be the same.
+            ///   - token: The APNs device token in hex: 32–200 hex digits, an even number of them (case ignored; whitespace around it trimmed). Null is as if it were left out.
+            ///   - apnsToken: The same token under the seeds' name (`device_tokens.apns_token`), with the same rule. Null is as if it were left out.
             ///   - environment: Development builds get sandbox tokens. The seeds' `prod` is production, Xcode's `development` (or `dev`) is sandbox. Answers name it `production` or `sandbox`.
             ///   - platform: Exactly one of these, lower case.
             ///   - appVersion: 1–32 characters of ASCII letters, digits and `.-+_ ()` (whitespace around it trimmed), e.g. `2.4.1 (310)`.
