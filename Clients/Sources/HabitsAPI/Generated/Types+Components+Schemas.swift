@@ -396,14 +396,15 @@ extension Components {
             public var logDate: Swift.String
             /// - Remark: Generated from `#/components/schemas/HabitLog/value`.
             public var value: Swift.Int
-            /// manual when logged for a chosen date.
+            /// manual when logged for a chosen date; hive when logged in the hive the habit was converted to (the owner's log there counts for the habit too).
             ///
             /// - Remark: Generated from `#/components/schemas/HabitLog/source`.
             @frozen public enum SourcePayload: String, Codable, Hashable, Sendable, CaseIterable {
                 case api = "api"
                 case manual = "manual"
+                case hive = "hive"
             }
-            /// manual when logged for a chosen date.
+            /// manual when logged for a chosen date; hive when logged in the hive the habit was converted to (the owner's log there counts for the habit too).
             ///
             /// - Remark: Generated from `#/components/schemas/HabitLog/source`.
             public var source: Components.Schemas.HabitLog.SourcePayload
@@ -417,7 +418,7 @@ extension Components {
             ///   - userId:
             ///   - logDate:
             ///   - value:
-            ///   - source: manual when logged for a chosen date.
+            ///   - source: manual when logged for a chosen date; hive when logged in the hive the habit was converted to (the owner's log there counts for the habit too).
             ///   - createdAt:
             public init(
                 id: Swift.String,
