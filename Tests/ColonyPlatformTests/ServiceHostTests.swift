@@ -88,21 +88,7 @@ struct JWKSFetchTests {
         let second = TestTokens(keyID: "key-2")
         let published = Mutex<[TestTokens]>([first])
         let fetches = Atomic<Int>(0)
-        let router = Router()
-        router.get("/auth/v1/.well-known/jwks.json") { _, _ -> Response in
-            fetches.add(1, ordering: .relaxed)
-            let keys = published.withLock { $0 }.map { tokens -> String in
-                let document = tokens.jwksJSON()
-                return String(document.dropFirst(#"{"keys":["#.count).dropLast(2))
-            }
-            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"keys":["# + keys.joined(separator: ",") + "]}")))
-        }
-        let port = try freePort()
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: TestEnvironment.logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.runService() }
-            defer { group.cancelAll() }
-            let url = URL(string: "http://127.0.0.1:\(port)/auth/v1/.well-known/jwks.json")!
+        try await withJWKSServer({ fetches.add(1, ordering: .relaxed); return published.withLock { $0 } }) { url in
             let verifier = TokenVerifier(configuration: .init(keySource: .jwks(url), issuer: "colony-auth", audience: .unify), logger: TestEnvironment.logger)
             try await waitUntil(timeout: .seconds(60)) {
                 (try? await verifier.verify(try await first.token(app: .unify))) != nil
@@ -129,17 +115,7 @@ struct JWKSFetchTests {
         let first = TestTokens(keyID: "key-1")
         let second = TestTokens(keyID: "key-2")
         let published = Mutex<[TestTokens]>([first, second])
-        let router = Router()
-        router.get("/jwks.json") { _, _ -> Response in
-            let keys = published.withLock { $0 }.map { String($0.jwksJSON().dropFirst(#"{"keys":["#.count).dropLast(2)) }
-            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"keys":["# + keys.joined(separator: ",") + "]}")))
-        }
-        let port = try freePort()
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: TestEnvironment.logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.runService() }
-            defer { group.cancelAll() }
-            let url = URL(string: "http://127.0.0.1:\(port)/jwks.json")!
+        try await withJWKSServer({ published.withLock { $0 } }) { url in
             // Keys are fetched again after a second, so the revocation below is seen.
             let verifier = TokenVerifier(configuration: .init(keySource: .jwks(url), issuer: "colony-auth", audience: .unify, cacheLifetime: .seconds(1)),
                                          logger: TestEnvironment.logger)

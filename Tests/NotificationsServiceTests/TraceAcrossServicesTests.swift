@@ -29,7 +29,7 @@ struct TraceAcrossServicesTests {
         try apns.caPEM.write(toFile: caFile, atomically: true, encoding: .utf8)
 
         try await apns.run { apns in
-            try await withJWKSServer(tokens) { jwksURL in
+            try await withJWKSServer({ [tokens] }) { jwksURL in
                 try await withTestSchema { circlesDatabase in
                     try await withTestSchema { notificationsDatabase in
                         func settings(_ database: DatabaseConfiguration) -> [String: String] {
@@ -37,7 +37,7 @@ struct TraceAcrossServicesTests {
                              "COLONY_PG_DATABASE": environment.postgresDatabase, "COLONY_PG_USER": database.user,
                              "COLONY_PG_PASSWORD": database.password, "COLONY_PG_SCHEMA": database.schema,
                              "COLONY_KAFKA_BROKERS": environment.kafkaBrokers, "COLONY_TOPIC_PREFIX": prefix,
-                             "COLONY_JWKS_URL": jwksURL, "COLONY_LOG_FORMAT": "json", "LOG_LEVEL": "info"]
+                             "COLONY_JWKS_URL": jwksURL.absoluteString, "COLONY_LOG_FORMAT": "json", "LOG_LEVEL": "info"]
                         }
                         let circles = try await ServiceProcess.start("colony-circles", environment: settings(circlesDatabase).merging([
                             "COLONY_STORAGE_PATH": folder.appendingPathComponent("storage").path,
@@ -126,22 +126,5 @@ struct TraceAcrossServicesTests {
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
         let body = try await response.body.collect(upTo: 1 << 20)
         return Reply(status: .init(code: Int(response.status.code)), json: (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] ?? [:])
-    }
-
-    /// Serves the test key's JWKS, as auth does, for the services' COLONY_JWKS_URL.
-    func withJWKSServer(_ tokens: TestTokens, _ body: (String) async throws -> Void) async throws {
-        let port = try freePort()
-        let router = Router()
-        let jwks = tokens.jwksJSON()
-        router.get("/jwks.json") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: jwks)))
-        }
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.runService(gracefulShutdownSignals: []) }
-            try await waitUntil(timeout: .seconds(30)) { canConnect(port: port) }
-            try await body("http://127.0.0.1:\(port)/jwks.json")
-            group.cancelAll()
-        }
     }
 }
