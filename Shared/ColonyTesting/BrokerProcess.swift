@@ -53,26 +53,6 @@ public final class BrokerProcess: @unchecked Sendable {
     }
 }
 
-/// A TCP port nothing listens on right now.
-public func freePort() throws -> Int {
-    let socket = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard socket >= 0 else { throw TestSetupError("socket() failed") }
-    defer { close(socket) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) }
-    }
-    guard bound == 0 else { throw TestSetupError("bind() failed") }
-    _ = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
-
 /// Kills a child process and reaps it without a run loop (ECHILD means Foundation reaped it
 /// first, which is as good).
 public func killAndReap(_ process: Process) {
