@@ -28,10 +28,8 @@ enum AdminDatabase {
     /// Runs `body` with one connection as the superuser.
     static func withConnection<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
         let client = try makeClient()
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            return try await client.withConnection { try await body($0) }
+        return try await client.whileRunning {
+            try await client.withConnection { try await body($0) }
         }
     }
 
@@ -44,11 +42,7 @@ enum AdminDatabase {
             database: environment.string("COLONY_PG_DATABASE", default: "colony"), user: environment.string("COLONY_PG_ADMIN_USER", default: "postgres"),
             password: try environment.secret("COLONY_PG_ADMIN_PASSWORD"), schema: schema, poolSize: 2, tls: try DatabaseTLS.load(environment: environment))
         let database = Database(configuration: configuration, logger: logger)
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await database.run() }
-            defer { group.cancelAll() }
-            return try await body(database)
-        }
+        return try await database.whileRunning { try await body(database) }
     }
 
     static func makeClient() throws -> PostgresClient {

@@ -24,9 +24,7 @@ struct ProvisionCommand: AsyncParsableCommand {
         let databaseName = EnvironmentReader().string("COLONY_PG_DATABASE", default: "colony")
         try FileManager.default.createDirectory(atPath: secretsDirectory, withIntermediateDirectories: true)
         let client = try AdminDatabase.makeClient()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
+        try await client.whileRunning {
             let provisioner = DatabaseProvisioner(admin: client, databaseName: databaseName, logger: AdminDatabase.logger)
             for service in services {
                 let role = DatabaseProvisioner.roleName(for: service.rawValue)

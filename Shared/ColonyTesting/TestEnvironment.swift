@@ -114,20 +114,14 @@ public func withAdminClient<Result: Sendable>(_ body: (DatabaseProvisioner) asyn
         configuration: .init(host: environment.postgresHost, port: environment.postgresPort, username: environment.adminUser, password: environment.adminPassword, database: environment.postgresDatabase, tls: .disable),
         backgroundLogger: TestEnvironment.logger
     )
-    return try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { await client.run() }
-        defer { group.cancelAll() }
-        return try await body(DatabaseProvisioner(admin: client, databaseName: environment.postgresDatabase, logger: TestEnvironment.logger))
+    return try await client.whileRunning {
+        try await body(DatabaseProvisioner(admin: client, databaseName: environment.postgresDatabase, logger: TestEnvironment.logger))
     }
 }
 
 /// Runs a database's pool for the body's duration.
 public func withRunning<Result: Sendable>(_ database: Database, _ body: () async throws -> Result) async throws -> Result {
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { await database.client.run() }
-        defer { group.cancelAll() }
-        return try await body()
-    }
+    try await database.whileRunning(body)
 }
 
 /// Test-only Kafka settings: unique topic prefixes and consumer groups.

@@ -4,6 +4,7 @@ import ColonyTesting
 import Foundation
 import Hummingbird
 import NIOCore
+import NIOPosix
 import PostgresNIO
 import Synchronization
 import Testing
@@ -72,6 +73,68 @@ struct ServiceHostTests {
                     #expect(text.contains(#"http_requests_total{method="POST",route="/habits/v1/pings",status="202"} 1"#))
                 }
             }
+        }
+    }
+
+    @Test("a service whose port is taken stops with the bind error instead of hanging, its other services shut down")
+    func portTaken() async throws {
+        let environment = try TestEnvironment.current()
+        let tokens = TestTokens()
+        // Something else listens on the port first.
+        let occupant = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(occupant.localAddress?.port)
+        defer { occupant.close(promise: nil) }
+        try await withTestSchema { databaseConfiguration in
+            let configuration = ServiceConfiguration(
+                service: .habits, app: .habithive, httpHost: "127.0.0.1", httpPort: port, logLevel: .critical,
+                database: databaseConfiguration, kafkaBrokers: environment.kafkaBrokers, topicPrefix: TestKafka.topicPrefix(),
+                tokens: tokens.verifierConfiguration(audience: .habithive)
+            )
+            let definition = ServiceDefinition(
+                migrations: [], consumes: [.habits], handleEvent: { _, _, _ in },
+                jobs: { _ in [ScheduledJob(name: "tick", interval: .seconds(1)) { _, _ in }] },
+                addRoutes: { _, _ in }
+            )
+            // The outcome is awaited with a deadline: a hang fails the test instead of the run.
+            let outcome = Mutex<String?>(nil)
+            let host = Task {
+                do {
+                    try await ServiceHost.run(definition, configuration: configuration)
+                    outcome.withLock { $0 = "returned" }
+                } catch {
+                    outcome.withLock { $0 = "threw \(error)" }
+                }
+            }
+            defer { host.cancel() }
+            try await waitUntil(timeout: .seconds(60)) { outcome.withLock { $0 } != nil }
+            #expect(outcome.withLock { $0 }?.hasPrefix("threw") == true, "\(outcome.withLock { $0 } ?? "")")
+        }
+    }
+
+    @Test("a service cancelled while it starts (migrating, binding, joining its group) stops", arguments: [0, 20, 80, 200, 600, 1500])
+    func cancelledWhileStarting(afterMilliseconds delay: Int) async throws {
+        let environment = try TestEnvironment.current()
+        let tokens = TestTokens()
+        try await withTestSchema { databaseConfiguration in
+            let configuration = ServiceConfiguration(
+                service: .habits, app: .habithive, httpHost: "127.0.0.1", httpPort: try freePort(), logLevel: .critical,
+                database: databaseConfiguration, kafkaBrokers: environment.kafkaBrokers, topicPrefix: TestKafka.topicPrefix(),
+                tokens: tokens.verifierConfiguration(audience: .habithive)
+            )
+            let definition = ServiceDefinition(
+                migrations: [Migration(version: 1, name: "pings", sql: "CREATE TABLE pings (n int);")], consumes: [.habits], handleEvent: { _, _, _ in },
+                jobs: { _ in [ScheduledJob(name: "tick", interval: .seconds(1)) { _, _ in }] },
+                addRoutes: { _, _ in }
+            )
+            let finished = Atomic<Bool>(false)
+            let host = Task {
+                try? await ServiceHost.run(definition, configuration: configuration)
+                finished.store(true, ordering: .relaxed)
+            }
+            try await Task.sleep(for: .milliseconds(delay))
+            host.cancel()
+            try await waitUntil(timeout: .seconds(60)) { finished.load(ordering: .relaxed) }
         }
     }
 

@@ -44,10 +44,8 @@ public struct NotificationsCommandLine: AsyncParsableCommand {
             var logger = Logger(label: "colony.notifications.command")
             logger.logLevel = .warning
             let database = Database(configuration: configuration.database, logger: logger)
-            let entries = try await withThrowingTaskGroup(of: [DeliveryLogEntry]?.self) { group in
-                group.addTask { try await database.run(); return nil }
-                defer { group.cancelAll() }
-                return try await NotificationsService.deliveryLog(user: user, app: app, limit: limit, database: database)
+            let entries = try await database.whileRunning {
+                try await NotificationsService.deliveryLog(user: user, app: app, limit: limit, database: database)
             }
             let encoder = ColonyJSON.encoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

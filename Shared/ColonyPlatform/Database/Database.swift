@@ -246,3 +246,33 @@ public func quoteIdentifier(_ name: String) -> String {
 public func quoteLiteral(_ value: String) -> String {
     "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
 }
+
+extension PostgresClient {
+    /// Runs `body` while the client's pool runs, then stops the pool and waits for it to stop.
+    ///
+    /// The pool runs in a task of its own, not a child task: a child started under a cancelled
+    /// caller is cancelled at once, its pool never serves, and a request the body made (or the
+    /// cancellation of that request) waited for it forever. A service cancelled while it was
+    /// migrating hung so. The body's requests still see the caller's cancellation and throw.
+    public func whileRunning<Result: Sendable>(_ body: () async throws -> Result) async throws -> Result {
+        let pool = Task { await self.run() }
+        do {
+            let result = try await body()
+            pool.cancel()
+            await pool.value
+            return result
+        } catch {
+            pool.cancel()
+            await pool.value
+            throw error
+        }
+    }
+}
+
+extension Database {
+    /// Runs `body` while the pool runs (outside a service group: commands, migrations, tests).
+    public func whileRunning<Result: Sendable>(_ body: () async throws -> Result) async throws -> Result {
+        try await client.whileRunning(body)
+    }
+}
+

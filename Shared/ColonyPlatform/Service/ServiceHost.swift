@@ -225,9 +225,7 @@ public enum ServiceHost {
     /// Applies migrations with a short-lived pool before anything else starts.
     public static func migrate(_ migrations: [Migration], configuration: ServiceConfiguration, logger: Logger) async throws {
         let database = Database(configuration: configuration.database, logger: logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await database.client.run() }
-            defer { group.cancelAll() }
+        try await database.whileRunning {
             try await MigrationRunner(database: database).migrate(migrations)
         }
     }

@@ -45,10 +45,6 @@ public enum AuthCommands {
         logger.logLevel = .warning
         try await ServiceHost.migrate(AuthMigrations.all, configuration: configuration, logger: logger)
         let database = Database(configuration: configuration.database, logger: logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await database.run() }
-            defer { group.cancelAll() }
-            try await body(database, logger)
-        }
+        try await database.whileRunning { try await body(database, logger) }
     }
 }
