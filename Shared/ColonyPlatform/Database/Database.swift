@@ -255,7 +255,14 @@ extension PostgresClient {
     /// cancellation of that request) waited for it forever. A service cancelled while it was
     /// migrating hung so. The body's requests still see the caller's cancellation and throw.
     public func whileRunning<Result: Sendable>(_ body: () async throws -> Result) async throws -> Result {
-        let pool = Task { await self.run() }
+        // The body waits for the pool's task to start, so its first request does not find the
+        // pool not yet running (PostgresNIO warns of that).
+        let (started, didStart) = AsyncStream<Void>.makeStream()
+        let pool = Task {
+            didStart.finish()
+            await self.run()
+        }
+        for await _ in started {}
         do {
             let result = try await body()
             pool.cancel()
