@@ -68,7 +68,13 @@ struct ImportCommand: AsyncParsableCommand {
             let colonyStorage = try Self.servicesWithFiles.contains(app) ? Storage.load(environment: environment) : nil
 
             let sourceDatabase = try await SourceDatabase.open(location, logger: logger)
-            let connection = try await Self.connectAdmin(environment: environment, logger: logger)
+            let connection: PostgresConnection
+            do {
+                connection = try await Self.connectAdmin(environment: environment, logger: logger)
+            } catch {
+                await sourceDatabase.close()
+                throw error
+            }
             do {
                 let files = ImportFiles(source: try objectSource(environment: environment), storage: colonyStorage,
                                         contentTypes: try await ImportFiles.contentTypes(from: sourceDatabase))

@@ -46,21 +46,31 @@ final class TestPorts: Sendable {
 
     /// Whether a socket can bind `port` now (nothing bound or lingering there).
     static func canBind(_ port: Int) -> Bool {
-        let socket = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { return false }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) }
-        } == 0
+        withLoopbackSocket(port: port) { socket, address, length in bind(socket, address, length) } == 0
     }
 
     static func ephemeralRangeStart() -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8) else { return nil }
         return text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first.flatMap { Int($0) }
+    }
+}
+
+/// Whether something accepts TCP connections on 127.0.0.1:`port`.
+public func canConnect(port: Int) -> Bool {
+    withLoopbackSocket(port: port) { socket, address, length in connect(socket, address, length) } == 0
+}
+
+/// Calls `body` with a fresh TCP socket and the address 127.0.0.1:`port`, then closes the
+/// socket; -1 when no socket could be made.
+private func withLoopbackSocket(port: Int, _ body: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
+    let socket = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard socket >= 0 else { return -1 }
+    defer { close(socket) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = UInt16(port).bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return withUnsafePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { body(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
 }

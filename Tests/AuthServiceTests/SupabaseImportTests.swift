@@ -124,42 +124,56 @@ struct ScratchSource: Sendable {
 func withSupabaseSource(_ body: (ScratchSource) async throws -> Void) async throws {
     let environment = try TestEnvironment.current()
     let name = uniqueName("supabase")
-    let postgres = try await adminConnection(database: environment.postgresDatabase)
-    try await postgres.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: TestEnvironment.logger)
+    // Every connection is closed whether the body passed or threw: one dropped unclosed traps in a
+    // debug build, which would end the whole test run, not just this test.
+    try await withAdminConnection(database: environment.postgresDatabase) { postgres in
+        try await postgres.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: TestEnvironment.logger)
+        do {
+            try await withAdminConnection(database: name) { admin in
+                let platform = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("EndToEnd/supabase/platform.sql")
+                try await admin.execute(script: try String(contentsOf: platform, encoding: .utf8), logger: TestEnvironment.logger)
+                let location = try SourceDatabase.Location(url: "postgres://\(environment.adminUser):\(environment.adminPassword.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")@\(environment.postgresHost):\(environment.postgresPort)/\(name)?sslmode=disable")
+                // The test writes through `admin` first; the imports then read one snapshot taken at their first query.
+                let database = try await SourceDatabase.open(location, logger: TestEnvironment.logger)
+                do {
+                    try await body(ScratchSource(name: name, admin: admin, database: database))
+                } catch {
+                    await database.close()
+                    throw error
+                }
+                await database.close()
+            }
+        } catch {
+            _ = try? await postgres.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: TestEnvironment.logger)
+            throw error
+        }
+        try await postgres.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: TestEnvironment.logger)
+    }
+}
+
+/// Runs `body` with an admin connection to `database`, closed after it whether it threw or not.
+func withAdminConnection<Result>(database: String, _ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+    let connection = try await adminConnection(database: database)
     do {
-        let admin = try await adminConnection(database: name)
-        let platform = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("EndToEnd/supabase/platform.sql")
-        try await admin.execute(script: try String(contentsOf: platform, encoding: .utf8), logger: TestEnvironment.logger)
-        let location = try SourceDatabase.Location(url: "postgres://\(environment.adminUser):\(environment.adminPassword.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")@\(environment.postgresHost):\(environment.postgresPort)/\(name)?sslmode=disable")
-        // The test writes through `admin` first; the imports then read one snapshot taken at their first query.
-        let database = try await SourceDatabase.open(location, logger: TestEnvironment.logger)
-        try await body(ScratchSource(name: name, admin: admin, database: database))
-        await database.close()
-        try await admin.close()
+        let result = try await body(connection)
+        try await connection.close()
+        return result
     } catch {
-        _ = try? await postgres.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: TestEnvironment.logger)
-        try? await postgres.close()
+        try? await connection.close()
         throw error
     }
-    try await postgres.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: TestEnvironment.logger)
-    try await postgres.close()
 }
 
 /// An import into the test database as its admin, the way `colony-admin import supabase` runs one.
 func withImportTarget(app: App = .habithive, dryRun: Bool = false, _ body: (ImportTarget) async throws -> Void) async throws -> ImportReport {
     let environment = try TestEnvironment.current()
     let report = ImportReport(title: "test import")
-    let connection = try await adminConnection(database: environment.postgresDatabase)
-    let target = ImportTarget(connection: connection, app: app, dryRun: dryRun, topicPrefix: "t", report: report, files: ImportFiles(source: nil, storage: nil), logger: TestEnvironment.logger)
-    do {
+    try await withAdminConnection(database: environment.postgresDatabase) { connection in
+        let target = ImportTarget(connection: connection, app: app, dryRun: dryRun, topicPrefix: "t", report: report, files: ImportFiles(source: nil, storage: nil), logger: TestEnvironment.logger)
         try await target.begin()
         try await body(target)
         try await target.end()
-    } catch {
-        try? await connection.close()
-        throw error
     }
-    try await connection.close()
     return report
 }
 
