@@ -16,12 +16,14 @@ import PostgresNIO
 //   2. nearby queries at 32 connections: requests/s and p50/p99, beside pgbench at 32 clients
 //      (target ≥ 0.5× pgbench);
 //   3. location updates/s at 32 connections (upsert and outbox event), beside pgbench.
-// Run through scripts/bench.   colony-nearby-bench [--seconds S] [--users N]
+// Run through scripts/bench.   colony-nearby-bench [--seconds S] [--users N] [--http-plan FILE]
+// With --http-plan, it seeds the same users and writes the plan for the out-of-process run
+// (scripts/bench http: the colony-nearby executable under wrk) instead of running the load itself.
 
 let (seconds, userCount): (Int, Int) = {
     var seconds = 15
     var users = 1_000_000
-    var iterator = CommandLine.arguments.dropFirst().makeIterator()
+    var iterator = argumentsWithoutHTTPPlan().makeIterator()
     while let argument = iterator.next() {
         switch (argument, iterator.next().flatMap(Int.init)) {
         case ("--seconds", let value?) where value > 0: seconds = value
@@ -99,6 +101,38 @@ func line(_ label: String, _ result: LoadResult, unit: String = "req/s", p95: Do
         (p95.map { "  p95 \(format($0, 2)) ms" } ?? "") + "  p99 \(format(result.p99, 2)) ms" + (result.errors > 0 ? "  errors \(result.errors)" : "")
 }
 
+/// A location update as the in-process run sends it: connection c's i-th, near the centre.
+func locationBody(_ connection: Int, _ iteration: Int) -> String {
+    let latitude = centre.latitude + Double((connection * 31 + iteration) % 1000) * 0.00001
+    return "{\"latitude\":\(latitude),\"longitude\":\(centre.longitude),\"accuracy\":5}"
+}
+
+/// The out-of-process run's plan: nearby queries from the actors in the in-process run's order,
+/// then location updates. The positions stay fresh for the run (a day's TTL, as in-process) and
+/// the per-user quotas are lifted: wrk's actors query far more often than a person.
+func httpPlan(configuration: ServiceConfiguration, tokens: TestTokens, bearer: [String]) -> HTTPBenchPlan {
+    let queries = (0..<8192).map { i in
+        PlannedRequest(path: "/nearby/v1/nearby", token: bearer[(i % connections * 7919 + i / connections * 104_729) % bearer.count])
+    }
+    let updates = (0..<8192).map { i in
+        PlannedRequest(method: "PUT", path: "/nearby/v1/location", token: bearer[i % bearer.count], body: locationBody(i % connections, i / connections))
+    }
+    var environment = HTTPBenchPlan.serviceEnvironment(database: configuration.database, environment: environment, tokens: tokens, topicPrefix: configuration.topicPrefix)
+    environment["COLONY_STORAGE_PATH"] = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("nearby-bench")).path
+    environment["COLONY_STORAGE_SIGNING_KEY"] = "bench-signing-key-0123456789abcdef"
+    environment["COLONY_NEARBY_LOCATION_TTL_SECONDS"] = "86400"
+    environment["COLONY_NEARBY_JOB_INTERVAL_SECONDS"] = "3600"
+    environment["COLONY_NEARBY_QUERY_RATE"] = "1000000/60"
+    environment["COLONY_NEARBY_REPORT_RATE"] = "1000000/60"
+    environment["COLONY_NEARBY_MAX_SPEED_MPS"] = "1000"
+    let schema = configuration.database.schema
+    return HTTPBenchPlan(executable: "colony-nearby", environment: environment, schema: schema, scenarios: [
+        PlannedScenario(name: "nearby: people within 500 ft", kind: "read", requests: queries, expectStatus: 200, connections: connections, pgbenchScript: queryScript),
+        PlannedScenario(name: "nearby: location update", kind: "write", requests: updates, expectStatus: 200, connections: connections,
+                        pgbenchScript: updateScript(schema: schema)),
+    ])
+}
+
 func benchmark() async throws {
     print("colony-nearby-bench: \(userCount) located users, \(seconds) s per phase")
     try await withTestSchema(poolSize: connections, extensions: NearbyService.extensions) { databaseConfiguration in
@@ -120,6 +154,10 @@ func benchmark() async throws {
             var actorTokens: [String] = []
             for index in 0..<actorCount { actorTokens.append(try await tokens.token(user: userID(actor(index)), app: .socialspot)) }
             let bearer = actorTokens
+            if let planFile = httpPlanFile() {
+                try await serveHTTPPlan(httpPlan(configuration: configuration, tokens: tokens, bearer: bearer), to: planFile)
+                return
+            }
             let base = "http://127.0.0.1:\(port)"
             // Positions stay fresh for the whole run: the TTL is a day here.
             let settings = NearbySettings(locationTTLSeconds: 86_400, jobInterval: .seconds(3600))
@@ -179,8 +217,7 @@ func benchmark() async throws {
                     request.method = .PUT
                     request.headers.add(name: "Authorization", value: "Bearer \(bearer[(connection + iteration * connections) % bearer.count])")
                     request.headers.add(name: "Content-Type", value: "application/json")
-                    let latitude = centre.latitude + Double((connection * 31 + iteration) % 1000) * 0.00001
-                    request.body = .bytes(ByteBuffer(string: "{\"latitude\":\(latitude),\"longitude\":\(centre.longitude),\"accuracy\":5}"))
+                    request.body = .bytes(ByteBuffer(string: locationBody(connection, iteration)))
                     return request
                 }, expect: .ok)
                 print("")
