@@ -256,19 +256,31 @@ final class JSONArrayStorage {
 final class JSONObjectStorage {
     var members: [(key: JSONKey, value: JSONNode)] = []
 
-    /// A property encoded twice keeps its last value, as in Foundation's encoder (a
-    /// dictionary's keys are distinct already).
-    func set(_ key: JSONKey, _ value: JSONNode, distinct: Bool = false) {
-        if !distinct, let index = members.firstIndex(where: { $0.key === key || $0.key.name == key.name }) {
-            members[index].value = value
-        } else {
-            members.append((key, value))
-        }
+    func set(_ key: JSONKey, _ value: JSONNode) {
+        members.append((key, value))
     }
 
-    /// By the UTF-8 bytes of the wire names (what `.sortedKeys` does on this platform).
+    /// By the UTF-8 bytes of the wire names (what `.sortedKeys` does on this platform). A key
+    /// encoded twice keeps its last value, as in Foundation's encoder: equal keys sort by when
+    /// they were set, and only the last of each run is kept (checking on every set cost more
+    /// than the rest of the object).
     func sortedMembers() -> [(key: JSONKey, value: JSONNode)] {
-        members.sorted { $0.key.precedes($1.key) }
+        let order = members.indices.sorted { a, b in
+            let (left, right) = (members[a].key, members[b].key)
+            if left === right { return a < b }
+            if left.precedes(right) { return true }
+            return !right.precedes(left) && a < b
+        }
+        var sorted: [(key: JSONKey, value: JSONNode)] = []
+        sorted.reserveCapacity(order.count)
+        for (position, index) in order.enumerated() {
+            if position + 1 < order.count {
+                let next = members[order[position + 1]].key, key = members[index].key
+                if next === key || next.name == key.name { continue }
+            }
+            sorted.append(members[index])
+        }
+        return sorted
     }
 }
 
@@ -356,8 +368,8 @@ struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         verbatimKeys ? JSONKey(key.stringValue) : JSONKey.property(key.stringValue)
     }
 
-    mutating func encodeNil(forKey key: Key) throws { storage.set(self.key(key), .null, distinct: verbatimKeys) }
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { storage.set(self.key(key), try TreeEncoder.box(value), distinct: verbatimKeys) }
+    mutating func encodeNil(forKey key: Key) throws { storage.set(self.key(key), .null) }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { storage.set(self.key(key), try TreeEncoder.box(value)) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
         let nested = JSONObjectStorage()

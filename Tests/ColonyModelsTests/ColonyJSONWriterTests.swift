@@ -150,6 +150,16 @@ struct ColonyJSONWriterTests {
         try expectSame(WithSuper())
     }
 
+    @Test("UUID.lowercased is uuidString.lowercased()")
+    func lowercasedUUID() {
+        for _ in 0..<1000 {
+            let id = UUID()
+            #expect(id.lowercased == id.uuidString.lowercased())
+        }
+        #expect(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)).lowercased == "00000000-0000-0000-0000-000000000000")
+        #expect(UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)).lowercased == "ffffffff-ffff-ffff-ffff-ffffffffffff")
+    }
+
     @Test("event envelopes encode as before")
     func envelopes() throws {
         let user = UUID()
