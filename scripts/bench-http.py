@@ -267,6 +267,51 @@ def send_requests(base, requests, headers, session_token, count):
     return statuses
 
 
+# Where a request's instructions go: each function's own (self) instructions, by what it belongs
+# to (first match wins; the name is demangled, the object file follows it in brackets).
+CATEGORIES = [
+    ("JSON responses (ColonyJSON.encode, Encodable)", r"JSONNode|TreeEncoder|KeyedContainer|UnkeyedContainer|SingleValueContainer|JSONObjectStorage|JSONArrayStorage|JSONKey|JSONEncoder|JSONWriter|Encodable|EncodingContainer|ISO8601|encode\(to:"),
+    ("JSON request bodies (decoding)", r"JSONDecoder|Decodable|DecodingContainer|JSONScanner|JSONMap|ColonyRequestDecoder"),
+    ("token check (JWT, ECDSA)", r"JWT|TokenVerifier|TokenMiddleware|ECDSA|P256|BoringSSL|CCryptoBoringSSL|libcrypto|bn_|ec_GFp|Base64"),
+    ("PostgresNIO (wire protocol, row decoding)", r"Postgres|PSQL|DataRow|RowDescription|PostgresCell|BackendMessage|FrontendMessage|ConnectionStateMachine|ExtendedQuery|PoolStateMachine|ConnectionPool|Database\.|_ConnectionPoolModule"),
+    ("HTTP (Hummingbird, NIO HTTP/1 parsing and writing)", r"Hummingbird|HTTP1|HTTPParser|llhttp|c_nio_llhttp|NIOHTTP|HTTPRequest|HTTPResponse|HTTPFields|HTTPField|Router|Trie|RouterPath|ResponseBody|RequestBody|URI|ColonyMiddleware|ColonyRequestContext|RouteSupport|HTTPTypes"),
+    ("metrics, logging, tracing", r"Metrics|Prometheus|Logger|Logging|LogHandler|Tracing|Span|ServiceContext|Instrument|Counter|Histogram|Timer|Recorder"),
+    ("NIO event loops, channels, sockets (user space)", r"NIO|Selector|Epoll|Channel|EventLoop|ByteBuffer|CircularBuffer|Socket|ServerBootstrap"),
+    ("Swift concurrency (tasks, continuations, executors)", r"swift_task|swift_job|swift_continuation|_Concurrency|Task|AsyncStream|AsyncSequence|Continuation|Executor|withTaskCancellationHandler|swift_asyncLet|dispatch"),
+    ("Swift runtime: retain/release, exclusivity, metadata, casts", r"swift_retain|swift_release|swift_bridgeObject|swift_beginAccess|swift_endAccess|AccessSet|Metadata|metadata|swift_dynamicCast|tryCast|conformsTo|swift_getWitnessTable|swift_allocObject|swift_deallocObject|RefCount|_swift_release_dealloc|swift_arrayDestroy|swift_getGeneric|TLSContext|__tls_get_addr|swift_isUniquelyReferenced|ContiguousArrayStorage|Hasher"),
+    ("Swift strings and collections", r"String|Substring|Character|Unicode|UTF8|Array|Dictionary|Set<|_NativeDictionary|_NativeSet|Sequence|Collection"),
+    ("malloc and free", r"malloc|free|_int_|calloc|realloc|cfree|tcache"),
+    ("libc: memcpy, memcmp, printf", r"mem(cpy|move|cmp|set|chr)|strlen|printf|_IO_|_itoa|__strchr"),
+    ("kernel calls (user-side stubs)", r"syscall|epoll|__libc_(read|write|recv|send)|writev|readv|__GI___|futex|pthread"),
+]
+
+
+def categorize(dump, count):
+    import re
+    text = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", dump], capture_output=True, text=True).stdout
+    if shutil.which("swift-demangle"):
+        text = subprocess.run(["swift-demangle", "--simplified"], input=text, capture_output=True, text=True).stdout
+    totals = {name: 0 for name, _ in CATEGORIES}
+    totals["other"] = 0
+    compiled = [(name, re.compile(pattern)) for name, pattern in CATEGORIES]
+    for line in text.splitlines():
+        fields = line.split(None, 1)
+        if len(fields) < 2 or not fields[0].replace(",", "").isdigit() or "PROGRAM TOTALS" in line:
+            continue
+        instructions = int(fields[0].replace(",", ""))
+        name = fields[1].split(")", 1)[-1] if fields[1].lstrip().startswith("(") else fields[1]
+        for category, pattern in compiled:
+            if pattern.search(name):
+                totals[category] += instructions
+                break
+        else:
+            totals["other"] += instructions
+    all_instructions = sum(totals.values()) or 1
+    print("  where a request's instructions go (self instructions by component):")
+    for category, instructions in sorted(totals.items(), key=lambda item: -item[1]):
+        print(f"    {instructions // max(1, count):>10,}  {100 * instructions / all_instructions:5.1f}%  {category}")
+
+
 def profile(plan, scenario, bin_dir, port, workdir, count, label):
     """The service under callgrind: warmed up with instrumentation off, then `count` requests of the
     scenario counted, dumped, and the top functions printed (inclusive and self)."""
@@ -315,6 +360,7 @@ def profile(plan, scenario, bin_dir, port, workdir, count, label):
                   if "PROGRAM TOTALS" in line and line.split()[0].replace(",", "").isdigit()), 0)
     print(f"\ncallgrind, {label}: {count} x {scenario['name']} (statuses {statuses}): {total:,} instructions, {total // max(1, count):,} per request")
     print(f"  dump: {dump}")
+    categorize(dump, count)
     for title, text in (("self", annotated), ("inclusive", inclusive)):
         print(f"  top functions by {title} instructions (per request):")
         shown = 0
