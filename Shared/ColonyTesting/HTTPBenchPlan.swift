@@ -104,10 +104,11 @@ public struct HTTPBenchPlan: Codable, Sendable {
     }
 
     /// The settings a service executable reads (as `scripts/run` gives them) for a benchmark's
-    /// schema: its role, the broker, tokens verified with the test key's public half.
+    /// schema: its role, the broker, tokens verified with the test key's public half; for the
+    /// services with uploads (`storage`), a fresh storage folder and a signing key.
     public static func serviceEnvironment(database: DatabaseConfiguration, environment: TestEnvironment, tokens: TestTokens,
-                                          topicPrefix: String) -> [String: String] {
-        [
+                                          topicPrefix: String, storage: Bool = false) -> [String: String] {
+        var settings = [
             "COLONY_PG_HOST": environment.postgresHost, "COLONY_PG_PORT": "\(environment.postgresPort)",
             "COLONY_PG_DATABASE": environment.postgresDatabase, "COLONY_PG_USER": database.user,
             "COLONY_PG_PASSWORD": database.password, "COLONY_PG_SCHEMA": database.schema, "COLONY_PG_POOL_SIZE": "\(database.poolSize)",
@@ -115,6 +116,11 @@ public struct HTTPBenchPlan: Codable, Sendable {
             "COLONY_JWT_PUBLIC_KEY": tokens.privateKey.publicKey.pemRepresentation, "COLONY_JWT_ISSUER": tokens.issuer,
             "LOG_LEVEL": "error",
         ]
+        if storage {
+            settings["COLONY_STORAGE_PATH"] = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("colony-bench-storage")).path
+            settings["COLONY_STORAGE_SIGNING_KEY"] = "bench-signing-key-0123456789abcdef"
+        }
+        return settings
     }
 }
 

@@ -157,6 +157,17 @@ if let planFile = httpPlanFile() {
     try await benchmarkService(rawRate: rawRate, seconds: seconds, cost: cost)
 }
 
+/// Auth's migrations and keys on the benchmark's schema; MyCirclee's anon API key.
+func prepareSchema(configuration: ServiceConfiguration, settings: AuthSettings) async throws -> String {
+    try await ServiceHost.migrate(AuthService.migrations, configuration: configuration, logger: TestEnvironment.logger)
+    let database = Database(configuration: configuration.database, logger: TestEnvironment.logger)
+    return try await withRunning(database) {
+        let ring = KeyRing(database: database, issuer: settings.issuer, retiredKeyRetentionSeconds: 60, logger: TestEnvironment.logger)
+        try await ring.ensureKeys()
+        return try await ring.apiKeys().first { $0.app == .mycirclee && $0.role == .anon }!.key
+    }
+}
+
 /// The out-of-process run's plan: the executable on a migrated schema with its keys, rate limits
 /// lifted; the driver signs up one user (the session) and then measures GET /user at 32
 /// connections, sign-ins at 8 against raw bcrypt, and GET /user from one connection idle and
@@ -170,13 +181,7 @@ func serveAuthPlan(rawRate: Double, cost: Int, file: String) async throws {
             service: .auth, app: nil, database: databaseConfiguration, kafkaBrokers: environment.kafkaBrokers, topicPrefix: TestKafka.topicPrefix(),
             tokens: TestTokens().verifierConfiguration(audience: nil)
         )
-        try await ServiceHost.migrate(AuthService.migrations, configuration: configuration, logger: TestEnvironment.logger)
-        let database = Database(configuration: databaseConfiguration, logger: TestEnvironment.logger)
-        let anonKey = try await withRunning(database) {
-            let ring = KeyRing(database: database, issuer: settings.issuer, retiredKeyRetentionSeconds: 60, logger: TestEnvironment.logger)
-            try await ring.ensureKeys()
-            return try await ring.apiKeys().first { $0.app == .mycirclee && $0.role == .anon }!.key
-        }
+        let anonKey = try await prepareSchema(configuration: configuration, settings: settings)
         var serviceEnvironment = HTTPBenchPlan.serviceEnvironment(database: databaseConfiguration, environment: environment, tokens: TestTokens(),
                                                                  topicPrefix: configuration.topicPrefix)
         // Auth verifies the tokens it signs with its own published keys.
@@ -218,13 +223,7 @@ try await withTestSchema(poolSize: 8) { databaseConfiguration in
         database: databaseConfiguration, kafkaBrokers: environment.kafkaBrokers, topicPrefix: TestKafka.topicPrefix(),
         tokens: TestTokens().verifierConfiguration(audience: nil)
     )
-    try await ServiceHost.migrate(AuthService.migrations, configuration: configuration, logger: TestEnvironment.logger)
-    let database = Database(configuration: databaseConfiguration, logger: TestEnvironment.logger)
-    let anonKey = try await withRunning(database) {
-        let ring = KeyRing(database: database, issuer: settings.issuer, retiredKeyRetentionSeconds: 60, logger: TestEnvironment.logger)
-        try await ring.ensureKeys()
-        return try await ring.apiKeys().first { $0.app == .mycirclee && $0.role == .anon }!.key
-    }
+    let anonKey = try await prepareSchema(configuration: configuration, settings: settings)
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await ServiceHost.run(AuthService.definition(settings: settings), configuration: configuration) }
         defer { group.cancelAll() }

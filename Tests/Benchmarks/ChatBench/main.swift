@@ -249,9 +249,8 @@ func httpPlan(schema: String, configuration: ServiceConfiguration, tokens: TestT
         PlannedRequest(method: "POST", path: path, token: memberTokens[i % memberCount + 1], body: "{\"content\":\"Bench \(i) \(content)\"}")
     }
     let (event, payload) = try sentEvent()
-    var environment = HTTPBenchPlan.serviceEnvironment(database: configuration.database, environment: environment, tokens: tokens, topicPrefix: configuration.topicPrefix)
-    environment["COLONY_STORAGE_PATH"] = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("colony-chat-bench")).path
-    environment["COLONY_STORAGE_SIGNING_KEY"] = "bench-signing-key-0123456789abcdef"
+    let environment = HTTPBenchPlan.serviceEnvironment(database: configuration.database, environment: environment, tokens: tokens, topicPrefix: configuration.topicPrefix,
+                                                       storage: true)
     return HTTPBenchPlan(executable: "colony-chat", environment: environment, schema: schema, scenarios: [
         PlannedScenario(name: "chat: history page (50 messages)", kind: "read", requests: reads, expectStatus: 200, connections: connections, pgbenchScript: readScript()),
         PlannedScenario(name: "chat: send a message", kind: "write", requests: sends, expectStatus: 201, connections: connections,

@@ -474,9 +474,8 @@ func httpPlan(schema: String, configuration: ServiceConfiguration, tokens: TestT
         PlannedRequest(method: "POST", path: path, token: memberTokens.randomElement()!, body: "{\"type\":\"note\",\"body\":\"\(noteBody) \(i)\"}")
     }
     let (event, payload) = try createdEvent()
-    var environment = HTTPBenchPlan.serviceEnvironment(database: configuration.database, environment: environment, tokens: tokens, topicPrefix: configuration.topicPrefix)
-    environment["COLONY_STORAGE_PATH"] = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("colony-circles-bench")).path
-    environment["COLONY_STORAGE_SIGNING_KEY"] = "bench-signing-key-0123456789abcdef"
+    let environment = HTTPBenchPlan.serviceEnvironment(database: configuration.database, environment: environment, tokens: tokens, topicPrefix: configuration.topicPrefix,
+                                                       storage: true)
     return HTTPBenchPlan(executable: "colony-circles", environment: environment, schema: schema, scenarios: [
         PlannedScenario(name: "circles: feed page (20 cards)", kind: "read", requests: reads, expectStatus: 200, connections: connections, pgbenchScript: readScript()),
         PlannedScenario(name: "circles: create a post", kind: "write", requests: creates, expectStatus: 201, connections: connections,

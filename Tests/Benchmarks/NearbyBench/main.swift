@@ -117,9 +117,8 @@ func httpPlan(configuration: ServiceConfiguration, tokens: TestTokens, bearer: [
     let updates = (0..<8192).map { i in
         PlannedRequest(method: "PUT", path: "/nearby/v1/location", token: bearer[i % bearer.count], body: locationBody(i % connections, i / connections))
     }
-    var environment = HTTPBenchPlan.serviceEnvironment(database: configuration.database, environment: environment, tokens: tokens, topicPrefix: configuration.topicPrefix)
-    environment["COLONY_STORAGE_PATH"] = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("nearby-bench")).path
-    environment["COLONY_STORAGE_SIGNING_KEY"] = "bench-signing-key-0123456789abcdef"
+    var environment = HTTPBenchPlan.serviceEnvironment(database: configuration.database, environment: environment, tokens: tokens, topicPrefix: configuration.topicPrefix,
+                                                       storage: true)
     environment["COLONY_NEARBY_LOCATION_TTL_SECONDS"] = "86400"
     environment["COLONY_NEARBY_JOB_INTERVAL_SECONDS"] = "3600"
     environment["COLONY_NEARBY_QUERY_RATE"] = "1000000/60"

@@ -284,9 +284,8 @@ func httpPlan(schema: String, configuration: ServiceConfiguration, tokens: TestT
     // Interleaved over the connections as wrk sends them: 32 × 600 follows, all different pairs.
     let follows = (0..<(connections * 600)).map { i in planned(followRequest(base: "http://plan", tokens: allTokens, connection: i % connections, iteration: i / connections)) }
     let (event, payload) = try followedEvent()
-    var environment = HTTPBenchPlan.serviceEnvironment(database: configuration.database, environment: environment, tokens: tokens, topicPrefix: configuration.topicPrefix)
-    environment["COLONY_STORAGE_PATH"] = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("colony-projects-bench")).path
-    environment["COLONY_STORAGE_SIGNING_KEY"] = "bench-signing-key-0123456789abcdef"
+    let environment = HTTPBenchPlan.serviceEnvironment(database: configuration.database, environment: environment, tokens: tokens, topicPrefix: configuration.topicPrefix,
+                                                       storage: true)
     return HTTPBenchPlan(executable: "colony-projects", environment: environment, schema: schema, scenarios: [
         PlannedScenario(name: "projects: feed page (20 posts)", kind: "read", requests: reads, expectStatus: 200, connections: connections, pgbenchScript: feedScript()),
         PlannedScenario(name: "projects: follow a project", kind: "write", requests: follows, expectStatus: 200, connections: connections,
