@@ -55,6 +55,7 @@ func seed(_ database: Database) async throws {
         FROM generate_series(1, \(userCount)) n
         """)
     try await database.query("DROP INDEX locations_position")
+    try await database.query("DROP INDEX locations_shown")
     try await database.query("""
         WITH clusters AS (
             SELECT c, \(centre.latitude) + (random() - 0.5) * 0.27 AS lat, \(centre.longitude) + (random() - 0.5) * 0.35 AS lon
@@ -63,15 +64,18 @@ func seed(_ database: Database) async throws {
             SELECT n, sqrt(-2 * ln(1 - random())) AS r, 2 * pi() * random() AS theta, random() AS u, random() AS v
             FROM generate_series(1, \(userCount)) n
         )
-        INSERT INTO locations (user_id, position, accuracy_m, updated_at)
-        SELECT ('00000000-0000-4000-8000-' || lpad(p.n::text, 12, '0'))::uuid,
-               ST_SetSRID(ST_MakePoint(
-                   CASE WHEN p.n % 5 = 0 THEN \(centre.longitude) + (p.u - 0.5) * 0.35 ELSE k.lon + p.r * sin(p.theta) * 0.0107 END,
-                   CASE WHEN p.n % 5 = 0 THEN \(centre.latitude) + (p.v - 0.5) * 0.27 ELSE k.lat + p.r * cos(p.theta) * 0.0081 END
-               ), 4326)::geography, 10, now()
-        FROM people p JOIN clusters k ON k.c = p.n % 60
+        INSERT INTO locations (user_id, position, shown, accuracy_m, updated_at)
+        SELECT id, point, point, 10, now() FROM (
+            SELECT ('00000000-0000-4000-8000-' || lpad(p.n::text, 12, '0'))::uuid AS id,
+                   ST_SetSRID(ST_MakePoint(
+                       CASE WHEN p.n % 5 = 0 THEN \(centre.longitude) + (p.u - 0.5) * 0.35 ELSE k.lon + p.r * sin(p.theta) * 0.0107 END,
+                       CASE WHEN p.n % 5 = 0 THEN \(centre.latitude) + (p.v - 0.5) * 0.27 ELSE k.lat + p.r * cos(p.theta) * 0.0081 END
+                   ), 4326)::geography AS point
+            FROM people p JOIN clusters k ON k.c = p.n % 60
+        ) AS located
         """)
     try await database.query("CREATE INDEX locations_position ON locations USING gist (position)")
+    try await database.query("CREATE INDEX locations_shown ON locations USING gist (shown)")
     try await database.query("ANALYZE profiles")
     try await database.query("ANALYZE locations")
 }
@@ -90,7 +94,7 @@ func updateScript(schema: String) -> String {
         \\set i random(0, \(actorCount - 1))
         \\set n :i * \(userCount / actorCount) + 1
         BEGIN;
-        INSERT INTO locations (user_id, position, accuracy_m, updated_at) SELECT id, ST_SetSRID(ST_MakePoint(\(centre.longitude) + random() * 0.01, \(centre.latitude) + random() * 0.01), 4326)::geography, 5, now() FROM profiles WHERE id = \(userSQL) AND share_location ON CONFLICT (user_id) DO UPDATE SET position = EXCLUDED.position, accuracy_m = EXCLUDED.accuracy_m, updated_at = EXCLUDED.updated_at RETURNING updated_at;
+        INSERT INTO locations (user_id, position, shown, accuracy_m, updated_at) SELECT id, ST_SetSRID(ST_MakePoint(\(centre.longitude) + random() * 0.01, \(centre.latitude) + random() * 0.01), 4326)::geography, ST_SetSRID(ST_MakePoint(\(centre.longitude) + random() * 0.01, \(centre.latitude) + random() * 0.01), 4326)::geography, 5, now() FROM profiles WHERE id = \(userSQL) AND share_location ON CONFLICT (user_id) DO UPDATE SET position = EXCLUDED.position, shown = EXCLUDED.shown, accuracy_m = EXCLUDED.accuracy_m, updated_at = EXCLUDED.updated_at RETURNING updated_at;
         WITH inserted AS (INSERT INTO outbox (event_id, topic, event_key, event_type, payload) VALUES (gen_random_uuid(), 'colony.nearby', 'key', 'location_updated', '\\x\(payload)'::bytea) RETURNING 1) SELECT pg_notify('\(schema)_outbox', '') FROM inserted;
         COMMIT;
         """
