@@ -28,6 +28,10 @@ let package = Package(
         .executable(name: "colony-realtime-bench", targets: ["RealtimeBench"]),
         .executable(name: "colony-notifications", targets: ["ColonyNotifications"]),
         .executable(name: "colony-notifications-bench", targets: ["NotificationsBench"]),
+        // For the micro-benchmarks' package (Benchmarks/, package-benchmark): the hot paths it measures.
+        .library(name: "ColonyModels", targets: ["ColonyModels"]),
+        .library(name: "ColonyPlatform", targets: ["ColonyPlatform"]),
+        .library(name: "RealtimeService", targets: ["RealtimeService"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),

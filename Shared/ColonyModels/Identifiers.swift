@@ -22,8 +22,26 @@ public enum ColonyService: String, Codable, Sendable, CaseIterable {
 }
 
 extension UUID {
-    /// Lowercase text, as ids appear in JSON, event keys and Kafka keys.
-    public var lowercased: String { uuidString.lowercased() }
+    /// Lowercase text, as ids appear in JSON, event keys and Kafka keys: `uuidString.lowercased()`,
+    /// written directly (every cursor of every page is one; Foundation formats with snprintf).
+    public var lowercased: String {
+        String(unsafeUninitializedCapacity: 36) { buffer in
+            withUnsafeBytes(of: uuid) { bytes in
+                var position = 0
+                for index in 0..<16 {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        buffer[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    let high = bytes[index] >> 4, low = bytes[index] & 0x0F
+                    buffer[position] = high < 10 ? 48 + high : 87 + high
+                    buffer[position + 1] = low < 10 ? 48 + low : 87 + low
+                    position += 2
+                }
+            }
+            return 36
+        }
+    }
 
     /// A version 7 UUID (RFC 9562): 48 bits of Unix milliseconds, then random bits, so ids sort by creation time.
     public static func timeOrdered(at date: Date = Date()) -> UUID {

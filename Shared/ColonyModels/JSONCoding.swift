@@ -120,7 +120,7 @@ public enum ISO8601 {
 }
 
 extension Int64 {
-    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
+    func floorDivided(by divisor: Int64) -> Int64 {
         let quotient = self / divisor
         return (self % divisor < 0) ? quotient - 1 : quotient
     }

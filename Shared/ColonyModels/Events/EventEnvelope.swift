@@ -57,7 +57,7 @@ public struct EventEnvelope<Payload: EventPayload>: Codable, Sendable, Equatable
     }
 
     public func encoded() throws -> [UInt8] {
-        Array(try ColonyJSON.encoder().encode(self))
+        try ColonyJSON.encode(self)
     }
 }
 

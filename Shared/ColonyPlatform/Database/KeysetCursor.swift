@@ -1,3 +1,4 @@
+import ColonyModels
 import Foundation
 
 /// A position in a list ordered by a timestamp and an id (newest-first feeds, message
@@ -20,7 +21,7 @@ public struct KeysetCursor: Sendable, Equatable {
         self.init(micros: micros, id: id)
     }
 
-    public var text: String { "\(micros)_\(id.uuidString.lowercased())" }
+    public var text: String { "\(micros)_\(id.lowercased)" }
 
     /// The pattern the OpenAPI documents give cursor parameters.
     public static let pattern = "^[0-9]{1,18}_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"

@@ -133,6 +133,6 @@ struct HealthStatus: ResponseCodable {
 
 enum ColonyJSONResponse {
     static func encode(_ value: some Encodable) throws -> ByteBuffer {
-        ByteBuffer(data: try ColonyJSON.encoder().encode(value))
+        ByteBuffer(bytes: try ColonyJSON.encode(value))
     }
 }

@@ -51,7 +51,7 @@ public struct RouteSupport: Sendable {
 
     public static func json(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response {
         if status == .noContent { return Response(status: status) }
-        return response(ByteBuffer(data: try ColonyJSON.encoder().encode(value)), status: status)
+        return response(ByteBuffer(bytes: try ColonyJSON.encode(value)), status: status)
     }
 
     /// A JSON body; an empty body is `empty` when the operation has defaults for everything.

@@ -11,12 +11,14 @@ import Synchronization
 // colony-auth-bench: the auth service in release mode on the local Postgres and broker.
 //   sign-in/s (bcrypt-bound) against a raw bcrypt-verify loop at the same cost and thread count,
 //   refresh/s, and GET /user p99 idle and during a sign-in flood. Run through scripts/bench.
-//   colony-auth-bench [--seconds S] [--cost C]
+//   colony-auth-bench [--seconds S] [--cost C] [--http-plan FILE]
+// With --http-plan, it measures raw bcrypt, prepares the schema and keys and writes the plan for the
+// out-of-process run (scripts/bench http: the colony-auth executable under wrk).
 
 let (seconds, cost): (Int, Int) = {
     var seconds = 20
     var cost = 10
-    var iterator = CommandLine.arguments.dropFirst().makeIterator()
+    var iterator = argumentsWithoutHTTPPlan().makeIterator()
     while let argument = iterator.next() {
         switch (argument, iterator.next().flatMap(Int.init)) {
         case ("--seconds", let value?): seconds = value
@@ -149,7 +151,66 @@ func userLatencies(_ client: Client, token: String, duration: Double) async thro
 print("colony-auth-bench: bcrypt cost \(cost), \(hashingThreads) hashing thread(s), \(concurrency) concurrent clients, \(seconds) s per phase")
 let rawRate = try rawBcryptRate(threads: hashingThreads, duration: Double(seconds), cost: cost)
 
-try await benchmarkService(rawRate: rawRate, seconds: seconds, cost: cost)
+if let planFile = httpPlanFile() {
+    try await serveAuthPlan(rawRate: rawRate, cost: cost, file: planFile)
+} else {
+    try await benchmarkService(rawRate: rawRate, seconds: seconds, cost: cost)
+}
+
+/// Auth's migrations and keys on the benchmark's schema; MyCirclee's anon API key.
+func prepareSchema(configuration: ServiceConfiguration, settings: AuthSettings) async throws -> String {
+    try await ServiceHost.migrate(AuthService.migrations, configuration: configuration, logger: TestEnvironment.logger)
+    let database = Database(configuration: configuration.database, logger: TestEnvironment.logger)
+    return try await withRunning(database) {
+        let ring = KeyRing(database: database, issuer: settings.issuer, retiredKeyRetentionSeconds: 60, logger: TestEnvironment.logger)
+        try await ring.ensureKeys()
+        return try await ring.apiKeys().first { $0.app == .mycirclee && $0.role == .anon }!.key
+    }
+}
+
+/// The out-of-process run's plan: the executable on a migrated schema with its keys, rate limits
+/// lifted; the driver signs up one user (the session) and then measures GET /user at 32
+/// connections, sign-ins at 8 against raw bcrypt, and GET /user from one connection idle and
+/// during the sign-in flood.
+func serveAuthPlan(rawRate: Double, cost: Int, file: String) async throws {
+    let mailDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("mail")).path
+    defer { try? FileManager.default.removeItem(atPath: mailDirectory) }
+    try await withTestSchema(poolSize: 8) { databaseConfiguration in
+        let settings = AuthSettings(publicURL: "http://127.0.0.1/auth/v1", rateLimits: .unlimited, phonePepper: "bench", bcryptCost: cost, hashingThreads: hashingThreads, sender: .folder(mailDirectory))
+        let configuration = ServiceConfiguration(
+            service: .auth, app: nil, database: databaseConfiguration, kafkaBrokers: environment.kafkaBrokers, topicPrefix: TestKafka.topicPrefix(),
+            tokens: TestTokens().verifierConfiguration(audience: nil)
+        )
+        let anonKey = try await prepareSchema(configuration: configuration, settings: settings)
+        var serviceEnvironment = HTTPBenchPlan.serviceEnvironment(database: databaseConfiguration, environment: environment, tokens: TestTokens(),
+                                                                 topicPrefix: configuration.topicPrefix)
+        // Auth verifies the tokens it signs with its own published keys.
+        serviceEnvironment["COLONY_JWT_PUBLIC_KEY"] = nil
+        serviceEnvironment.merge([
+            "COLONY_AUTH_PHONE_PEPPER": "bench-phone-pepper-0123456789abcdef", "COLONY_AUTH_MAIL_DIR": mailDirectory,
+            "COLONY_AUTH_BCRYPT_COST": "\(cost)", "COLONY_AUTH_HASH_THREADS": "\(hashingThreads)",
+        ]) { $1 }
+        for rule in ["SIGNUP_IP", "OTP_IP", "SIGNIN_IP", "SIGNIN_ACCOUNT", "REFRESH_IP", "VERIFY_IP"] {
+            serviceEnvironment["COLONY_AUTH_RATE_\(rule)"] = "1000000000/1"
+        }
+        let credentials = #"{"email":"bench@example.com","password":"benchmark-password"}"#
+        let getUser = [PlannedRequest(path: "/auth/v1/user", token: "{{session}}")]
+        let signIn = [PlannedRequest(method: "POST", path: "/auth/v1/token?grant_type=password", token: nil, body: credentials)]
+        try await serveHTTPPlan(HTTPBenchPlan(
+            executable: "colony-auth", environment: serviceEnvironment, headers: ["apikey": anonKey],
+            session: PlannedSession(request: PlannedRequest(method: "POST", path: "/auth/v1/signup", token: nil, body: credentials),
+                                    headers: ["apikey": anonKey], tokenField: "access_token"),
+            schema: databaseConfiguration.schema,
+            scenarios: [
+                PlannedScenario(name: "auth: GET /user", kind: "read", requests: getUser, expectStatus: 200, connections: 32),
+                PlannedScenario(name: "auth: sign-in (password)", kind: "write", requests: signIn, expectStatus: 200, connections: concurrency,
+                                baseline: PlannedBaseline(label: "raw bcrypt, \(hashingThreads) thread(s)", rate: rawRate)),
+                PlannedScenario(name: "auth: GET /user, 1 connection, idle", kind: "read", requests: getUser, expectStatus: 200, connections: 1),
+                PlannedScenario(name: "auth: GET /user, 1 connection, sign-in flood", kind: "read", requests: getUser, expectStatus: 200, connections: 1,
+                                during: "auth: sign-in (password)", compareP99To: "auth: GET /user, 1 connection, idle"),
+            ]), to: file)
+    }
+}
 
 func benchmarkService(rawRate: Double, seconds: Int, cost: Int) async throws {
 let port = try freePort()
@@ -162,13 +223,7 @@ try await withTestSchema(poolSize: 8) { databaseConfiguration in
         database: databaseConfiguration, kafkaBrokers: environment.kafkaBrokers, topicPrefix: TestKafka.topicPrefix(),
         tokens: TestTokens().verifierConfiguration(audience: nil)
     )
-    try await ServiceHost.migrate(AuthService.migrations, configuration: configuration, logger: TestEnvironment.logger)
-    let database = Database(configuration: databaseConfiguration, logger: TestEnvironment.logger)
-    let anonKey = try await withRunning(database) {
-        let ring = KeyRing(database: database, issuer: settings.issuer, retiredKeyRetentionSeconds: 60, logger: TestEnvironment.logger)
-        try await ring.ensureKeys()
-        return try await ring.apiKeys().first { $0.app == .mycirclee && $0.role == .anon }!.key
-    }
+    let anonKey = try await prepareSchema(configuration: configuration, settings: settings)
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await ServiceHost.run(AuthService.definition(settings: settings), configuration: configuration) }
         defer { group.cancelAll() }

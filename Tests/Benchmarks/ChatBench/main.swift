@@ -14,12 +14,14 @@ import PostgresNIO
 //      transaction (the membership-checked insert, the outbox row with its notification);
 //   2. history page reads/s (50 messages, half the newest page, half a `before` cursor at a random
 //      depth), beside pgbench running the same two statements (membership, page).
-// Run through scripts/bench.   colony-chat-bench [--seconds S] [--messages N]
+// Run through scripts/bench.   colony-chat-bench [--seconds S] [--messages N] [--http-plan FILE]
+// With --http-plan, it seeds the same data and writes the plan for the out-of-process run
+// (scripts/bench http: the colony-chat executable under wrk) instead of running the load itself.
 
 let (seconds, messageCount): (Int, Int) = {
     var seconds = 20
     var messages = 100_000
-    var iterator = CommandLine.arguments.dropFirst().makeIterator()
+    var iterator = argumentsWithoutHTTPPlan().makeIterator()
     while let argument = iterator.next() {
         switch (argument, iterator.next().flatMap(Int.init)) {
         case ("--seconds", let value?) where value > 0: seconds = value
@@ -226,6 +228,36 @@ func report(_ title: String, _ phase: Phase, unit: String) {
           + " The load generator runs in this process beside the service, on the same \(phase.serviceCPU.cores) cores as Postgres.")
 }
 
+/// A real message_sent event and its encoding, as the outbox row's payload in pgbench.
+func sentEvent() throws -> (EventEnvelope<MessageSent>, [UInt8]) {
+    let event = EventEnvelope(app: .unify, aggregateId: group, actor: userID(1), payload: MessageSent(
+        message: MessageRow(id: .timeOrdered(), groupId: groupID(1), content: "Bench 0-0 \(content)", sentBy: userID(1), sentAt: Date(),
+                            isEdited: false, messageType: .text, voiceDuration: nil, voiceUrl: nil),
+        senderDisplayName: "Bench User 1"))
+    return (event, try event.encoded())
+}
+
+/// The out-of-process run's plan: history pages as `readRequest` makes them (every member in
+/// turn, half the newest page, half a random cursor), then sends as `sendRequest` does.
+func httpPlan(schema: String, configuration: ServiceConfiguration, tokens: TestTokens, memberTokens: [Int: String]) throws -> HTTPBenchPlan {
+    let path = "/chat/v1/groups/\(group)/messages"
+    let reads = (0..<8192).map { i in
+        PlannedRequest(path: path + "?" + (i % 2 == 0 ? "limit=\(pageLimit)" : "limit=\(pageLimit)&before=\(cursor(Int.random(in: (pageLimit + 1)...messageCount)))"),
+                       token: memberTokens[i % memberCount + 1])
+    }
+    let sends = (0..<4096).map { i in
+        PlannedRequest(method: "POST", path: path, token: memberTokens[i % memberCount + 1], body: "{\"content\":\"Bench \(i) \(content)\"}")
+    }
+    let (event, payload) = try sentEvent()
+    let environment = HTTPBenchPlan.serviceEnvironment(database: configuration.database, environment: environment, tokens: tokens, topicPrefix: configuration.topicPrefix,
+                                                       storage: true)
+    return HTTPBenchPlan(executable: "colony-chat", environment: environment, schema: schema, scenarios: [
+        PlannedScenario(name: "chat: history page (50 messages)", kind: "read", requests: reads, expectStatus: 200, connections: connections, pgbenchScript: readScript()),
+        PlannedScenario(name: "chat: send a message", kind: "write", requests: sends, expectStatus: 201, connections: connections,
+                        pgbenchScript: sendScript(schema: schema, topic: event.topic(prefix: configuration.topicPrefix), payload: payload)),
+    ])
+}
+
 func benchmark() async throws {
     print("colony-chat-bench: \(connections) connections, \(seconds) s per run, a group of \(memberCount) members and \(messageCount) messages (+ \(otherGroups) groups of \(otherGroupMessages))")
     // The service gets as many database connections as pgbench has clients.
@@ -250,6 +282,10 @@ func benchmark() async throws {
             var userTokens: [Int: String] = [:]
             for n in 1...memberCount { userTokens[n] = try await tokens.token(user: userID(n), app: .unify) }
             let memberTokens = userTokens
+            if let planFile = httpPlanFile() {
+                try await serveHTTPPlan(httpPlan(schema: schema, configuration: configuration, tokens: tokens, memberTokens: memberTokens), to: planFile)
+                return
+            }
             let base = "http://127.0.0.1:\(port)"
             let storage = Storage(backend: FileSystemStorageBackend(root: storageRoot), publicBaseURL: base, signingKey: Array("bench-signing-key-0123456789abcdef".utf8))
             try await withThrowingTaskGroup(of: Void.self) { tasks in
@@ -268,12 +304,7 @@ func benchmark() async throws {
                     throw TestSetupError("set-up check failed: send \(sent), cursor page \(paged) with \(pageCount) messages")
                 }
 
-                // A real message_sent event's encoding, as the outbox row's payload in pgbench.
-                let event = EventEnvelope(app: .unify, aggregateId: group, actor: userID(1), payload: MessageSent(
-                    message: MessageRow(id: .timeOrdered(), groupId: groupID(1), content: "Bench 0-0 \(content)", sentBy: userID(1), sentAt: Date(),
-                                        isEdited: false, messageType: .text, voiceDuration: nil, voiceUrl: nil),
-                    senderDisplayName: "Bench User 1"))
-                let payload = try event.encoded()
+                let (event, payload) = try sentEvent()
                 let sizeBefore = try await groupSize(database)
                 let send = try await runPhase(
                     script: sendScript(schema: schema, topic: event.topic(prefix: configuration.topicPrefix), payload: payload),

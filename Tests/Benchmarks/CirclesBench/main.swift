@@ -17,12 +17,14 @@ import PostgresNIO
 //   2. create-post requests/s and p50/p99 at 32 connections (a note), beside pgbench running the
 //      same transaction (membership, insert, outbox row with its notification, the re-read).
 // Targets: service ≥ 0.5× pgbench, p99 ≤ 2 × pgbench's p99 + 5 ms.
-// Run through scripts/bench.   colony-circles-bench [--seconds S] [--posts N]
+// Run through scripts/bench.   colony-circles-bench [--seconds S] [--posts N] [--http-plan FILE]
+// With --http-plan, it seeds the same data and writes the plan for the out-of-process run
+// (scripts/bench http: the colony-circles executable under wrk) instead of running the load itself.
 
 let (seconds, postCount): (Int, Int) = {
     var seconds = 15
     var posts = 10_000
-    var iterator = CommandLine.arguments.dropFirst().makeIterator()
+    var iterator = argumentsWithoutHTTPPlan().makeIterator()
     while let argument = iterator.next() {
         switch (argument, iterator.next().flatMap(Int.init)) {
         case ("--seconds", let value?) where value > 0: seconds = value
@@ -449,6 +451,38 @@ func report(_ title: String, _ phase: Phase, unit: String) {
           + " Machine busy \(format(s.machine, 2)) of \(s.cores) cores during the service run (anything else \(format(s.other, 2))).")
 }
 
+/// A real post_created event and its encoding, as the outbox row's payload in pgbench.
+func createdEvent() throws -> (EventEnvelope<PostCreated>, [UInt8]) {
+    let now = Date()
+    let event = EventEnvelope(app: .mycirclee, aggregateId: circle, actor: userID(1), payload: PostCreated(
+        post: PostRow(id: .timeOrdered(), circleId: circleID(1), authorId: userID(1), type: .note, body: "\(noteBody) 0-0", mood: nil, category: nil,
+                      urgency: nil, location: nil, latitude: nil, longitude: nil, startsAt: nil, photoUrl: nil,
+                      expiresAt: now.addingTimeInterval(86_400), createdAt: now, updatedAt: now),
+        pollOptions: []))
+    return (event, try event.encoded())
+}
+
+/// The out-of-process run's plan: feed pages as `feedRequest` makes them (random members, half
+/// the newest page, half a random cursor), then notes as `createRequest` posts them.
+func httpPlan(schema: String, configuration: ServiceConfiguration, tokens: TestTokens, memberTokens: [String]) throws -> HTTPBenchPlan {
+    let path = "/circles/v1/circles/\(circle)/posts"
+    let reads = (0..<8192).map { i in
+        PlannedRequest(path: path + "?" + (i % 2 == 0 ? "limit=\(pageLimit)" : "limit=\(pageLimit)&before=\(cursor(Int.random(in: (pageLimit + 2)...postCount)))"),
+                       token: memberTokens.randomElement()!)
+    }
+    let creates = (0..<4096).map { i in
+        PlannedRequest(method: "POST", path: path, token: memberTokens.randomElement()!, body: "{\"type\":\"note\",\"body\":\"\(noteBody) \(i)\"}")
+    }
+    let (event, payload) = try createdEvent()
+    let environment = HTTPBenchPlan.serviceEnvironment(database: configuration.database, environment: environment, tokens: tokens, topicPrefix: configuration.topicPrefix,
+                                                       storage: true)
+    return HTTPBenchPlan(executable: "colony-circles", environment: environment, schema: schema, scenarios: [
+        PlannedScenario(name: "circles: feed page (20 cards)", kind: "read", requests: reads, expectStatus: 200, connections: connections, pgbenchScript: readScript()),
+        PlannedScenario(name: "circles: create a post", kind: "write", requests: creates, expectStatus: 201, connections: connections,
+                        pgbenchScript: createScript(schema: schema, topic: event.topic(prefix: configuration.topicPrefix), payload: payload)),
+    ])
+}
+
 func benchmark() async throws {
     print("colony-circles-bench: \(connections) connections, \(seconds) s per run, a circle of \(memberCount) members and \(postCount) live posts"
           + " (+ \(otherCircles) circles of \(otherCirclePosts))")
@@ -474,6 +508,10 @@ func benchmark() async throws {
             var userTokens: [String] = []
             for n in members { userTokens.append(try await tokens.token(user: userID(n), app: .mycirclee, expiresIn: 86_400)) }
             let memberTokens = userTokens
+            if let planFile = httpPlanFile() {
+                try await serveHTTPPlan(httpPlan(schema: schema, configuration: configuration, tokens: tokens, memberTokens: memberTokens), to: planFile)
+                return
+            }
             let base = "http://127.0.0.1:\(port)"
             let storage = Storage(backend: FileSystemStorageBackend(root: storageRoot), publicBaseURL: base, signingKey: Array("bench-signing-key-0123456789abcdef".utf8))
             try await withThrowingTaskGroup(of: Void.self) { tasks in
@@ -517,13 +555,7 @@ func benchmark() async throws {
                 // 2. Create posts.
                 let (created, createdBody, _) = try await probe(createRequest(base: base, tokens: memberTokens, connection: 0, iteration: 0))
                 guard created == 201, createdBody["body"] as? String != nil else { throw TestSetupError("set-up check failed: create post \(created)") }
-                let now = Date()
-                let event = EventEnvelope(app: .mycirclee, aggregateId: circle, actor: userID(1), payload: PostCreated(
-                    post: PostRow(id: .timeOrdered(), circleId: circleID(1), authorId: userID(1), type: .note, body: "\(noteBody) 0-0", mood: nil, category: nil,
-                                  urgency: nil, location: nil, latitude: nil, longitude: nil, startsAt: nil, photoUrl: nil,
-                                  expiresAt: now.addingTimeInterval(86_400), createdAt: now, updatedAt: now),
-                    pollOptions: []))
-                let payload = try event.encoded()
+                let (event, payload) = try createdEvent()
                 let sizeBefore = try await circleSize(database)
                 let create = try await runPhase(
                     script: createScript(schema: schema, topic: event.topic(prefix: configuration.topicPrefix), payload: payload),

@@ -11,12 +11,14 @@ import PostgresNIO
 //   1. log-habit requests/s and p50/p99 at 32 connections, beside pgbench running the same SQL
 //      transaction (the statements the service sends for one log) on the same database;
 //   2. the hourly advancement job over 10,000 hives.
-// Run through scripts/bench.   colony-habits-bench [--seconds S] [--hives N]
+// Run through scripts/bench.   colony-habits-bench [--seconds S] [--hives N] [--http-plan FILE]
+// With --http-plan, it seeds the same habits and writes the plan for the out-of-process run
+// (scripts/bench http: the colony-habits executable under wrk) instead of running the load itself.
 
 let (seconds, hiveCount): (Int, Int) = {
     var seconds = 20
     var hives = 10_000
-    var iterator = CommandLine.arguments.dropFirst().makeIterator()
+    var iterator = argumentsWithoutHTTPPlan().makeIterator()
     while let argument = iterator.next() {
         switch (argument, iterator.next().flatMap(Int.init)) {
         case ("--seconds", let value?): seconds = value
@@ -68,20 +70,40 @@ func pgbenchScript(schema: String) -> String {
         """
 }
 
+/// Connection c's i-th log: c owns habits c+1, c+1+32, … (no two connections write the same
+/// row), each logged on the past 365 days in turn.
+func logRequest(_ connection: Int, _ i: Int, tokens: [Int: String], today: LocalDate) -> PlannedRequest {
+    let owned = (habitsPerSide - (connection + 1)) / connections + 1
+    let n = connection + 1 + ((i / 365) % owned) * connections
+    let day = today.adding(days: -(i % 365))
+    return PlannedRequest(method: "POST", path: "/habits/v1/habits/\(habitID(n).uuidString.lowercased())/logs", token: tokens[(n - 1) / 40 + 1]!,
+                          body: "{\"date\":\"\(day)\",\"value\":1}")
+}
+
 /// 32 connections logging distinct (habit, day) pairs for the duration.
 func runServiceLoad(base: String, tokens: [Int: String], today: LocalDate) async throws -> LoadResult {
     try await runHTTPLoad(connections: connections, seconds: seconds, makeRequest: { connection, i in
-        // Connection c owns habits c+1, c+1+32, …: no two connections write the same row.
-        let owned = (habitsPerSide - (connection + 1)) / connections + 1
-        let n = connection + 1 + ((i / 365) % owned) * connections
-        let day = today.adding(days: -(i % 365))
-        var request = HTTPClientRequest(url: "\(base)/habits/v1/habits/\(habitID(n).uuidString.lowercased())/logs")
+        let planned = logRequest(connection, i, tokens: tokens, today: today)
+        var request = HTTPClientRequest(url: base + planned.path)
         request.method = .POST
-        request.headers.add(name: "Authorization", value: "Bearer \(tokens[(n - 1) / 40 + 1]!)")
+        request.headers.add(name: "Authorization", value: "Bearer \(planned.token!)")
         request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(string: "{\"date\":\"\(day)\",\"value\":1}"))
+        request.body = .bytes(ByteBuffer(string: planned.body!))
         return request
     }, expect: .ok)
+}
+
+/// The out-of-process run's plan: logs as the in-process run sends them, interleaved over the
+/// connections as wrk sends them.
+func httpPlan(configuration: ServiceConfiguration, tokens: TestTokens, userTokens: [Int: String]) -> HTTPBenchPlan {
+    let today = UserClock.utc.localDay(at: Date())
+    let logs = (0..<(connections * 730)).map { i in logRequest(i % connections, i / connections, tokens: userTokens, today: today) }
+    var environment = HTTPBenchPlan.serviceEnvironment(database: configuration.database, environment: environment, tokens: tokens, topicPrefix: configuration.topicPrefix)
+    environment["COLONY_HABITS_PHONE_PEPPER"] = "bench-phone-pepper-0123456789abcdef"
+    return HTTPBenchPlan(executable: "colony-habits", environment: environment, schema: configuration.database.schema, scenarios: [
+        PlannedScenario(name: "habits: log a habit", kind: "write", requests: logs, expectStatus: 200, connections: connections,
+                        pgbenchScript: pgbenchScript(schema: configuration.database.schema)),
+    ])
 }
 
 /// 10,000 hives of three members in three time zones, two days open; returns the job's time.
@@ -135,6 +157,10 @@ try await withTestSchema(poolSize: connections) { databaseConfiguration in
         try await seedHabits(database)
         var userTokens: [Int: String] = [:]
         for n in 1...((2 * habitsPerSide + 39) / 40) { userTokens[n] = try await tokens.token(user: userID(n), app: .habithive) }
+        if let planFile = httpPlanFile() {
+            try await serveHTTPPlan(httpPlan(configuration: configuration, tokens: tokens, userTokens: userTokens), to: planFile)
+            return
+        }
         let base = "http://127.0.0.1:\(port)"
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await ServiceHost.run(HabitsService.definition(settings: HabitsSettings(phonePepper: "bench")), configuration: configuration) }

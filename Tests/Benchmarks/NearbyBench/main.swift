@@ -16,12 +16,14 @@ import PostgresNIO
 //   2. nearby queries at 32 connections: requests/s and p50/p99, beside pgbench at 32 clients
 //      (target ≥ 0.5× pgbench);
 //   3. location updates/s at 32 connections (upsert and outbox event), beside pgbench.
-// Run through scripts/bench.   colony-nearby-bench [--seconds S] [--users N]
+// Run through scripts/bench.   colony-nearby-bench [--seconds S] [--users N] [--http-plan FILE]
+// With --http-plan, it seeds the same users and writes the plan for the out-of-process run
+// (scripts/bench http: the colony-nearby executable under wrk) instead of running the load itself.
 
 let (seconds, userCount): (Int, Int) = {
     var seconds = 15
     var users = 1_000_000
-    var iterator = CommandLine.arguments.dropFirst().makeIterator()
+    var iterator = argumentsWithoutHTTPPlan().makeIterator()
     while let argument = iterator.next() {
         switch (argument, iterator.next().flatMap(Int.init)) {
         case ("--seconds", let value?) where value > 0: seconds = value
@@ -53,6 +55,7 @@ func seed(_ database: Database) async throws {
         FROM generate_series(1, \(userCount)) n
         """)
     try await database.query("DROP INDEX locations_position")
+    try await database.query("DROP INDEX locations_shown")
     try await database.query("""
         WITH clusters AS (
             SELECT c, \(centre.latitude) + (random() - 0.5) * 0.27 AS lat, \(centre.longitude) + (random() - 0.5) * 0.35 AS lon
@@ -61,15 +64,18 @@ func seed(_ database: Database) async throws {
             SELECT n, sqrt(-2 * ln(1 - random())) AS r, 2 * pi() * random() AS theta, random() AS u, random() AS v
             FROM generate_series(1, \(userCount)) n
         )
-        INSERT INTO locations (user_id, position, accuracy_m, updated_at)
-        SELECT ('00000000-0000-4000-8000-' || lpad(p.n::text, 12, '0'))::uuid,
-               ST_SetSRID(ST_MakePoint(
-                   CASE WHEN p.n % 5 = 0 THEN \(centre.longitude) + (p.u - 0.5) * 0.35 ELSE k.lon + p.r * sin(p.theta) * 0.0107 END,
-                   CASE WHEN p.n % 5 = 0 THEN \(centre.latitude) + (p.v - 0.5) * 0.27 ELSE k.lat + p.r * cos(p.theta) * 0.0081 END
-               ), 4326)::geography, 10, now()
-        FROM people p JOIN clusters k ON k.c = p.n % 60
+        INSERT INTO locations (user_id, position, shown, accuracy_m, updated_at)
+        SELECT id, point, point, 10, now() FROM (
+            SELECT ('00000000-0000-4000-8000-' || lpad(p.n::text, 12, '0'))::uuid AS id,
+                   ST_SetSRID(ST_MakePoint(
+                       CASE WHEN p.n % 5 = 0 THEN \(centre.longitude) + (p.u - 0.5) * 0.35 ELSE k.lon + p.r * sin(p.theta) * 0.0107 END,
+                       CASE WHEN p.n % 5 = 0 THEN \(centre.latitude) + (p.v - 0.5) * 0.27 ELSE k.lat + p.r * cos(p.theta) * 0.0081 END
+                   ), 4326)::geography AS point
+            FROM people p JOIN clusters k ON k.c = p.n % 60
+        ) AS located
         """)
     try await database.query("CREATE INDEX locations_position ON locations USING gist (position)")
+    try await database.query("CREATE INDEX locations_shown ON locations USING gist (shown)")
     try await database.query("ANALYZE profiles")
     try await database.query("ANALYZE locations")
 }
@@ -88,7 +94,7 @@ func updateScript(schema: String) -> String {
         \\set i random(0, \(actorCount - 1))
         \\set n :i * \(userCount / actorCount) + 1
         BEGIN;
-        INSERT INTO locations (user_id, position, accuracy_m, updated_at) SELECT id, ST_SetSRID(ST_MakePoint(\(centre.longitude) + random() * 0.01, \(centre.latitude) + random() * 0.01), 4326)::geography, 5, now() FROM profiles WHERE id = \(userSQL) AND share_location ON CONFLICT (user_id) DO UPDATE SET position = EXCLUDED.position, accuracy_m = EXCLUDED.accuracy_m, updated_at = EXCLUDED.updated_at RETURNING updated_at;
+        INSERT INTO locations (user_id, position, shown, accuracy_m, updated_at) SELECT id, ST_SetSRID(ST_MakePoint(\(centre.longitude) + random() * 0.01, \(centre.latitude) + random() * 0.01), 4326)::geography, ST_SetSRID(ST_MakePoint(\(centre.longitude) + random() * 0.01, \(centre.latitude) + random() * 0.01), 4326)::geography, 5, now() FROM profiles WHERE id = \(userSQL) AND share_location ON CONFLICT (user_id) DO UPDATE SET position = EXCLUDED.position, shown = EXCLUDED.shown, accuracy_m = EXCLUDED.accuracy_m, updated_at = EXCLUDED.updated_at RETURNING updated_at;
         WITH inserted AS (INSERT INTO outbox (event_id, topic, event_key, event_type, payload) VALUES (gen_random_uuid(), 'colony.nearby', 'key', 'location_updated', '\\x\(payload)'::bytea) RETURNING 1) SELECT pg_notify('\(schema)_outbox', '') FROM inserted;
         COMMIT;
         """
@@ -97,6 +103,37 @@ func updateScript(schema: String) -> String {
 func line(_ label: String, _ result: LoadResult, unit: String = "req/s", p95: Double? = nil) -> String {
     "  \(label.padding(toLength: 44, withPad: " ", startingAt: 0)) \(format(result.rate, 0)) \(unit)  p50 \(format(result.p50, 2)) ms" +
         (p95.map { "  p95 \(format($0, 2)) ms" } ?? "") + "  p99 \(format(result.p99, 2)) ms" + (result.errors > 0 ? "  errors \(result.errors)" : "")
+}
+
+/// A location update as the in-process run sends it: connection c's i-th, near the centre.
+func locationBody(_ connection: Int, _ iteration: Int) -> String {
+    let latitude = centre.latitude + Double((connection * 31 + iteration) % 1000) * 0.00001
+    return "{\"latitude\":\(latitude),\"longitude\":\(centre.longitude),\"accuracy\":5}"
+}
+
+/// The out-of-process run's plan: nearby queries from the actors in the in-process run's order,
+/// then location updates. The positions stay fresh for the run (a day's TTL, as in-process) and
+/// the per-user quotas are lifted: wrk's actors query far more often than a person.
+func httpPlan(configuration: ServiceConfiguration, tokens: TestTokens, bearer: [String]) -> HTTPBenchPlan {
+    let queries = (0..<8192).map { i in
+        PlannedRequest(path: "/nearby/v1/nearby", token: bearer[(i % connections * 7919 + i / connections * 104_729) % bearer.count])
+    }
+    let updates = (0..<8192).map { i in
+        PlannedRequest(method: "PUT", path: "/nearby/v1/location", token: bearer[i % bearer.count], body: locationBody(i % connections, i / connections))
+    }
+    var environment = HTTPBenchPlan.serviceEnvironment(database: configuration.database, environment: environment, tokens: tokens, topicPrefix: configuration.topicPrefix,
+                                                       storage: true)
+    environment["COLONY_NEARBY_LOCATION_TTL_SECONDS"] = "86400"
+    environment["COLONY_NEARBY_JOB_INTERVAL_SECONDS"] = "3600"
+    environment["COLONY_NEARBY_QUERY_RATE"] = "1000000/60"
+    environment["COLONY_NEARBY_REPORT_RATE"] = "1000000/60"
+    environment["COLONY_NEARBY_MAX_SPEED_MPS"] = "1000"
+    let schema = configuration.database.schema
+    return HTTPBenchPlan(executable: "colony-nearby", environment: environment, schema: schema, scenarios: [
+        PlannedScenario(name: "nearby: people within 500 ft", kind: "read", requests: queries, expectStatus: 200, connections: connections, pgbenchScript: queryScript),
+        PlannedScenario(name: "nearby: location update", kind: "write", requests: updates, expectStatus: 200, connections: connections,
+                        pgbenchScript: updateScript(schema: schema)),
+    ])
 }
 
 func benchmark() async throws {
@@ -120,6 +157,10 @@ func benchmark() async throws {
             var actorTokens: [String] = []
             for index in 0..<actorCount { actorTokens.append(try await tokens.token(user: userID(actor(index)), app: .socialspot)) }
             let bearer = actorTokens
+            if let planFile = httpPlanFile() {
+                try await serveHTTPPlan(httpPlan(configuration: configuration, tokens: tokens, bearer: bearer), to: planFile)
+                return
+            }
             let base = "http://127.0.0.1:\(port)"
             // Positions stay fresh for the whole run: the TTL is a day here.
             let settings = NearbySettings(locationTTLSeconds: 86_400, jobInterval: .seconds(3600))
@@ -179,8 +220,7 @@ func benchmark() async throws {
                     request.method = .PUT
                     request.headers.add(name: "Authorization", value: "Bearer \(bearer[(connection + iteration * connections) % bearer.count])")
                     request.headers.add(name: "Content-Type", value: "application/json")
-                    let latitude = centre.latitude + Double((connection * 31 + iteration) % 1000) * 0.00001
-                    request.body = .bytes(ByteBuffer(string: "{\"latitude\":\(latitude),\"longitude\":\(centre.longitude),\"accuracy\":5}"))
+                    request.body = .bytes(ByteBuffer(string: locationBody(connection, iteration)))
                     return request
                 }, expect: .ok)
                 print("")

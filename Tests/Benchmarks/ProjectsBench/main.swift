@@ -17,12 +17,14 @@ import ProjectsService
 //   2. follow requests/s and p50/p99 at 32 connections (3,200 other users each following projects
 //      they did not follow yet: the follow, its counter, the support action and karma, the outbox
 //      event, in one transaction), beside pgbench running the same statements as one transaction.
-// Run through scripts/bench.   colony-projects-bench [--seconds S] [--posts N]
+// Run through scripts/bench.   colony-projects-bench [--seconds S] [--posts N] [--http-plan FILE]
+// With --http-plan, it seeds the same data and writes the plan for the out-of-process run
+// (scripts/bench http: the colony-projects executable under wrk) instead of running the load itself.
 
 let (seconds, postCount): (Int, Int) = {
     var seconds = 20
     var posts = 100_000
-    var iterator = CommandLine.arguments.dropFirst().makeIterator()
+    var iterator = argumentsWithoutHTTPPlan().makeIterator()
     while let argument = iterator.next() {
         switch (argument, iterator.next().flatMap(Int.init)) {
         case ("--seconds", let value?) where value > 0: seconds = value
@@ -110,13 +112,19 @@ func seed(_ database: Database) async throws {
 
 /// The follow phase's users back to following nothing, with no karma (between runs).
 func resetFollowers(_ database: Database) async throws {
+    for statement in resetFollowersSQL() { try await database.query("\(unescaped: statement)") }
+}
+
+func resetFollowersSQL() -> [String] {
     let range = "user_id BETWEEN '\(userID(firstFollower))' AND '\(userID(firstFollower + followerCount - 1))'"
-    try await database.query("DELETE FROM follows WHERE \(unescaped: range)")
-    try await database.query("DELETE FROM karma_awards WHERE \(unescaped: range)")
-    try await database.query("DELETE FROM support_actions WHERE \(unescaped: range)")
-    try await database.query("UPDATE karma SET total_points = 0, level = 1 WHERE \(unescaped: range)")
-    try await database.query("UPDATE projects p SET follower_count = (SELECT count(*) FROM follows f WHERE f.project_id = p.id)")
-    try await database.query("VACUUM (ANALYZE) follows, karma_awards, support_actions, karma, projects")
+    return [
+        "DELETE FROM follows WHERE \(range)",
+        "DELETE FROM karma_awards WHERE \(range)",
+        "DELETE FROM support_actions WHERE \(range)",
+        "UPDATE karma SET total_points = 0, level = 1 WHERE \(range)",
+        "UPDATE projects p SET follower_count = (SELECT count(*) FROM follows f WHERE f.project_id = p.id)",
+        "VACUUM (ANALYZE) follows, karma_awards, support_actions, karma, projects",
+    ]
 }
 
 func count(_ database: Database, _ sql: String) async throws -> Int {
@@ -255,6 +263,37 @@ func report(_ title: String, _ phase: Phase, unit: String) {
           + " The load generator runs in this process beside the service, on the same \(phase.serviceCPU.cores) cores as Postgres.")
 }
 
+/// A real project_followed event and its encoding, as the outbox row's payload in pgbench.
+func followedEvent() throws -> (EventEnvelope<ProjectFollowed>, [UInt8]) {
+    let event = EventEnvelope(app: .ibelieveinyou, aggregateId: projectID(1).uuidString.lowercased(), actor: userID(firstFollower), payload: ProjectFollowed(
+        follow: FollowRow(id: .timeOrdered(), userId: userID(firstFollower), projectId: projectID(1), createdAt: Date()), followerCount: 65,
+        ownerId: userID(101)))
+    return (event, try event.encoded())
+}
+
+/// The out-of-process run's plan: feed pages as `feedRequest` makes them, then follows as
+/// `followRequest` makes them (every one a new pair until the list wraps; the followers are reset
+/// before the measured run).
+func httpPlan(schema: String, configuration: ServiceConfiguration, tokens: TestTokens, allTokens: [Int: String]) throws -> HTTPBenchPlan {
+    func planned(_ request: HTTPClientRequest) -> PlannedRequest {
+        let path = String(request.url.dropFirst("http://plan".count))
+        let token = request.headers["Authorization"].first.map { String($0.dropFirst("Bearer ".count)) }
+        return PlannedRequest(method: request.method.rawValue, path: path, token: token)
+    }
+    let reads = (0..<8192).map { i in planned(feedRequest(base: "http://plan", tokens: allTokens, connection: i % connections, iteration: i / connections)) }
+    // Interleaved over the connections as wrk sends them: 32 × 600 follows, all different pairs.
+    let follows = (0..<(connections * 600)).map { i in planned(followRequest(base: "http://plan", tokens: allTokens, connection: i % connections, iteration: i / connections)) }
+    let (event, payload) = try followedEvent()
+    let environment = HTTPBenchPlan.serviceEnvironment(database: configuration.database, environment: environment, tokens: tokens, topicPrefix: configuration.topicPrefix,
+                                                       storage: true)
+    return HTTPBenchPlan(executable: "colony-projects", environment: environment, schema: schema, scenarios: [
+        PlannedScenario(name: "projects: feed page (20 posts)", kind: "read", requests: reads, expectStatus: 200, connections: connections, pgbenchScript: feedScript()),
+        PlannedScenario(name: "projects: follow a project", kind: "write", requests: follows, expectStatus: 200, connections: connections,
+                        pgbenchScript: followScript(schema: schema, topic: event.topic(prefix: configuration.topicPrefix), payload: payload),
+                        resetSQL: resetFollowersSQL()),
+    ])
+}
+
 func benchmark() async throws {
     print("colony-projects-bench: \(connections) connections (service pool \(poolSize)), \(seconds) s per run, \(projectCount) projects with \(postCount) posts, "
           + "\(readerCount) readers following all of them, \(followerCount) users following during the follow runs")
@@ -281,6 +320,10 @@ func benchmark() async throws {
                 userTokens[n] = try await tokens.token(user: userID(n), app: .ibelieveinyou)
             }
             let allTokens = userTokens
+            if let planFile = httpPlanFile() {
+                try await serveHTTPPlan(httpPlan(schema: schema, configuration: configuration, tokens: tokens, allTokens: allTokens), to: planFile)
+                return
+            }
             let base = "http://127.0.0.1:\(port)"
             let storage = Storage(backend: FileSystemStorageBackend(root: storageRoot), publicBaseURL: base, signingKey: Array("bench-signing-key-0123456789abcdef".utf8))
             try await withThrowingTaskGroup(of: Void.self) { tasks in
@@ -308,10 +351,7 @@ func benchmark() async throws {
                 report("read the feed (\(pageLimit) posts of \(projectCount) followed projects with project, builder and liked_by_me; newest page or after a random post, half each), "
                        + "\(connections) connections, \(postCount) posts:", feed, unit: "pages/s")
 
-                let event = EventEnvelope(app: .ibelieveinyou, aggregateId: projectID(1).uuidString.lowercased(), actor: userID(firstFollower), payload: ProjectFollowed(
-                    follow: FollowRow(id: .timeOrdered(), userId: userID(firstFollower), projectId: projectID(1), createdAt: Date()), followerCount: 65,
-                    ownerId: userID(101)))
-                let payload = try event.encoded()
+                let (event, payload) = try followedEvent()
                 let follows = try await runPhase(
                     script: followScript(schema: schema, topic: event.topic(prefix: configuration.topicPrefix), payload: payload),
                     schema: schema, metricsURL: "\(base)/metrics", method: "POST", route: "/follow\"", reset: { try await resetFollowers(database) }

@@ -68,8 +68,13 @@ struct MessageStore: Sendable {
         }
         var rows: [(StoredMessage, Cursor)] = []
         for try await row in try await connection.query(query, logger: logger) {
-            let columns = try row.decode((UUID, UUID, String, UUID, Date, Bool, String, Double?, String?, String, Int64).self)
-            rows.append((try StoredMessage(row: row), Cursor(micros: columns.10, id: columns.0)))
+            // One decode of the row (the message's columns, then the cursor's micros).
+            let (id, groupId, content, sentBy, sentAt, isEdited, type, voiceDuration, voicePath, senderName, micros) =
+                try row.decode((UUID, UUID, String, UUID, Date, Bool, String, Double?, String?, String, Int64).self)
+            let message = StoredMessage(id: id, groupId: groupId, content: content, sentBy: sentBy, sentAt: sentAt, isEdited: isEdited,
+                                        messageType: MessageType(rawValue: type) ?? .text, voiceDuration: voiceDuration, voicePath: voicePath,
+                                        senderName: senderName)
+            rows.append((message, Cursor(micros: micros, id: id)))
         }
         let more = rows.count > limit
         rows = Array(rows.prefix(limit))

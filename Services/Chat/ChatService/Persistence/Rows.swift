@@ -63,7 +63,9 @@ struct StoredMessage: Sendable {
     var senderName: String
 
     static let columns = "m.id, m.group_id, m.content, m.sent_by, m.sent_at, m.is_edited, m.message_type::text, m.voice_duration, m.voice_path, u.display_name"
+}
 
+extension StoredMessage {
     init(row: PostgresRow) throws {
         let type: String
         (id, groupId, content, sentBy, sentAt, isEdited, type, voiceDuration, voicePath, senderName) =

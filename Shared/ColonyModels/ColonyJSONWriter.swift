@@ -1,0 +1,454 @@
+import Foundation
+import Synchronization
+
+extension ColonyJSON {
+    /// `value` as JSON, byte for byte what `ColonyJSON.encoder()` writes (snake_case keys,
+    /// sorted keys, ISO 8601 times, escaped slashes, Foundation's number text), without
+    /// Foundation's per-key conversion, date closure and boxing: every HTTP response and event
+    /// goes through here, and Foundation's encoder was the largest item of a history page's CPU.
+    /// What it does not write itself (a `Decimal`, a super-encoder) goes to Foundation's encoder.
+    public static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+        do {
+            let node = try TreeEncoder.box(value)
+            var output: [UInt8] = []
+            output.reserveCapacity(256)
+            JSONNode.write(node, to: &output)
+            return output
+        } catch is JSONWriterUnsupported {
+            return Array(try encoder().encode(value))
+        }
+    }
+}
+
+/// Something the fast writer leaves to Foundation's encoder.
+struct JSONWriterUnsupported: Error {}
+
+/// A key as written: the wire name (snake_case for a property, verbatim for a dictionary's key)
+/// and its escaped, quoted bytes.
+final class JSONKey: Sendable {
+    let name: [UInt8]
+    let quoted: [UInt8]
+
+    init(_ name: String) {
+        self.name = Array(name.utf8)
+        var quoted: [UInt8] = []
+        JSONNode.writeString(name, to: &quoted)
+        self.quoted = quoted
+    }
+
+    /// Byte order of the wire names.
+    func precedes(_ other: JSONKey) -> Bool {
+        name.withUnsafeBufferPointer { a in
+            other.name.withUnsafeBufferPointer { b in
+                let common = min(a.count, b.count)
+                let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
+                return order < 0 || (order == 0 && a.count < b.count)
+            }
+        }
+    }
+
+    /// The wire name of a property key, as Foundation's `.convertToSnakeCase` spells it: asked of
+    /// Foundation once per distinct key (so its rules, quirks included, hold exactly) and kept.
+    /// Keys without an upper-case letter are their own snake case.
+    static func property(_ key: String) -> JSONKey {
+        if let known = cache.withLock({ $0[key] }) { return known }
+        let converted = key.utf8.contains(where: { (65...90).contains($0) || $0 >= 0x80 }) ? snakeCase(key) : key
+        let made = JSONKey(converted)
+        cache.withLock { $0[key] = made }
+        return made
+    }
+
+    private static let cache = Mutex<[String: JSONKey]>([:])
+
+    private static func snakeCase(_ key: String) -> String {
+        struct Probe: Encodable {
+            let key: String
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: AnyKey.self)
+                try container.encode(0, forKey: AnyKey(stringValue: key))
+            }
+        }
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        guard let data = try? encoder.encode(Probe(key: key)),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let name = object.keys.first
+        else { return key }
+        return name
+    }
+}
+
+struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int?
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) {
+        self.stringValue = String(intValue)
+        self.intValue = intValue
+    }
+}
+
+/// The encoded tree: objects keep their members until written, since keys are written sorted.
+enum JSONNode {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case unsigned(UInt64)
+    /// A floating-point number's text, as Foundation writes it.
+    case number(String)
+    case string(String)
+    /// Written as Foundation writes them (upper-case UUID; `ISO8601.format`), straight into the
+    /// output: formatting them as strings first was the largest cost after the keys.
+    case uuid(UUID)
+    case date(Date)
+    case array(JSONArrayStorage)
+    case object(JSONObjectStorage)
+
+    static func write(_ node: JSONNode, to out: inout [UInt8]) {
+        switch node {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let value): out.append(contentsOf: value ? "true".utf8 : "false".utf8)
+        case .integer(let value):
+            if value < 0 {
+                out.append(UInt8(ascii: "-"))
+                writeDigits(value.magnitude, to: &out)
+            } else {
+                writeDigits(UInt64(value), to: &out)
+            }
+        case .unsigned(let value): writeDigits(value, to: &out)
+        case .number(let text): out.append(contentsOf: text.utf8)
+        case .string(let text): writeString(text, to: &out)
+        case .uuid(let id): writeUUID(id, to: &out)
+        case .date(let date): writeDate(date, to: &out)
+        case .array(let storage):
+            out.append(UInt8(ascii: "["))
+            for (index, item) in storage.items.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                write(item, to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let storage):
+            out.append(UInt8(ascii: "{"))
+            for (index, member) in storage.sortedMembers().enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                out.append(contentsOf: member.key.quoted)
+                out.append(UInt8(ascii: ":"))
+                write(member.value, to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+    static let upperHex: [UInt8] = Array("0123456789ABCDEF".utf8)
+
+    static func writeDigits(_ value: UInt64, to out: inout [UInt8]) {
+        if value < 10 {
+            out.append(UInt8(truncatingIfNeeded: value) + 48)
+            return
+        }
+        var digits: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)  // 40 bytes: 20 digits fit
+        var count = 0
+        var rest = value
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while rest > 0 {
+                buffer[count] = UInt8(truncatingIfNeeded: rest % 10) + 48
+                rest /= 10
+                count += 1
+            }
+            for index in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[index]) }
+        }
+    }
+
+    /// `"XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX"`, as `uuidString`.
+    static func writeUUID(_ id: UUID, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        withUnsafeBytes(of: id.uuid) { bytes in
+            for index in 0..<16 {
+                if index == 4 || index == 6 || index == 8 || index == 10 { out.append(UInt8(ascii: "-")) }
+                out.append(upperHex[Int(bytes[index] >> 4)])
+                out.append(upperHex[Int(bytes[index] & 0x0F)])
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// `"YYYY-MM-DDTHH:MM:SS.mmmZ"`, exactly `ISO8601.format` (which years outside 0…9999 take).
+    static func writeDate(_ date: Date, to out: inout [UInt8]) {
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        var seconds = time_t(milliseconds.floorDivided(by: 1000))
+        let fraction = Int(milliseconds - milliseconds.floorDivided(by: 1000) * 1000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        let year = Int(parts.tm_year) + 1900
+        guard (0...9999).contains(year) else {
+            writeString(ISO8601.format(date), to: &out)
+            return
+        }
+        func two(_ value: Int32) {
+            out.append(UInt8(truncatingIfNeeded: value / 10) + 48)
+            out.append(UInt8(truncatingIfNeeded: value % 10) + 48)
+        }
+        out.append(UInt8(ascii: "\""))
+        two(Int32(year / 100))
+        two(Int32(year % 100))
+        out.append(UInt8(ascii: "-"))
+        two(parts.tm_mon + 1)
+        out.append(UInt8(ascii: "-"))
+        two(parts.tm_mday)
+        out.append(UInt8(ascii: "T"))
+        two(parts.tm_hour)
+        out.append(UInt8(ascii: ":"))
+        two(parts.tm_min)
+        out.append(UInt8(ascii: ":"))
+        two(parts.tm_sec)
+        out.append(UInt8(ascii: "."))
+        out.append(UInt8(truncatingIfNeeded: fraction / 100) + 48)
+        two(Int32(fraction % 100))
+        out.append(contentsOf: "Z\"".utf8)
+    }
+
+    /// A JSON string as Foundation escapes it: quote, backslash and slash, the short escapes for
+    /// backspace, form feed, newline, return and tab, `\u00xx` for other control characters;
+    /// everything else as its UTF-8.
+    static func writeString(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { bytes in
+            var start = 0
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x2F else { continue }
+                if start < index { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index])) }
+                start = index + 1
+                out.append(UInt8(ascii: "\\"))
+                switch byte {
+                case 0x22, 0x5C, 0x2F: out.append(byte)
+                case 0x08: out.append(UInt8(ascii: "b"))
+                case 0x0C: out.append(UInt8(ascii: "f"))
+                case 0x0A: out.append(UInt8(ascii: "n"))
+                case 0x0D: out.append(UInt8(ascii: "r"))
+                case 0x09: out.append(UInt8(ascii: "t"))
+                default:
+                    out.append(contentsOf: "u00".utf8)
+                    out.append(hex[Int(byte >> 4)])
+                    out.append(hex[Int(byte & 0x0F)])
+                }
+            }
+            if start < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...])) }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Foundation's text for a finite Double or Float: Swift's shortest round-trip digits, a
+    /// whole number without its `.0`.
+    static func number<F: BinaryFloatingPoint & CustomStringConvertible>(_ value: F) throws -> JSONNode {
+        guard value.isFinite else { throw JSONWriterUnsupported() }
+        var text = value.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        return .number(text)
+    }
+}
+
+final class JSONArrayStorage {
+    var items: [JSONNode] = []
+}
+
+final class JSONObjectStorage {
+    var members: [(key: JSONKey, value: JSONNode)] = []
+
+    func set(_ key: JSONKey, _ value: JSONNode) {
+        members.append((key, value))
+    }
+
+    /// By the UTF-8 bytes of the wire names (what `.sortedKeys` does on this platform). A key
+    /// encoded twice keeps its last value, as in Foundation's encoder: equal keys sort by when
+    /// they were set, and only the last of each run is kept (checking on every set cost more
+    /// than the rest of the object).
+    func sortedMembers() -> [(key: JSONKey, value: JSONNode)] {
+        let order = members.indices.sorted { a, b in
+            let (left, right) = (members[a].key, members[b].key)
+            if left === right { return a < b }
+            if left.precedes(right) { return true }
+            return !right.precedes(left) && a < b
+        }
+        var sorted: [(key: JSONKey, value: JSONNode)] = []
+        sorted.reserveCapacity(order.count)
+        for (position, index) in order.enumerated() {
+            if position + 1 < order.count {
+                let next = members[order[position + 1]].key, key = members[index].key
+                if next === key || next.name == key.name { continue }
+            }
+            sorted.append(members[index])
+        }
+        return sorted
+    }
+}
+
+/// A String-keyed dictionary: its keys are data, written as they are (Foundation exempts them
+/// from the key strategy the same way).
+private protocol StringKeyedDictionary {}
+extension Dictionary: StringKeyedDictionary where Key == String {}
+
+/// The `Encoder` that builds the tree. One per encoded value that is not a leaf.
+final class TreeEncoder: Encoder {
+    var codingPath: [any CodingKey] = []
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    /// Whether this encoder's keyed container holds a dictionary's keys (written verbatim).
+    let verbatimKeys: Bool
+    var result: JSONNode?
+
+    init(verbatimKeys: Bool) {
+        self.verbatimKeys = verbatimKeys
+    }
+
+    /// A value as a node: leaves directly (with Foundation's special cases for dates, URLs, data
+    /// and UUIDs), anything else through its `encode(to:)`.
+    static func box<T: Encodable>(_ value: T) throws -> JSONNode {
+        // Metatype comparisons, not `as?` casts: this runs for every value of every response,
+        // mostly unspecialized (through the type-erased containers), where a failed dynamic cast
+        // per candidate type costs more than the write.
+        if T.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
+        if T.self == UUID.self { return .uuid(unsafeBitCast(value, to: UUID.self)) }
+        if T.self == Date.self { return .date(unsafeBitCast(value, to: Date.self)) }
+        if T.self == Int.self { return .integer(Int64(unsafeBitCast(value, to: Int.self))) }
+        if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
+        if T.self == Double.self { return try JSONNode.number(unsafeBitCast(value, to: Double.self)) }
+        if T.self == Int64.self { return .integer(unsafeBitCast(value, to: Int64.self)) }
+        if T.self == Int32.self { return .integer(Int64(unsafeBitCast(value, to: Int32.self))) }
+        if T.self == Int16.self { return .integer(Int64(unsafeBitCast(value, to: Int16.self))) }
+        if T.self == Int8.self { return .integer(Int64(unsafeBitCast(value, to: Int8.self))) }
+        if T.self == UInt64.self { return .unsigned(unsafeBitCast(value, to: UInt64.self)) }
+        if T.self == UInt.self { return .unsigned(UInt64(unsafeBitCast(value, to: UInt.self))) }
+        if T.self == UInt32.self { return .unsigned(UInt64(unsafeBitCast(value, to: UInt32.self))) }
+        if T.self == UInt16.self { return .unsigned(UInt64(unsafeBitCast(value, to: UInt16.self))) }
+        if T.self == UInt8.self { return .unsigned(UInt64(unsafeBitCast(value, to: UInt8.self))) }
+        if T.self == Float.self { return try JSONNode.number(unsafeBitCast(value, to: Float.self)) }
+        if T.self == URL.self { return .string((value as! URL).absoluteString) }
+        if T.self == Data.self { return .string((value as! Data).base64EncodedString()) }
+        if T.self == Decimal.self { throw JSONWriterUnsupported() }
+        let encoder = TreeEncoder(verbatimKeys: T.self is any StringKeyedDictionary.Type)
+        try value.encode(to: encoder)
+        // A value that encoded nothing is an empty object, as in Foundation.
+        return encoder.result ?? .object(JSONObjectStorage())
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        let storage: JSONObjectStorage
+        if case .object(let existing) = result {
+            storage = existing
+        } else {
+            storage = JSONObjectStorage()
+            result = .object(storage)
+        }
+        return KeyedEncodingContainer(KeyedContainer<Key>(storage: storage, verbatimKeys: verbatimKeys))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        let storage: JSONArrayStorage
+        if case .array(let existing) = result {
+            storage = existing
+        } else {
+            storage = JSONArrayStorage()
+            result = .array(storage)
+        }
+        return UnkeyedContainer(storage: storage)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        SingleValueContainer(encoder: self)
+    }
+}
+
+struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let storage: JSONObjectStorage
+    let verbatimKeys: Bool
+    var codingPath: [any CodingKey] { [] }
+
+    func key(_ key: Key) -> JSONKey {
+        verbatimKeys ? JSONKey(key.stringValue) : JSONKey.property(key.stringValue)
+    }
+
+    mutating func encodeNil(forKey key: Key) throws { storage.set(self.key(key), .null) }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { storage.set(self.key(key), try TreeEncoder.box(value)) }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        let nested = JSONObjectStorage()
+        storage.set(self.key(key), .object(nested))
+        return KeyedEncodingContainer(KeyedContainer<NestedKey>(storage: nested, verbatimKeys: false))
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        let nested = JSONArrayStorage()
+        storage.set(self.key(key), .array(nested))
+        return UnkeyedContainer(storage: nested)
+    }
+
+    mutating func superEncoder() -> any Encoder { UnsupportedEncoder() }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { UnsupportedEncoder() }
+}
+
+struct UnkeyedContainer: UnkeyedEncodingContainer {
+    let storage: JSONArrayStorage
+    var codingPath: [any CodingKey] { [] }
+    var count: Int { storage.items.count }
+
+    mutating func encodeNil() throws { storage.items.append(.null) }
+    mutating func encode<T: Encodable>(_ value: T) throws { storage.items.append(try TreeEncoder.box(value)) }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        let nested = JSONObjectStorage()
+        storage.items.append(.object(nested))
+        return KeyedEncodingContainer(KeyedContainer<NestedKey>(storage: nested, verbatimKeys: false))
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        let nested = JSONArrayStorage()
+        storage.items.append(.array(nested))
+        return UnkeyedContainer(storage: nested)
+    }
+
+    mutating func superEncoder() -> any Encoder { UnsupportedEncoder() }
+}
+
+struct SingleValueContainer: SingleValueEncodingContainer {
+    let encoder: TreeEncoder
+    var codingPath: [any CodingKey] { [] }
+
+    mutating func encodeNil() throws { encoder.result = .null }
+    mutating func encode<T: Encodable>(_ value: T) throws { encoder.result = try TreeEncoder.box(value) }
+}
+
+/// Hands a super-encoder request to Foundation: every encode through it fails over.
+struct UnsupportedEncoder: Encoder {
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        KeyedEncodingContainer(FailingKeyedContainer<Key>())
+    }
+    func unkeyedContainer() -> any UnkeyedEncodingContainer { FailingUnkeyedContainer() }
+    func singleValueContainer() -> any SingleValueEncodingContainer { FailingUnkeyedContainer() }
+}
+
+struct FailingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    var codingPath: [any CodingKey] { [] }
+    mutating func encodeNil(forKey key: Key) throws { throw JSONWriterUnsupported() }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { throw JSONWriterUnsupported() }
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        KeyedEncodingContainer(FailingKeyedContainer<NestedKey>())
+    }
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { FailingUnkeyedContainer() }
+    mutating func superEncoder() -> any Encoder { UnsupportedEncoder() }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { UnsupportedEncoder() }
+}
+
+struct FailingUnkeyedContainer: UnkeyedEncodingContainer, SingleValueEncodingContainer {
+    var codingPath: [any CodingKey] { [] }
+    var count: Int { 0 }
+    mutating func encodeNil() throws { throw JSONWriterUnsupported() }
+    mutating func encode<T: Encodable>(_ value: T) throws { throw JSONWriterUnsupported() }
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        KeyedEncodingContainer(FailingKeyedContainer<NestedKey>())
+    }
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { FailingUnkeyedContainer() }
+    mutating func superEncoder() -> any Encoder { UnsupportedEncoder() }
+}

@@ -1,0 +1,173 @@
+import ColonyModels
+import Foundation
+import Testing
+
+/// `ColonyJSON.encode` writes every response and event: it must be byte for byte what
+/// `ColonyJSON.encoder()` (Foundation's JSONEncoder with Colony's settings) writes.
+@Suite("ColonyJSON.encode")
+struct ColonyJSONWriterTests {
+    func foundation<T: Encodable>(_ value: T) throws -> String {
+        String(decoding: try ColonyJSON.encoder().encode(value), as: UTF8.self)
+    }
+
+    func fast<T: Encodable>(_ value: T) throws -> String {
+        String(decoding: try ColonyJSON.encode(value), as: UTF8.self)
+    }
+
+    func expectSame<T: Encodable>(_ value: T, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(try fast(value) == foundation(value), sourceLocation: sourceLocation)
+    }
+
+    struct Page: Encodable {
+        struct Sender: Encodable {
+            var id: UUID
+            var displayName: String
+        }
+
+        struct Item: Encodable {
+            var id: UUID
+            var groupId: UUID
+            var content: String
+            var sentAt: Date
+            var isEdited: Bool
+            var voiceDuration: Double?
+            var voiceUrl: String?
+            var user: Sender
+            var cursor: String?
+            var tags: [String]
+            var counts: [String: Int]
+            var byUser: [UUID: Int]
+            var link: URL?
+            var blob: Data?
+        }
+
+        var messages: [Item]
+        var hasMore: Bool
+        var olderCursor: String?
+        var newerCursor: String?
+    }
+
+    @Test("a history-like page, optionals present and absent, nested objects, dictionaries, URLs and data")
+    func page() throws {
+        let items = (0..<60).map { n in
+            Page.Item(id: UUID(), groupId: UUID(), content: "Message \(n): \"quoted\" \\ back/slash\n\t\u{01} é 😀 \u{2028}",
+                      sentAt: Date(timeIntervalSince1970: 1_790_000_000 + Double(n) * 0.001 + Double.random(in: 0...1e6)),
+                      isEdited: n % 3 == 0, voiceDuration: n % 2 == 0 ? nil : Double(n) / 7, voiceUrl: n % 4 == 0 ? "https://x.example/v/\(n).m4a?a=b&c" : nil,
+                      user: .init(id: UUID(), displayName: "User \(n)"), cursor: n % 5 == 0 ? nil : "\(n)_\(UUID().uuidString.lowercased())",
+                      tags: ["a", "B", "c/d"], counts: ["zeta": n, "Alpha": 2, "camelCaseKey": 3, "snake_key": 4, "a10": 5, "a2": 6],
+                      byUser: [UUID(): n], link: n % 2 == 0 ? URL(string: "https://colony.example/a b?q=1") : nil,
+                      blob: n % 3 == 0 ? Data((0..<UInt8(n)).map { $0 }) : nil)
+        }
+        try expectSame(Page(messages: items, hasMore: true, olderCursor: "x", newerCursor: nil))
+        try expectSame(Page(messages: [], hasMore: false, olderCursor: nil, newerCursor: nil))
+    }
+
+    @Test("numbers: Double and Float as Foundation writes them, integers of every width")
+    func numbers() throws {
+        var doubles: [Double] = [0, -0.0, 1, 100, 0.1, 2.5, 1e15, 1e16, 3e16, 1e21, 1.5e-7, 1e-6, 0.0001, 5e-324, .greatestFiniteMagnitude, 9_007_199_254_740_993]
+        for _ in 0..<5000 {
+            doubles.append(Double(bitPattern: UInt64.random(in: 0...UInt64.max)))
+            doubles.append(Double.random(in: -1000...1000))
+            doubles.append(Double(Int.random(in: -100_000...100_000)) / 100)
+        }
+        try expectSame(doubles.filter(\.isFinite))
+        try expectSame((0..<2000).map { _ in Float(bitPattern: UInt32.random(in: 0...UInt32.max)) }.filter(\.isFinite))
+        try expectSame([Int.min, Int.max, 0, -1])
+        try expectSame([Int64.min, Int64.max])
+        try expectSame([UInt64.max, 0])
+        try expectSame([Int8.min, Int8.max])
+        try expectSame([UInt16.max])
+        try expectSame(Decimal(string: "12.50")!)
+        #expect(throws: EncodingError.self) { try ColonyJSON.encode([Double.nan]) }
+        #expect(throws: EncodingError.self) { try ColonyJSON.encode(["x": Double.infinity]) }
+    }
+
+    @Test("every control character and the escapes Foundation writes")
+    func strings() throws {
+        try expectSame((0..<0x80).map { String(UnicodeScalar(UInt8($0))) })
+        try expectSame(["", "/", "a/b", "\u{7F}", "ß", "\u{FEFF}", "🇺🇸"])
+    }
+
+    @Test("keys: snake_case conversion with Foundation's quirks, sorted by bytes, dictionaries verbatim")
+    func keys() throws {
+        struct Keys: Encodable {
+            var a: Int = 1
+            var userID: Int = 2
+            var URLValue: Int = 3
+            var picture2x: Int = 4
+            var a1B: Int = 5
+            var ABCdef: Int = 6
+            var hasMore: Int = 7
+            var hash: Int = 8
+            var _private: Int = 9
+            var zeta: Int = 10
+            var Zeta: Int = 11
+        }
+        try expectSame(Keys())
+        try expectSame(["someKey": 1, "other_key": 2, "Z": 3, "a b": 4, "a": 5])
+        try expectSame([1: "one", 10: "ten", 2: "two"])
+    }
+
+    @Test("JSON values, top-level fragments and optionals")
+    func values() throws {
+        let value: JSONValue = .object(["full_name": .string("Ada"), "camelKey": .array([.null, .bool(true), .number(1.25), .number(3), .object([:])])])
+        try expectSame(value)
+        try expectSame("fragment")
+        try expectSame(42)
+        try expectSame(Optional<Int>.none)
+        try expectSame([Optional<String>.none, "x"])
+        try expectSame([[String: Int]]())
+        try expectSame(["k": [String: Int]()])
+    }
+
+    @Test("a hand-written encode(to:): a key twice, encodeNil, a nested container and a super-encoder")
+    func handWritten() throws {
+        struct Custom: Encodable {
+            enum Keys: String, CodingKey { case first, secondKey, nested, list }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Keys.self)
+                try container.encode(1, forKey: .first)
+                try container.encode(2, forKey: .first)
+                try container.encodeNil(forKey: .secondKey)
+                var nested = container.nestedContainer(keyedBy: Keys.self, forKey: .nested)
+                try nested.encode("x", forKey: .secondKey)
+                var list = container.nestedUnkeyedContainer(forKey: .list)
+                try list.encode(1)
+                try list.encodeNil()
+                var inner = list.nestedContainer(keyedBy: Keys.self)
+                try inner.encode(true, forKey: .first)
+            }
+        }
+        struct WithSuper: Encodable {
+            enum Keys: String, CodingKey { case value }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Keys.self)
+                try container.encode(1, forKey: .value)
+                try Custom().encode(to: container.superEncoder())
+            }
+        }
+        try expectSame(Custom())
+        try expectSame(WithSuper())
+    }
+
+    @Test("UUID.lowercased is uuidString.lowercased()")
+    func lowercasedUUID() {
+        for _ in 0..<1000 {
+            let id = UUID()
+            #expect(id.lowercased == id.uuidString.lowercased())
+        }
+        #expect(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)).lowercased == "00000000-0000-0000-0000-000000000000")
+        #expect(UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)).lowercased == "ffffffff-ffff-ffff-ffff-ffffffffffff")
+    }
+
+    @Test("event envelopes encode as before")
+    func envelopes() throws {
+        let user = UUID()
+        let event = EventEnvelope(app: .unify, aggregateId: user.uuidString.lowercased(), occurredAt: Date(timeIntervalSince1970: 1_790_000_000.125), actor: user, payload: MessageSent(
+            message: MessageRow(id: UUID(), groupId: UUID(), content: "Hi / there", sentBy: user, sentAt: Date(), isEdited: false, messageType: .text,
+                                voiceDuration: 1.5, voiceUrl: nil),
+            senderDisplayName: "Ada"))
+        try expectSame(event)
+        #expect(try event.encoded() == Array(ColonyJSON.encoder().encode(event)))
+    }
+}
