@@ -2,7 +2,7 @@
 # Running the whole stack (scripts/run) in the background for a test driver, and stopping it.
 # Source it after common.sh; set STACK_LOG (scripts/run's output) and STACK_NAME (for messages).
 #   start_stack [ENV=VALUE ...]   starts scripts/run with the settings given, waits for "run: ready"
-#   stop_stack                    SIGINT as Ctrl-C would, waits until it stopped (then KILL)
+#   stop_stack                    SIGTERM (scripts/run's cleanup, as for Ctrl-C), waits until it stopped (then KILL)
 #   stack_logs                    prints the end of the run log and of every service's log
 
 STACK_SERVICES=(auth circles chat habits nearby projects realtime notifications)
@@ -24,8 +24,8 @@ start_stack() {
         port_open "$port" && die "port $port on 127.0.0.1 is in use (another scripts/run?); stop it first"
     done
     log "$STACK_NAME: starting scripts/run $* (output: $STACK_LOG)"
-    # Job control puts scripts/run in its own process group with SIGINT not ignored (a plain
-    # background job of a script ignores it), so SIGINT reaches its cleanup like a Ctrl-C.
+    # Its own process group (job control), so a Ctrl-C at the terminal reaches the driver alone and
+    # the driver's stop_stack decides when the stack goes.
     set -m
     env "$@" scripts/run </dev/null >"$STACK_LOG" 2>&1 &
     STACK_PID=$!
@@ -43,13 +43,18 @@ stop_stack() {
     local pid="$STACK_PID" deadline
     STACK_PID=""
     if pid_alive "$pid"; then
-        log "$STACK_NAME: stopping scripts/run (SIGINT)"
-        kill -INT "$pid" 2>/dev/null || true
+        # SIGTERM, not SIGINT: a shell started with SIGINT ignored (any background job of a
+        # non-interactive script, and everything it starts) cannot trap it, so scripts/run would
+        # never clean up and its ports would stay taken.
+        log "$STACK_NAME: stopping scripts/run (SIGTERM)"
+        kill -TERM "$pid" 2>/dev/null || true
         deadline=$((SECONDS + STACK_STOP_TIMEOUT))
         while pid_alive "$pid" && ((SECONDS < deadline)); do sleep 0.2; done
         if pid_alive "$pid"; then
-            log "$STACK_NAME: scripts/run (pid $pid) did not stop within ${STACK_STOP_TIMEOUT}s; killing it"
-            kill -KILL "$pid" 2>/dev/null || true
+            # Its whole process group (start_stack gave it one): the services and the gateway too,
+            # or they would keep the ports the next stack needs.
+            log "$STACK_NAME: scripts/run (pid $pid) did not stop within ${STACK_STOP_TIMEOUT}s; killing it and what it started"
+            kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
         fi
     fi
     wait "$pid" 2>/dev/null || true
