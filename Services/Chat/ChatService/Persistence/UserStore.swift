@@ -16,7 +16,7 @@ struct UserStore: Sendable {
     /// The user, created from the token when the registration event has not arrived yet. nil
     /// when the account was deleted.
     func ensure(_ userID: UUID, email: String?, on connection: PostgresConnection) async throws -> StoredUser? {
-        try await connection.query("""
+        let user = try await connection.query("""
             WITH inserted AS (
                 INSERT INTO users (id, display_name, email)
                 SELECT \(userID), \(Self.defaultName(email: email)), \(email)
@@ -29,6 +29,10 @@ struct UserStore: Sendable {
             SELECT \(unescaped: StoredUser.columns) FROM users WHERE id = \(userID)
             LIMIT 1
             """, logger: logger).collect().first.map(StoredUser.init(row:))
+        if let user { return user }
+        // Auth's event (or another request) created it a moment ago, after this statement's
+        // snapshot, so the conflict left nothing to return: read again.
+        return try await find(userID, on: connection)
     }
 
     func find(_ userID: UUID, on connection: PostgresConnection) async throws -> StoredUser? {

@@ -28,7 +28,10 @@ struct ProfileStore: Sendable {
             SELECT \(unescaped: ProfileRow.columns) FROM profiles WHERE id = \(userID)
             LIMIT 1
             """, logger: logger)
-        return try await rows.collect().first.map(ProfileRow.init(row:))
+        if let profile = try await rows.collect().first.map(ProfileRow.init(row:)) { return profile }
+        // Auth's event (or another request) created it a moment ago, after this statement's
+        // snapshot, so the conflict left nothing to return: read again.
+        return try await find(userID, on: connection)
     }
 
     /// `ensure`, with a deleted account answered as 401 `account_deleted`.

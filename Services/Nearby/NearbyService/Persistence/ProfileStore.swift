@@ -10,11 +10,8 @@ struct ProfileStore: Sendable {
     /// The profile, created when the registration event has not arrived yet; nil when deleted.
     func ensure(_ userID: UUID, on connection: PostgresConnection) async throws -> StoredProfile? {
         // The usual case is a plain read; only a first request pays for the insert attempt.
-        if let profile = try await connection.query("SELECT \(unescaped: StoredProfile.columns) FROM profiles WHERE id = \(userID)", logger: logger)
-            .collect().first.map(StoredProfile.init(row:)) {
-            return profile
-        }
-        return try await connection.query("""
+        if let profile = try await find(userID, on: connection) { return profile }
+        let created = try await connection.query("""
             WITH inserted AS (
                 INSERT INTO profiles (id) SELECT \(userID)
                 WHERE NOT EXISTS (SELECT 1 FROM deleted_users WHERE user_id = \(userID))
@@ -26,6 +23,15 @@ struct ProfileStore: Sendable {
             SELECT \(unescaped: StoredProfile.columns) FROM profiles WHERE id = \(userID)
             LIMIT 1
             """, logger: logger).collect().first.map(StoredProfile.init(row:))
+        if let created { return created }
+        // Auth's event (or another request) created it a moment ago, after this statement's
+        // snapshot, so the conflict left nothing to return: read again.
+        return try await find(userID, on: connection)
+    }
+
+    func find(_ userID: UUID, on connection: PostgresConnection) async throws -> StoredProfile? {
+        try await connection.query("SELECT \(unescaped: StoredProfile.columns) FROM profiles WHERE id = \(userID)", logger: logger)
+            .collect().first.map(StoredProfile.init(row:))
     }
 
     /// From `user_registered`: creates the profile with the sign-up name (kept if already set).
