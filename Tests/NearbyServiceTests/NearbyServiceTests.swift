@@ -18,6 +18,38 @@ struct NearbyServiceTests {
         }
     }
 
+    @Test("a first request racing auth's registration gets the profile auth's event created, not 401 account_deleted")
+    func firstRequestRacingRegistration() async throws {
+        try await withRunningNearby { running in
+            try await running.service.withDatabase { database in
+                let userID = UUID()
+                let store = ProfileStore(logger: TestEnvironment.logger)
+                // The event's insert holds the row uncommitted while the request's statement starts:
+                // the request waits on the conflict, and only then does the event's transaction commit.
+                try await database.withDedicatedConnection { event in
+                    try await event.query("BEGIN", logger: TestEnvironment.logger)
+                    try await event.query("INSERT INTO profiles (id, name) VALUES (\(userID), 'From auth')", logger: TestEnvironment.logger)
+                    try await withThrowingTaskGroup(of: StoredProfile?.self) { group in
+                        group.addTask {
+                            try await database.withDedicatedConnection { request in try await store.ensure(userID, on: request) }
+                        }
+                        // Committed only once the request's insert waits for it (a lock wait on the row).
+                        try await waitUntil(timeout: .seconds(60)) {
+                            let waiting = try await database.query("""
+                                SELECT count(*)::int FROM pg_stat_activity
+                                WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO profiles (id)%'
+                                """).collect()
+                            return try waiting.first?.decode(Int.self) == 1
+                        }
+                        try await event.query("COMMIT", logger: TestEnvironment.logger)
+                        let profile = try await group.next() ?? nil
+                        #expect(profile?.name == "From auth", "the request got \(String(describing: profile))")
+                    }
+                }
+            }
+        }
+    }
+
     /// Boundary cases at 499 ft (in) and 501 ft (out) around an origin, along several bearings.
     func boundaries(_ nearby: RunningNearby, origin: (Double, Double), azimuths: [Double]) async throws {
         let me = try await nearby.user(name: "Me", at: origin)
