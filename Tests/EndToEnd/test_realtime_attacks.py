@@ -210,6 +210,7 @@ def test_quotas_channels_presence_meta_and_a_broadcast_flood(api: Api, stack: St
         assert (await member_socket.join(topic, member.access_token, PRESENCE_AND_ACK))["status"] == "ok"
         frames = [json.dumps({"topic": topic, "event": "broadcast", "ref": str(1000 + n), "join_ref": "f",
                               "payload": {"type": "broadcast", "event": "flood", "payload": {"n": n}}}) for n in range(2000)]
+        started = time.monotonic()
         try:
             for frame in frames:
                 await member_socket.socket.send(frame)
@@ -218,12 +219,18 @@ def test_quotas_channels_presence_meta_and_a_broadcast_flood(api: Api, stack: St
         deadline = time.monotonic() + EVENTUAL_TIMEOUT
         while member_socket.closed is None and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
+        flood_seconds = time.monotonic() - started
         flooded = [m for m in member_socket.received if m["event"] == "system" and m["payload"]["message"] == "Too many messages per second"]
         assert flooded, member_socket.received[-5:]
         await asyncio.sleep(0.5)
         assert member_socket.closed == "Too many messages per second", member_socket.closed
         received = [m for m in owner_socket.received if m["event"] == "broadcast" and m["payload"].get("event") == "flood"]
-        assert len(received) <= 250, f"{len(received)} flood broadcasts reached the owner"
+        # The quota is a token bucket (100 a second, bursts of 200): at most the burst plus what
+        # refilled while the flood lasted gets through. The flood's length is measured, not assumed
+        # (a busy machine stretches it), and the client's view of it is longer than the server's.
+        allowed = 200 + 100 * flood_seconds
+        assert len(received) <= allowed, f"{len(received)} flood broadcasts reached the owner in {flood_seconds:.2f} s (at most {allowed:.0f})"
+        assert len(received) < len(frames) / 2, f"{len(received)} of {len(frames)} flood broadcasts reached the owner"
         ping = await owner_socket.send("phoenix", "heartbeat", {})
         assert (await owner_socket.reply(ping))["status"] == "ok" and owner_socket.closed is None
         await owner_socket.close()
