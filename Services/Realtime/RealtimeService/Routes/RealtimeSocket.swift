@@ -59,10 +59,12 @@ struct RealtimeSocket: Sendable {
                         connection.finish()
                     }
                     group.addTask {
-                        // Once closed, the writer has a moment to send the close frame; a writer
-                        // still blocked on a client that stopped reading is then cancelled.
+                        // Once closed, the writer has a moment to send what is queued and the close
+                        // frame; a writer still blocked on a client that stopped reading is then
+                        // cancelled. A flooding client reads only between its sends, so on a busy
+                        // machine the system errors before the close need more than a second or two.
                         for await _ in connection.closed {}
-                        try await Task.sleep(for: .seconds(2))
+                        try await Task.sleep(for: .seconds(10))
                     }
                     _ = try await group.next()
                     group.cancelAll()
