@@ -35,10 +35,7 @@ struct RealtimeSocket: Sendable {
                     return
                 }
                 defer { hub.unregister(connection) }
-                // The socket ends when the reader does (the client closed, or answered the server's
-                // close frame) or when the grace period after a close runs out; the writer finishing
-                // only means the close frame is out.
-                try await withThrowingTaskGroup(of: SocketPart.self) { group in
+                try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for await text in connection.outgoing {
                             if connection.isDropping { break }
@@ -47,38 +44,32 @@ struct RealtimeSocket: Sendable {
                         if let reason = connection.closeReason {
                             try? await outbound.close(.policyViolation, reason: reason)
                         }
-                        return .writer
                     }
                     group.addTask {
                         for try await message in inbound.messages(maxSize: settings.maxFrameBytes) {
                             connection.touch()
-                            // Closing: what the client still sends is read and dropped. Left unread, it
-                            // would make the kernel reset the connection at close, and a reset discards
-                            // the system errors and close frame the client has not read yet.
-                            if connection.closeReason != nil { continue }
                             guard case .text(let text) = message else { continue }
                             await handle(text, on: connection)
+                            if connection.closeReason != nil {
+                                // The server ends the socket: the writer finishes what is queued and
+                                // the close frame (or the grace period runs out), not this reader.
+                                try await Task.sleep(for: .seconds(60))
+                            }
                         }
                         connection.finish()
-                        return .reader
                     }
                     group.addTask {
-                        // Once closed, the writer has a moment to send what is queued and the close
-                        // frame, and the client to answer it; a client that stopped reading or never
-                        // answers is then cut off.
+                        // Once closed, the writer has a moment to send the close frame; a writer
+                        // still blocked on a client that stopped reading is then cancelled.
                         for await _ in connection.closed {}
-                        try await Task.sleep(for: .seconds(10))
-                        return .grace
+                        try await Task.sleep(for: .seconds(2))
                     }
-                    while let part = try await group.next(), part == .writer {}
+                    _ = try await group.next()
                     group.cancelAll()
                 }
             }
         }
     }
-
-    /// The three tasks of an upgraded socket.
-    private enum SocketPart: Sendable { case writer, reader, grace }
 
     /// Plain HTTP on the socket path (no upgrade): why it was not upgraded. A missing `apikey`
     /// or one that is not a pool's key is 401, an address at its socket cap 429, anything else
