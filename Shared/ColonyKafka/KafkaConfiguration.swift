@@ -49,10 +49,6 @@ public struct KafkaConfiguration: Sendable {
             "fetch.error.backoff.ms": "10",
             // Lag per partition and broker state for metrics (KafkaConsumer.statistics).
             "statistics.interval.ms": "5000",
-            // A subscribed topic the first metadata answer did not have yet (created a moment
-            // before, or lost by a broker that keeps nothing) is looked up again within seconds,
-            // not after librdkafka's default five minutes, during which nothing is consumed.
-            "topic.metadata.refresh.interval.ms": "5000",
         ])
         configuration.properties.merge(overrides) { _, new in new }
         return configuration
