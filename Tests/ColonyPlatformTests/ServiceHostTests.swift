@@ -6,6 +6,7 @@ import Hummingbird
 import NIOCore
 import NIOPosix
 import PostgresNIO
+import ServiceLifecycle
 import Synchronization
 import Testing
 
@@ -138,8 +139,50 @@ struct ServiceHostTests {
         }
     }
 
+    @Test("a service that ignores the shutdown is cancelled once the shutdown grace has passed, and the host stops")
+    func shutdownGrace() async throws {
+        let environment = try TestEnvironment.current()
+        let tokens = TestTokens()
+        let port = try freePort()
+        try await withTestSchema { databaseConfiguration in
+            var configuration = ServiceConfiguration(
+                service: .habits, app: .habithive, httpHost: "127.0.0.1", httpPort: port, logLevel: .critical,
+                database: databaseConfiguration, kafkaBrokers: environment.kafkaBrokers, topicPrefix: TestKafka.topicPrefix(),
+                tokens: tokens.verifierConfiguration(audience: .habithive)
+            )
+            configuration.shutdownGrace = .seconds(2)
+            let stubborn = Stubborn()
+            let definition = ServiceDefinition(migrations: [], consumes: [], handleEvent: nil, services: { _ in [stubborn] }, addRoutes: { _, _ in })
+            let finished = Atomic<Bool>(false)
+            let host = Task {
+                try? await ServiceHost.run(definition, configuration: configuration)
+                finished.store(true, ordering: .relaxed)
+            }
+            try await waitUntil(timeout: .seconds(60)) { (try? await get("http://127.0.0.1:\(port)/ready").status) == .ok }
+            let stopping = ContinuousClock.now
+            host.cancel()  // a graceful shutdown, as SIGTERM
+            // Without the grace the host would wait for the stubborn service for ever.
+            try await waitUntil(timeout: .seconds(60)) { finished.load(ordering: .relaxed) }
+            let cancelled = stubborn.wasCancelled.load(ordering: .relaxed)
+            #expect(cancelled)
+            #expect(ContinuousClock.now - stopping >= .seconds(2), "it had its grace first")
+        }
+    }
+
     func get(_ url: String) async throws -> HTTPClientResponse {
         try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+    }
+}
+
+/// A service that goes on through a graceful shutdown and stops only when cancelled.
+final class Stubborn: Service, Sendable {
+    let wasCancelled = Atomic<Bool>(false)
+
+    func run() async throws {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        wasCancelled.store(true, ordering: .relaxed)
     }
 }
 

@@ -25,6 +25,9 @@ public struct ServiceConfiguration: Sendable {
     public var kafkaSecurity: [String: String] = [:]
     /// The gateways whose `X-Forwarded-For` names the client (see `TrustedProxies`).
     public var trustedProxies: TrustedProxies
+    /// How long a graceful shutdown (SIGTERM) may take before what is still running is cancelled:
+    /// inside Kubernetes' 30 s termination grace, after the 5 s pre-stop pause.
+    public var shutdownGrace: Duration = .seconds(20)
 
     public init(service: ColonyService, app: App?, httpHost: String = "127.0.0.1", httpPort: Int = 8080, maxBodyBytes: Int = ColonyRequestContext.defaultBodyLimit, maxUploadBytes: Int? = nil, logLevel: Logger.Level = .info, database: DatabaseConfiguration, kafkaBrokers: String, topicPrefix: String = EventTopics.defaultPrefix, tokens: TokenVerifierConfiguration, pipeline: PipelineSettings = PipelineSettings(), trustedProxies: TrustedProxies = .loopback) {
         self.service = service
@@ -47,7 +50,7 @@ public struct ServiceConfiguration: Sendable {
     /// `COLONY_PG_HOST`, `COLONY_PG_PORT` (5432), `COLONY_PG_DATABASE` (colony), `COLONY_PG_USER` (colony_<service>),
     /// `COLONY_PG_PASSWORD`, `COLONY_PG_POOL_SIZE` (8), `COLONY_KAFKA_BROKERS`, `COLONY_TOPIC_PREFIX` (colony),
     /// `COLONY_JWKS_URL` or `COLONY_JWT_PUBLIC_KEY` (PEM), `COLONY_JWT_ISSUER` (colony-auth),
-    /// `COLONY_TRUSTED_PROXIES` (loopback) or `COLONY_TRUSTED_PROXY_COUNT`, and the event
+    /// `COLONY_TRUSTED_PROXIES` (loopback) or `COLONY_TRUSTED_PROXY_COUNT`, `COLONY_SHUTDOWN_GRACE_SECONDS` (20), and the event
     /// pipeline's settings (`PipelineSettings.load`), and Kafka's TLS and SASL (`KafkaSecurity`).
     public static func load(service: ColonyService, app: App?, environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError) -> ServiceConfiguration {
         let tokens = try TokenVerifierConfiguration.load(audience: app, environment: environment)
@@ -66,6 +69,7 @@ public struct ServiceConfiguration: Sendable {
             trustedProxies: try TrustedProxies.load(environment: environment)
         )
         configuration.kafkaSecurity = try KafkaSecurity.properties(environment: environment)
+        configuration.shutdownGrace = .seconds(try environment.int("COLONY_SHUTDOWN_GRACE_SECONDS", default: 20, range: 1...600))
         return configuration
     }
 }

@@ -172,11 +172,15 @@ public enum ServiceHost {
         services.append(contentsOf: definition.services(context))
         services.append(app)
 
-        let group = ServiceGroup(configuration: .init(
-            services: services.map { .init(service: $0) },
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: services.map { .init(service: NamedService($0, logger: logger)) },
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
-        ))
+        )
+        // A service that ignores the shutdown (a client that never lets go of its socket, say)
+        // is cancelled once the grace has passed, instead of keeping the process alive.
+        groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownGrace
+        let group = ServiceGroup(configuration: groupConfiguration)
         // Cancelling the caller (tests do) shuts down gracefully, as SIGTERM does: cancelling
         // the server outright can leave an accepted connection unserved, which NIO traps on
         // (swift-nio#3481). The group runs in its own task so that it does not see the
@@ -228,5 +232,28 @@ public enum ServiceHost {
         try await database.whileRunning {
             try await MigrationRunner(database: database).migrate(migrations)
         }
+    }
+}
+
+/// A service of the host's group that, when it ends only because it was cancelled after the
+/// shutdown grace ran out, names itself in the log: the one that held the shutdown up.
+struct NamedService: Service {
+    let service: any Service
+    let name: String
+    let logger: Logger
+
+    init(_ service: any Service, logger: Logger) {
+        self.service = service
+        self.name = String(String(describing: type(of: service)).prefix { $0 != "<" })
+        self.logger = logger
+    }
+
+    func run() async throws {
+        defer {
+            if Task.isCancelled && Task.isShuttingDownGracefully {
+                logger.error("service did not stop within the shutdown grace and was cancelled", metadata: ["service": "\(name)"])
+            }
+        }
+        try await service.run()
     }
 }
