@@ -243,6 +243,17 @@ public struct KafkaConsumerStatistics: Sendable {
     public var lastSuccessfulPoll: ContinuousClock.Instant?
     /// When a message was last received (nil: never).
     public var lastMessage: ContinuousClock.Instant?
+    /// The group membership as librdkafka's statistics name it (`cgrp.state`, `cgrp.join_state`:
+    /// "up" and "steady" once the member has its assignment; nil before the first statistics).
+    public var groupState: String?
+    public var joinState: String?
+    /// Rebalances this member went through (`cgrp.rebalance_cnt`).
+    public var rebalances: Int = 0
+    /// When the member last left the steady state, or was made (nil: it is steady).
+    public var unsettledSince: ContinuousClock.Instant?
+
+    /// Whether the member has joined its group and holds its assignment.
+    public var isSettled: Bool { groupState == "up" && joinState == "steady" }
 
     public init() {}
 
@@ -255,11 +266,14 @@ public struct KafkaConsumerStatistics: Sendable {
 private final class ConsumerCallbacks: Sendable {
     let logger: Logger
     let commitsOnRevoke: Bool
-    private let state = Mutex(KafkaConsumerStatistics())
+    private let state: Mutex<KafkaConsumerStatistics>
 
     init(logger: Logger, commitsOnRevoke: Bool) {
         self.logger = logger
         self.commitsOnRevoke = commitsOnRevoke
+        var initial = KafkaConsumerStatistics()
+        initial.unsettledSince = .now
+        self.state = Mutex(initial)
     }
 
     var current: KafkaConsumerStatistics { state.withLock { $0 } }
@@ -294,9 +308,19 @@ private final class ConsumerCallbacks: Sendable {
             }
         }
         partitions.sort { ($0.topic, $0.partition) < ($1.topic, $1.partition) }
+        let group = root["cgrp"] as? [String: Any]
+        let now = ContinuousClock.now
         state.withLock { state in
             state.brokerUp = brokerUp
             state.partitions = partitions
+            state.groupState = group?["state"] as? String
+            state.joinState = group?["join_state"] as? String
+            state.rebalances = (group?["rebalance_cnt"] as? NSNumber)?.intValue ?? 0
+            if state.isSettled {
+                state.unsettledSince = nil
+            } else if state.unsettledSince == nil {
+                state.unsettledSince = now
+            }
         }
     }
 

@@ -199,12 +199,27 @@ public final class EventConsumer: Service, Sendable {
     }
 
     /// While the consumer works through history (a new group, or a long outage), says every
-    /// ten seconds how far behind it is, and once when it has caught up.
+    /// ten seconds how far behind it is, and once when it has caught up. A member that has not
+    /// settled in its group for a minute while a broker is up is an error (it consumes nothing
+    /// meanwhile): the log names librdkafka's group state.
     private func reportCatchUp(_ consumer: KafkaConsumer) async {
         var behind = false
+        var reportedUnsettled = false
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(10))
             let statistics = consumer.statistics
+            if let since = statistics.unsettledSince, statistics.brokerUp == true, ContinuousClock.now - since > .seconds(60) {
+                if !reportedUnsettled {
+                    reportedUnsettled = true
+                    logger.error("event consumer has not settled in its group for a minute; it consumes nothing until it does", metadata: [
+                        "group": "\(groupID)", "group_state": "\(statistics.groupState ?? "unknown")", "join_state": "\(statistics.joinState ?? "unknown")",
+                        "rebalances": "\(statistics.rebalances)", "assigned_partitions": "\(statistics.assignedPartitions)",
+                    ])
+                }
+            } else if statistics.unsettledSince == nil, reportedUnsettled {
+                reportedUnsettled = false
+                logger.notice("event consumer settled in its group", metadata: ["group": "\(groupID)", "rebalances": "\(statistics.rebalances)"])
+            }
             let lag = statistics.totalLag
             if lag > 0 {
                 behind = true

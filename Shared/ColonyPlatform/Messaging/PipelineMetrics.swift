@@ -79,6 +79,10 @@ public final class PipelineMetrics: Sendable {
     func consumer(group: String, statistics: KafkaConsumerStatistics, startedAt: ContinuousClock.Instant) {
         registry.makeGauge(descriptor: named("colony_consumer_assigned_partitions", "Partitions assigned to this consumer"), labels: [("group", group)])
             .set(Double(statistics.assignedPartitions))
+        registry.makeGauge(descriptor: named("colony_consumer_group_settled", "1 when the consumer has joined its group and holds its assignment (librdkafka's group state up and steady)"), labels: [("group", group)])
+            .set(statistics.isSettled ? 1.0 : 0.0)
+        registry.makeGauge(descriptor: named("colony_consumer_rebalances", "Rebalances this consumer went through since it started"), labels: [("group", group)])
+            .set(Double(statistics.rebalances))
         let lastPoll = statistics.lastSuccessfulPoll ?? startedAt
         registry.makeGauge(descriptor: named("colony_consumer_last_poll_age_seconds", "Seconds since the consumer last completed a poll with a broker up (since it started, before the first)"), labels: [("group", group)])
             .set(Double((ContinuousClock.now - lastPoll).components.seconds))
