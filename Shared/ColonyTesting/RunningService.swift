@@ -155,6 +155,8 @@ public func withRunningService(
         let configured = configuration
         // A service that fails to start (a bad migration, say) ends the wait with its error.
         let failure = StartFailure()
+        let stopped = StopWatch()
+        defer { stopped.set() }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 do {
@@ -170,8 +172,49 @@ public func withRunningService(
                 let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: "\(running.base)/ready"), timeout: .seconds(2))
                 return response?.status == .ok
             }
-            try await body(running)
+            // Stopping is quick unless something is wedged: say which service, so a hung run names it.
+            defer { StopWatch.warn(after: .seconds(60), unless: stopped, "\(service) (topic prefix \(prefix)) has not stopped 60 s after its test ended") }
+            do {
+                try await body(running)
+            } catch {
+                await running.reportPipelineState(after: error)
+                throw error
+            }
         }
+    }
+}
+
+/// Whether a service under test has stopped; a warning names it when it takes too long.
+final class StopWatch: Sendable {
+    private let done = Mutex(false)
+
+    func set() { done.withLock { $0 = true } }
+
+    /// Prints `message` to stderr after `delay` unless `watch` was set by then (a detached task:
+    /// the stopping service's cancellation must not cancel the watch).
+    static func warn(after delay: Duration, unless watch: StopWatch, _ message: String) {
+        Task.detached {
+            try? await Task.sleep(for: delay)
+            if !watch.done.withLock({ $0 }) { FileHandle.standardError.write(Data("warning: \(message)\n".utf8)) }
+        }
+    }
+}
+
+extension RunningService {
+    /// Prints what the service's `/metrics` says of its event pipeline (consumer assignment, lag,
+    /// time since the last poll, outbox backlog, broker reachability) to stderr: a test that timed
+    /// out waiting for an event leaves the state that explains it.
+    func reportPipelineState(after error: any Error) async {
+        var lines = ["pipeline state of \(base) (topic prefix \(topicPrefix)) after: \(error)"]
+        if let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/metrics"), timeout: .seconds(10)),
+           let body = try? await response.body.collect(upTo: 8 << 20) {
+            lines += String(buffer: body).split(separator: "\n").filter { line in
+                !line.hasPrefix("#") && ["colony_consumer_", "colony_broker_up", "colony_outbox_", "colony_dead_letters", "colony_event_handler_failures"].contains { line.hasPrefix($0) }
+            }.map { "  \($0)" }
+        } else {
+            lines.append("  /metrics did not answer")
+        }
+        FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
     }
 }
 
