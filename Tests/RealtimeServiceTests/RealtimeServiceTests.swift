@@ -3,6 +3,9 @@ import ColonyModels
 import ColonyPlatform
 import ColonyTesting
 import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
 import Testing
 @testable import RealtimeService
 
@@ -74,15 +77,16 @@ struct RealtimeServiceTests {
 
     @Test("heartbeats are answered; a silent socket is closed after the heartbeat timeout")
     func heartbeatTimeout() async throws {
-        try await withRunningRealtime(settings: RealtimeSettings(heartbeatTimeout: .seconds(2))) { realtime in
+        try await withRunningRealtime(settings: RealtimeSettings(heartbeatTimeout: .seconds(5))) { realtime in
             let key = try await realtime.tokens.apiKey(app: .unify)
             let chatty = TestSocket(base: realtime.base, apiKey: key, vsn: .v2)
             let silent = TestSocket(base: realtime.base, apiKey: key)
             let ref = chatty.send(topic: "phoenix", event: "heartbeat", payload: .object([:]))
             let reply = try await chatty.wait { $0.event == "phx_reply" && $0.ref == ref }
             #expect(reply.topic == "phoenix" && reply.payload["status"] == "ok")
-            // The chatty socket keeps beating (every 400 ms, well inside the 2 s) until the silent
-            // one is closed: a deadline, not a fixed wait, so a busy machine only takes longer.
+            // The chatty socket keeps beating (every 400 ms, a tenth of the 5 s, so a loaded machine's
+            // scheduling delays cannot starve it) until the silent one is closed: a deadline, not a
+            // fixed wait, so a busy machine only takes longer.
             var lastBeat = ContinuousClock.now - .seconds(1)
             try await waitUntil(timeout: .seconds(60)) {
                 if ContinuousClock.now - lastBeat >= .milliseconds(400) {
@@ -92,6 +96,46 @@ struct RealtimeServiceTests {
                 return silent.isClosed
             }
             #expect(!chatty.isClosed)
+        }
+    }
+
+    @Test("a client that never answers the close frame does not hold up the shutdown: its socket is closed and the service stops")
+    func shutdownWithUnresponsiveClient() async throws {
+        let environment = try TestEnvironment.current()
+        let tokens = TestTokens()
+        let port = try freePort()
+        try await withTestSchema { databaseConfiguration in
+            var configuration = ServiceConfiguration(
+                service: .realtime, app: nil, httpHost: "127.0.0.1", httpPort: port, logLevel: .critical,
+                database: databaseConfiguration, kafkaBrokers: environment.kafkaBrokers, topicPrefix: TestKafka.topicPrefix(),
+                tokens: tokens.verifierConfiguration(audience: nil)
+            )
+            // Far longer than the wait below: the socket must end on its own, not by the grace.
+            configuration.shutdownGrace = .seconds(600)
+            let finished = Atomic<Bool>(false)
+            let host = Task {
+                try? await ServiceHost.run(RealtimeService.definition(settings: RealtimeSettings()), configuration: configuration)
+                finished.store(true, ordering: .relaxed)
+            }
+            defer { host.cancel() }
+            let base = "http://127.0.0.1:\(port)"
+            try await waitUntil(timeout: .seconds(60)) { (try? await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/ready"), timeout: .seconds(5)).status) == .ok }
+            // A raw client: it upgrades, reads the server's answer once, then never reads or
+            // answers anything again.
+            let key = try await tokens.apiKey(app: .unify)
+            let received = ReceivedBytes()
+            let client = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .channelOption(ChannelOptions.autoRead, value: false)
+                .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(received) } }
+                .connect(host: "127.0.0.1", port: port).get()
+            defer { client.close(promise: nil) }
+            let upgrade = "GET /realtime/v1/websocket?apikey=\(key)&vsn=1.0.0 HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            try await client.writeAndFlush(ByteBuffer(string: upgrade)).get()
+            client.read()
+            try await waitUntil(timeout: .seconds(60)) { received.text.hasPrefix("HTTP/1.1 101") }
+            host.cancel()  // a graceful shutdown, as SIGTERM
+            try await waitUntil(timeout: .seconds(120)) { finished.load(ordering: .relaxed) }
         }
     }
 
@@ -190,5 +234,18 @@ struct RealtimeServiceTests {
             ])
             #expect(status == 0, "python client failed:\n\(output)")
         }
+    }
+}
+
+/// What a raw test client has read, as text.
+final class ReceivedBytes: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    private let bytes = Mutex<[UInt8]>([])
+
+    var text: String { String(decoding: bytes.withLock { $0 }, as: UTF8.self) }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        bytes.withLock { $0 += buffer.readableBytesView }
     }
 }

@@ -19,7 +19,10 @@ struct AuthEventHandler: Sendable {
             let payload = try event.decode(UserUpdated.self).payload
             try await users.registered(payload.userId, email: payload.email, metadata: payload.userMetadata, on: connection)
         case .userDeleted:
-            try await users.erase(try event.decode(UserDeleted.self).payload.userId, groups: groups, on: connection)
+            let userID = try event.decode(UserDeleted.self).payload.userId
+            // Before anything else: a first request racing the erasure must not bring the account back.
+            try await AccountLock.lockForErasure(userID, on: connection)
+            try await users.erase(userID, groups: groups, on: connection)
         default:
             break
         }

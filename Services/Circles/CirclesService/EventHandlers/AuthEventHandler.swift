@@ -19,7 +19,10 @@ struct AuthEventHandler: Sendable {
             let payload = try event.decode(UserUpdated.self).payload
             try await profiles.upsertFromAuth(payload.userId, name: SignUpMetadata.displayName(payload.userMetadata, maxLength: 60), email: payload.email, phone: payload.phone, on: connection)
         case .userDeleted:
-            try await erase(try event.decode(UserDeleted.self).payload.userId, on: connection)
+            let userID = try event.decode(UserDeleted.self).payload.userId
+            // Before anything else: a first request racing the erasure must not bring the account back.
+            try await AccountLock.lockForErasure(userID, on: connection)
+            try await erase(userID, on: connection)
         default:
             break
         }

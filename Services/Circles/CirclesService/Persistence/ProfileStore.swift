@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -20,9 +21,13 @@ struct ProfileStore: Sendable {
     /// The profile, created (name and handle from the email) when the registration event is
     /// late; nil once the account was deleted.
     func ensure(_ userID: UUID, email: String?, on connection: PostgresConnection) async throws -> MyProfile? {
+        // The usual case is a plain read; only a first request (or an erased account) goes on.
+        if let profile = try await find(userID, on: connection) { return profile }
         let stem = email?.split(separator: "@").first.map(String.init)
-        try await insert(userID, name: stem ?? "New member", email: email, phone: nil, on: connection)
-        return try await find(userID, on: connection)
+        return try await AccountLock.createOnFirstSight(userID, on: connection, logger: logger) {
+            try await insert(userID, name: stem ?? "New member", email: email, phone: nil, on: connection)
+            return try await find(userID, on: connection)
+        }
     }
 
     func find(_ userID: UUID, on connection: PostgresConnection) async throws -> MyProfile? {

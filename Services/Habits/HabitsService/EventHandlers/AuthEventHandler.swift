@@ -18,7 +18,10 @@ struct AuthEventHandler: Sendable {
             let payload = try event.decode(UserUpdated.self).payload
             try await profiles.registered(payload.userId, metadata: payload.userMetadata, phoneHash: payload.phoneHash, on: connection)
         case .userDeleted:
-            try await profiles.erase(try event.decode(UserDeleted.self).payload.userId, on: connection)
+            let userID = try event.decode(UserDeleted.self).payload.userId
+            // Before anything else: a first request racing the erasure must not bring the account back.
+            try await AccountLock.lockForErasure(userID, on: connection)
+            try await profiles.erase(userID, on: connection)
         default:
             break
         }

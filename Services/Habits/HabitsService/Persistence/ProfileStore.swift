@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -15,6 +16,14 @@ struct ProfileStore: Sendable {
     /// The user's profile, created with defaults when the registration event has not arrived
     /// yet. nil when the account was deleted.
     func ensure(_ userID: UUID, on connection: PostgresConnection) async throws -> ProfileRow? {
+        // The usual case is a plain read; only a first request (or an erased account) goes on.
+        if let profile = try await find(userID, on: connection) { return profile }
+        return try await AccountLock.createOnFirstSight(userID, on: connection, logger: logger) {
+            try await create(userID, on: connection)
+        }
+    }
+
+    private func create(_ userID: UUID, on connection: PostgresConnection) async throws -> ProfileRow? {
         let rows = try await connection.query("""
             WITH inserted AS (
                 INSERT INTO profiles (id, display_name)

@@ -15,7 +15,10 @@ struct AuthEventHandler: Sendable {
             let payload = try event.decode(UserRegistered.self).payload
             try await nearby.registered(payload.userId, metadata: payload.userMetadata, on: connection)
         case .userDeleted:
-            try await nearby.erase(try event.decode(UserDeleted.self).payload.userId, on: connection)
+            let userID = try event.decode(UserDeleted.self).payload.userId
+            // Before anything else: a first request racing the erasure must not bring the account back.
+            try await AccountLock.lockForErasure(userID, on: connection)
+            try await nearby.erase(userID, on: connection)
         default:
             break
         }

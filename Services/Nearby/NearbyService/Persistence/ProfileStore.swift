@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -11,6 +12,12 @@ struct ProfileStore: Sendable {
     func ensure(_ userID: UUID, on connection: PostgresConnection) async throws -> StoredProfile? {
         // The usual case is a plain read; only a first request pays for the insert attempt.
         if let profile = try await find(userID, on: connection) { return profile }
+        return try await AccountLock.createOnFirstSight(userID, on: connection, logger: logger) {
+            try await create(userID, on: connection)
+        }
+    }
+
+    private func create(_ userID: UUID, on connection: PostgresConnection) async throws -> StoredProfile? {
         let created = try await connection.query("""
             WITH inserted AS (
                 INSERT INTO profiles (id) SELECT \(userID)

@@ -17,7 +17,10 @@ struct AuthEventHandler: Sendable {
             let payload = try event.decode(UserRegistered.self).payload
             try await builders.registered(payload.userId, email: payload.email, metadata: payload.userMetadata, on: connection)
         case .userDeleted:
-            try await builders.erase(try event.decode(UserDeleted.self).payload.userId, projects: projects, on: connection)
+            let userID = try event.decode(UserDeleted.self).payload.userId
+            // Before anything else: a first request racing the erasure must not bring the account back.
+            try await AccountLock.lockForErasure(userID, on: connection)
+            try await builders.erase(userID, projects: projects, on: connection)
         default:
             break
         }

@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -17,12 +18,16 @@ struct BuilderStore: Sendable {
     /// The user's builder, created with its karma row when the registration event has not
     /// arrived yet (one prepared statement); nil when the account was deleted.
     func ensure(_ userID: UUID, email: String?, on connection: PostgresConnection) async throws -> StoredBuilder? {
-        let statement = EnsureBuilder(userID: userID, builderID: .timeOrdered(), karmaID: .timeOrdered(), name: Self.defaultName(email: email))
-        var found: StoredBuilder?
-        for try await builder in try await connection.execute(statement, logger: logger) where found == nil { found = builder }
-        if let found { return found }
-        // Another request created it a moment ago, after this statement's snapshot: read again.
-        return try await find(userID: userID, on: connection)
+        // The usual case is a plain read; only a first request (or an erased account) goes on.
+        for try await builder in try await connection.execute(FindBuilder(userID: userID), logger: logger) { return builder }
+        return try await AccountLock.createOnFirstSight(userID, on: connection, logger: logger) {
+            let statement = EnsureBuilder(userID: userID, builderID: .timeOrdered(), karmaID: .timeOrdered(), name: Self.defaultName(email: email))
+            var found: StoredBuilder?
+            for try await builder in try await connection.execute(statement, logger: logger) where found == nil { found = builder }
+            if let found { return found }
+            // Another request created it a moment ago, after this statement's snapshot: read again.
+            return try await find(userID: userID, on: connection)
+        }
     }
 
     func find(userID: UUID, on connection: PostgresConnection) async throws -> StoredBuilder? {
@@ -213,6 +218,22 @@ struct EnsureBuilder: PostgresPreparedStatement {
         bindings.append(builderID)
         bindings.append(karmaID)
         bindings.append(name)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> StoredBuilder { try StoredBuilder(row: row) }
+}
+
+/// The caller's builder (every request reads it first: prepared, as the insert-or-read was).
+struct FindBuilder: PostgresPreparedStatement {
+    static let sql = "SELECT \(StoredBuilder.columns) FROM builders WHERE user_id = $1"
+    typealias Row = StoredBuilder
+
+    var userID: UUID
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(userID)
         return bindings
     }
 
