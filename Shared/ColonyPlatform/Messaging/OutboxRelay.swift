@@ -178,8 +178,11 @@ public final class OutboxRelay: Service, Sendable {
                 backoff = min(backoff * 2, .seconds(5))
             }
         }
-        // Shutting down: let what is in flight be acknowledged and deleted.
-        while pipeline.withLock({ $0.batchesInFlight > 0 }) {
+        // Shutting down: let what is in flight be acknowledged and deleted. Cancelled (the
+        // shutdown's grace ran out), it stops waiting at once: a cancelled sleep returns at once,
+        // so waiting on would spin, and what was not acknowledged stays in the outbox and is sent
+        // again after the restart (consumers apply it once).
+        while pipeline.withLock({ $0.batchesInFlight > 0 }) && !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(5))
         }
     }
@@ -394,7 +397,7 @@ public final class OutboxRelay: Service, Sendable {
                 do {
                     while try await sendNextBatch(group: &batches) > 0 {
                         while pipeline.withLock({ $0.batchesInFlight >= maxBatchesInFlight }) {
-                            try? await Task.sleep(for: .milliseconds(1))
+                            try await Task.sleep(for: .milliseconds(1))  // cancelled: ends the drain
                         }
                     }
                 } catch {
