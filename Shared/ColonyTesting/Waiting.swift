@@ -4,13 +4,13 @@ import ColonyModels
 import Foundation
 
 /// Polls a condition until it holds; throws (failing the test) when the timeout passes first.
-public func waitUntil(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
+public func waitUntil(timeout: Duration = .seconds(30), file: String = #fileID, line: Int = #line, _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return }
         try await Task.sleep(for: .milliseconds(100))
     }
-    throw TestSetupError("condition not met within \(timeout)")
+    throw TestSetupError("condition not met within \(timeout) (the wait at \(file):\(line))")
 }
 
 /// Reads a service's topic from the start with a fresh consumer group until `done` holds for
