@@ -60,6 +60,16 @@ public final class ErrorCount: Sendable {
 
 // MARK: - pgbench
 
+/// A service's prepared statement as one pgbench command: `$1`, `$2`, … replaced by the pgbench
+/// expressions in `values` (in order), on one line, ended with `;`. The benchmarks run the
+/// service's own SQL text this way, so the baseline cannot drift from what the service sends.
+public func pgbenchCommand(_ sql: String, _ values: [String]) -> String {
+    var text = sql
+    // Highest first, so `$1` does not eat the start of `$10`.
+    for (index, value) in values.enumerated().reversed() { text = text.replacingOccurrences(of: "$\(index + 1)", with: value) }
+    return text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") + ";"
+}
+
 /// pgbench running `script` with `connections` clients (two threads) for about `seconds`, on the
 /// schema's tables (as the admin user, the schema first on the search path); p50/p99 and the mean
 /// come from its per-transaction log. `mode` is `-M`: `prepared` plans each statement once per

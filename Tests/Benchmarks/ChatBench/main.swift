@@ -13,7 +13,7 @@ import PostgresNIO
 //   1. send-message requests/s and p50/p99 at 32 connections, beside pgbench running the same SQL
 //      transaction (the membership-checked insert, the outbox row with its notification);
 //   2. history page reads/s (50 messages, half the newest page, half a `before` cursor at a random
-//      depth), beside pgbench running the same two statements (membership, page).
+//      depth), beside pgbench running the same statement (the membership joined with the page).
 // Run through scripts/bench.   colony-chat-bench [--seconds S] [--messages N] [--http-plan FILE]
 // With --http-plan, it seeds the same data and writes the plan for the out-of-process run
 // (scripts/bench http: the colony-chat executable under wrk) instead of running the load itself.
@@ -128,19 +128,19 @@ func sendScript(schema: String, topic: String, payload: [UInt8]) -> String {
 }
 
 /// What the service reads for one history page (`Messages.history`, outside a transaction): the
-/// membership, then 51 rows (`MessageStore.page`), half `.latest`, half `.before` a random message.
+/// page's own statement (`HistorySQL`, the membership joined with 51 rows), half the newest page,
+/// half `before` a random message: the service's SQL text with pgbench's variables for `$1`…`$5`.
 func readScript() -> String {
-    let select = "SELECT m.id, m.group_id, m.content, m.sent_by, m.sent_at, m.is_edited, m.message_type::text, m.voice_duration, m.voice_path, u.display_name, (extract(epoch FROM m.sent_at) * 1000000)::int8 FROM messages m JOIN users u ON u.id = m.sent_by"
+    let values = ["'\(group)'::uuid", userSQL, ":c", "('00000000-0000-4000-c000-' || lpad(:k::int::text, 12, '0'))", "\(pageLimit + 1)"]
     return """
         \\set u random(1, \(memberCount))
         \\set r random(0, 1)
         \\set k random(\(pageLimit + 1), \(messageCount))
         \\set c \(historyStart) + :k * \(historyStep)
-        SELECT g.id, g.name, g.owner_id, g.picture_version, g.created_at, g.updated_at, m.group_id, m.user_id, m.role::text, m.joined_at, m.last_read_at FROM groups g JOIN group_members m ON m.group_id = g.id AND m.user_id = \(userSQL) WHERE g.id = '\(group)'::uuid;
         \\if :r = 0
-        \(select) WHERE m.group_id = '\(group)'::uuid ORDER BY m.sent_at DESC, m.id DESC LIMIT \(pageLimit + 1);
+        \(pgbenchCommand(HistorySQL.Latest.sql, values))
         \\else
-        \(select) WHERE m.group_id = '\(group)'::uuid AND (m.sent_at, m.id) < ('epoch'::timestamptz + :c::int8 * interval '1 microsecond', ('00000000-0000-4000-c000-' || lpad(:k::int::text, 12, '0'))::uuid) ORDER BY m.sent_at DESC, m.id DESC LIMIT \(pageLimit + 1);
+        \(pgbenchCommand(HistorySQL.Before.sql, values))
         \\endif
         """
 }

@@ -63,8 +63,9 @@ struct Messages: Sendable {
         case after(String)
     }
 
+    /// A page of a group's history for one of its members (the membership is checked by the
+    /// page's own statement).
     func history(_ groupID: UUID, page request: PageRequest, limit: Int, userID: UUID, on connection: PostgresConnection) async throws -> HistoryPage {
-        _ = try await groups.membership(groupID, userID: userID, on: connection)
         let direction: MessageStore.Direction
         switch request {
         case .latest: direction = .latest
@@ -75,7 +76,10 @@ struct Messages: Sendable {
             guard let cursor = MessageStore.Cursor(text) else { throw ChatErrors.validation("after must be a cursor from an earlier page") }
             direction = .after(cursor)
         }
-        let (messages, more) = try await store.page(groupID: groupID, direction: direction, limit: limit, on: connection)
+        guard let page = try await store.page(groupID: groupID, userID: userID, direction: direction, limit: limit, on: connection) else {
+            throw ChatErrors.groupNotFound
+        }
+        let (messages, more) = page
         let views = messages.map { view($0.0, cursor: $0.1) }
         let hasOlder: Bool
         switch direction {

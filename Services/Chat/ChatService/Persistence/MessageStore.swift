@@ -46,38 +46,22 @@ struct MessageStore: Sendable {
     }
 
     /// One page of history in `sent_at` order, plus whether more lies beyond it in the paging
-    /// direction. Each message comes with its cursor.
-    func page(groupID: UUID, direction: Direction, limit: Int, on connection: PostgresConnection) async throws -> (messages: [(StoredMessage, Cursor)], more: Bool) {
-        let query: PostgresQuery
-        let select = "SELECT \(StoredMessage.columns), \(Self.cursorColumn) FROM messages m JOIN users u ON u.id = m.sent_by"
+    /// direction, each message with its cursor; nil when `userID` is not a member of the group
+    /// (checked by the page's own statement, `MemberPage`).
+    func page(groupID: UUID, userID: UUID, direction: Direction, limit: Int, on connection: PostgresConnection) async throws
+        -> (messages: [(StoredMessage, Cursor)], more: Bool)? {
+        let found: [(StoredMessage, Cursor)]?
         switch direction {
         case .latest:
-            query = "\(unescaped: select) WHERE m.group_id = \(groupID) ORDER BY m.sent_at DESC, m.id DESC LIMIT \(limit + 1)"
+            found = try await MemberPage.rows(HistoryPageStatement<HistorySQL.Latest>(groupID: groupID, userID: userID, cursor: nil, limit: limit), on: connection, logger: logger)
         case .before(let cursor):
-            query = """
-                \(unescaped: select) WHERE m.group_id = \(groupID)
-                AND (m.sent_at, m.id) < ('epoch'::timestamptz + \(cursor.micros) * interval '1 microsecond', \(cursor.id))
-                ORDER BY m.sent_at DESC, m.id DESC LIMIT \(limit + 1)
-                """
+            found = try await MemberPage.rows(HistoryPageStatement<HistorySQL.Before>(groupID: groupID, userID: userID, cursor: cursor, limit: limit), on: connection, logger: logger)
         case .after(let cursor):
-            query = """
-                \(unescaped: select) WHERE m.group_id = \(groupID)
-                AND (m.sent_at, m.id) > ('epoch'::timestamptz + \(cursor.micros) * interval '1 microsecond', \(cursor.id))
-                ORDER BY m.sent_at, m.id LIMIT \(limit + 1)
-                """
+            found = try await MemberPage.rows(HistoryPageStatement<HistorySQL.After>(groupID: groupID, userID: userID, cursor: cursor, limit: limit), on: connection, logger: logger)
         }
-        var rows: [(StoredMessage, Cursor)] = []
-        for try await row in try await connection.query(query, logger: logger) {
-            // One decode of the row (the message's columns, then the cursor's micros).
-            let (id, groupId, content, sentBy, sentAt, isEdited, type, voiceDuration, voicePath, senderName, micros) =
-                try row.decode((UUID, UUID, String, UUID, Date, Bool, String, Double?, String?, String, Int64).self)
-            let message = StoredMessage(id: id, groupId: groupId, content: content, sentBy: sentBy, sentAt: sentAt, isEdited: isEdited,
-                                        messageType: MessageType(rawValue: type) ?? .text, voiceDuration: voiceDuration, voicePath: voicePath,
-                                        senderName: senderName)
-            rows.append((message, Cursor(micros: micros, id: id)))
-        }
+        guard var rows = found else { return nil }
         let more = rows.count > limit
-        rows = Array(rows.prefix(limit))
+        if more { rows.removeLast(rows.count - limit) }
         if case .after = direction {} else { rows.reverse() }
         return (rows, more)
     }
@@ -97,5 +81,46 @@ struct MessageStore: Sendable {
     func voicePaths(sentBy userID: UUID, on connection: PostgresConnection) async throws -> [String] {
         try await connection.query("SELECT voice_path FROM messages WHERE sent_by = \(userID) AND voice_path IS NOT NULL", logger: logger)
             .collect().map { try $0.decode(String.self) }
+    }
+}
+
+/// The statements of a history page, one per paging direction (`MemberPage`). Public so the
+/// benchmark runs exactly this SQL under pgbench.
+public enum HistorySQL {
+    static func sql(_ direction: MemberPage.Direction) -> String {
+        MemberPage.sql(direction: direction, membership: "group_members gm", member: "gm.group_id = $1 AND gm.user_id = $2",
+                       select: "\(StoredMessage.columns), \(MessageStore.cursorColumn) AS cursor_micros",
+                       from: "messages m JOIN users u ON u.id = m.sent_by", filter: "m.group_id = $1",
+                       time: "m.sent_at", id: "m.id", sort: ("sent_at", "id"))
+    }
+
+    public enum Latest: StatementSQL { public static let sql = HistorySQL.sql(.latest) }
+    public enum Before: StatementSQL { public static let sql = HistorySQL.sql(.before) }
+    public enum After: StatementSQL { public static let sql = HistorySQL.sql(.after) }
+}
+
+/// A history page as a prepared statement; a row is nil for the member row of an empty page.
+struct HistoryPageStatement<Shape: StatementSQL>: PostgresPreparedStatement {
+    static var sql: String { Shape.sql }
+    typealias Row = (StoredMessage, KeysetCursor)?
+
+    var groupID: UUID
+    var userID: UUID
+    var cursor: KeysetCursor?
+    var limit: Int
+
+    func makeBindings() throws -> PostgresBindings {
+        MemberPage.bindings(scope: groupID, reader: userID, cursor: cursor, limit: limit)
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        // Cell by cell: specialized decoders, no generic metadata per cell (see RowCells).
+        var cells = RowCells(row)
+        guard let id = try cells.next(UUID?.self) else { return nil }
+        let message = StoredMessage(
+            id: id, groupId: try cells.next(), content: try cells.next(), sentBy: try cells.next(), sentAt: try cells.next(),
+            isEdited: try cells.next(), messageType: MessageType(rawValue: try cells.next(String.self)) ?? .text,
+            voiceDuration: try cells.next(), voicePath: try cells.next(), senderName: try cells.next())
+        return (message, KeysetCursor(micros: try cells.next(), id: id))
     }
 }

@@ -1,0 +1,84 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// A keyset page of a list only members may read (a group's history, a circle's feed) in one
+/// prepared statement: the reader's membership row, joined with the page. No row means the reader
+/// is not a member; a member of an empty list gets one row of nulls. One round trip and one
+/// snapshot instead of a membership query and then the page.
+///
+/// Parameters: `$1` the scope (the group or circle), `$2` the reader, `$3` and `$4` the cursor's
+/// micros and id (bound but unused for the newest page), `$5` the page size plus one.
+public enum MemberPage {
+    public enum Direction: Sendable {
+        /// The newest page.
+        case latest
+        /// Older than the cursor.
+        case before
+        /// Newer than the cursor, oldest first.
+        case after
+    }
+
+    /// - Parameters:
+    ///   - membership: the membership table and alias, e.g. `group_members gm`.
+    ///   - member: the condition naming the reader's row, e.g. `gm.group_id = $1 AND gm.user_id = $2`.
+    ///   - select: the page's columns (end with the cursor's micros); the subquery's alias is `p`.
+    ///   - from: the page's FROM, joins included.
+    ///   - filter: the page's own WHERE (it must name `$1`).
+    ///   - time, id: the keyset's columns, e.g. `m.sent_at` and `m.id`, and `sort`, the names they
+    ///     have among the selected columns.
+    ///
+    /// The limit sits in a subquery so that every call costs the planner the same: Postgres then
+    /// keeps one generic plan rather than planning each execution again.
+    public static func sql(direction: Direction, membership: String, member: String, select: String, from: String, filter: String,
+                           time: String, id: String, sort: (time: String, id: String)) -> String {
+        let cursor = "('epoch'::timestamptz + $3::int8 * interval '1 microsecond', $4::uuid)"
+        let (condition, order): (String, String)
+        switch direction {
+        case .latest: (condition, order) = ("", "DESC")
+        case .before: (condition, order) = (" AND (\(time), \(id)) < \(cursor)", "DESC")
+        case .after: (condition, order) = (" AND (\(time), \(id)) > \(cursor)", "ASC")
+        }
+        return """
+            SELECT p.* FROM \(membership)
+            LEFT JOIN LATERAL (
+                SELECT \(select)
+                FROM \(from)
+                WHERE \(filter)\(condition)
+                ORDER BY \(time) \(order), \(id) \(order) LIMIT (SELECT $5::int8)
+            ) p ON true
+            WHERE \(member)
+            ORDER BY p.\(sort.time) \(order), p.\(sort.id) \(order)
+            """
+    }
+
+    /// The five parameters, in order.
+    public static func bindings(scope: UUID, reader: UUID, cursor: KeysetCursor?, limit: Int) -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 5)
+        bindings.append(scope)
+        bindings.append(reader)
+        bindings.append(cursor?.micros ?? 0)
+        bindings.append(cursor?.id ?? scope)
+        bindings.append(Int64(limit + 1))
+        return bindings
+    }
+
+    /// Runs a page statement: nil when the reader is not a member, else the page's rows (the null
+    /// row of an empty page left out).
+    public static func rows<Statement: PostgresPreparedStatement, Row>(_ statement: Statement, on connection: PostgresConnection, logger: Logger) async throws -> [Row]?
+    where Statement.Row == Row? {
+        var member = false
+        var rows: [Row] = []
+        for try await row in try await connection.execute(statement, logger: logger) {
+            member = true
+            if let row { rows.append(row) }
+        }
+        return member ? rows : nil
+    }
+}
+
+/// A statement's SQL as a type, for prepared statements that differ only in their text (a page's
+/// directions): `struct Page<SQL: StatementSQL>: PostgresPreparedStatement { static var sql: String { SQL.sql } }`.
+public protocol StatementSQL: Sendable {
+    static var sql: String { get }
+}
