@@ -13,9 +13,9 @@ import PostgresNIO
 // events with RSVPs, asks; reactions on about a third; five smaller circles around it):
 //   1. read-feed requests/s and p50/p99 at 32 connections (a page of 20 cards with authors,
 //      reactions, poll results, RSVPs and kept marks; half the newest page, half a `before` cursor
-//      at a random depth), beside pgbench running the same two statements (membership, feed page);
+//      at a random depth), beside pgbench running the same statement (the membership joined with the page);
 //   2. create-post requests/s and p50/p99 at 32 connections (a note), beside pgbench running the
-//      same transaction (membership, insert, outbox row with its notification, the re-read).
+//      same transaction (the insert with its membership check, outbox row with its notification, the card).
 // Targets: service ≥ 0.5× pgbench, p99 ≤ 2 × pgbench's p99 + 5 ms.
 // Run through scripts/bench.   colony-circles-bench [--seconds S] [--posts N] [--http-plan FILE]
 // With --http-plan, it seeds the same data and writes the plan for the out-of-process run
@@ -159,50 +159,9 @@ func circleSize(_ database: Database) async throws -> Int {
 
 // MARK: the service's SQL, as it sends it
 
-/// `PostStore.columns`.
-let postColumns = "p.id, p.circle_id, p.author_id, p.type::text, p.body, p.mood, p.category, p.urgency::text, p.location, p.latitude, p.longitude, p.starts_at, p.photo_version, p.expires_at, p.created_at, p.updated_at"
-
-/// `PostStore.aggregatesSQL(viewer:)`: the viewer's id inlined as a uuid literal.
-func aggregatesSQL(viewer n: Int) -> String {
-    let viewer = "'\(userID(n).uuidString.lowercased())'::uuid"
-    return """
-    a.display_name, a.handle,
-    (SELECT coalesce(json_agg(json_build_object('emoji', r.emoji, 'count', r.n, 'mine', r.mine) ORDER BY r.n DESC, r.emoji), '[]')::text
-       FROM (SELECT emoji, count(*)::int AS n, bool_or(user_id = \(viewer)) AS mine FROM post_reactions WHERE post_id = p.id GROUP BY emoji) r),
-    CASE WHEN p.type = 'poll' THEN
-      (SELECT json_agg(json_build_object('id', o.id, 'label', o.label,
-              'votes', (SELECT count(*) FROM poll_votes v WHERE v.option_id = o.id),
-              'mine', EXISTS (SELECT 1 FROM poll_votes v WHERE v.option_id = o.id AND v.user_id = \(viewer))) ORDER BY o.position)::text
-         FROM poll_options o WHERE o.post_id = p.id) END,
-    CASE WHEN p.type = 'event' THEN
-      (SELECT json_build_object('going', count(*) FILTER (WHERE status = 'going'), 'maybe', count(*) FILTER (WHERE status = 'maybe'),
-              'declined', count(*) FILTER (WHERE status = 'declined'), 'mine', max(status::text) FILTER (WHERE user_id = \(viewer)))::text
-         FROM event_rsvps WHERE post_id = p.id) END,
-    EXISTS (SELECT 1 FROM kept_posts k WHERE k.post_id = p.id AND k.user_id = \(viewer))
-    """
-}
-
-/// `CircleStore.membership` (no lock), run first by every feed read and post.
-let membershipSQL = """
-    SELECT c.id, c.name, c.created_by, c.created_at, m.role::text FROM circles c JOIN circle_members m ON m.circle_id = c.id AND m.user_id = \(userSQL)
-    WHERE c.id = '\(circle)'::uuid ;
-    """
-
-/// `PostStore.feed` for viewer n: the newest page (the cursor bound as NULL, 0 and a random id),
-/// or the page before post :k (micros :c).
-func feedSQL(viewer n: Int, cursor: Bool) -> String {
-    let keyset = cursor
-        ? "(:c::int8 IS NULL OR (p.created_at, p.id) < ('epoch'::timestamptz + :c::int8 * interval '1 microsecond', ('00000000-0000-4000-c000-' || lpad(:k::int::text, 12, '0'))::uuid))"
-        : "(NULL::int8 IS NULL OR (p.created_at, p.id) < ('epoch'::timestamptz + 0::int8 * interval '1 microsecond', '\(UUID().uuidString.lowercased())'::uuid))"
-    return """
-        SELECT \(postColumns), \(aggregatesSQL(viewer: n)), (extract(epoch FROM p.created_at) * 1000000)::int8
-        FROM posts p JOIN profiles a ON a.user_id = p.author_id
-        WHERE p.circle_id = '\(circle)'::uuid AND p.expires_at > now()
-          AND \(keyset)
-        ORDER BY p.created_at DESC, p.id DESC
-        LIMIT \(pageLimit + 1);
-        """
-}
+/// `PostStore.aggregatesSQL(viewer:)` for viewer n: the id inlined as a uuid literal, as the
+/// store does outside the feed's prepared statement.
+func aggregatesSQL(viewer n: Int) -> String { FeedSQL.aggregates(viewer: "'\(userID(n).uuidString.lowercased())'::uuid") }
 
 /// One statement per viewer (the uuid literal differs), chosen by :u.
 func perViewer(_ statement: (Int) -> String) -> String {
@@ -215,43 +174,44 @@ func perViewer(_ statement: (Int) -> String) -> String {
     return lines.joined(separator: "\n")
 }
 
-/// What the service reads for one feed page (`Posts.feed`, outside a transaction): the
-/// membership, then 21 cards, half the newest page, half the page before a random post.
+/// What the service reads for one feed page (`Posts.feed`, outside a transaction): the page's own
+/// statement (`FeedSQL`, the membership joined with 21 cards), half the newest page, half the page
+/// before a random post.
 func readScript() -> String {
-    """
-    \\set u random(1, \(memberCount))
-    \\set r random(0, 1)
-    \\set k random(\(pageLimit + 2), \(postCount))
-    \\set c \(feedStart) + :k * \(feedStep)
-    \(membershipSQL)
-    \(perViewer { n in "\\if :r = 0\n\(feedSQL(viewer: n, cursor: false))\n\\else\n\(feedSQL(viewer: n, cursor: true))\n\\endif" })
-    """
+    let values = ["'\(circle)'::uuid", userSQL, ":c", "('00000000-0000-4000-c000-' || lpad(:k::int::text, 12, '0'))", "\(pageLimit + 1)"]
+    return """
+        \\set u random(1, \(memberCount))
+        \\set r random(0, 1)
+        \\set k random(\(pageLimit + 2), \(postCount))
+        \\set c \(feedStart) + :k * \(feedStep)
+        \\if :r = 0
+        \(pgbenchCommand(FeedSQL.Latest.sql, values))
+        \\else
+        \(pgbenchCommand(FeedSQL.Before.sql, values))
+        \\endif
+        """
 }
 
 let noteBody = "Bench note: lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor"
 
-/// What the service runs for one note (`Posts.create`, one transaction): the membership, the
-/// insert (`PostStore.insert`), the `post_created` event into the outbox with its notification
-/// (`Outbox.publish`, one prepared statement), then `Posts.detail`: the visibility check and the
-/// card with its aggregates. The payload is a real encoded event.
+/// What the service runs for one note (`Posts.create`, one transaction): the insert with its
+/// membership check (`PostStore.insert`), the `post_created` event into the outbox with its
+/// notification (`Outbox.publish`, one prepared statement), then the card with its aggregates
+/// (`PostStore.detail`). The payload is a real encoded event.
 func createScript(schema: String, topic: String, payload: [UInt8]) -> String {
     let hex = payload.map { String(format: "%02x", $0) }.joined()
     return """
         \\set u random(1, \(memberCount))
         BEGIN;
-        \(membershipSQL)
         INSERT INTO posts AS p (id, circle_id, author_id, type, body, mood, category, urgency, location, latitude, longitude, starts_at, expires_at)
-        VALUES (gen_random_uuid(), '\(circle)'::uuid, \(userSQL), 'note'::post_type, '\(noteBody) ' || :u, NULL::text, NULL::text,
-                NULL::ask_urgency, NULL::text, NULL::float8, NULL::float8, NULL::timestamptz,
-                now() + make_interval(secs => 86400::float8))
-        RETURNING \(postColumns)
+        SELECT gen_random_uuid(), '\(circle)'::uuid, \(userSQL), 'note'::post_type, '\(noteBody) ' || :u, NULL::text, NULL::text,
+               NULL::ask_urgency, NULL::text, NULL::float8, NULL::float8, NULL::timestamptz,
+               now() + make_interval(secs => 86400::float8)
+        WHERE EXISTS (SELECT 1 FROM circle_members m WHERE m.circle_id = '\(circle)'::uuid AND m.user_id = \(userSQL))
+        RETURNING \(FeedSQL.postColumns)
         \\gset new_
         WITH inserted AS (INSERT INTO outbox (event_id, topic, event_key, event_type, payload) VALUES (gen_random_uuid(), '\(topic)', '\(circle)', '\(EventType.postCreated.rawValue)', '\\x\(hex)'::bytea) RETURNING 1) SELECT pg_notify('\(schema)_outbox', '') FROM inserted;
-        SELECT \(postColumns) FROM posts p
-        WHERE p.id = :new_id AND p.expires_at > now()
-          AND EXISTS (SELECT 1 FROM circle_members m WHERE m.circle_id = p.circle_id AND m.user_id = \(userSQL))
-        ;
-        \(perViewer { n in "SELECT \(postColumns), \(aggregatesSQL(viewer: n))\nFROM posts p JOIN profiles a ON a.user_id = p.author_id WHERE p.id = :new_id;" })
+        \(perViewer { n in "SELECT \(FeedSQL.postColumns), \(aggregatesSQL(viewer: n))\nFROM posts p JOIN profiles a ON a.user_id = p.author_id WHERE p.id = :new_id;" })
         COMMIT;
         """
 }

@@ -48,10 +48,14 @@ struct Posts: Sendable {
 
     func create(_ draft: CirclesRules.PostDraft, circleID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> PostView {
         let draft = try CirclesRules.post(draft)
-        _ = try await circles.membership(circleID, userID: userID, on: connection)
-        let post = try await store.insert(draft, circleID: circleID, authorID: userID, lifetime: CirclesRules.postLifetime, on: connection)
+        // The insert checks the membership; the card is read back without a second visibility
+        // check (the post is live, and its author a member, in this very transaction).
+        guard let post = try await store.insert(draft, circleID: circleID, authorID: userID, lifetime: CirclesRules.postLifetime, on: connection) else {
+            throw CirclesErrors.circleNotFound
+        }
         try await circles.publish(PostCreated(post: row(post), pollOptions: draft.pollOptions), circle: circleID, actor: userID, on: connection)
-        return try await detail(post.row.id, userID: userID, on: connection)
+        guard let (card, aggregates) = try await store.detail(post.row.id, viewer: userID, on: connection) else { throw CirclesErrors.postNotFound }
+        return view(card, aggregates)
     }
 
     func feed(_ circleID: UUID, before: String?, limit: Int, userID: UUID, on connection: PostgresConnection) async throws -> FeedPage {
@@ -59,8 +63,7 @@ struct Posts: Sendable {
             guard let cursor = KeysetCursor(text) else { throw CirclesErrors.validation("before must be a cursor from an earlier page") }
             return cursor
         }
-        _ = try await circles.membership(circleID, userID: userID, on: connection)
-        let rows = try await store.feed(circleID, viewer: userID, before: cursor, limit: limit + 1, on: connection)
+        guard let rows = try await store.feed(circleID, viewer: userID, before: cursor, limit: limit, on: connection) else { throw CirclesErrors.circleNotFound }
         let page = rows.prefix(limit)
         return FeedPage(posts: page.map { view($0.0, $0.1) }, nextCursor: rows.count > limit ? page.last?.2.text : nil)
     }

@@ -17,21 +17,42 @@ struct PostStore: Sendable {
     }
 
     static func stored(_ row: PostgresRow) throws -> Stored {
-        let c = try row.decode((UUID, UUID, UUID, String, String, String?, String?, String?, String?, Double?, Double?, Date?, Int64?, Date, Date, Date).self)
-        return Stored(row: PostRow(id: c.0, circleId: c.1, authorId: c.2, type: PostType(rawValue: c.3) ?? .note, body: c.4, mood: c.5, category: c.6,
-                                   urgency: c.7.flatMap(AskUrgency.init(rawValue:)), location: c.8, latitude: c.9, longitude: c.10, startsAt: c.11,
-                                   photoUrl: nil, expiresAt: c.13, createdAt: c.14, updatedAt: c.15), photoVersion: c.12)
+        var cells = RowCells(row)
+        return try stored(&cells)
     }
 
-    func insert(_ draft: CirclesRules.PostDraft, circleID: UUID, authorID: UUID, lifetime: TimeInterval, on connection: PostgresConnection) async throws -> Stored {
+    /// The post's columns (`columns`), read cell by cell from where `cells` stands.
+    static func stored(_ cells: inout RowCells) throws -> Stored {
+        let id: UUID = try cells.next(), circleId: UUID = try cells.next(), authorId: UUID = try cells.next()
+        let type = PostType(rawValue: try cells.next(String.self)) ?? .note
+        let body: String = try cells.next(), mood: String? = try cells.next(), category: String? = try cells.next()
+        let urgency = try cells.next(String?.self).flatMap(AskUrgency.init(rawValue:))
+        let location: String? = try cells.next(), latitude: Double? = try cells.next(), longitude: Double? = try cells.next()
+        let startsAt: Date? = try cells.next(), photoVersion: Int64? = try cells.next()
+        let expiresAt: Date = try cells.next(), createdAt: Date = try cells.next(), updatedAt: Date = try cells.next()
+        return Stored(row: PostRow(id: id, circleId: circleId, authorId: authorId, type: type, body: body, mood: mood, category: category,
+                                   urgency: urgency, location: location, latitude: latitude, longitude: longitude, startsAt: startsAt,
+                                   photoUrl: nil, expiresAt: expiresAt, createdAt: createdAt, updatedAt: updatedAt), photoVersion: photoVersion)
+    }
+
+    /// A card: the post and the viewer's aggregates (`columns`, then `aggregatesSQL`).
+    static func card(_ row: PostgresRow) throws -> (Stored, Aggregates) {
+        var cells = RowCells(row)
+        return (try stored(&cells), try aggregates(&cells))
+    }
+
+    /// Inserts a post by a member of the circle, with its poll options; nil, and nothing written,
+    /// when `authorID` is not a member (checked in the insert itself).
+    func insert(_ draft: CirclesRules.PostDraft, circleID: UUID, authorID: UUID, lifetime: TimeInterval, on connection: PostgresConnection) async throws -> Stored? {
         let id = UUID.timeOrdered()
-        let post = try await connection.query("""
+        guard let post = try await connection.query("""
             INSERT INTO posts AS p (id, circle_id, author_id, type, body, mood, category, urgency, location, latitude, longitude, starts_at, expires_at)
-            VALUES (\(id), \(circleID), \(authorID), \(draft.type.rawValue)::post_type, \(draft.body), \(draft.mood), \(draft.category),
-                    \(draft.urgency?.rawValue)::ask_urgency, \(draft.location), \(draft.latitude), \(draft.longitude), \(draft.startsAt),
-                    now() + make_interval(secs => \(lifetime)))
+            SELECT \(id), \(circleID), \(authorID), \(draft.type.rawValue)::post_type, \(draft.body), \(draft.mood), \(draft.category),
+                   \(draft.urgency?.rawValue)::ask_urgency, \(draft.location), \(draft.latitude), \(draft.longitude), \(draft.startsAt),
+                   now() + make_interval(secs => \(lifetime))
+            WHERE EXISTS (SELECT 1 FROM circle_members m WHERE m.circle_id = \(circleID) AND m.user_id = \(authorID))
             RETURNING \(unescaped: Self.columns)
-            """, logger: logger).collect().map(Self.stored)[0]
+            """, logger: logger).collect().first.map(Self.stored) else { return nil }
         for (position, label) in draft.pollOptions.enumerated() {
             try await connection.query("INSERT INTO poll_options (id, post_id, label, position) VALUES (\(UUID.timeOrdered()), \(id), \(label), \(position))", logger: logger)
         }
@@ -103,54 +124,51 @@ struct PostStore: Sendable {
     }
 
     /// The viewer's id is inlined as a uuid literal (a parsed UUID: hex digits and dashes only),
-    /// since it appears several times in the select list.
+    /// since it appears several times in the select list; prepared statements pass a parameter.
     static func aggregatesSQL(viewer id: UUID) -> String {
-        let viewer = "'\(id.uuidString.lowercased())'::uuid"
-        return """
+        aggregatesSQL(viewer: "'\(id.uuidString.lowercased())'::uuid")
+    }
+
+    static func aggregatesSQL(viewer: String) -> String {
+        """
         a.display_name, a.handle,
         (SELECT coalesce(json_agg(json_build_object('emoji', r.emoji, 'count', r.n, 'mine', r.mine) ORDER BY r.n DESC, r.emoji), '[]')::text
-           FROM (SELECT emoji, count(*)::int AS n, bool_or(user_id = \(viewer)) AS mine FROM post_reactions WHERE post_id = p.id GROUP BY emoji) r),
+           FROM (SELECT emoji, count(*)::int AS n, bool_or(user_id = \(viewer)) AS mine FROM post_reactions WHERE post_id = p.id GROUP BY emoji) r) AS reactions,
         CASE WHEN p.type = 'poll' THEN
           (SELECT json_agg(json_build_object('id', o.id, 'label', o.label,
                   'votes', (SELECT count(*) FROM poll_votes v WHERE v.option_id = o.id),
                   'mine', EXISTS (SELECT 1 FROM poll_votes v WHERE v.option_id = o.id AND v.user_id = \(viewer))) ORDER BY o.position)::text
-             FROM poll_options o WHERE o.post_id = p.id) END,
+             FROM poll_options o WHERE o.post_id = p.id) END AS options,
         CASE WHEN p.type = 'event' THEN
           (SELECT json_build_object('going', count(*) FILTER (WHERE status = 'going'), 'maybe', count(*) FILTER (WHERE status = 'maybe'),
                   'declined', count(*) FILTER (WHERE status = 'declined'), 'mine', max(status::text) FILTER (WHERE user_id = \(viewer)))::text
-             FROM event_rsvps WHERE post_id = p.id) END,
-        EXISTS (SELECT 1 FROM kept_posts k WHERE k.post_id = p.id AND k.user_id = \(viewer))
+             FROM event_rsvps WHERE post_id = p.id) END AS rsvps,
+        EXISTS (SELECT 1 FROM kept_posts k WHERE k.post_id = p.id AND k.user_id = \(viewer)) AS kept
         """
     }
 
-    static func aggregates(_ row: PostgresRow) throws -> Aggregates {
-        let c = try row.decode((UUID, UUID, UUID, String, String, String?, String?, String?, String?, Double?, Double?, Date?, Int64?, Date, Date, Date,
-                                String, String, String, String?, String?, Bool).self)
+    /// The aggregates' columns, read cell by cell after the post's.
+    static func aggregates(_ cells: inout RowCells) throws -> Aggregates {
+        let authorName: String = try cells.next(), authorHandle: String = try cells.next()
+        let reactions: String = try cells.next(), options: String? = try cells.next(), rsvps: String? = try cells.next()
+        let kept: Bool = try cells.next()
         let decoder = JSONDecoder()
-        return Aggregates(authorName: c.16, authorHandle: c.17,
-                          reactions: try decoder.decode([Aggregates.Reaction].self, from: Data(c.18.utf8)),
-                          options: try c.19.map { try decoder.decode([Aggregates.Option].self, from: Data($0.utf8)) },
-                          rsvps: try c.20.map { try decoder.decode(Aggregates.RSVPs.self, from: Data($0.utf8)) },
-                          kept: c.21)
+        return Aggregates(authorName: authorName, authorHandle: authorHandle,
+                          reactions: try decoder.decode([Aggregates.Reaction].self, from: Data(reactions.utf8)),
+                          options: try options.map { try decoder.decode([Aggregates.Option].self, from: Data($0.utf8)) },
+                          rsvps: try rsvps.map { try decoder.decode(Aggregates.RSVPs.self, from: Data($0.utf8)) },
+                          kept: kept)
     }
 
-    /// One page of a circle's live posts, newest first, with the viewer's marks. The viewer's
-    /// membership is checked by the caller.
-    func feed(_ circleID: UUID, viewer: UUID, before cursor: KeysetCursor?, limit: Int, on connection: PostgresConnection) async throws -> [(Stored, Aggregates, KeysetCursor)] {
-        let rows = try await connection.query("""
-            SELECT \(unescaped: Self.columns), \(unescaped: Self.aggregatesSQL(viewer: viewer)), \(unescaped: KeysetCursor.microsSQL("p.created_at"))
-            FROM posts p JOIN profiles a ON a.user_id = p.author_id
-            WHERE p.circle_id = \(circleID) AND p.expires_at > now()
-              AND (\(cursor?.micros)::int8 IS NULL OR (p.created_at, p.id) < ('epoch'::timestamptz + \(cursor?.micros ?? 0) * interval '1 microsecond', \(cursor?.id ?? UUID())))
-            ORDER BY p.created_at DESC, p.id DESC
-            LIMIT \(limit)
-            """, logger: logger).collect()
-        return try rows.map { row in
-            let micros = try row.decode((UUID, UUID, UUID, String, String, String?, String?, String?, String?, Double?, Double?, Date?, Int64?, Date, Date, Date,
-                                         String, String, String, String?, String?, Bool, Int64).self).22
-            let stored = try Self.stored(row)
-            return (stored, try Self.aggregates(row), KeysetCursor(micros: micros, id: stored.row.id))
+    /// One page of a circle's live posts, newest first, with the viewer's marks and each card's
+    /// cursor; nil when the viewer is not a member (checked by the page's own statement,
+    /// `MemberPage`).
+    func feed(_ circleID: UUID, viewer: UUID, before cursor: KeysetCursor?, limit: Int, on connection: PostgresConnection) async throws
+        -> [(Stored, Aggregates, KeysetCursor)]? {
+        if let cursor {
+            return try await MemberPage.rows(FeedPageStatement<FeedSQL.Before>(circleID: circleID, viewer: viewer, cursor: cursor, limit: limit), on: connection, logger: logger)
         }
+        return try await MemberPage.rows(FeedPageStatement<FeedSQL.Latest>(circleID: circleID, viewer: viewer, cursor: nil, limit: limit), on: connection, logger: logger)
     }
 
     /// One post with the viewer's aggregates.
@@ -158,7 +176,7 @@ struct PostStore: Sendable {
         try await connection.query("""
             SELECT \(unescaped: Self.columns), \(unescaped: Self.aggregatesSQL(viewer: viewer))
             FROM posts p JOIN profiles a ON a.user_id = p.author_id WHERE p.id = \(postID)
-            """, logger: logger).collect().first.map { (try Self.stored($0), try Self.aggregates($0)) }
+            """, logger: logger).collect().first.map(Self.card)
     }
 
     /// My kept posts that are still live, in circles I am still in, most recently kept first.
@@ -169,7 +187,7 @@ struct PostStore: Sendable {
             WHERE k.user_id = \(viewer) AND p.expires_at > now()
               AND EXISTS (SELECT 1 FROM circle_members m WHERE m.circle_id = p.circle_id AND m.user_id = \(viewer))
             ORDER BY k.kept_at DESC, p.id
-            """, logger: logger).collect().map { (try Self.stored($0), try Self.aggregates($0)) }
+            """, logger: logger).collect().map(Self.card)
     }
 
     // MARK: marks (set and unset: a retried request changes nothing)
@@ -296,5 +314,47 @@ struct PostStore: Sendable {
 
     func unkeep(_ postID: UUID, userID: UUID, on connection: PostgresConnection) async throws {
         try await connection.query("DELETE FROM kept_posts WHERE user_id = \(userID) AND post_id = \(postID)", logger: logger)
+    }
+}
+
+/// The statements of a circle's feed page, newest first (`MemberPage`). Public so the benchmark
+/// runs exactly this SQL under pgbench.
+public enum FeedSQL {
+    static func sql(_ direction: MemberPage.Direction) -> String {
+        MemberPage.sql(direction: direction, membership: "circle_members cm", member: "cm.circle_id = $1 AND cm.user_id = $2",
+                       select: "\(PostStore.columns), \(PostStore.aggregatesSQL(viewer: "$2")), \(KeysetCursor.microsSQL("p.created_at")) AS cursor_micros",
+                       from: "posts p JOIN profiles a ON a.user_id = p.author_id", filter: "p.circle_id = $1 AND p.expires_at > now()",
+                       time: "p.created_at", id: "p.id", sort: ("created_at", "id"))
+    }
+
+    public enum Latest: StatementSQL { public static let sql = FeedSQL.sql(.latest) }
+    public enum Before: StatementSQL { public static let sql = FeedSQL.sql(.before) }
+
+    /// A post's columns and a card's aggregates for `viewer` (a SQL expression), as the store
+    /// selects them: what the benchmark's create-post transaction reads back.
+    public static let postColumns = PostStore.columns
+    public static func aggregates(viewer: String) -> String { PostStore.aggregatesSQL(viewer: viewer) }
+}
+
+/// A feed page as a prepared statement; a row is nil for the member row of an empty feed.
+struct FeedPageStatement<Shape: StatementSQL>: PostgresPreparedStatement {
+    static var sql: String { Shape.sql }
+    typealias Row = (PostStore.Stored, PostStore.Aggregates, KeysetCursor)?
+
+    var circleID: UUID
+    var viewer: UUID
+    var cursor: KeysetCursor?
+    var limit: Int
+
+    func makeBindings() throws -> PostgresBindings {
+        MemberPage.bindings(scope: circleID, reader: viewer, cursor: cursor, limit: limit)
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        var cells = RowCells(row)
+        if row.first?.bytes == nil { return nil }
+        let stored = try PostStore.stored(&cells)
+        let aggregates = try PostStore.aggregates(&cells)
+        return (stored, aggregates, KeysetCursor(micros: try cells.next(), id: stored.row.id))
     }
 }
