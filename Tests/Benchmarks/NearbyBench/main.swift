@@ -15,7 +15,7 @@ import PostgresNIO
 //      with one client (target: p95 ≤ 10 ms);
 //   2. nearby queries at 32 connections: requests/s and p50/p99, beside pgbench at 32 clients
 //      (target ≥ 0.5× pgbench);
-//   3. location updates/s at 32 connections (upsert and outbox event), beside pgbench.
+//   3. location updates/s at 32 connections (the report's whole transaction), beside pgbench running the same SQL.
 // Run through scripts/bench.   colony-nearby-bench [--seconds S] [--users N] [--http-plan FILE]
 // With --http-plan, it seeds the same users and writes the plan for the out-of-process run
 // (scripts/bench http: the colony-nearby executable under wrk) instead of running the load itself.
@@ -87,14 +87,28 @@ let queryScript = """
     WITH me AS (SELECT l.position FROM locations l JOIN profiles p ON p.id = l.user_id WHERE l.user_id = \(userSQL) AND p.share_location AND l.updated_at > now() - make_interval(secs => 86400)) SELECT p.id, p.name, p.bio, p.school, p.birthday, p.social_links::text, p.photo_version, p.dark_mode, p.satellite_map, p.share_location, p.created_at, p.updated_at, ST_Y(l.position::geometry), ST_X(l.position::geometry), ST_Distance(l.position, me.position) FROM me JOIN locations l ON ST_DWithin(l.position, me.position, 152.4) JOIN profiles p ON p.id = l.user_id WHERE l.user_id <> \(userSQL) AND p.share_location AND l.updated_at > now() - make_interval(secs => 86400) AND (NULL::uuid IS NULL OR l.user_id = NULL::uuid) AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker_id = \(userSQL) AND b.blocked_id = l.user_id) OR (b.blocker_id = l.user_id AND b.blocked_id = \(userSQL))) ORDER BY ST_Distance(l.position, me.position), l.user_id LIMIT 100;
     """
 
-/// A location report: the sharing upsert and the outbox row with its notification, in one transaction.
+/// A location report as the service runs it (`Nearby.report`, one transaction): the profile, the
+/// quota hit, the last move (locked), who sees the user and whom the user sees, the upsert, both
+/// again, and the `location_updated` event into the outbox with its notification: the service's
+/// own SQL text (`LocationSQL`, `QuotaHit`) with pgbench's variables for its parameters.
 func updateScript(schema: String) -> String {
     let payload = String(repeating: "7b", count: 300)
+    let latitude = "\(centre.latitude) + :a * 0.00001", longitude = "\(centre.longitude)"
+    let radius = "\(Double(NearbySettings().radiusFeet) * 0.3048)", ttl = "86400"
+    let inRange = [userSQL, radius, ttl]
     return """
         \\set i random(0, \(actorCount - 1))
         \\set n :i * \(userCount / actorCount) + 1
+        \\set a random(0, 999)
         BEGIN;
-        INSERT INTO locations (user_id, position, shown, accuracy_m, updated_at) SELECT id, ST_SetSRID(ST_MakePoint(\(centre.longitude) + random() * 0.01, \(centre.latitude) + random() * 0.01), 4326)::geography, ST_SetSRID(ST_MakePoint(\(centre.longitude) + random() * 0.01, \(centre.latitude) + random() * 0.01), 4326)::geography, 5, now() FROM profiles WHERE id = \(userSQL) AND share_location ON CONFLICT (user_id) DO UPDATE SET position = EXCLUDED.position, shown = EXCLUDED.shown, accuracy_m = EXCLUDED.accuracy_m, updated_at = EXCLUDED.updated_at RETURNING updated_at;
+        \(pgbenchCommand(LocationSQL.profile, [userSQL]))
+        \(pgbenchCommand(QuotaHit.sql, ["'report|' || \(userSQL)::text || '|60'", "60", "1", "1000000"]))
+        \(pgbenchCommand(LocationSQL.lastMove, [userSQL, longitude, latitude, ttl]))
+        \(pgbenchCommand(LocationSQL.Watchers.sql, inRange))
+        \(pgbenchCommand(LocationSQL.Visible.sql, inRange))
+        \(pgbenchCommand(LocationSQL.report, [userSQL, longitude, latitude, "5", "\(centre.longitude + 0.0002)", "\(centre.latitude) + :a * 0.00001 + 0.0002"]))
+        \(pgbenchCommand(LocationSQL.Watchers.sql, inRange))
+        \(pgbenchCommand(LocationSQL.Visible.sql, inRange))
         WITH inserted AS (INSERT INTO outbox (event_id, topic, event_key, event_type, payload) VALUES (gen_random_uuid(), 'colony.nearby', 'key', 'location_updated', '\\x\(payload)'::bytea) RETURNING 1) SELECT pg_notify('\(schema)_outbox', '') FROM inserted;
         COMMIT;
         """

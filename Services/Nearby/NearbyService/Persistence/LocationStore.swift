@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -10,75 +11,39 @@ struct LocationStore: Sendable {
     /// Upserts the user's point (and what others see of it) if they share their location; nil
     /// when they do not.
     func report(_ userID: UUID, latitude: Double, longitude: Double, accuracy: Double?, shown: ApproximatePosition, on connection: PostgresConnection) async throws -> Date? {
-        try await connection.query("""
-            INSERT INTO locations (user_id, position, shown, accuracy_m, updated_at)
-            SELECT id, ST_SetSRID(ST_MakePoint(\(longitude), \(latitude)), 4326)::geography,
-                   ST_SetSRID(ST_MakePoint(\(shown.longitude), \(shown.latitude)), 4326)::geography, \(accuracy), now()
-            FROM profiles WHERE id = \(userID) AND share_location
-            ON CONFLICT (user_id) DO UPDATE SET position = EXCLUDED.position, shown = EXCLUDED.shown, accuracy_m = EXCLUDED.accuracy_m,
-                                                updated_at = EXCLUDED.updated_at
-            RETURNING updated_at
-            """, logger: logger).collect().first.map { try $0.decode(Date.self) }
+        for try await updatedAt in try await connection.execute(ReportLocation(userID: userID, latitude: latitude, longitude: longitude, accuracy: accuracy, shown: shown),
+                                                                logger: logger) {
+            return updatedAt
+        }
+        return nil
     }
 
     /// How far (meters) and how long ago (seconds) the user's fresh point is from a new report,
     /// locking it; nil without a fresh point.
     func lastMove(_ userID: UUID, to latitude: Double, _ longitude: Double, ttlSeconds: Int, on connection: PostgresConnection) async throws -> (meters: Double, seconds: Double)? {
-        try await connection.query("""
-            SELECT ST_Distance(position, ST_SetSRID(ST_MakePoint(\(longitude), \(latitude)), 4326)::geography),
-                   extract(epoch FROM now() - updated_at)::float8
-            FROM locations WHERE user_id = \(userID) AND updated_at > now() - make_interval(secs => \(Double(ttlSeconds)))
-            FOR UPDATE
-            """, logger: logger).collect().first.map { try $0.decode((Double, Double).self) }
+        for try await move in try await connection.execute(LastMove(userID: userID, latitude: latitude, longitude: longitude, ttlSeconds: Double(ttlSeconds)), logger: logger) {
+            return move
+        }
+        return nil
     }
 
     /// Who sees the user now: sharing users with a fresh point within `radiusMeters` of what
     /// they are shown of the user (whether or not the user still shares), blocks excluded either
     /// way. The realtime service tells only them about the user's moves and card.
     func watchers(of userID: UUID, radiusMeters: Double, ttlSeconds: Int, on connection: PostgresConnection) async throws -> [UUID] {
-        try await others(of: userID, .watchers, radiusMeters: radiusMeters, ttlSeconds: ttlSeconds, on: connection).map(\.userId)
+        var found: [UUID] = []
+        for try await row in try await connection.execute(InRange<LocationSQL.Watchers>(userID: userID, radiusMeters: radiusMeters, ttlSeconds: Double(ttlSeconds)),
+                                                          logger: logger) { found.append(row.userId) }
+        return found
     }
 
     /// Whom the user sees now (the `nearby` rule at the default radius): their rows as the user
     /// is shown them. Empty when the user has no point.
     func visible(to userID: UUID, radiusMeters: Double, ttlSeconds: Int, on connection: PostgresConnection) async throws -> [LocationRow] {
-        try await others(of: userID, .visible, radiusMeters: radiusMeters, ttlSeconds: ttlSeconds, on: connection)
-    }
-
-    /// The two directions of "in range": from their position to the user's shown point (they
-    /// see the user), or from the user's position to their shown point (the user sees them).
-    enum Direction {
-        case watchers, visible
-
-        var condition: String {
-            switch self {
-            case .watchers: "ST_DWithin(l.position, me.shown, $2)"
-            case .visible: "ST_DWithin(l.shown, me.position, $2)"
-            }
-        }
-    }
-
-    /// Sharing users with a fresh point in range of the user in `direction`, blocks excluded
-    /// either way, as the user is shown them.
-    func others(of userID: UUID, _ direction: Direction, radiusMeters: Double, ttlSeconds: Int, on connection: PostgresConnection) async throws -> [LocationRow] {
-        var bindings = PostgresBindings(capacity: 3)
-        bindings.append(userID)
-        bindings.append(radiusMeters)
-        bindings.append(Double(ttlSeconds))
-        let query = PostgresQuery(unsafeSQL: """
-            SELECT l.user_id, ST_Y(l.shown::geometry), ST_X(l.shown::geometry), l.updated_at FROM locations me
-            JOIN locations l ON \(direction.condition)
-            JOIN profiles p ON p.id = l.user_id
-            WHERE me.user_id = $1 AND l.user_id <> $1 AND p.share_location
-              AND l.updated_at > now() - make_interval(secs => $3)
-              AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker_id = $1 AND b.blocked_id = l.user_id)
-                                                       OR (b.blocker_id = l.user_id AND b.blocked_id = $1))
-            ORDER BY l.user_id LIMIT 5000
-            """, binds: bindings)
-        return try await connection.query(query, logger: logger).collect().map { row in
-            let (id, latitude, longitude, at) = try row.decode((UUID, Double, Double, Date).self)
-            return LocationRow(userId: id, latitude: latitude, longitude: longitude, updatedAt: at)
-        }
+        var found: [LocationRow] = []
+        for try await row in try await connection.execute(InRange<LocationSQL.Visible>(userID: userID, radiusMeters: radiusMeters, ttlSeconds: Double(ttlSeconds)),
+                                                          logger: logger) { found.append(row) }
+        return found
     }
 
     /// Removes the user's point; whether there was one.
@@ -146,5 +111,128 @@ struct NearbyQuery: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws -> NearbyRow {
         let columns = try row.decode((UUID, String, String?, String?, LocalDate?, String, Int64?, Bool, Bool, Bool, Date, Date, Double, Double, Double).self)
         return NearbyRow(profile: try StoredProfile(row: row), latitude: columns.12, longitude: columns.13, meters: columns.14)
+    }
+}
+
+/// The statements of a location report, prepared once per connection (planning these PostGIS
+/// statements costs about as much as running them). Public so the benchmark runs exactly this
+/// SQL under pgbench.
+public enum LocationSQL {
+    /// The reporter's profile (`ProfileStore.find`, every request's first statement): `$1` the user.
+    public static let profile = "SELECT \(StoredProfile.columns) FROM profiles WHERE id = $1"
+
+    /// `$1` the user, `$2`/`$3` the longitude and latitude, `$4` the accuracy, `$5`/`$6` the shown
+    /// longitude and latitude.
+    public static let report = """
+        INSERT INTO locations (user_id, position, shown, accuracy_m, updated_at)
+        SELECT id, ST_SetSRID(ST_MakePoint($2::float8, $3::float8), 4326)::geography,
+               ST_SetSRID(ST_MakePoint($5::float8, $6::float8), 4326)::geography, $4::float8, now()
+        FROM profiles WHERE id = $1 AND share_location
+        ON CONFLICT (user_id) DO UPDATE SET position = EXCLUDED.position, shown = EXCLUDED.shown, accuracy_m = EXCLUDED.accuracy_m,
+                                            updated_at = EXCLUDED.updated_at
+        RETURNING updated_at
+        """
+
+    /// `$1` the user, `$2`/`$3` the new longitude and latitude, `$4` the TTL in seconds.
+    public static let lastMove = """
+        SELECT ST_Distance(position, ST_SetSRID(ST_MakePoint($2::float8, $3::float8), 4326)::geography),
+               extract(epoch FROM now() - updated_at)::float8
+        FROM locations WHERE user_id = $1 AND updated_at > now() - make_interval(secs => $4::float8)
+        FOR UPDATE
+        """
+
+    /// Sharing users with a fresh point in range of the user in one direction, blocks excluded
+    /// either way, as the user is shown them: `$1` the user, `$2` the radius in meters, `$3` the
+    /// TTL in seconds.
+    static func inRange(_ condition: String) -> String {
+        """
+        SELECT l.user_id, ST_Y(l.shown::geometry), ST_X(l.shown::geometry), l.updated_at FROM locations me
+        JOIN locations l ON \(condition)
+        JOIN profiles p ON p.id = l.user_id
+        WHERE me.user_id = $1 AND l.user_id <> $1 AND p.share_location
+          AND l.updated_at > now() - make_interval(secs => $3::float8)
+          AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker_id = $1 AND b.blocked_id = l.user_id)
+                                                   OR (b.blocker_id = l.user_id AND b.blocked_id = $1))
+        ORDER BY l.user_id LIMIT 5000
+        """
+    }
+
+    /// They see the user: from their position to the user's shown point.
+    public enum Watchers: StatementSQL { public static let sql = LocationSQL.inRange("ST_DWithin(l.position, me.shown, $2::float8)") }
+    /// The user sees them: from the user's position to their shown point.
+    public enum Visible: StatementSQL { public static let sql = LocationSQL.inRange("ST_DWithin(l.shown, me.position, $2::float8)") }
+}
+
+struct ReportLocation: PostgresPreparedStatement {
+    static var sql: String { LocationSQL.report }
+    typealias Row = Date
+
+    var userID: UUID
+    var latitude: Double
+    var longitude: Double
+    var accuracy: Double?
+    var shown: ApproximatePosition
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 6)
+        bindings.append(userID)
+        bindings.append(longitude)
+        bindings.append(latitude)
+        bindings.append(accuracy)
+        bindings.append(shown.longitude)
+        bindings.append(shown.latitude)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Date {
+        var cells = RowCells(row)
+        return try cells.next()
+    }
+}
+
+struct LastMove: PostgresPreparedStatement {
+    static var sql: String { LocationSQL.lastMove }
+    typealias Row = (meters: Double, seconds: Double)
+
+    var userID: UUID
+    var latitude: Double
+    var longitude: Double
+    var ttlSeconds: Double
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 4)
+        bindings.append(userID)
+        bindings.append(longitude)
+        bindings.append(latitude)
+        bindings.append(ttlSeconds)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        var cells = RowCells(row)
+        return (try cells.next(), try cells.next())
+    }
+}
+
+/// Those in range of a user in one direction (`LocationSQL.Watchers` or `.Visible`).
+struct InRange<Direction: StatementSQL>: PostgresPreparedStatement {
+    static var sql: String { Direction.sql }
+    typealias Row = LocationRow
+
+    var userID: UUID
+    var radiusMeters: Double
+    var ttlSeconds: Double
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 3)
+        bindings.append(userID)
+        bindings.append(radiusMeters)
+        bindings.append(ttlSeconds)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> LocationRow {
+        var cells = RowCells(row)
+        return LocationRow(userId: try cells.next(), latitude: try cells.next(), longitude: try cells.next(), updatedAt: try cells.next())
     }
 }

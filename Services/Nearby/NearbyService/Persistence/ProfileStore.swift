@@ -37,8 +37,8 @@ struct ProfileStore: Sendable {
     }
 
     func find(_ userID: UUID, on connection: PostgresConnection) async throws -> StoredProfile? {
-        try await connection.query("SELECT \(unescaped: StoredProfile.columns) FROM profiles WHERE id = \(userID)", logger: logger)
-            .collect().first.map(StoredProfile.init(row:))
+        for try await profile in try await connection.execute(FindProfile(userID: userID), logger: logger) { return profile }
+        return nil
     }
 
     /// From `user_registered`: creates the profile with the sign-up name (kept if already set).
@@ -88,4 +88,20 @@ struct ProfileStore: Sendable {
         try await connection.query("DELETE FROM blocks WHERE blocked_id = \(userID)", logger: logger)
         try await connection.query("DELETE FROM profiles WHERE id = \(userID)", logger: logger)
     }
+}
+
+/// A profile by id, prepared once per connection: every request reads it first. `$1` the user.
+struct FindProfile: PostgresPreparedStatement {
+    static var sql: String { LocationSQL.profile }
+    typealias Row = StoredProfile
+
+    var userID: UUID
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(userID)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> StoredProfile { try StoredProfile(row: row) }
 }
