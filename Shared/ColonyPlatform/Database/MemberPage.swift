@@ -27,11 +27,16 @@ public enum MemberPage {
     ///   - filter: the page's own WHERE (it must name `$1`).
     ///   - time, id: the keyset's columns, e.g. `m.sent_at` and `m.id`, and `sort`, the names they
     ///     have among the selected columns.
+    ///   - maxPage: the largest page a request may ask for.
     ///
-    /// The limit sits in a subquery so that every call costs the planner the same: Postgres then
-    /// keeps one generic plan rather than planning each execution again.
+    /// The page is cut twice: at `maxPage + 1` written into the SQL, then at `$5`. A limit that is
+    /// a parameter (or a subquery) is costed by the planner as a tenth of the rows, so with a
+    /// large list and a costly row the estimate passed `jit_above_cost` and every page was
+    /// JIT-compiled (about 20 ms). Written in, the estimate is bounded by the largest page; the
+    /// parameter's tenth of that is close to a real page, so a custom plan costs about what the
+    /// generic one does and Postgres keeps the generic plan instead of planning every execution.
     public static func sql(direction: Direction, membership: String, member: String, select: String, from: String, filter: String,
-                           time: String, id: String, sort: (time: String, id: String)) -> String {
+                           time: String, id: String, sort: (time: String, id: String), maxPage: Int) -> String {
         let cursor = "('epoch'::timestamptz + $3::int8 * interval '1 microsecond', $4::uuid)"
         let (condition, order): (String, String)
         switch direction {
@@ -42,10 +47,12 @@ public enum MemberPage {
         return """
             SELECT p.* FROM \(membership)
             LEFT JOIN LATERAL (
-                SELECT \(select)
-                FROM \(from)
-                WHERE \(filter)\(condition)
-                ORDER BY \(time) \(order), \(id) \(order) LIMIT (SELECT $5::int8)
+                SELECT * FROM (
+                    SELECT \(select)
+                    FROM \(from)
+                    WHERE \(filter)\(condition)
+                    ORDER BY \(time) \(order), \(id) \(order) LIMIT \(maxPage + 1)
+                ) page ORDER BY page.\(sort.time) \(order), page.\(sort.id) \(order) LIMIT $5::int8
             ) p ON true
             WHERE \(member)
             ORDER BY p.\(sort.time) \(order), p.\(sort.id) \(order)

@@ -121,7 +121,7 @@ func sendScript(schema: String, topic: String, payload: [UInt8]) -> String {
     return """
         \\set u random(1, \(memberCount))
         BEGIN;
-        WITH sender AS (SELECT u.display_name FROM group_members gm JOIN users u ON u.id = gm.user_id WHERE gm.group_id = '\(group)'::uuid AND gm.user_id = \(userSQL)), m AS (INSERT INTO messages (id, group_id, content, sent_by, message_type, voice_duration, voice_path) SELECT gen_random_uuid(), '\(group)'::uuid, 'Bench ' || :u::int || ' \(content)', \(userSQL), 'text'::message_type, NULL::float8, NULL::text FROM sender RETURNING *) SELECT m.id, m.group_id, m.content, m.sent_by, m.sent_at, m.is_edited, m.message_type::text, m.voice_duration, m.voice_path, u.display_name FROM m, sender u;
+        \(pgbenchCommand(MessageSQL.insert, ["gen_random_uuid()", "'\(group)'::uuid", "'Bench ' || :u::int || ' \(content)'", userSQL, "'text'", "NULL", "NULL"]))
         WITH inserted AS (INSERT INTO outbox (event_id, topic, event_key, event_type, payload) VALUES (gen_random_uuid(), '\(topic)', '\(group)', '\(EventType.messageSent.rawValue)', '\\x\(hex)'::bytea) RETURNING 1) SELECT pg_notify('\(schema)_outbox', '') FROM inserted;
         COMMIT;
         """

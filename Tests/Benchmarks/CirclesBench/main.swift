@@ -159,21 +159,6 @@ func circleSize(_ database: Database) async throws -> Int {
 
 // MARK: the service's SQL, as it sends it
 
-/// `PostStore.aggregatesSQL(viewer:)` for viewer n: the id inlined as a uuid literal, as the
-/// store does outside the feed's prepared statement.
-func aggregatesSQL(viewer n: Int) -> String { FeedSQL.aggregates(viewer: "'\(userID(n).uuidString.lowercased())'::uuid") }
-
-/// One statement per viewer (the uuid literal differs), chosen by :u.
-func perViewer(_ statement: (Int) -> String) -> String {
-    var lines: [String] = []
-    for n in 1...memberCount {
-        lines.append(n == 1 ? "\\if :u = 1" : "\\elif :u = \(n)")
-        lines.append(statement(n))
-    }
-    lines.append("\\endif")
-    return lines.joined(separator: "\n")
-}
-
 /// What the service reads for one feed page (`Posts.feed`, outside a transaction): the page's own
 /// statement (`FeedSQL`, the membership joined with 21 cards), half the newest page, half the page
 /// before a random post.
@@ -195,23 +180,20 @@ func readScript() -> String {
 let noteBody = "Bench note: lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor"
 
 /// What the service runs for one note (`Posts.create`, one transaction): the insert with its
-/// membership check (`PostStore.insert`), the `post_created` event into the outbox with its
+/// membership check (`FeedSQL.insert`), the `post_created` event into the outbox with its
 /// notification (`Outbox.publish`, one prepared statement), then the card with its aggregates
-/// (`PostStore.detail`). The payload is a real encoded event.
+/// (`FeedSQL.card`). The payload is a real encoded event.
 func createScript(schema: String, topic: String, payload: [UInt8]) -> String {
     let hex = payload.map { String(format: "%02x", $0) }.joined()
+    let insert = pgbenchCommand(FeedSQL.insert, ["gen_random_uuid()", "'\(circle)'::uuid", userSQL, "'note'", "'\(noteBody) ' || :u", "NULL", "NULL", "NULL", "NULL",
+                                                 "NULL", "NULL", "NULL", "86400"])
     return """
         \\set u random(1, \(memberCount))
         BEGIN;
-        INSERT INTO posts AS p (id, circle_id, author_id, type, body, mood, category, urgency, location, latitude, longitude, starts_at, expires_at)
-        SELECT gen_random_uuid(), '\(circle)'::uuid, \(userSQL), 'note'::post_type, '\(noteBody) ' || :u, NULL::text, NULL::text,
-               NULL::ask_urgency, NULL::text, NULL::float8, NULL::float8, NULL::timestamptz,
-               now() + make_interval(secs => 86400::float8)
-        WHERE EXISTS (SELECT 1 FROM circle_members m WHERE m.circle_id = '\(circle)'::uuid AND m.user_id = \(userSQL))
-        RETURNING \(FeedSQL.postColumns)
+        \(insert.dropLast())
         \\gset new_
         WITH inserted AS (INSERT INTO outbox (event_id, topic, event_key, event_type, payload) VALUES (gen_random_uuid(), '\(topic)', '\(circle)', '\(EventType.postCreated.rawValue)', '\\x\(hex)'::bytea) RETURNING 1) SELECT pg_notify('\(schema)_outbox', '') FROM inserted;
-        \(perViewer { n in "SELECT \(FeedSQL.postColumns), \(aggregatesSQL(viewer: n))\nFROM posts p JOIN profiles a ON a.user_id = p.author_id WHERE p.id = :new_id;" })
+        \(pgbenchCommand(FeedSQL.card, [":new_id::uuid", userSQL]))
         COMMIT;
         """
 }

@@ -12,21 +12,13 @@ struct MessageStore: Sendable {
 
     static let cursorColumn = KeysetCursor.microsSQL("m.sent_at")
 
-    /// Inserts a message if `senderID` is a member of the group, in one statement; nil when not.
+    /// Inserts a message if `senderID` is a member of the group, in one prepared statement; nil
+    /// when not.
     func insert(id: UUID, groupID: UUID, senderID: UUID, content: String, type: MessageType, voiceDuration: Double?, voicePath: String?,
                 on connection: PostgresConnection) async throws -> StoredMessage? {
-        try await connection.query("""
-            WITH sender AS (
-                SELECT u.display_name FROM group_members gm JOIN users u ON u.id = gm.user_id
-                WHERE gm.group_id = \(groupID) AND gm.user_id = \(senderID)
-            ), m AS (
-                INSERT INTO messages (id, group_id, content, sent_by, message_type, voice_duration, voice_path)
-                SELECT \(id), \(groupID), \(content), \(senderID), \(type.rawValue)::message_type, \(voiceDuration), \(voicePath) FROM sender
-                RETURNING *
-            )
-            SELECT m.id, m.group_id, m.content, m.sent_by, m.sent_at, m.is_edited, m.message_type::text, m.voice_duration, m.voice_path, u.display_name
-            FROM m, sender u
-            """, logger: logger).collect().first.map(StoredMessage.init(row:))
+        let statement = InsertMessage(id: id, groupID: groupID, senderID: senderID, content: content, type: type, voiceDuration: voiceDuration, voicePath: voicePath)
+        for try await message in try await connection.execute(statement, logger: logger) { return message }
+        return nil
     }
 
     func find(_ id: UUID, groupID: UUID, on connection: PostgresConnection) async throws -> StoredMessage? {
@@ -86,12 +78,62 @@ struct MessageStore: Sendable {
 
 /// The statements of a history page, one per paging direction (`MemberPage`). Public so the
 /// benchmark runs exactly this SQL under pgbench.
+/// A message's insert with the sender's membership check: `$1` the id, `$2` the group, `$3` the
+/// content, `$4` the sender, `$5` the type, `$6` the voice duration, `$7` the voice path. Public
+/// so the benchmark runs exactly this SQL under pgbench.
+public enum MessageSQL {
+    public static let insert = """
+        WITH sender AS (
+            SELECT u.display_name FROM group_members gm JOIN users u ON u.id = gm.user_id
+            WHERE gm.group_id = $2 AND gm.user_id = $4
+        ), m AS (
+            INSERT INTO messages (id, group_id, content, sent_by, message_type, voice_duration, voice_path)
+            SELECT $1, $2, $3, $4, $5::message_type, $6::float8, $7::text FROM sender
+            RETURNING *
+        )
+        SELECT m.id, m.group_id, m.content, m.sent_by, m.sent_at, m.is_edited, m.message_type::text, m.voice_duration, m.voice_path, u.display_name
+        FROM m, sender u
+        """
+}
+
+struct InsertMessage: PostgresPreparedStatement {
+    static var sql: String { MessageSQL.insert }
+    // Declared, not taken from the first call's values: a null there would leave a type unknown.
+    static let bindingDataTypes: [PostgresDataType] = [.uuid, .uuid, .text, .uuid, .text, .float8, .text]
+    typealias Row = StoredMessage
+
+    var id: UUID
+    var groupID: UUID
+    var senderID: UUID
+    var content: String
+    var type: MessageType
+    var voiceDuration: Double?
+    var voicePath: String?
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 7)
+        bindings.append(id)
+        bindings.append(groupID)
+        bindings.append(content)
+        bindings.append(senderID)
+        bindings.append(type.rawValue)
+        bindings.append(voiceDuration)
+        bindings.append(voicePath)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> StoredMessage { try StoredMessage(row: row) }
+}
+
 public enum HistorySQL {
+    /// The largest page a request may ask for.
+    public static let maxPage = 200
+
     static func sql(_ direction: MemberPage.Direction) -> String {
         MemberPage.sql(direction: direction, membership: "group_members gm", member: "gm.group_id = $1 AND gm.user_id = $2",
                        select: "\(StoredMessage.columns), \(MessageStore.cursorColumn) AS cursor_micros",
                        from: "messages m JOIN users u ON u.id = m.sent_by", filter: "m.group_id = $1",
-                       time: "m.sent_at", id: "m.id", sort: ("sent_at", "id"))
+                       time: "m.sent_at", id: "m.id", sort: ("sent_at", "id"), maxPage: maxPage)
     }
 
     public enum Latest: StatementSQL { public static let sql = HistorySQL.sql(.latest) }

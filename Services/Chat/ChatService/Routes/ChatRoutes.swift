@@ -142,7 +142,7 @@ struct ChatRoutes: Sendable {
         // Messages
         routes.on(.get, "groups/{group_id}/messages") { request, context in
             let id = try R.uuid(context, "group_id", ChatErrors.groupNotFound)
-            let limit = try R.limit(request, default: 50, range: 1...200)
+            let limit = try R.limit(request, default: 50, range: 1...HistorySQL.maxPage)
             let before = request.uri.queryParameters["before"].map(String.init), after = request.uri.queryParameters["after"].map(String.init)
             guard before == nil || after == nil else { throw ChatErrors.validation("use before or after, not both") }
             let page: Messages.PageRequest = before.map { .before($0) } ?? after.map { .after($0) } ?? .latest

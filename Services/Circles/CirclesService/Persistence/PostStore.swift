@@ -45,14 +45,11 @@ struct PostStore: Sendable {
     /// when `authorID` is not a member (checked in the insert itself).
     func insert(_ draft: CirclesRules.PostDraft, circleID: UUID, authorID: UUID, lifetime: TimeInterval, on connection: PostgresConnection) async throws -> Stored? {
         let id = UUID.timeOrdered()
-        guard let post = try await connection.query("""
-            INSERT INTO posts AS p (id, circle_id, author_id, type, body, mood, category, urgency, location, latitude, longitude, starts_at, expires_at)
-            SELECT \(id), \(circleID), \(authorID), \(draft.type.rawValue)::post_type, \(draft.body), \(draft.mood), \(draft.category),
-                   \(draft.urgency?.rawValue)::ask_urgency, \(draft.location), \(draft.latitude), \(draft.longitude), \(draft.startsAt),
-                   now() + make_interval(secs => \(lifetime))
-            WHERE EXISTS (SELECT 1 FROM circle_members m WHERE m.circle_id = \(circleID) AND m.user_id = \(authorID))
-            RETURNING \(unescaped: Self.columns)
-            """, logger: logger).collect().first.map(Self.stored) else { return nil }
+        var inserted: Stored?
+        for try await post in try await connection.execute(InsertPost(id: id, circleID: circleID, authorID: authorID, draft: draft, lifetime: lifetime), logger: logger) {
+            inserted = post
+        }
+        guard let post = inserted else { return nil }
         for (position, label) in draft.pollOptions.enumerated() {
             try await connection.query("INSERT INTO poll_options (id, post_id, label, position) VALUES (\(UUID.timeOrdered()), \(id), \(label), \(position))", logger: logger)
         }
@@ -173,10 +170,8 @@ struct PostStore: Sendable {
 
     /// One post with the viewer's aggregates.
     func detail(_ postID: UUID, viewer: UUID, on connection: PostgresConnection) async throws -> (Stored, Aggregates)? {
-        try await connection.query("""
-            SELECT \(unescaped: Self.columns), \(unescaped: Self.aggregatesSQL(viewer: viewer))
-            FROM posts p JOIN profiles a ON a.user_id = p.author_id WHERE p.id = \(postID)
-            """, logger: logger).collect().first.map(Self.card)
+        for try await card in try await connection.execute(PostCard(postID: postID, viewer: viewer), logger: logger) { return card }
+        return nil
     }
 
     /// My kept posts that are still live, in circles I am still in, most recently kept first.
@@ -320,20 +315,85 @@ struct PostStore: Sendable {
 /// The statements of a circle's feed page, newest first (`MemberPage`). Public so the benchmark
 /// runs exactly this SQL under pgbench.
 public enum FeedSQL {
+    /// The largest page a request may ask for.
+    public static let maxPage = 100
+
     static func sql(_ direction: MemberPage.Direction) -> String {
         MemberPage.sql(direction: direction, membership: "circle_members cm", member: "cm.circle_id = $1 AND cm.user_id = $2",
                        select: "\(PostStore.columns), \(PostStore.aggregatesSQL(viewer: "$2")), \(KeysetCursor.microsSQL("p.created_at")) AS cursor_micros",
                        from: "posts p JOIN profiles a ON a.user_id = p.author_id", filter: "p.circle_id = $1 AND p.expires_at > now()",
-                       time: "p.created_at", id: "p.id", sort: ("created_at", "id"))
+                       time: "p.created_at", id: "p.id", sort: ("created_at", "id"), maxPage: maxPage)
     }
 
     public enum Latest: StatementSQL { public static let sql = FeedSQL.sql(.latest) }
     public enum Before: StatementSQL { public static let sql = FeedSQL.sql(.before) }
 
-    /// A post's columns and a card's aggregates for `viewer` (a SQL expression), as the store
-    /// selects them: what the benchmark's create-post transaction reads back.
-    public static let postColumns = PostStore.columns
-    public static func aggregates(viewer: String) -> String { PostStore.aggregatesSQL(viewer: viewer) }
+    /// A new post, written only when the author is a member of the circle: `$1` the id, `$2` the
+    /// circle, `$3` the author, `$4`…`$12` the draft's type, body, mood, category, urgency,
+    /// location, latitude, longitude and start, `$13` its lifetime in seconds.
+    public static let insert = """
+        INSERT INTO posts AS p (id, circle_id, author_id, type, body, mood, category, urgency, location, latitude, longitude, starts_at, expires_at)
+        SELECT $1, $2, $3, $4::post_type, $5, $6::text, $7::text, $8::ask_urgency, $9::text, $10::float8, $11::float8, $12::timestamptz,
+               now() + make_interval(secs => $13::float8)
+        WHERE EXISTS (SELECT 1 FROM circle_members m WHERE m.circle_id = $2 AND m.user_id = $3)
+        RETURNING \(PostStore.columns)
+        """
+
+    /// One post as a card for a viewer: `$1` the post, `$2` the viewer.
+    public static let card = """
+        SELECT \(PostStore.columns), \(PostStore.aggregatesSQL(viewer: "$2::uuid"))
+        FROM posts p JOIN profiles a ON a.user_id = p.author_id WHERE p.id = $1
+        """
+}
+
+struct InsertPost: PostgresPreparedStatement {
+    static var sql: String { FeedSQL.insert }
+    // Declared, not taken from the first call's values: a null there would leave a type unknown.
+    static let bindingDataTypes: [PostgresDataType] = [.uuid, .uuid, .uuid, .text, .text, .text, .text, .text, .text, .float8, .float8, .timestamptz, .float8]
+    typealias Row = PostStore.Stored
+
+    var id: UUID
+    var circleID: UUID
+    var authorID: UUID
+    var draft: CirclesRules.PostDraft
+    var lifetime: TimeInterval
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 13)
+        bindings.append(id)
+        bindings.append(circleID)
+        bindings.append(authorID)
+        bindings.append(draft.type.rawValue)
+        bindings.append(draft.body)
+        bindings.append(draft.mood)
+        bindings.append(draft.category)
+        bindings.append(draft.urgency?.rawValue)
+        bindings.append(draft.location)
+        bindings.append(draft.latitude)
+        bindings.append(draft.longitude)
+        bindings.append(draft.startsAt)
+        bindings.append(lifetime)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> PostStore.Stored { try PostStore.stored(row) }
+}
+
+struct PostCard: PostgresPreparedStatement {
+    static var sql: String { FeedSQL.card }
+    typealias Row = (PostStore.Stored, PostStore.Aggregates)
+
+    var postID: UUID
+    var viewer: UUID
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 2)
+        bindings.append(postID)
+        bindings.append(viewer)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try PostStore.card(row) }
 }
 
 /// A feed page as a prepared statement; a row is nil for the member row of an empty feed.

@@ -129,7 +129,7 @@ struct CirclesRoutes: Sendable {
         // Posts
         routes.on(.get, "circles/{circle_id}/posts") { request, context in
             let id = try circleID(context)
-            let limit = try R.limit(request, default: 20, range: 1...100)
+            let limit = try R.limit(request, default: 20, range: 1...FeedSQL.maxPage)
             let before = request.uri.queryParameters["before"].map(String.init)
             return try await support.read(context) { user, connection in try await posts.feed(id, before: before, limit: limit, userID: user, on: connection) }
         }

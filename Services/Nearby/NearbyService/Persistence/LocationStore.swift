@@ -165,6 +165,8 @@ public enum LocationSQL {
 
 struct ReportLocation: PostgresPreparedStatement {
     static var sql: String { LocationSQL.report }
+    // Declared, not taken from the first call's values: a null there would leave a type unknown.
+    static let bindingDataTypes: [PostgresDataType] = [.uuid, .float8, .float8, .float8, .float8, .float8]
     typealias Row = Date
 
     var userID: UUID
