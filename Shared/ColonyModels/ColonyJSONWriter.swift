@@ -8,6 +8,7 @@ extension ColonyJSON {
     /// goes through here, and Foundation's encoder was the largest item of a history page's CPU.
     /// What it does not write itself (a `Decimal`, a super-encoder) goes to Foundation's encoder.
     public static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+        if let writable = value as? any ColonyJSONWritable { return try written(writable) }
         do {
             let node = try TreeEncoder.box(value)
             var output: [UInt8] = []

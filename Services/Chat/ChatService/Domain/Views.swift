@@ -84,3 +84,42 @@ struct UnreadCount: Codable, Sendable {
 struct AddMembersResult: Codable, Sendable {
     var added: [MemberView]
 }
+
+// A history page is the app's busiest read: written straight into bytes (see ColonyJSONWritable),
+// byte for byte what ColonyJSON's encoder writes for it (ChatJSONTests holds the two equal).
+extension HistoryPage: ColonyJSONWritable {
+    func writeJSON(to json: inout JSONBytesWriter) throws {
+        json.raw("{")
+        json.key("has_more"); json.bool(hasMore)
+        json.key("messages"); json.raw("[")
+        for message in messages {
+            json.element()
+            try message.writeJSON(to: &json)
+        }
+        json.raw("]")
+        json.member("newer_cursor", newerCursor) { $0.string($1) }
+        json.member("older_cursor", olderCursor) { $0.string($1) }
+        json.raw("}")
+    }
+}
+
+extension MessageView: ColonyJSONWritable {
+    func writeJSON(to json: inout JSONBytesWriter) throws {
+        json.raw("{")
+        json.key("content"); json.string(content)
+        json.member("cursor", cursor) { $0.string($1) }
+        json.key("group_id"); json.uuid(groupId)
+        json.key("id"); json.uuid(id)
+        json.key("is_edited"); json.bool(isEdited)
+        json.key("message_type"); json.string(messageType.rawValue)
+        json.key("sent_at"); json.date(sentAt)
+        json.key("sent_by"); json.uuid(sentBy)
+        json.key("user"); json.raw("{")
+        json.key("display_name"); json.string(user.displayName)
+        json.key("id"); json.uuid(user.id)
+        json.raw("}")
+        try json.member("voice_duration", voiceDuration) { try $0.double($1) }
+        json.member("voice_url", voiceUrl) { $0.string($1) }
+        json.raw("}")
+    }
+}

@@ -161,7 +161,7 @@ struct ProjectsRoutes: Sendable {
             let cursor = Self.cursor(request)
             let user = try context.requireUser().id
             let page = try await support.database.withConnection { connection in try await posts.list(id, cursor: cursor, limit: limit, userID: user, on: connection) }
-            return R.response(PostPageJSON.encode(page), status: .ok)
+            return try R.json(page, status: .ok)
         }
         routes.on(.post, "projects/{project_id}/posts") { request, context in
             let id = try R.uuid(context, "project_id", ProjectsErrors.projectNotFound)
@@ -182,7 +182,7 @@ struct ProjectsRoutes: Sendable {
             let cursor = Self.cursor(request)
             let user = try context.requireUser().id
             let page = try await support.database.withConnection { connection in try await posts.feed(userID: user, cursor: cursor, limit: limit, on: connection) }
-            return R.response(PostPageJSON.encode(page), status: .ok)
+            return try R.json(page, status: .ok)
         }
         routes.on(.get, "posts/{post_id}") { _, context in
             let id = try R.uuid(context, "post_id", ProjectsErrors.postNotFound)
