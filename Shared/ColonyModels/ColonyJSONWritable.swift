@@ -9,6 +9,12 @@ import Foundation
 /// two equal.
 public protocol ColonyJSONWritable: Encodable {
     func writeJSON(to json: inout JSONBytesWriter) throws
+    /// About how many bytes the JSON takes, so the output grows once or not at all.
+    var jsonCapacity: Int { get }
+}
+
+extension ColonyJSONWritable {
+    public var jsonCapacity: Int { 1024 }
 }
 
 /// The bytes of one JSON value being written by hand, with the encoder's own writers for
@@ -31,7 +37,8 @@ public struct JSONBytesWriter {
         if bytes.last != UInt8(ascii: "{") { bytes.append(UInt8(ascii: ",")) }
         bytes.append(UInt8(ascii: "\""))
         raw(name)
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
     }
 
     /// Before each element of an array: a comma unless it is the first.
@@ -71,7 +78,7 @@ private extension UInt {
 extension ColonyJSON {
     /// A hand-written value's bytes.
     static func written(_ value: any ColonyJSONWritable) throws -> [UInt8] {
-        var writer = JSONBytesWriter(capacity: 1024)
+        var writer = JSONBytesWriter(capacity: value.jsonCapacity)
         try value.writeJSON(to: &writer)
         return writer.bytes
     }

@@ -88,6 +88,8 @@ struct AddMembersResult: Codable, Sendable {
 // A history page is the app's busiest read: written straight into bytes (see ColonyJSONWritable),
 // byte for byte what ColonyJSON's encoder writes for it (ChatJSONTests holds the two equal).
 extension HistoryPage: ColonyJSONWritable {
+    var jsonCapacity: Int { 128 + messages.count * 512 }
+
     func writeJSON(to json: inout JSONBytesWriter) throws {
         json.raw("{")
         json.key("has_more"); json.bool(hasMore)

@@ -6,6 +6,8 @@ import Foundation
 // about a quarter of the service's CPU per page in colony-projects-bench. Byte for byte what
 // ColonyJSON's encoder writes for it; a test holds the two equal.
 extension PostPage: ColonyJSONWritable {
+    var jsonCapacity: Int { 64 + posts.count * 900 }
+
     func writeJSON(to json: inout JSONBytesWriter) throws {
         json.raw("{")
         json.member("next_cursor", nextCursor) { $0.string($1) }
