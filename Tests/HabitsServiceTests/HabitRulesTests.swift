@@ -155,4 +155,29 @@ struct HabitRulesTests {
         #expect(throws: Never.self) { try HiveRules.checkBackfillDays(90) }
         #expect(HiveRules.newInviteCode().count == 12)
     }
+
+    @Test("a streak read in windows is the whole run up to 365 scheduled days, and more than 365 past them")
+    func streakInWindows() async throws {
+        let end = day("2026-11-26")
+        let daily = Schedule(daily: true, weekmask: 0), mondays = Schedule(daily: false, weekmask: 1)
+        #expect(HabitRules.streakWindows(endingOn: end, schedule: daily).map(\.since) == [8, 31, 101, 366].map { end.adding(days: 1 - $0) })
+        #expect(HabitRules.streakWindows(endingOn: day("2026-11-23"), schedule: mondays).map(\.since) == [8, 31, 101, 366].map { day("2026-11-23").adding(days: 7 - 7 * $0) })
+        #expect(HabitRules.streakWindows(endingOn: end, schedule: Schedule(daily: false, weekmask: 0)).isEmpty)
+        for (schedule, last) in [(daily, end), (mondays, day("2026-11-23"))] {
+            let step = schedule.daily ? 1 : 7
+            for run in [1, 6, 7, 8, 29, 30, 31, 99, 100, 101, 364, 365, 366, 367, 500] {
+                // `run` done scheduled days ending on `last`, a miss before them, and older logs before that.
+                var all: [LocalDate: Int] = [:]
+                for n in 0..<run { all[last.adding(days: -n * step)] = 1 }
+                for n in (run + 1)..<(run + 20) { all[last.adding(days: -n * step)] = 1 }
+                var reads = 0
+                let streak = try await HabitRules.streak(endingOn: last, schedule: schedule, target: 1, createdOn: last.adding(days: -4000)) { since in
+                    reads += 1
+                    return all.filter { $0.key >= since }
+                }
+                #expect(run <= 365 ? streak == run : streak == 366, "run \(run): \(streak)")
+                #expect(reads == (run < 8 ? 1 : run < 31 ? 2 : run < 101 ? 3 : 4), "run \(run): \(reads) reads")
+            }
+        }
+    }
 }

@@ -55,7 +55,10 @@ func seedHabits(_ database: Database) async throws {
 }
 
 /// The service's statements for one log, as pgbench runs them: the habit with its owner's
-/// clock, the upsert, the feed line, the outbox row with its notification (one statement).
+/// clock, the upsert, the feed line, the outbox row with its notification (one statement), and
+/// the streak check's first window (the last eight days' values: `HabitRules.streak`).
+let habitSQL = "('00000000-0000-4000-8000-' || lpad(:n::int::text, 12, '0'))::uuid"
+let ownerSQL = "('00000000-0000-4000-9000-' || lpad(((:n::int - 1) / 40 + 1)::text, 12, '0'))::uuid"
 func pgbenchScript(schema: String) -> String {
     let payload = String(repeating: "7b", count: 700)  // an encoded event is about 700 bytes
     return """
@@ -66,6 +69,7 @@ func pgbenchScript(schema: String) -> String {
         WITH previous AS (SELECT value FROM habit_logs WHERE habit_id = ('00000000-0000-4000-8000-' || lpad(:n::int::text, 12, '0'))::uuid AND log_date = '1990-01-01'::date + :d::int) INSERT INTO habit_logs AS l (habit_id, user_id, log_date, value, source) VALUES (('00000000-0000-4000-8000-' || lpad(:n::int::text, 12, '0'))::uuid, ('00000000-0000-4000-9000-' || lpad(((:n::int - 1) / 40 + 1)::text, 12, '0'))::uuid, '1990-01-01'::date + :d::int, 1, 'manual') ON CONFLICT (habit_id, log_date) DO UPDATE SET value = EXCLUDED.value, source = EXCLUDED.source, created_at = now() WHERE l.value <> EXCLUDED.value RETURNING id, habit_id, user_id, log_date, value, source, created_at, (SELECT value FROM previous);
         INSERT INTO activity_events (id, actor_id, hive_id, habit_id, type, data, dedupe_key, created_at) SELECT id, nullif(actor, '00000000-0000-0000-0000-000000000000'), nullif(hive, '00000000-0000-0000-0000-000000000000'), nullif(habit, '00000000-0000-0000-0000-000000000000'), type::activity_type, data::jsonb, nullif(dedupe, ''), at FROM unnest(ARRAY[gen_random_uuid()], ARRAY[('00000000-0000-4000-9000-' || lpad(((:n::int - 1) / 40 + 1)::text, 12, '0'))::uuid], ARRAY['00000000-0000-0000-0000-000000000000'::uuid], ARRAY[('00000000-0000-4000-8000-' || lpad(:n::int::text, 12, '0'))::uuid], ARRAY['habit_completed'], ARRAY['{"log_date":"2026-01-01"}'], ARRAY['habit_completed:' || :n::int || ':' || :d::int], ARRAY[now()]) AS e(id, actor, hive, habit, type, data, dedupe, at) ON CONFLICT (dedupe_key) DO NOTHING RETURNING id;
         WITH inserted AS (INSERT INTO outbox (event_id, topic, event_key, event_type, payload) VALUES (gen_random_uuid(), 'colony.habits', 'key', 'habit_logged', '\\x\(payload)'::bytea) RETURNING 1) SELECT pg_notify('\(schema)_outbox', '') FROM inserted;
+        \(pgbenchCommand(RecentValuesSQL.sql, [habitSQL, ownerSQL, "'1990-01-01'::date + :d::int - 7"]))
         COMMIT;
         """
 }

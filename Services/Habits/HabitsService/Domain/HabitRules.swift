@@ -65,6 +65,40 @@ public struct HabitDraft: Sendable, Equatable {
 }
 
 public enum HabitRules {
+    /// The run of done scheduled days ending on `day`, as far as milestones need it: values are
+    /// read (`read(since)`) window by window (`streakWindows`), and a run shorter than its window
+    /// is the whole run; a run of more than 365 scheduled days comes back as 366.
+    public static func streak(endingOn day: LocalDate, schedule: Schedule, target: Int, createdOn: LocalDate,
+                              read: (LocalDate) async throws -> [LocalDate: Int]) async throws -> Int {
+        var streak = 0
+        for window in streakWindows(endingOn: day, schedule: schedule) {
+            let values = try await read(window.since)
+            streak = HabitHistory(values: values, target: target, schedule: schedule, createdOn: createdOn).currentStreak(today: day)
+            if streak < window.scheduledDays { break }
+        }
+        return streak
+    }
+
+    /// The windows a streak ending on `day` is read in, shortest first: each holds one scheduled
+    /// day more than a milestone (7, 30, 100, 365), so a run that does not fill a window is known
+    /// whole, and a run of exactly a milestone is told from a longer one. `since` is the window's
+    /// first calendar day.
+    public static func streakWindows(endingOn day: LocalDate, schedule: Schedule) -> [(since: LocalDate, scheduledDays: Int)] {
+        guard schedule.daily || schedule.weekmask & 0x7F != 0 else { return [] }
+        let sizes = HiveRules.milestones.sorted().map { $0 + 1 }
+        var windows: [(since: LocalDate, scheduledDays: Int)] = []
+        var counted = 0
+        var current = day
+        while windows.count < sizes.count {
+            if schedule.isScheduled(current) {
+                counted += 1
+                if counted == sizes[windows.count] { windows.append((current, counted)) }
+            }
+            current = current.adding(days: -1)
+        }
+        return windows
+    }
+
     /// `#RRGGBB`.
     public static func isColorHex(_ text: String) -> Bool {
         let characters = Array(text.utf8)

@@ -110,8 +110,11 @@ struct Habits: Sendable {
     /// A personal streak milestone: the run of done scheduled days ending on `day` reached 7,
     /// 30, 100 or 365. Once per habit and day (the feed line's key), pushed to the user.
     func milestone(_ habit: HabitRow, userID: UUID, day: LocalDate, clock: UserClock, now: Date, on connection: PostgresConnection) async throws {
-        let values = try await store.values(userID: userID, habitID: habit.id, since: nil, on: connection)[habit.id] ?? [:]
-        let streak = HabitHistory(values: values, target: habit.targetPerDay, schedule: habit.schedule, createdOn: clock.localDay(at: habit.createdAt)).currentStreak(today: day)
+        // Read in widening windows (HabitRules.streak): reading every log of the habit on every
+        // completion was most of this request's database time once a habit had a year of logs.
+        let streak = try await HabitRules.streak(endingOn: day, schedule: habit.schedule, target: habit.targetPerDay, createdOn: clock.localDay(at: habit.createdAt)) { since in
+            try await store.recentValues(habitID: habit.id, userID: userID, since: since, on: connection)
+        }
         guard HiveRules.milestones.contains(streak) else { return }
         let entry = ActivityStore.Entry(actor: userID, hive: nil, habit: habit.id, type: .streakMilestone,
                                         data: ["length": .number(Double(streak)), "day": .string(day.description)],

@@ -87,6 +87,13 @@ struct HabitStore: Sendable {
         return .unchanged(existing)
     }
 
+    /// One habit's values from `since` on (prepared: every completed log reads them).
+    func recentValues(habitID: UUID, userID: UUID, since: LocalDate, on connection: PostgresConnection) async throws -> [LocalDate: Int] {
+        var values: [LocalDate: Int] = [:]
+        for try await (day, value) in try await connection.execute(RecentValues(habitID: habitID, userID: userID, since: since), logger: logger) { values[day] = value }
+        return values
+    }
+
     func logs(habitID: UUID, userID: UUID, from: LocalDate?, to: LocalDate?, on connection: PostgresConnection) async throws -> [HabitLogRow] {
         try await connection.query("""
             SELECT \(unescaped: HabitLogRow.columns) FROM habit_logs

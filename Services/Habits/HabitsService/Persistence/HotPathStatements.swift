@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import PostgresNIO
 
@@ -96,4 +97,33 @@ struct RecordActivity: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> UUID { try row.decode(UUID.self) }
+}
+
+/// A habit's logged values from a day on (a completed log's streak check reads the last week or
+/// so). Public so the benchmark runs exactly this SQL under pgbench: `$1` the habit, `$2` its
+/// owner, `$3` the first day.
+public enum RecentValuesSQL {
+    public static let sql = "SELECT log_date, value FROM habit_logs WHERE habit_id = $1 AND user_id = $2 AND log_date >= $3"
+}
+
+struct RecentValues: PostgresPreparedStatement {
+    static var sql: String { RecentValuesSQL.sql }
+    typealias Row = (LocalDate, Int)
+
+    var habitID: UUID
+    var userID: UUID
+    var since: LocalDate
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 3)
+        bindings.append(habitID)
+        bindings.append(userID)
+        bindings.append(since)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        var cells = RowCells(row)
+        return (try cells.next(), try cells.next())
+    }
 }
