@@ -33,3 +33,22 @@ struct CirclesJSONTests {
         }
     }
 }
+
+@Suite("Circles: card aggregates")
+struct AggregateTextTests {
+    @Test("aggregates read back with colons in the free text, and refuse what the statement never writes")
+    func aggregates() throws {
+        let reaction = try AggregateText.reaction("12:1:a:b:c")
+        #expect(reaction.count == 12 && reaction.mine && reaction.emoji == "a:b:c")
+        #expect(try AggregateText.reaction("1:0:").emoji == "")
+        let id = UUID()
+        let option = try AggregateText.option("3:0:\(id.uuidString.lowercased()):Pick: this one")
+        #expect(option.votes == 3 && !option.mine && option.id == id && option.label == "Pick: this one")
+        let rsvps = try AggregateText.rsvps("4:1:0:")
+        #expect(rsvps.going == 4 && rsvps.maybe == 1 && rsvps.declined == 0 && rsvps.mine == nil)
+        #expect(try AggregateText.rsvps("0:0:2:declined").mine == "declined")
+        for bad in ["", "x:1:e", "1:2:e", "1:1"] { #expect(throws: AggregateText.Malformed.self) { try AggregateText.reaction(bad) } }
+        #expect(throws: AggregateText.Malformed.self) { try AggregateText.option("1:1:not-a-uuid:l") }
+        #expect(throws: AggregateText.Malformed.self) { try AggregateText.rsvps("1:1:mine") }
+    }
+}
