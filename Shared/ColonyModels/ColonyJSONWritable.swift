@@ -46,6 +46,16 @@ public struct JSONBytesWriter {
         if bytes.last != UInt8(ascii: "[") { bytes.append(UInt8(ascii: ",")) }
     }
 
+    /// `[…]`, each element written by `write`.
+    public mutating func array<Elements: Sequence>(_ elements: Elements, _ write: (inout JSONBytesWriter, Elements.Element) throws -> Void) rethrows {
+        bytes.append(UInt8(ascii: "["))
+        for element in elements {
+            self.element()
+            try write(&self, element)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
     public mutating func string(_ value: String) { JSONNode.writeString(value, to: &bytes) }
     /// Upper case, as Foundation writes a `UUID`.
     public mutating func uuid(_ value: UUID) { JSONNode.writeUUID(value, to: &bytes) }

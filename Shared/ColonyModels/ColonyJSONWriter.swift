@@ -160,24 +160,12 @@ enum JSONNode {
     }
 
     /// `"XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX"`, as `uuidString`: the 38 bytes made on the stack
-    /// (arithmetic, no table) and appended at once (an append per byte checked the array's
-    /// uniqueness and capacity 38 times; UUIDs were the largest item of a history page's JSON).
+    /// and appended at once (an append per byte checked the array's uniqueness and capacity 38
+    /// times; UUIDs were the largest item of a history page's JSON).
     static func writeUUID(_ id: UUID, to out: inout [UInt8]) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 38) { buffer in
             buffer[0] = UInt8(ascii: "\"")
-            withUnsafeBytes(of: id.uuid) { bytes in
-                var position = 1
-                for index in 0..<16 {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        buffer[position] = UInt8(ascii: "-")
-                        position += 1
-                    }
-                    let high = bytes[index] >> 4, low = bytes[index] & 0x0F
-                    buffer[position] = high < 10 ? 48 + high : 55 + high
-                    buffer[position + 1] = low < 10 ? 48 + low : 55 + low
-                    position += 2
-                }
-            }
+            id.writeCanonical(into: buffer, from: 1, upperCase: true)
             buffer[37] = UInt8(ascii: "\"")
             out.append(contentsOf: UnsafeBufferPointer(buffer))
         }

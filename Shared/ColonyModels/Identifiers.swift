@@ -26,20 +26,27 @@ extension UUID {
     /// written directly (every cursor of every page is one; Foundation formats with snprintf).
     public var lowercased: String {
         String(unsafeUninitializedCapacity: 36) { buffer in
-            withUnsafeBytes(of: uuid) { bytes in
-                var position = 0
-                for index in 0..<16 {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        buffer[position] = UInt8(ascii: "-")
-                        position += 1
-                    }
-                    let high = bytes[index] >> 4, low = bytes[index] & 0x0F
-                    buffer[position] = high < 10 ? 48 + high : 87 + high
-                    buffer[position + 1] = low < 10 ? 48 + low : 87 + low
-                    position += 2
-                }
-            }
+            writeCanonical(into: buffer, from: 0, upperCase: false)
             return 36
+        }
+    }
+
+    /// The 36 characters of the canonical form (`8-4-4-4-12` hex digits) into `buffer` from `start`,
+    /// by arithmetic: what `lowercased` and the JSON writer's UUIDs (upper case, as Foundation) share.
+    func writeCanonical(into buffer: UnsafeMutableBufferPointer<UInt8>, from start: Int, upperCase: Bool) {
+        let letters: UInt8 = upperCase ? 55 : 87  // 10 + 55 = "A", 10 + 87 = "a"
+        withUnsafeBytes(of: uuid) { bytes in
+            var position = start
+            for index in 0..<16 {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    buffer[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                let high = bytes[index] >> 4, low = bytes[index] & 0x0F
+                buffer[position] = high < 10 ? 48 + high : letters + high
+                buffer[position + 1] = low < 10 ? 48 + low : letters + low
+                position += 2
+            }
         }
     }
 

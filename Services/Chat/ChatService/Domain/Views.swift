@@ -93,12 +93,7 @@ extension HistoryPage: ColonyJSONWritable {
     func writeJSON(to json: inout JSONBytesWriter) throws {
         json.raw("{")
         json.key("has_more"); json.bool(hasMore)
-        json.key("messages"); json.raw("[")
-        for message in messages {
-            json.element()
-            try message.writeJSON(to: &json)
-        }
-        json.raw("]")
+        json.key("messages"); try json.array(messages) { try $1.writeJSON(to: &$0) }
         json.member("newer_cursor", newerCursor) { $0.string($1) }
         json.member("older_cursor", olderCursor) { $0.string($1) }
         json.raw("}")

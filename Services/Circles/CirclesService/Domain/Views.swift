@@ -173,12 +173,8 @@ extension FeedPage: ColonyJSONWritable {
     func writeJSON(to json: inout JSONBytesWriter) throws {
         json.raw("{")
         json.member("next_cursor", nextCursor) { $0.string($1) }
-        json.key("posts"); json.raw("[")
-        for post in posts {
-            json.element()
-            try post.writeJSON(to: &json)
-        }
-        json.raw("]}")
+        json.key("posts"); try json.array(posts) { try $1.writeJSON(to: &$0) }
+        json.raw("}")
     }
 }
 
@@ -204,9 +200,7 @@ extension PostView: ColonyJSONWritable {
         json.member("mood", mood) { $0.string($1) }
         json.member("photo_url", photoUrl) { $0.string($1) }
         json.member("poll_options", pollOptions) { json, options in
-            json.raw("[")
-            for option in options {
-                json.element()
+            json.array(options) { json, option in
                 json.raw("{")
                 json.key("id"); json.uuid(option.id)
                 json.key("label"); json.string(option.label)
@@ -214,18 +208,15 @@ extension PostView: ColonyJSONWritable {
                 json.key("votes"); json.int(option.votes)
                 json.raw("}")
             }
-            json.raw("]")
         }
-        json.key("reactions"); json.raw("[")
-        for reaction in reactions {
-            json.element()
+        json.key("reactions")
+        json.array(reactions) { json, reaction in
             json.raw("{")
             json.key("count"); json.int(reaction.count)
             json.key("emoji"); json.string(reaction.emoji)
             json.key("reacted_by_me"); json.bool(reaction.reactedByMe)
             json.raw("}")
         }
-        json.raw("]")
         json.member("rsvps", rsvps) { json, rsvps in
             json.raw("{")
             json.key("declined"); json.int(rsvps.declined)

@@ -11,12 +11,8 @@ extension PostPage: ColonyJSONWritable {
     func writeJSON(to json: inout JSONBytesWriter) throws {
         json.raw("{")
         json.member("next_cursor", nextCursor) { $0.string($1) }
-        json.key("posts"); json.raw("[")
-        for post in posts {
-            json.element()
-            post.write(to: &json)
-        }
-        json.raw("]}")
+        json.key("posts"); json.array(posts) { $1.write(to: &$0) }
+        json.raw("}")
     }
 }
 
@@ -26,12 +22,7 @@ extension PostView {
         json.key("content"); json.string(content)
         json.key("created_at"); json.date(createdAt)
         json.key("id"); json.uuid(id)
-        json.key("images"); json.raw("[")
-        for image in images {
-            json.element()
-            json.string(image)
-        }
-        json.raw("]")
+        json.key("images"); json.array(images) { $0.string($1) }
         json.key("like_count"); json.int(likeCount)
         json.key("liked_by_me"); json.bool(likedByMe)
         json.key("project"); project.write(to: &json)
