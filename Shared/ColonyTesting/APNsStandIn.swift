@@ -113,18 +113,9 @@ public final class APNsStandIn: Sendable {
             },
             logger: logger
         )
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let running = Task { try await group.run() }
-        do {
+        return try await withTestServer(app, logger: logger) {
             for await _ in started.stream { break }
-            let result = try await body(self)
-            await group.triggerGracefulShutdown()
-            try? await running.value
-            return result
-        } catch {
-            await group.triggerGracefulShutdown()
-            try? await running.value
-            throw error
+            return try await body(self)
         }
     }
 

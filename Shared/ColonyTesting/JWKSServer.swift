@@ -14,9 +14,7 @@ public func withJWKSServer<Result: Sendable>(_ keys: @escaping @Sendable () -> [
     }
     let port = try freePort()
     let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: TestEnvironment.logger)
-    return try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await app.runService(gracefulShutdownSignals: []) }
-        defer { group.cancelAll() }
+    return try await withTestServer(app) {
         try await waitUntil(timeout: .seconds(30)) { canConnect(port: port) }
         return try await body(URL(string: "http://127.0.0.1:\(port)/auth/v1/.well-known/jwks.json")!)
     }

@@ -33,9 +33,7 @@ struct AppleStandIn: Sendable {
         router.get("auth/keys") { _, _ in jwks }
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: TestEnvironment.logger)
         let signer = await JWTKeyCollection().add(rsa: try Insecure.RSA.PrivateKey(backing: rsa), digestAlgorithm: .sha256, kid: "apple-test")
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.runService() }
-            defer { group.cancelAll() }
+        try await withTestServer(app) {
             try await body(AppleStandIn(keysURL: URL(string: "http://127.0.0.1:\(port)/auth/keys")!, signer: signer))
         }
     }

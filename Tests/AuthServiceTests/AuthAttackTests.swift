@@ -348,9 +348,7 @@ struct AuthAttackTests {
         let bridge = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: TestEnvironment.logger)
         let key = (0..<32).map { _ in UInt8.random(in: 0...255) }
         let secret = "whsec_" + Data(key).base64EncodedString()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await bridge.runService() }
-            defer { group.cancelAll() }
+        try await withTestServer(bridge) {
             try await withRunningAuth(configure: { $0.sender = .webhook(URL(string: "http://127.0.0.1:\(port)/messages")!, secret: WebhookSecret(secret)!) }) { auth in
                 let email = "\(uniqueName("w"))@example.com"
                 #expect(try await auth.request(.POST, "/otp", json: ["email": email]).status == 200)

@@ -69,9 +69,7 @@ final class TwilioStandIn: Sendable {
             return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: answer)))
         }
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: TestEnvironment.logger)
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.runService() }
-            defer { group.cancelAll() }
+        return try await withTestServer(app) {
             try await waitUntil(timeout: .seconds(30)) { canConnect(port: port) }
             return try await body(self)
         }
