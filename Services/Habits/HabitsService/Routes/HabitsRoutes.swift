@@ -352,7 +352,7 @@ struct HabitsRoutes: Sendable {
                 return response
             }
             let output = try await body(bytes, user, connection)
-            let encoded = status == .noContent ? ByteBuffer() : ByteBuffer(data: try ColonyJSON.encoder().encode(output))
+            let encoded = status == .noContent ? ByteBuffer() : ByteBuffer(bytes: try ColonyJSON.encode(output))
             if let key, let requestHash {
                 try await idempotency.store(userID: user, key: key, requestHash: requestHash, status: Int(status.code), body: encoded, on: connection)
             }
