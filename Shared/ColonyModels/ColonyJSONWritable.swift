@@ -42,7 +42,7 @@ public struct JSONBytesWriter {
     }
 
     /// Before each element of an array: a comma unless it is the first.
-    public mutating func element() {
+    private mutating func element() {
         if bytes.last != UInt8(ascii: "[") { bytes.append(UInt8(ascii: ",")) }
     }
 
@@ -63,10 +63,7 @@ public struct JSONBytesWriter {
     public mutating func date(_ value: Date) { JSONNode.writeDate(value, to: &bytes) }
     public mutating func bool(_ value: Bool) { if value { raw("true") } else { raw("false") } }
 
-    public mutating func int(_ value: Int) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        JSONNode.writeDigits(value.magnitude.toUInt64, to: &bytes)
-    }
+    public mutating func int(_ value: Int) { JSONNode.write(.integer(Int64(value)), to: &bytes) }
 
     /// Foundation's number text; a non-finite value throws, as the encoder does.
     public mutating func double(_ value: Double) throws {
@@ -79,10 +76,6 @@ public struct JSONBytesWriter {
         key(name)
         try write(&self, value)
     }
-}
-
-private extension UInt {
-    var toUInt64: UInt64 { UInt64(self) }
 }
 
 extension ColonyJSON {

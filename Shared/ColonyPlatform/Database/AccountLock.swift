@@ -3,7 +3,7 @@ import Logging
 import PostgresNIO
 
 /// One lock per user account in a service's schema, taken by the two things that decide whether
-/// the account has a profile there: a first request creating it (`createOnFirstSight`) and auth's
+/// the account has a profile there: a first request creating it (`findOrCreate`) and auth's
 /// `user_deleted` erasing it (`lockForErasure`). Each holds it until its transaction commits.
 ///
 /// Without it, a request racing an erasure brought the erased account back: its insert-or-read
@@ -18,13 +18,20 @@ public enum AccountLock {
         try await lock(userID, on: connection, logger: logger)
     }
 
-    /// Runs `create` (an insert-or-read that must not create a profile for an erased account)
-    /// holding the account's lock until what it wrote is committed: inside the caller's
-    /// transaction when there is one, or in a transaction of its own on a pooled connection's
-    /// autocommit. Only a request that found no profile gets here, so the cost is a first
-    /// request's (or an erased account's).
-    public static func createOnFirstSight<Result: Sendable>(_ userID: UUID, on connection: PostgresConnection, logger: Logger,
-                                                            _ create: () async throws -> Result) async throws -> Result {
+    /// The account's profile in this service: `find` (a plain read, the usual case), else `create`
+    /// (an insert-or-read that must not create a profile for an erased account; nil for one).
+    /// `create` runs holding the account's lock until what it wrote is committed: inside the
+    /// caller's transaction when there is one, or in a transaction of its own on a pooled
+    /// connection's autocommit. Only a request that found no profile pays for the lock, so the
+    /// cost is a first request's (or an erased account's).
+    public static func findOrCreate<Profile: Sendable>(_ userID: UUID, on connection: PostgresConnection, logger: Logger,
+                                                       find: () async throws -> Profile?, create: () async throws -> Profile?) async throws -> Profile? {
+        if let found = try await find() { return found }
+        return try await createOnFirstSight(userID, on: connection, logger: logger, create)
+    }
+
+    private static func createOnFirstSight<Result: Sendable>(_ userID: UUID, on connection: PostgresConnection, logger: Logger,
+                                                             _ create: () async throws -> Result) async throws -> Result {
         if try await isInTransaction(connection, logger: logger) {
             // The caller's commit releases the lock; the savepoint only told us we were inside one.
             try await lock(userID, on: connection, logger: logger)

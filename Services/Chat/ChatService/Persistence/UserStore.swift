@@ -17,11 +17,8 @@ struct UserStore: Sendable {
     /// The user, created from the token when the registration event has not arrived yet. nil
     /// when the account was deleted.
     func ensure(_ userID: UUID, email: String?, on connection: PostgresConnection) async throws -> StoredUser? {
-        // The usual case is a plain read; only a first request (or an erased account) goes on.
-        if let user = try await find(userID, on: connection) { return user }
-        return try await AccountLock.createOnFirstSight(userID, on: connection, logger: logger) {
-            try await create(userID, email: email, on: connection)
-        }
+        try await AccountLock.findOrCreate(userID, on: connection, logger: logger, find: { try await find(userID, on: connection) },
+                                           create: { try await create(userID, email: email, on: connection) })
     }
 
     private func create(_ userID: UUID, email: String?, on connection: PostgresConnection) async throws -> StoredUser? {

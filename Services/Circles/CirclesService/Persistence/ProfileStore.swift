@@ -21,13 +21,10 @@ struct ProfileStore: Sendable {
     /// The profile, created (name and handle from the email) when the registration event is
     /// late; nil once the account was deleted.
     func ensure(_ userID: UUID, email: String?, on connection: PostgresConnection) async throws -> MyProfile? {
-        // The usual case is a plain read; only a first request (or an erased account) goes on.
-        if let profile = try await find(userID, on: connection) { return profile }
-        let stem = email?.split(separator: "@").first.map(String.init)
-        return try await AccountLock.createOnFirstSight(userID, on: connection, logger: logger) {
-            try await insert(userID, name: stem ?? "New member", email: email, phone: nil, on: connection)
+        try await AccountLock.findOrCreate(userID, on: connection, logger: logger, find: { try await find(userID, on: connection) }, create: {
+            try await insert(userID, name: email?.split(separator: "@").first.map(String.init) ?? "New member", email: email, phone: nil, on: connection)
             return try await find(userID, on: connection)
-        }
+        })
     }
 
     func find(_ userID: UUID, on connection: PostgresConnection) async throws -> MyProfile? {

@@ -16,11 +16,8 @@ struct ProfileStore: Sendable {
     /// The user's profile, created with defaults when the registration event has not arrived
     /// yet. nil when the account was deleted.
     func ensure(_ userID: UUID, on connection: PostgresConnection) async throws -> ProfileRow? {
-        // The usual case is a plain read; only a first request (or an erased account) goes on.
-        if let profile = try await find(userID, on: connection) { return profile }
-        return try await AccountLock.createOnFirstSight(userID, on: connection, logger: logger) {
-            try await create(userID, on: connection)
-        }
+        try await AccountLock.findOrCreate(userID, on: connection, logger: logger, find: { try await find(userID, on: connection) },
+                                           create: { try await create(userID, on: connection) })
     }
 
     private func create(_ userID: UUID, on connection: PostgresConnection) async throws -> ProfileRow? {

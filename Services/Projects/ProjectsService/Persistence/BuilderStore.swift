@@ -18,21 +18,19 @@ struct BuilderStore: Sendable {
     /// The user's builder, created with its karma row when the registration event has not
     /// arrived yet (one prepared statement); nil when the account was deleted.
     func ensure(_ userID: UUID, email: String?, on connection: PostgresConnection) async throws -> StoredBuilder? {
-        // The usual case is a plain read; only a first request (or an erased account) goes on.
-        for try await builder in try await connection.execute(FindBuilder(userID: userID), logger: logger) { return builder }
-        return try await AccountLock.createOnFirstSight(userID, on: connection, logger: logger) {
+        try await AccountLock.findOrCreate(userID, on: connection, logger: logger, find: { try await find(userID: userID, on: connection) }, create: {
             let statement = EnsureBuilder(userID: userID, builderID: .timeOrdered(), karmaID: .timeOrdered(), name: Self.defaultName(email: email))
             var found: StoredBuilder?
             for try await builder in try await connection.execute(statement, logger: logger) where found == nil { found = builder }
             if let found { return found }
             // Another request created it a moment ago, after this statement's snapshot: read again.
             return try await find(userID: userID, on: connection)
-        }
+        })
     }
 
     func find(userID: UUID, on connection: PostgresConnection) async throws -> StoredBuilder? {
-        try await connection.query("SELECT \(unescaped: StoredBuilder.columns) FROM builders WHERE user_id = \(userID)", logger: logger)
-            .collect().first.map(StoredBuilder.init(row:))
+        for try await builder in try await connection.execute(FindBuilder(userID: userID), logger: logger) { return builder }
+        return nil
     }
 
     func find(id: UUID, on connection: PostgresConnection) async throws -> StoredBuilder? {
