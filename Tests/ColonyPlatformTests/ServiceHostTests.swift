@@ -169,6 +169,35 @@ struct ServiceHostTests {
         }
     }
 
+    @Test("a service that ignores the shutdown and its cancellation too does not keep the host waiting: it stops waiting 15 s after the grace")
+    func abandoned() async throws {
+        let environment = try TestEnvironment.current()
+        let tokens = TestTokens()
+        let port = try freePort()
+        try await withTestSchema { databaseConfiguration in
+            var configuration = ServiceConfiguration(
+                service: .habits, app: .habithive, httpHost: "127.0.0.1", httpPort: port, logLevel: .critical,
+                database: databaseConfiguration, kafkaBrokers: environment.kafkaBrokers, topicPrefix: TestKafka.topicPrefix(),
+                tokens: tokens.verifierConfiguration(audience: .habithive)
+            )
+            configuration.shutdownGrace = .seconds(1)
+            let deaf = Deaf()
+            defer { deaf.release() }
+            let definition = ServiceDefinition(migrations: [], consumes: [], handleEvent: nil, services: { _ in [deaf] }, addRoutes: { _, _ in })
+            let finished = Atomic<Bool>(false)
+            let host = Task {
+                try? await ServiceHost.run(definition, configuration: configuration)
+                finished.store(true, ordering: .relaxed)
+            }
+            try await waitUntil(timeout: .seconds(60)) { (try? await get("http://127.0.0.1:\(port)/ready").status) == .ok }
+            let stopping = ContinuousClock.now
+            host.cancel()
+            try await waitUntil(timeout: .seconds(120)) { finished.load(ordering: .relaxed) }
+            #expect(ContinuousClock.now - stopping >= .seconds(16), "the grace and the 15 s after it came first")
+            #expect(deaf.isRunning, "the host stopped waiting; the service itself never stopped")
+        }
+    }
+
     func get(_ url: String) async throws -> HTTPClientResponse {
         try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
     }
@@ -183,6 +212,38 @@ final class Stubborn: Service, Sendable {
             try? await Task.sleep(for: .milliseconds(100))
         }
         wasCancelled.store(true, ordering: .relaxed)
+    }
+}
+
+/// A service that stops for nothing, neither a graceful shutdown nor cancellation, until the
+/// test releases it.
+final class Deaf: Service, Sendable {
+    private let waiter = Mutex<CheckedContinuation<Void, Never>?>(nil)
+    private let released = Atomic<Bool>(false)
+    private let running = Atomic<Bool>(false)
+
+    var isRunning: Bool { running.load(ordering: .relaxed) }
+
+    func run() async throws {
+        running.store(true, ordering: .relaxed)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = waiter.withLock { waiter in
+                if released.load(ordering: .relaxed) { return true }
+                waiter = continuation
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+        running.store(false, ordering: .relaxed)
+    }
+
+    func release() {
+        let continuation = waiter.withLock { waiter in
+            released.store(true, ordering: .relaxed)
+            defer { waiter = nil }
+            return waiter
+        }
+        continuation?.resume()
     }
 }
 

@@ -7,6 +7,7 @@ import Logging
 import PostgresNIO
 import Prometheus
 import ServiceLifecycle
+import Synchronization
 
 /// What a domain service is made of; `ServiceHost` wires it into the platform.
 public struct ServiceDefinition: Sendable {
@@ -171,6 +172,14 @@ public enum ServiceHost {
         }
         services.append(contentsOf: definition.services(context))
         services.append(app)
+        // Last in the group, so the first told of a shutdown: it starts the deadline after which
+        // the host stops waiting for the group (see below).
+        let outcome = GroupOutcome()
+        let abandonAfter = configuration.shutdownGrace + .seconds(15)
+        let hostLogger = logger
+        services.append(ShutdownDeadline(after: abandonAfter) {
+            outcome.abandon(logger: hostLogger, after: abandonAfter)
+        })
 
         var groupConfiguration = ServiceGroupConfiguration(
             services: services.map { .init(service: NamedService($0, logger: logger)) },
@@ -185,9 +194,20 @@ public enum ServiceHost {
         // the server outright can leave an accepted connection unserved, which NIO traps on
         // (swift-nio#3481). The group runs in its own task so that it does not see the
         // cancellation itself; this waits for it to finish either way.
+        // A service still running once the grace has passed and it was cancelled (a connection
+        // whose handler ignores cancellation, say) would keep the process, or a test, waiting
+        // without end: the host stops waiting 15 s after that and says so, and the process exits.
         let running = Task { try await group.run() }
+        Task {
+            do {
+                try await running.value
+                outcome.finish(.success(()))
+            } catch {
+                outcome.finish(.failure(error))
+            }
+        }
         try await withTaskCancellationHandler {
-            try await running.value
+            try await outcome.value()
         } onCancel: {
             Task { await group.triggerGracefulShutdown() }
         }
@@ -255,5 +275,68 @@ struct NamedService: Service {
             }
         }
         try await service.run()
+    }
+}
+
+/// How the host's service group ended: it finished, or the host stopped waiting for it.
+final class GroupOutcome: Sendable {
+    private struct State {
+        var result: Result<Void, any Error>?
+        var waiter: CheckedContinuation<Void, any Error>?
+    }
+
+    private let state = Mutex(State())
+
+    /// Waits for the outcome; not ended by cancellation (cancelling starts the shutdown instead).
+    func value() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let result: Result<Void, any Error>? = state.withLock { state in
+                if let result = state.result { return result }
+                state.waiter = continuation
+                return nil
+            }
+            if let result { continuation.resume(with: result) }
+        }
+    }
+
+    func finish(_ result: Result<Void, any Error>) {
+        let waiter: CheckedContinuation<Void, any Error>? = state.withLock { state in
+            guard state.result == nil else { return nil }
+            state.result = result
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(with: result)
+    }
+
+    /// Stops waiting for a group that outlived its shutdown grace and cancellation.
+    func abandon(logger: Logger, after: Duration) {
+        let unfinished = state.withLock { $0.result == nil }
+        guard unfinished else { return }
+        logger.error("the service group did not stop within the shutdown grace and cancellation; no longer waiting for it", metadata: ["after": "\(after)"])
+        finish(.success(()))
+    }
+}
+
+/// Told of a shutdown first (it is the group's last service): starts the clock after which
+/// the host stops waiting, in a task of its own that outlives the group's cancellation.
+struct ShutdownDeadline: Service {
+    let after: Duration
+    let abandon: @Sendable () -> Void
+
+    init(after: Duration, abandon: @escaping @Sendable () -> Void) {
+        self.after = after
+        self.abandon = abandon
+    }
+
+    func run() async throws {
+        // Returns at a graceful shutdown, or throws when the group is cancelled (a service
+        // failed): either way the group is stopping.
+        try? await gracefulShutdown()
+        let after = after, abandon = abandon
+        Task {
+            try? await Task.sleep(for: after)
+            abandon()
+        }
     }
 }
