@@ -113,7 +113,7 @@ struct Habits: Sendable {
         // Read in widening windows (HabitRules.streak): reading every log of the habit on every
         // completion was most of this request's database time once a habit had a year of logs.
         let streak = try await HabitRules.streak(endingOn: day, schedule: habit.schedule, target: habit.targetPerDay, createdOn: clock.localDay(at: habit.createdAt)) { since in
-            try await store.recentValues(habitID: habit.id, userID: userID, since: since, on: connection)
+            try await store.recentValues(habitID: habit.id, userID: userID, since: since, through: day, on: connection)
         }
         guard HiveRules.milestones.contains(streak) else { return }
         let entry = ActivityStore.Entry(actor: userID, hive: nil, habit: habit.id, type: .streakMilestone,

@@ -87,10 +87,10 @@ struct HabitStore: Sendable {
         return .unchanged(existing)
     }
 
-    /// One habit's values from `since` on (prepared: every completed log reads them).
-    func recentValues(habitID: UUID, userID: UUID, since: LocalDate, on connection: PostgresConnection) async throws -> [LocalDate: Int] {
+    /// One habit's values from `since` through `through` (prepared: every completed log reads them).
+    func recentValues(habitID: UUID, userID: UUID, since: LocalDate, through: LocalDate, on connection: PostgresConnection) async throws -> [LocalDate: Int] {
         var values: [LocalDate: Int] = [:]
-        for try await (day, value) in try await connection.execute(RecentValues(habitID: habitID, userID: userID, since: since), logger: logger) { values[day] = value }
+        for try await (day, value) in try await connection.execute(RecentValues(habitID: habitID, userID: userID, since: since, through: through), logger: logger) { values[day] = value }
         return values
     }
 

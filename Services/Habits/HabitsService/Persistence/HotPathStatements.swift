@@ -99,11 +99,12 @@ struct RecordActivity: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws -> UUID { try row.decode(UUID.self) }
 }
 
-/// A habit's logged values from a day on (a completed log's streak check reads the last week or
-/// so). Public so the benchmark runs exactly this SQL under pgbench: `$1` the habit, `$2` its
-/// owner, `$3` the first day.
+/// A habit's logged values over a span of days (a completed log's streak check reads the week or
+/// so up to the logged day). Public so the benchmark runs exactly this SQL under pgbench: `$1` the
+/// habit, `$2` its owner, `$3` the first day, `$4` the last. Bounded at the logged day: a day
+/// filled in from the month view read every later log too, up to a year of rows a log.
 public enum RecentValuesSQL {
-    public static let sql = "SELECT log_date, value FROM habit_logs WHERE habit_id = $1 AND user_id = $2 AND log_date >= $3"
+    public static let sql = "SELECT log_date, value FROM habit_logs WHERE habit_id = $1 AND user_id = $2 AND log_date BETWEEN $3 AND $4"
 }
 
 struct RecentValues: PostgresPreparedStatement {
@@ -113,12 +114,14 @@ struct RecentValues: PostgresPreparedStatement {
     var habitID: UUID
     var userID: UUID
     var since: LocalDate
+    var through: LocalDate
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 3)
+        var bindings = PostgresBindings(capacity: 4)
         bindings.append(habitID)
         bindings.append(userID)
         bindings.append(since)
+        bindings.append(through)
         return bindings
     }
 
