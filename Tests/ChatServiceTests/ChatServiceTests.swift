@@ -240,6 +240,38 @@ struct ChatServiceTests {
         }
     }
 
+    @Test("a history page carries every message exactly as sending and editing answered it: escapes, emoji, voice, edits")
+    func historyMatchesSentMessages() async throws {
+        try await withRunningChat { chat in
+            let owner = try await chat.user(), member = try await chat.user()
+            let group = try await chat.group(owner: owner, members: [member])
+            let tricky = "quote \" backslash \\ slash / newline \n tab \t cr \r bell \u{7} soh \u{1} esc \u{1B} del \u{7F} é 日本 🚀 \u{2028} end"
+            var sent: [RunningService.Reply] = []
+            sent.append(try await chat.service.request(.POST, "/groups/\(group)/messages", as: owner, json: ["content": tricky]))
+            sent.append(try await chat.service.request(.POST, "/groups/\(group)/messages/voice?duration=4.25", as: member, bytes: AudioFixtures.m4a, contentType: "audio/mp4"))
+            sent.append(try await chat.service.request(.POST, "/groups/\(group)/messages/voice?duration=3", as: owner, bytes: AudioFixtures.m4a, contentType: "audio/mp4"))
+            let plain = try await chat.service.request(.POST, "/groups/\(group)/messages", as: member, json: ["content": "before the edit"])
+            #expect(sent.allSatisfy { $0.status == 201 } && plain.status == 201)
+            let edited = try await chat.service.request(.PATCH, "/groups/\(group)/messages/\(try id(plain))", as: member, json: ["content": "after / the edit"])
+            #expect(edited.status == 200 && edited.body["is_edited"]?.boolValue == true)
+            sent.append(edited)
+
+            let page = try await chat.service.request(.GET, "/groups/\(group)/messages", as: owner)
+            let messages = page.body["messages"]?.arrayValue ?? []
+            #expect(page.status == 200 && messages.count == sent.count)
+            for (listed, answered) in zip(messages, sent) {
+                var listed = listed.objectValue ?? [:], answered = answered.body
+                let cursor = listed.removeValue(forKey: "cursor")?.stringValue
+                #expect(cursor.flatMap(KeysetCursor.init) != nil, "each message carries its cursor")
+                #expect(listed == answered)
+            }
+            #expect(page.body["older_cursor"] == nil && page.body["has_more"]?.boolValue == false)
+            #expect(page.body["newer_cursor"]?.stringValue == messages.last?["cursor"]?.stringValue)
+            let empty = try await chat.service.request(.GET, "/groups/\(try await chat.group(owner: owner))/messages", as: owner)
+            #expect(empty.status == 200 && empty.body["messages"]?.arrayValue?.isEmpty == true && empty.body["has_more"]?.boolValue == false)
+        }
+    }
+
     @Test("calendar: personal events are invisible to others; group events to outsiders; ranges")
     func calendarVisibility() async throws {
         try await withRunningChat { chat in

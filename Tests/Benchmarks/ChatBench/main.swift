@@ -40,7 +40,7 @@ let memberCount = 64
 let otherGroups = 9
 let otherGroupMembers = 8
 let otherGroupMessages = 2_000
-let pageLimit = 50
+let pageLimit = Int(ProcessInfo.processInfo.environment["BENCH_CHAT_PAGE"] ?? "") ?? 50  // BENCH_CHAT_PAGE=1: what a page costs besides its rows (scripts/bench profile)
 
 /// Deterministic ids, so pgbench can name a member, the group and a message from a number.
 func userID(_ n: Int) -> UUID { UUID(uuidString: "00000000-0000-4000-9000-\(String(format: "%012d", n))")! }
