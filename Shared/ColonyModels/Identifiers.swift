@@ -22,6 +22,42 @@ public enum ColonyService: String, Codable, Sendable, CaseIterable {
 }
 
 extension UUID {
+    /// The canonical text (`8-4-4-4-12` hex digits, either case), as `UUID(uuidString:)` reads it,
+    /// without its `sscanf`: ids in paths, cursors and card aggregates are parsed on every request.
+    public init?<Text: StringProtocol>(canonical text: Text) {
+        var parsed: UUID?
+        var text = String(text)
+        text.withUTF8 { bytes in
+            guard bytes.count == 36 else { return }
+            var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            let valid = withUnsafeMutableBytes(of: &value) { out -> Bool in
+                var position = 0
+                for index in 0..<16 {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        guard bytes[position] == UInt8(ascii: "-") else { return false }
+                        position += 1
+                    }
+                    guard let high = Self.hexValue(bytes[position]), let low = Self.hexValue(bytes[position + 1]) else { return false }
+                    out[index] = high << 4 | low
+                    position += 2
+                }
+                return true
+            }
+            if valid { parsed = UUID(uuid: value) }
+        }
+        guard let parsed else { return nil }
+        self = parsed
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
     /// Lowercase text, as ids appear in JSON, event keys and Kafka keys: `uuidString.lowercased()`,
     /// written directly (every cursor of every page is one; Foundation formats with snprintf).
     public var lowercased: String {

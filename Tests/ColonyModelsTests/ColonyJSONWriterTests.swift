@@ -150,6 +150,25 @@ struct ColonyJSONWriterTests {
         try expectSame(WithSuper())
     }
 
+    @Test("UUID(canonical:) reads what UUID(uuidString:) reads, and refuses what it refuses (and a space sscanf lets through)")
+    func canonicalUUID() {
+        for _ in 0..<1000 {
+            let id = UUID()
+            #expect(UUID(canonical: id.uuidString) == id && UUID(canonical: id.lowercased) == id)
+        }
+        let text = "0192a7d6-AbCd-7000-8000-00000000000f"
+        #expect(UUID(canonical: text) == UUID(uuidString: text) && UUID(canonical: text) != nil)
+        #expect(UUID(canonical: text.dropFirst(0)) == UUID(uuidString: text), "a Substring reads the same")
+        let refused = ["", "0192a7d6-abcd-7000-8000-00000000000", "0192a7d6-abcd-7000-8000-00000000000f0", "0192a7d6abcd-7000-8000-00000000000f0",
+                       "0192a7d6-abcd-7000-8000_00000000000f", "0192a7g6-abcd-7000-8000-00000000000f", "{0192a7d6-abcd-7000-8000-00000000000f}",
+                       "0192a7d6-abcd-7000-8000-00000000000é"]
+        for bad in refused {
+            #expect(UUID(canonical: bad) == nil && UUID(uuidString: bad) == nil, "\(bad)")
+        }
+        // Foundation's sscanf reads " 1" as the byte 01; an id with a space in it is not one.
+        #expect(UUID(uuidString: " 192a7d6-abcd-7000-8000-00000000000f") != nil && UUID(canonical: " 192a7d6-abcd-7000-8000-00000000000f") == nil)
+    }
+
     @Test("UUID.lowercased is uuidString.lowercased()")
     func lowercasedUUID() {
         for _ in 0..<1000 {

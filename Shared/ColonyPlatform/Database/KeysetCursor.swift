@@ -17,7 +17,7 @@ public struct KeysetCursor: Sendable, Equatable {
         let parts = text.split(separator: "_", maxSplits: 1)
         // Digits only (no sign), at most 18 of them: the documents' `^[0-9]{1,18}_<uuid>$` exactly.
         guard parts.count == 2, (1...18).contains(parts[0].utf8.count), parts[0].utf8.allSatisfy({ (48...57).contains($0) }),
-              let micros = Int64(parts[0]), let id = UUID(uuidString: String(parts[1])) else { return nil }
+              let micros = Int64(parts[0]), let id = UUID(canonical: parts[1]) else { return nil }
         self.init(micros: micros, id: id)
     }
 

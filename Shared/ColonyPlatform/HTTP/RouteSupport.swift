@@ -62,7 +62,7 @@ public struct RouteSupport: Sendable {
 
     /// A path id; anything that is not a UUID cannot name a record, so it is the record's 404.
     public static func uuid(_ context: ColonyRequestContext, _ name: String, _ notFound: APIError) throws -> UUID {
-        guard let text = context.parameters.get(name), let id = UUID(uuidString: text) else { throw notFound }
+        guard let text = context.parameters.get(name), let id = UUID(canonical: text) else { throw notFound }
         return id
     }
 

@@ -423,7 +423,8 @@ struct FeedPageStatement<Shape: StatementSQL>: PostgresPreparedStatement {
 }
 
 /// The text of a card's aggregates (`PostStore.aggregatesSQL`), read back: numbers first, each
-/// ended by `:`, then the free text whole (it may hold colons itself).
+/// ended by `:`, then the free text whole (it may hold colons itself). Read as bytes: splitting
+/// `String`s and Foundation's UUID parser were about a tenth of a feed page.
 enum AggregateText {
     struct Malformed: Error, CustomStringConvertible {
         let text: String
@@ -432,26 +433,48 @@ enum AggregateText {
 
     /// `count:mine:emoji`.
     static func reaction(_ text: String) throws -> PostStore.Aggregates.Reaction {
-        let fields = text.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-        guard fields.count == 3, let count = Int(fields[0]), let mine = flag(fields[1]) else { throw Malformed(text: text) }
-        return .init(emoji: String(fields[2]), count: count, mine: mine)
+        guard let fields = fields(text, leading: 2), let count = Int(fields[0]), let mine = flag(fields[1]) else { throw Malformed(text: text) }
+        return .init(emoji: fields[2], count: count, mine: mine)
     }
 
     /// `votes:mine:id:label`.
     static func option(_ text: String) throws -> PostStore.Aggregates.Option {
-        let fields = text.split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false)
-        guard fields.count == 4, let votes = Int(fields[0]), let mine = flag(fields[1]), let id = UUID(uuidString: String(fields[2])) else { throw Malformed(text: text) }
-        return .init(id: id, label: String(fields[3]), votes: votes, mine: mine)
+        guard let fields = fields(text, leading: 3), let votes = Int(fields[0]), let mine = flag(fields[1]), let id = UUID(canonical: fields[2]) else {
+            throw Malformed(text: text)
+        }
+        return .init(id: id, label: fields[3], votes: votes, mine: mine)
     }
 
     /// `going:maybe:declined:mine`, `mine` empty when the viewer has not answered.
     static func rsvps(_ text: String) throws -> PostStore.Aggregates.RSVPs {
-        let fields = text.split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false)
-        guard fields.count == 4, let going = Int(fields[0]), let maybe = Int(fields[1]), let declined = Int(fields[2]) else { throw Malformed(text: text) }
-        return .init(going: going, maybe: maybe, declined: declined, mine: fields[3].isEmpty ? nil : String(fields[3]))
+        guard let fields = fields(text, leading: 3), let going = Int(fields[0]), let maybe = Int(fields[1]), let declined = Int(fields[2]) else {
+            throw Malformed(text: text)
+        }
+        return .init(going: going, maybe: maybe, declined: declined, mine: fields[3].isEmpty ? nil : fields[3])
     }
 
-    private static func flag(_ text: Substring) -> Bool? {
+    /// The `leading` fields each ended by a colon, then the rest whole; nil with fewer colons.
+    private static func fields(_ text: String, leading: Int) -> [String]? {
+        var text = text
+        return text.withUTF8 { bytes -> [String]? in
+            var fields: [String] = []
+            fields.reserveCapacity(leading + 1)
+            var start = 0
+            var index = 0
+            while fields.count < leading {
+                guard index < bytes.count else { return nil }
+                if bytes[index] == UInt8(ascii: ":") {
+                    fields.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+                    start = index + 1
+                }
+                index += 1
+            }
+            fields.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self))
+            return fields
+        }
+    }
+
+    private static func flag(_ text: String) -> Bool? {
         switch text {
         case "1": true
         case "0": false
