@@ -70,18 +70,23 @@ extension UUID {
     /// The 36 characters of the canonical form (`8-4-4-4-12` hex digits) into `buffer` from `start`,
     /// by arithmetic: what `lowercased` and the JSON writer's UUIDs (upper case, as Foundation) share.
     func writeCanonical(into buffer: UnsafeMutableBufferPointer<UInt8>, from start: Int, upperCase: Bool) {
-        let letters: UInt8 = upperCase ? 55 : 87  // 10 + 55 = "A", 10 + 87 = "a"
+        precondition(start >= 0 && buffer.count - start >= 36)
+        let table = upperCase ? UUIDHexPairs.upper : UUIDHexPairs.lower
+        let out = buffer.baseAddress! + start
         withUnsafeBytes(of: uuid) { bytes in
-            var position = start
-            for index in 0..<16 {
-                if index == 4 || index == 6 || index == 8 || index == 10 {
-                    buffer[position] = UInt8(ascii: "-")
-                    position += 1
+            table.withUnsafeBufferPointer { pairs in
+                // Each byte's two digits from the table (one load, no branches); dashes after bytes 4, 6, 8 and 10.
+                var position = 0
+                for index in 0..<16 {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        out[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    let pair = pairs[Int(bytes[index])]
+                    out[position] = UInt8(truncatingIfNeeded: pair >> 8)
+                    out[position + 1] = UInt8(truncatingIfNeeded: pair)
+                    position += 2
                 }
-                let high = bytes[index] >> 4, low = bytes[index] & 0x0F
-                buffer[position] = high < 10 ? 48 + high : letters + high
-                buffer[position + 1] = low < 10 ? 48 + low : letters + low
-                position += 2
             }
         }
     }
@@ -116,5 +121,18 @@ extension UUID {
         let parts: [UInt8] = [bytes.0, bytes.1, bytes.2, bytes.3, bytes.4, bytes.5]
         let millis = parts.reduce(UInt64(0)) { ($0 << 8) | UInt64($1) }
         return Date(timeIntervalSince1970: Double(millis) / 1000)
+    }
+}
+
+/// Every byte's two hex digits (high digit in the high byte), for `UUID.writeCanonical`.
+private enum UUIDHexPairs {
+    static let lower = table(letters: 87)  // 10 + 87 = "a"
+    static let upper = table(letters: 55)  // 10 + 55 = "A"
+
+    private static func table(letters: UInt8) -> [UInt16] {
+        (0...255).map { (byte: Int) -> UInt16 in
+            func digit(_ value: Int) -> UInt16 { UInt16(value < 10 ? 48 + value : Int(letters) + value) }
+            return digit(byte >> 4) << 8 | digit(byte & 0x0F)
+        }
     }
 }
