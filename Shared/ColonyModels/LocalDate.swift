@@ -74,7 +74,10 @@ public struct LocalDate: Codable, Sendable, Hashable, Comparable, CustomStringCo
     public func days(since other: LocalDate) -> Int { dayNumber - other.dayNumber }
 
     /// Monday = 0 … Sunday = 6 (the seed's weekmask bit order, Mon..Sun).
-    public var weekdayIndex: Int {
+    public var weekdayIndex: Int { Self.weekdayIndex(ofDayNumber: dayNumber) }
+
+    /// The weekday of a day by its number, without making the date (walks over many days).
+    public static func weekdayIndex(ofDayNumber dayNumber: Int) -> Int {
         // 1970-01-01 was a Thursday (index 3).
         ((dayNumber % 7) + 7 + 3) % 7
     }
