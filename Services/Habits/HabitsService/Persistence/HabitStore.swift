@@ -1,3 +1,4 @@
+import ColonyPlatform
 import ColonyModels
 import Foundation
 import Logging
@@ -36,9 +37,9 @@ struct HabitStore: Sendable {
         var rows: [PostgresRow] = []
         for try await row in try await connection.execute(FindHabitWithClock(habitID: habitID, userID: userID), logger: logger) { rows.append(row) }
         guard let row = rows.first else { return nil }
-        let habit = try HabitRow(row: row)
-        let random = row.makeRandomAccess()
-        let clock = UserClock(timeZoneIdentifier: try random["timezone"].decode(String.self), dayStartHour: try random["day_start_hour"].decode(Int.self)) ?? .utc
+        var cells = RowCells(row)
+        let habit = try HabitRow(cells: &cells)
+        let clock = UserClock(timeZoneIdentifier: try cells.next(String.self), dayStartHour: try cells.next(Int.self)) ?? .utc
         return (habit, clock)
     }
 
@@ -77,8 +78,9 @@ struct HabitStore: Sendable {
         var rows: [PostgresRow] = []
         for try await row in try await connection.execute(WriteHabitLog(habitID: habitID, userID: userID, day: day, value: value, source: source), logger: logger) { rows.append(row) }
         if let row = rows.first {
-            let log = try HabitLogRow(row: row)
-            let previous = try row.makeRandomAccess()[7].decode(Int?.self)
+            var cells = RowCells(row)
+            let log = try HabitLogRow(cells: &cells)
+            let previous = try cells.next(Int?.self)
             return previous.map { .updated(log, previousValue: $0) } ?? .inserted(log)
         }
         let existing = try await connection.query("SELECT \(unescaped: HabitLogRow.columns) FROM habit_logs WHERE habit_id = \(habitID) AND log_date = \(day)", logger: logger)

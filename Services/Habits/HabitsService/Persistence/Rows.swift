@@ -1,3 +1,4 @@
+import ColonyPlatform
 import ColonyModels
 import Foundation
 import PostgresNIO
@@ -47,10 +48,17 @@ public struct HabitRow: Codable, Sendable, Equatable {
     static let columns = "id, user_id, name, emoji, color_hex, type::text, target_per_day, schedule_daily, schedule_weekmask, reminder_times, is_active, created_at, updated_at, hive_id"
 
     init(row: PostgresRow) throws {
-        let typeName: String
-        (id, userId, name, emoji, colorHex, typeName, targetPerDay, scheduleDaily, scheduleWeekmask, reminderTimes, isActive, createdAt, updatedAt, hiveId) =
-            try row.decode((UUID, UUID, String, String?, String, String, Int, Bool, Int, [String], Bool, Date, Date, UUID?).self)
-        type = HabitType(rawValue: typeName) ?? .checkbox
+        var cells = RowCells(row)
+        try self.init(cells: &cells)
+    }
+
+    /// The habit's columns (`columns`), cell by cell from where `cells` stands (a log reads the
+    /// habit first: the variadic decode looked up generic metadata for each of its cells).
+    init(cells: inout RowCells) throws {
+        id = try cells.next(); userId = try cells.next(); name = try cells.next(); emoji = try cells.next(); colorHex = try cells.next()
+        type = HabitType(rawValue: try cells.next(String.self)) ?? .checkbox
+        targetPerDay = try cells.next(); scheduleDaily = try cells.next(); scheduleWeekmask = try cells.next(); reminderTimes = try cells.next()
+        isActive = try cells.next(); createdAt = try cells.next(); updatedAt = try cells.next(); hiveId = try cells.next()
     }
 
     var schedule: Schedule { Schedule(daily: scheduleDaily, weekmask: scheduleWeekmask) }
@@ -60,8 +68,14 @@ extension HabitLogRow {
     static let columns = "id, habit_id, user_id, log_date, value, source, created_at"
 
     init(row: PostgresRow) throws {
-        let (id, habitId, userId, logDate, value, source, createdAt) = try row.decode((UUID, UUID, UUID, LocalDate, Int, String, Date).self)
-        self.init(id: id, habitId: habitId, userId: userId, logDate: logDate, value: value, source: source, createdAt: createdAt)
+        var cells = RowCells(row)
+        try self.init(cells: &cells)
+    }
+
+    /// The log's columns (`columns`), cell by cell from where `cells` stands.
+    init(cells: inout RowCells) throws {
+        self.init(id: try cells.next(), habitId: try cells.next(), userId: try cells.next(), logDate: try cells.next(), value: try cells.next(),
+                  source: try cells.next(), createdAt: try cells.next())
     }
 }
 
