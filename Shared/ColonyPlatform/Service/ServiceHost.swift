@@ -193,14 +193,13 @@ public enum ServiceHost {
         // Cancelling the caller (tests do) shuts down gracefully, as SIGTERM does: cancelling
         // the server outright can leave an accepted connection unserved, which NIO traps on
         // (swift-nio#3481). The group runs in its own task so that it does not see the
-        // cancellation itself; this waits for it to finish either way.
-        // A service still running once the grace has passed and it was cancelled (a connection
-        // whose handler ignores cancellation, say) would keep the process, or a test, waiting
-        // without end: the host stops waiting 15 s after that and says so, and the process exits.
-        let running = Task { try await group.run() }
+        // cancellation itself; this waits for its outcome. A service still running once the
+        // grace has passed and it was cancelled (a connection whose handler ignores cancellation,
+        // say) would keep the process, or a test, waiting without end: `ShutdownDeadline` stops
+        // the wait 15 s after that and says so, and the process exits.
         Task {
             do {
-                try await running.value
+                try await group.run()
                 outcome.finish(.success(()))
             } catch {
                 outcome.finish(.failure(error))
@@ -299,22 +298,23 @@ final class GroupOutcome: Sendable {
         }
     }
 
-    func finish(_ result: Result<Void, any Error>) {
-        let waiter: CheckedContinuation<Void, any Error>? = state.withLock { state in
-            guard state.result == nil else { return nil }
+    /// Sets the outcome once; false when it was set already.
+    @discardableResult
+    func finish(_ result: Result<Void, any Error>) -> Bool {
+        let (first, waiter): (Bool, CheckedContinuation<Void, any Error>?) = state.withLock { state in
+            guard state.result == nil else { return (false, nil) }
             state.result = result
             defer { state.waiter = nil }
-            return state.waiter
+            return (true, state.waiter)
         }
         waiter?.resume(with: result)
+        return first
     }
 
     /// Stops waiting for a group that outlived its shutdown grace and cancellation.
     func abandon(logger: Logger, after: Duration) {
-        let unfinished = state.withLock { $0.result == nil }
-        guard unfinished else { return }
+        guard finish(.success(())) else { return }
         logger.error("the service group did not stop within the shutdown grace and cancellation; no longer waiting for it", metadata: ["after": "\(after)"])
-        finish(.success(()))
     }
 }
 
@@ -323,11 +323,6 @@ final class GroupOutcome: Sendable {
 struct ShutdownDeadline: Service {
     let after: Duration
     let abandon: @Sendable () -> Void
-
-    init(after: Duration, abandon: @escaping @Sendable () -> Void) {
-        self.after = after
-        self.abandon = abandon
-    }
 
     func run() async throws {
         // Returns at a graceful shutdown, or throws when the group is cancelled (a service
