@@ -51,4 +51,14 @@ struct AggregateTextTests {
         #expect(throws: AggregateText.Malformed.self) { try AggregateText.option("1:1:not-a-uuid:l") }
         #expect(throws: AggregateText.Malformed.self) { try AggregateText.rsvps("1:1:mine") }
     }
+
+    @Test("a list reads back item by item, by bytes, colons and emoji in the items; a cut or unnumbered list is refused")
+    func lists() throws {
+        #expect(try AggregateText.list("") == [])
+        #expect(try AggregateText.list("7:2:0:abc9:1:1:😀x") == ["2:0:abc", "1:1:😀x"])
+        #expect(try AggregateText.list("0:3:a:b") == ["", "a:b"])
+        for bad in ["7:2:0:ab", ":abc", "x:a", "3", "2:a"] {
+            #expect(throws: AggregateText.Malformed.self) { try AggregateText.list(bad) }
+        }
+    }
 }

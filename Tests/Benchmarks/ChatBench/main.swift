@@ -128,7 +128,8 @@ func sendScript(schema: String, topic: String, payload: [UInt8]) -> String {
 }
 
 /// What the service reads for one history page (`Messages.history`, outside a transaction): the
-/// page's own statement (`HistorySQL`, the membership joined with 51 rows), half the newest page,
+/// page's own statement (`HistorySQL`: the membership row with 51 messages as column arrays; pgbench reads
+/// them as text, the service in binary), half the newest page,
 /// half `before` a random message: the service's SQL text with pgbench's variables for `$1`…`$5`.
 func readScript() -> String {
     let values = ["'\(group)'::uuid", userSQL, ":c", "('00000000-0000-4000-c000-' || lpad(:k::int::text, 12, '0'))", "\(pageLimit + 1)"]

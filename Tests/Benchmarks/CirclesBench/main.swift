@@ -160,7 +160,8 @@ func circleSize(_ database: Database) async throws -> Int {
 // MARK: the service's SQL, as it sends it
 
 /// What the service reads for one feed page (`Posts.feed`, outside a transaction): the page's own
-/// statement (`FeedSQL`, the membership joined with 21 cards), half the newest page, half the page
+/// statement (`FeedSQL`: the membership row with 21 cards as column arrays; pgbench reads them as
+/// text, the service in binary), half the newest page, half the page
 /// before a random post.
 func readScript() -> String {
     let values = ["'\(circle)'::uuid", userSQL, ":c", "('00000000-0000-4000-c000-' || lpad(:k::int::text, 12, '0'))", "\(pageLimit + 1)"]

@@ -131,7 +131,7 @@ public enum HistorySQL {
 
     static func sql(_ direction: MemberPage.Direction) -> String {
         MemberPage.sql(direction: direction, membership: "group_members gm", member: "gm.group_id = $1 AND gm.user_id = $2",
-                       select: "\(StoredMessage.columns), \(MessageStore.cursorColumn) AS cursor_micros",
+                       select: "\(StoredMessage.columns), \(MessageStore.cursorColumn) AS cursor_micros", columns: 11,
                        from: "messages m JOIN users u ON u.id = m.sent_by", filter: "m.group_id = $1",
                        time: "m.sent_at", id: "m.id", sort: ("sent_at", "id"), maxPage: maxPage)
     }
@@ -141,10 +141,10 @@ public enum HistorySQL {
     public enum After: StatementSQL { public static let sql = HistorySQL.sql(.after) }
 }
 
-/// A history page as a prepared statement; a row is nil for the member row of an empty page.
+/// A history page as a prepared statement: its one row is the page, each message with its cursor.
 struct HistoryPageStatement<Shape: StatementSQL>: PostgresPreparedStatement {
     static var sql: String { Shape.sql }
-    typealias Row = (StoredMessage, KeysetCursor)?
+    typealias Row = [(StoredMessage, KeysetCursor)]
 
     var groupID: UUID
     var userID: UUID
@@ -156,13 +156,9 @@ struct HistoryPageStatement<Shape: StatementSQL>: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        // Cell by cell: specialized decoders, no generic metadata per cell (see RowCells).
-        var cells = RowCells(row)
-        guard let id = try cells.next(UUID?.self) else { return nil }
-        let message = StoredMessage(
-            id: id, groupId: try cells.next(), content: try cells.next(), sentBy: try cells.next(), sentAt: try cells.next(),
-            isEdited: try cells.next(), messageType: MessageType(rawValue: try cells.next(String.self)) ?? .text,
-            voiceDuration: try cells.next(), voicePath: try cells.next(), senderName: try cells.next())
-        return (message, KeysetCursor(micros: try cells.next(), id: id))
+        try PageColumns.decode(row.first?.bytes) { fields in
+            let message = try StoredMessage(&fields)
+            return (message, KeysetCursor(micros: try fields.int64(), id: message.id))
+        }
     }
 }

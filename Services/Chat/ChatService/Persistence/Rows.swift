@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import PostgresNIO
 
@@ -67,10 +68,15 @@ struct StoredMessage: Sendable {
 
 extension StoredMessage {
     init(row: PostgresRow) throws {
-        let type: String
-        (id, groupId, content, sentBy, sentAt, isEdited, type, voiceDuration, voicePath, senderName) =
-            try row.decode((UUID, UUID, String, UUID, Date, Bool, String, Double?, String?, String).self)
-        messageType = MessageType(rawValue: type) ?? .text
+        var cells = RowCells(row)
+        try self.init(&cells)
+    }
+
+    /// The message's columns (`columns`), read in order from where `cells` stands.
+    init(_ cells: inout some ColumnReader) throws {
+        id = try cells.uuid(); groupId = try cells.uuid(); content = try cells.text(); sentBy = try cells.uuid(); sentAt = try cells.date()
+        isEdited = try cells.bool(); messageType = MessageType(rawValue: try cells.text()) ?? .text
+        voiceDuration = try cells.optionalDouble(); voicePath = try cells.optionalText(); senderName = try cells.text()
     }
 }
 

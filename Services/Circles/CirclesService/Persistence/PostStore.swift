@@ -21,15 +21,15 @@ struct PostStore: Sendable {
         return try stored(&cells)
     }
 
-    /// The post's columns (`columns`), read cell by cell from where `cells` stands.
-    static func stored(_ cells: inout RowCells) throws -> Stored {
-        let id: UUID = try cells.next(), circleId: UUID = try cells.next(), authorId: UUID = try cells.next()
-        let type = PostType(rawValue: try cells.next(String.self)) ?? .note
-        let body: String = try cells.next(), mood: String? = try cells.next(), category: String? = try cells.next()
-        let urgency = try cells.next(String?.self).flatMap(AskUrgency.init(rawValue:))
-        let location: String? = try cells.next(), latitude: Double? = try cells.next(), longitude: Double? = try cells.next()
-        let startsAt: Date? = try cells.next(), photoVersion: Int64? = try cells.next()
-        let expiresAt: Date = try cells.next(), createdAt: Date = try cells.next(), updatedAt: Date = try cells.next()
+    /// The post's columns (`columns`), read in order from where `cells` stands.
+    static func stored(_ cells: inout some ColumnReader) throws -> Stored {
+        let id = try cells.uuid(), circleId = try cells.uuid(), authorId = try cells.uuid()
+        let type = PostType(rawValue: try cells.text()) ?? .note
+        let body = try cells.text(), mood = try cells.optionalText(), category = try cells.optionalText()
+        let urgency = try cells.optionalText().flatMap(AskUrgency.init(rawValue:))
+        let location = try cells.optionalText(), latitude = try cells.optionalDouble(), longitude = try cells.optionalDouble()
+        let startsAt = try cells.optionalDate(), photoVersion = try cells.optionalInt64()
+        let expiresAt = try cells.date(), createdAt = try cells.date(), updatedAt = try cells.date()
         return Stored(row: PostRow(id: id, circleId: circleId, authorId: authorId, type: type, body: body, mood: mood, category: category,
                                    urgency: urgency, location: location, latitude: latitude, longitude: longitude, startsAt: startsAt,
                                    photoUrl: nil, expiresAt: expiresAt, createdAt: createdAt, updatedAt: updatedAt), photoVersion: photoVersion)
@@ -126,20 +126,23 @@ struct PostStore: Sendable {
         aggregatesSQL(viewer: "'\(id.uuidString.lowercased())'::uuid")
     }
 
-    /// A card's aggregates as text arrays whose elements lead with their numbers and end with
-    /// their free text (`count:mine:emoji`, `votes:mine:id:label`; RSVPs `going:maybe:declined:mine`):
-    /// read with a few splits (`AggregateText`), where JSON objects took Foundation's decoder
-    /// per card, about a tenth of a feed page's CPU in the service.
+    /// A card's aggregates as text whose items lead with their numbers and end with their free
+    /// text (`count:mine:emoji`, `votes:mine:id:label`; RSVPs `going:maybe:declined:mine`): read
+    /// with a few splits (`AggregateText`), where JSON objects took Foundation's decoder per card,
+    /// about a tenth of a feed page's CPU in the service. A list is its items one after another,
+    /// each after its length in bytes and a colon (`7:2:0:abc`): one text, which a feed page can
+    /// aggregate into a column (`MemberPage`; an array of arrays must be rectangular).
     static func aggregatesSQL(viewer: String) -> String {
         """
         a.display_name, a.handle,
-        ARRAY(SELECT r.n || ':' || r.mine::int || ':' || r.emoji
-              FROM (SELECT emoji, count(*)::int AS n, bool_or(user_id = \(viewer)) AS mine FROM post_reactions WHERE post_id = p.id GROUP BY emoji) r
-              ORDER BY r.n DESC, r.emoji) AS reactions,
+        (SELECT coalesce(string_agg(octet_length(r.item) || ':' || r.item, '' ORDER BY r.n DESC, r.emoji), '')
+         FROM (SELECT emoji, count(*) AS n, count(*) || ':' || bool_or(user_id = \(viewer))::int || ':' || emoji AS item
+               FROM post_reactions WHERE post_id = p.id GROUP BY emoji) r) AS reactions,
         CASE WHEN p.type = 'poll' THEN
-          ARRAY(SELECT (SELECT count(*) FROM poll_votes v WHERE v.option_id = o.id) || ':'
-                       || (EXISTS (SELECT 1 FROM poll_votes v WHERE v.option_id = o.id AND v.user_id = \(viewer)))::int || ':' || o.id || ':' || o.label
-                FROM poll_options o WHERE o.post_id = p.id ORDER BY o.position) END AS options,
+          (SELECT coalesce(string_agg(octet_length(l.item) || ':' || l.item, '' ORDER BY l.position), '')
+           FROM (SELECT o.position, (SELECT count(*) FROM poll_votes v WHERE v.option_id = o.id) || ':'
+                        || (EXISTS (SELECT 1 FROM poll_votes v WHERE v.option_id = o.id AND v.user_id = \(viewer)))::int || ':' || o.id || ':' || o.label AS item
+                 FROM poll_options o WHERE o.post_id = p.id) l) END AS options,
         CASE WHEN p.type = 'event' THEN
           (SELECT count(*) FILTER (WHERE status = 'going') || ':' || count(*) FILTER (WHERE status = 'maybe') || ':'
                   || count(*) FILTER (WHERE status = 'declined') || ':' || coalesce(max(status::text) FILTER (WHERE user_id = \(viewer)), '')
@@ -148,11 +151,11 @@ struct PostStore: Sendable {
         """
     }
 
-    /// The aggregates' columns, read cell by cell after the post's.
-    static func aggregates(_ cells: inout RowCells) throws -> Aggregates {
-        let authorName: String = try cells.next(), authorHandle: String = try cells.next()
-        let reactions: [String] = try cells.next(), options: [String]? = try cells.next(), rsvps: String? = try cells.next()
-        let kept: Bool = try cells.next()
+    /// The aggregates' columns, read in order after the post's.
+    static func aggregates(_ cells: inout some ColumnReader) throws -> Aggregates {
+        let authorName = try cells.text(), authorHandle = try cells.text()
+        let reactions = try AggregateText.list(cells.text()), options = try cells.optionalText().map(AggregateText.list), rsvps = try cells.optionalText()
+        let kept = try cells.bool()
         return Aggregates(authorName: authorName, authorHandle: authorHandle,
                           reactions: try reactions.map(AggregateText.reaction),
                           options: try options.map { try $0.map(AggregateText.option) },
@@ -323,7 +326,7 @@ public enum FeedSQL {
 
     static func sql(_ direction: MemberPage.Direction) -> String {
         MemberPage.sql(direction: direction, membership: "circle_members cm", member: "cm.circle_id = $1 AND cm.user_id = $2",
-                       select: "\(PostStore.columns), \(PostStore.aggregatesSQL(viewer: "$2")), \(KeysetCursor.microsSQL("p.created_at")) AS cursor_micros",
+                       select: "\(PostStore.columns), \(PostStore.aggregatesSQL(viewer: "$2")), \(KeysetCursor.microsSQL("p.created_at")) AS cursor_micros", columns: 23,
                        from: "posts p JOIN profiles a ON a.user_id = p.author_id", filter: "p.circle_id = $1 AND p.expires_at > now()",
                        time: "p.created_at", id: "p.id", sort: ("created_at", "id"), maxPage: maxPage)
     }
@@ -402,7 +405,8 @@ struct PostCard: PostgresPreparedStatement {
 /// A feed page as a prepared statement; a row is nil for the member row of an empty feed.
 struct FeedPageStatement<Shape: StatementSQL>: PostgresPreparedStatement {
     static var sql: String { Shape.sql }
-    typealias Row = (PostStore.Stored, PostStore.Aggregates, KeysetCursor)?
+    /// The page, each card with its cursor.
+    typealias Row = [(PostStore.Stored, PostStore.Aggregates, KeysetCursor)]
 
     var circleID: UUID
     var viewer: UUID
@@ -414,11 +418,11 @@ struct FeedPageStatement<Shape: StatementSQL>: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        var cells = RowCells(row)
-        if row.first?.bytes == nil { return nil }
-        let stored = try PostStore.stored(&cells)
-        let aggregates = try PostStore.aggregates(&cells)
-        return (stored, aggregates, KeysetCursor(micros: try cells.next(), id: stored.row.id))
+        try PageColumns.decode(row.first?.bytes) { fields in
+            let stored = try PostStore.stored(&fields)
+            let aggregates = try PostStore.aggregates(&fields)
+            return (stored, aggregates, KeysetCursor(micros: try fields.int64(), id: stored.row.id))
+        }
     }
 }
 
@@ -429,6 +433,31 @@ enum AggregateText {
     struct Malformed: Error, CustomStringConvertible {
         let text: String
         var description: String { "a card aggregate the statement did not write: \(text)" }
+    }
+
+    /// A list's items: each its length in bytes, a colon, then that many bytes.
+    static func list(_ text: String) throws -> [String] {
+        var text = text
+        return try text.withUTF8 { bytes in
+            var items: [String] = []
+            var index = 0
+            while index < bytes.count {
+                var length = 0
+                let digits = index
+                while index < bytes.count, bytes[index] != UInt8(ascii: ":") {
+                    let digit = Int(bytes[index]) - 48
+                    guard (0...9).contains(digit), length < 1 << 40 else { throw Malformed(text: String(decoding: bytes, as: UTF8.self)) }
+                    length = length * 10 + digit
+                    index += 1
+                }
+                // Past the colon; the item must fit in what is left.
+                index += 1
+                guard index > digits + 1, index <= bytes.count, bytes.count - index >= length else { throw Malformed(text: String(decoding: bytes, as: UTF8.self)) }
+                items.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<index + length]), as: UTF8.self))
+                index += length
+            }
+            return items
+        }
     }
 
     /// `count:mine:emoji`.

@@ -1,0 +1,71 @@
+import ColonyTesting
+@testable import ColonyPlatform
+import Foundation
+import NIOCore
+import PostgresNIO
+import Testing
+
+@Suite("Postgres: a page as one cell of column arrays")
+struct PageColumnsTests {
+    struct Item: Equatable {
+        var id: UUID, name: String, note: String?, at: Date, size: Int64, flag: Bool, score: Double?, due: Date?, version: Int64?
+
+        init(_ cells: inout some ColumnReader) throws {
+            id = try cells.uuid(); name = try cells.text(); note = try cells.optionalText(); at = try cells.date(); size = try cells.int64()
+            flag = try cells.bool(); score = try cells.optionalDouble(); due = try cells.optionalDate(); version = try cells.optionalInt64()
+        }
+    }
+
+    static let select = "id, name, note, at, size, flag, score, due, version"
+    static let columns = "c1, c2, c3, c4, c5, c6, c7, c8, c9"
+    static let aggregated = "ROW(array_agg(p.c1), array_agg(p.c2), array_agg(p.c3), array_agg(p.c4), array_agg(p.c5), array_agg(p.c6), array_agg(p.c7), array_agg(p.c8), array_agg(p.c9))"
+
+    static let table = Migration(version: 1, name: "items", sql: """
+        CREATE TABLE items (id uuid PRIMARY KEY, name text NOT NULL, note text, at timestamptz NOT NULL, size int8 NOT NULL,
+                            flag bool NOT NULL, score float8, due timestamptz, version int8);
+        INSERT INTO items VALUES
+          ('00000000-0000-4000-8000-000000000001', 'plain', NULL, '2026-11-27 04:00:00.123456+00', 1, true, NULL, NULL, NULL),
+          ('00000000-0000-4000-8000-000000000002', 'émoji 😀 "quoted" \\ and , {braces}', 'a note', '1999-12-31 23:59:59.999999+00', -5, false, 2.5, '2030-01-01 00:00:00+00', 7),
+          ('00000000-0000-4000-8000-000000000003', '', '', '2000-01-01 00:00:00+00', 9223372036854775807, true, -0.0, '1970-01-01 00:00:00+00', 0);
+        """)
+
+    @Test("the page's rows read back exactly as the same rows read one by one: nulls, emoji, quotes, extremes")
+    func sameAsRows() async throws {
+        try await withTestDatabase(migrations: [Self.table]) { database in
+            let rows = try await database.query(PostgresQuery(unsafeSQL: "SELECT \(Self.select) FROM items ORDER BY id")).collect()
+                .map { row in var cells = RowCells(row); return try Item(&cells) }
+            let page = try await database.query(PostgresQuery(unsafeSQL: """
+                SELECT \(Self.aggregated) FROM (SELECT \(Self.select) FROM items ORDER BY id) p(\(Self.columns))
+                """)).collect()
+            #expect(rows.count == 3)
+            #expect(try PageColumns.decode(page.first?.first?.bytes) { try Item(&$0) } == rows)
+
+            let empty = try await database.query(PostgresQuery(unsafeSQL: """
+                SELECT \(Self.aggregated) FROM (SELECT \(Self.select) FROM items WHERE false) p(\(Self.columns))
+                """)).collect()
+            #expect(try PageColumns.decode(empty.first?.first?.bytes) { try Item(&$0) } == [])
+            #expect(try PageColumns.decode(nil) { try Item(&$0) } == [])
+        }
+    }
+
+    @Test("a decoder that reads a column as the wrong type, or leaves one unread, fails; cut bytes fail, never crash")
+    func mismatches() async throws {
+        try await withTestDatabase(migrations: [Self.table]) { database in
+            let page = try await database.query(PostgresQuery(unsafeSQL: """
+                SELECT \(Self.aggregated) FROM (SELECT \(Self.select) FROM items ORDER BY id) p(\(Self.columns))
+                """)).collect()
+            let cell = try #require(page.first?.first?.bytes)
+            #expect(throws: PageColumns.Malformed.self) { try PageColumns.decode(cell) { try $0.text() } }
+            #expect(throws: PageColumns.Malformed.self) { try PageColumns.decode(cell) { try $0.uuid() } }
+            // `note` is null in the first row: read as required text, it is refused.
+            func requiredNote(_ cells: inout PageRow) throws -> String {
+                _ = try cells.uuid(); _ = try cells.text(); return try cells.text()
+            }
+            #expect(throws: PageColumns.Malformed.self) { try PageColumns.decode(cell, requiredNote) }
+            for length in 0..<cell.readableBytes {
+                let cut = cell.getSlice(at: cell.readerIndex, length: length)
+                #expect(throws: PageColumns.Malformed.self) { try PageColumns.decode(cut) { try Item(&$0) } }
+            }
+        }
+    }
+}
