@@ -88,6 +88,30 @@ struct ColonyJSONWriterTests {
         try expectSame(["", "/", "a/b", "\u{7F}", "ß", "\u{FEFF}", "🇺🇸"])
     }
 
+    @Test("times as ISO8601.format writes them: leap days, ends of years and centuries, before 1970, the years 0 and 9999 and past them")
+    func times() throws {
+        var dates = [-62_167_219_200.0, -62_167_219_200.5, 253_402_300_799.999, 253_402_300_800, -1.5, -0.0004, 0, 0.0005, 951_782_400, 951_868_799.9996,
+                     4_107_542_400, 1_790_000_000.123, -2_208_988_800, 946_684_799.999, 1_078_012_800].map { Date(timeIntervalSince1970: $0) }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 { dates.append(Date(timeIntervalSince1970: Double.random(in: -70_000_000_000...260_000_000_000, using: &generator))) }
+        try expectSame(dates)
+    }
+
+    @Test("strings longer than a word: an escape at every position, beside bytes past 0x7F and the edges of the ranges")
+    func longStrings() throws {
+        let plain = "abcdefghijklmnopqrstu"
+        var strings = [plain, String(repeating: "é", count: 13), String(repeating: " !~\u{7F}", count: 5), String(repeating: "😀", count: 5)]
+        for escape in ["\"", "\\", "/", "\n", "\u{01}", "\u{1F}", "\t"] {
+            for position in 0...plain.count {
+                var text = plain
+                text.insert(contentsOf: escape, at: text.index(text.startIndex, offsetBy: position))
+                strings.append(text)
+            }
+            strings.append(String(repeating: "é", count: 9) + escape + String(repeating: "ü", count: 9))
+        }
+        try expectSame(strings)
+    }
+
     @Test("keys: snake_case conversion with Foundation's quirks, sorted by bytes, dictionaries verbatim")
     func keys() throws {
         struct Keys: Encodable {
@@ -170,13 +194,16 @@ struct ColonyJSONWriterTests {
     }
 
     @Test("UUID.lowercased is uuidString.lowercased()")
-    func lowercasedUUID() {
+    func lowercasedUUID() throws {
         for _ in 0..<1000 {
             let id = UUID()
             #expect(id.lowercased == id.uuidString.lowercased())
         }
         #expect(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)).lowercased == "00000000-0000-0000-0000-000000000000")
         #expect(UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)).lowercased == "ffffffff-ffff-ffff-ffff-ffffffffffff")
+        let counting = UUID(uuid: (0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF, 0xFE, 0xDC, 0xBA, 0x98, 0x76, 0x54, 0x32, 0x10))
+        #expect(counting.lowercased == "01234567-89ab-cdef-fedc-ba9876543210")
+        #expect(try ColonyJSON.encode([counting]) == Array(#"["01234567-89AB-CDEF-FEDC-BA9876543210"]"#.utf8))
     }
 
     @Test("event envelopes encode as before")
