@@ -216,6 +216,12 @@ struct CirclesServiceTests {
             let poll = try await circles.post(circle, as: a, ["type": "poll", "body": "Where?", "poll_options": ["Park", "Cafe", "Home"]])
             let options = try await circles.service.request(.GET, "/posts/\(poll)", as: b).body["poll_options"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
             #expect(options.count == 3)
+            // The feed's page (one cell of column arrays, lists as text) orders and marks as the detail does.
+            let cards = try await circles.service.request(.GET, "/circles/\(circle)/posts", as: b).body["posts"]?.arrayValue ?? []
+            #expect(cards.first?["poll_options"]?.arrayValue?.compactMap { $0["label"]?.stringValue } == ["Park", "Cafe", "Home"])
+            let noteCard = cards.first { $0["id"]?.stringValue?.lowercased() == note.lowercased() }
+            #expect(noteCard?["reactions"]?.arrayValue?.compactMap { $0["emoji"]?.stringValue } == ["🔥", "😂"])
+            #expect(noteCard?["reactions"]?.arrayValue?.compactMap { $0["reacted_by_me"]?.boolValue } == [false, false])
             for _ in 0..<2 { _ = try await circles.service.request(.PUT, "/posts/\(poll)/vote", as: b, json: ["option_id": options[0]]) }
             let moved = try await circles.service.request(.PUT, "/posts/\(poll)/vote", as: b, json: ["option_id": options[1]])
             #expect(try await circles.count("poll_votes") == 1, "one vote per user and poll, moved")

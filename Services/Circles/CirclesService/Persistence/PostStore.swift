@@ -131,18 +131,20 @@ struct PostStore: Sendable {
     /// with a few splits (`AggregateText`), where JSON objects took Foundation's decoder per card,
     /// about a tenth of a feed page's CPU in the service. A list is its items one after another,
     /// each after its length in bytes and a colon (`7:2:0:abc`): one text, which a feed page can
-    /// aggregate into a column (`MemberPage`; an array of arrays must be rectangular).
+    /// aggregate into a column (`MemberPage`; an array of arrays must be rectangular). The items
+    /// are joined in the order their subquery sorts them, as `MemberPage` aggregates its page: an
+    /// `ORDER BY` inside `string_agg` sorted again per card, 0.06 ms more of Postgres a page.
     static func aggregatesSQL(viewer: String) -> String {
         """
         a.display_name, a.handle,
-        (SELECT coalesce(string_agg(octet_length(r.item) || ':' || r.item, '' ORDER BY r.n DESC, r.emoji), '')
-         FROM (SELECT emoji, count(*) AS n, count(*) || ':' || bool_or(user_id = \(viewer))::int || ':' || emoji AS item
-               FROM post_reactions WHERE post_id = p.id GROUP BY emoji) r) AS reactions,
+        (SELECT coalesce(string_agg(octet_length(r.item) || ':' || r.item, ''), '')
+         FROM (SELECT count(*) || ':' || bool_or(user_id = \(viewer))::int || ':' || emoji AS item
+               FROM post_reactions WHERE post_id = p.id GROUP BY emoji ORDER BY count(*) DESC, emoji) r) AS reactions,
         CASE WHEN p.type = 'poll' THEN
-          (SELECT coalesce(string_agg(octet_length(l.item) || ':' || l.item, '' ORDER BY l.position), '')
-           FROM (SELECT o.position, (SELECT count(*) FROM poll_votes v WHERE v.option_id = o.id) || ':'
+          (SELECT coalesce(string_agg(octet_length(l.item) || ':' || l.item, ''), '')
+           FROM (SELECT (SELECT count(*) FROM poll_votes v WHERE v.option_id = o.id) || ':'
                         || (EXISTS (SELECT 1 FROM poll_votes v WHERE v.option_id = o.id AND v.user_id = \(viewer)))::int || ':' || o.id || ':' || o.label AS item
-                 FROM poll_options o WHERE o.post_id = p.id) l) END AS options,
+                 FROM poll_options o WHERE o.post_id = p.id ORDER BY o.position) l) END AS options,
         CASE WHEN p.type = 'event' THEN
           (SELECT count(*) FILTER (WHERE status = 'going') || ':' || count(*) FILTER (WHERE status = 'maybe') || ':'
                   || count(*) FILTER (WHERE status = 'declined') || ':' || coalesce(max(status::text) FILTER (WHERE user_id = \(viewer)), '')
