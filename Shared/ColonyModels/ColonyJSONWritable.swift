@@ -19,55 +19,140 @@ extension ColonyJSONWritable {
 
 /// The bytes of one JSON value being written by hand, with the encoder's own writers for
 /// strings, UUIDs, times and numbers.
+///
+/// The bytes are written into an array kept at its full capacity (`storage`, unwritten past `count`)
+/// through its buffer, a value at a time: an `Array` append per key, quote and value cost about
+/// 5,800 instructions a message of a history page, the largest part of its JSON.
 public struct JSONBytesWriter {
-    public private(set) var bytes: [UInt8]
+    private var storage: [UInt8]
+    private var count = 0
 
     public init(capacity: Int) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        // Not zero-filled: bytes past `count` are never read (filling a history page's 26 KB was
+        // 2% of its instructions).
+        storage = [UInt8](unsafeUninitializedCapacity: max(capacity, 64)) { _, initialized in initialized = max(capacity, 64) }
     }
+
+    /// The bytes written so far.
+    public var bytes: [UInt8] { Array(storage[..<count]) }
+
+    /// The bytes written, without a copy; the writer is spent.
+    public consuming func finish() -> [UInt8] {
+        storage.removeLast(storage.count - count)
+        return storage
+    }
+
+    /// Writes up to `length` bytes through `body`, which says how many it wrote.
+    @inline(__always)
+    private mutating func write(upTo length: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Int) {
+        if storage.count - count < length { storage.append(contentsOf: repeatElement(0, count: max(storage.count, length))) }
+        let start = count
+        count += storage.withUnsafeMutableBufferPointer { all in body(UnsafeMutableBufferPointer(rebasing: all[start..<start + length])) }
+    }
+
+    @inline(__always)
+    private mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+        write(upTo: bytes.count) { out in
+            if let base = bytes.baseAddress, bytes.count > 0 { out.baseAddress!.update(from: base, count: bytes.count) }
+            return bytes.count
+        }
+    }
+
+    @inline(__always)
+    private mutating func write(_ byte: UInt8) {
+        write(upTo: 1) { out in out[0] = byte; return 1 }
+    }
+
+    private var last: UInt8? { count > 0 ? storage[count - 1] : nil }
 
     /// Punctuation or a literal: `{`, `],`, `null`.
     public mutating func raw(_ text: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        write(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// `"name":` (a key needing no escapes), after a comma unless it opens its object.
     public mutating func key(_ name: StaticString) {
-        if bytes.last != UInt8(ascii: "{") { bytes.append(UInt8(ascii: ",")) }
-        bytes.append(UInt8(ascii: "\""))
-        raw(name)
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        let comma = last != UInt8(ascii: "{")
+        let length = name.utf8CodeUnitCount
+        write(upTo: length + 4) { out in
+            var index = 0
+            if comma { out[0] = UInt8(ascii: ","); index = 1 }
+            out[index] = UInt8(ascii: "\"")
+            out.baseAddress!.advanced(by: index + 1).update(from: name.utf8Start, count: length)
+            out[index + 1 + length] = UInt8(ascii: "\"")
+            out[index + 2 + length] = UInt8(ascii: ":")
+            return index + 3 + length
+        }
     }
 
     /// Before each element of an array: a comma unless it is the first.
     private mutating func element() {
-        if bytes.last != UInt8(ascii: "[") { bytes.append(UInt8(ascii: ",")) }
+        if last != UInt8(ascii: "[") { write(UInt8(ascii: ",")) }
     }
 
     /// `[…]`, each element written by `write`.
     public mutating func array<Elements: Sequence>(_ elements: Elements, _ write: (inout JSONBytesWriter, Elements.Element) throws -> Void) rethrows {
-        bytes.append(UInt8(ascii: "["))
+        self.write(UInt8(ascii: "["))
         for element in elements {
             self.element()
             try write(&self, element)
         }
-        bytes.append(UInt8(ascii: "]"))
+        self.write(UInt8(ascii: "]"))
     }
 
-    public mutating func string(_ value: String) { JSONNode.writeString(value, to: &bytes) }
+    /// A string as `JSONNode.writeString` escapes it; one without escapes (most) copied whole.
+    public mutating func string(_ value: String) {
+        var text = value
+        text.withUTF8 { bytes in
+            if JSONNode.firstEscaped(bytes) == bytes.count {
+                write(upTo: bytes.count + 2) { out in
+                    out[0] = UInt8(ascii: "\"")
+                    if let base = bytes.baseAddress, bytes.count > 0 { out.baseAddress!.advanced(by: 1).update(from: base, count: bytes.count) }
+                    out[bytes.count + 1] = UInt8(ascii: "\"")
+                    return bytes.count + 2
+                }
+            } else {
+                var escaped: [UInt8] = []
+                JSONNode.writeString(value, to: &escaped)
+                escaped.withUnsafeBufferPointer { write($0) }
+            }
+        }
+    }
+
     /// Upper case, as Foundation writes a `UUID`.
-    public mutating func uuid(_ value: UUID) { JSONNode.writeUUID(value, to: &bytes) }
+    public mutating func uuid(_ value: UUID) {
+        write(upTo: 38) { out in JSONNode.uuidBytes(value, into: out); return 38 }
+    }
+
     /// ISO 8601 in UTC with milliseconds, as `ColonyJSON` writes times.
-    public mutating func date(_ value: Date) { JSONNode.writeDate(value, to: &bytes) }
+    public mutating func date(_ value: Date) {
+        var inRange = true
+        write(upTo: 26) { out in
+            inRange = JSONNode.dateBytes(value, into: out)
+            return inRange ? 26 : 0
+        }
+        if !inRange {
+            var text: [UInt8] = []
+            JSONNode.writeDate(value, to: &text)
+            text.withUnsafeBufferPointer { write($0) }
+        }
+    }
+
     public mutating func bool(_ value: Bool) { if value { raw("true") } else { raw("false") } }
 
-    public mutating func int(_ value: Int) { JSONNode.write(.integer(Int64(value)), to: &bytes) }
+    public mutating func int(_ value: Int) {
+        write(upTo: 21) { out in
+            guard value < 0 else { return JSONNode.digitBytes(UInt64(value), into: out) }
+            out[0] = UInt8(ascii: "-")
+            return 1 + JSONNode.digitBytes(UInt64(value.magnitude), into: UnsafeMutableBufferPointer(rebasing: out[1...]))
+        }
+    }
 
     /// Foundation's number text; a non-finite value throws, as the encoder does.
     public mutating func double(_ value: Double) throws {
-        JSONNode.write(try JSONNode.number(value), to: &bytes)
+        var text: [UInt8] = []
+        JSONNode.write(try JSONNode.number(value), to: &text)
+        text.withUnsafeBufferPointer { write($0) }
     }
 
     /// An optional member: written when present, left out when not (as the encoder does).
@@ -83,6 +168,6 @@ extension ColonyJSON {
     static func written(_ value: any ColonyJSONWritable) throws -> [UInt8] {
         var writer = JSONBytesWriter(capacity: value.jsonCapacity)
         try value.writeJSON(to: &writer)
-        return writer.bytes
+        return writer.finish()
     }
 }

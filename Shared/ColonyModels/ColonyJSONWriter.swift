@@ -142,21 +142,23 @@ enum JSONNode {
     static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
     static func writeDigits(_ value: UInt64, to out: inout [UInt8]) {
-        if value < 10 {
-            out.append(UInt8(truncatingIfNeeded: value) + 48)
-            return
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<digitBytes(value, into: buffer)]))
         }
-        var digits: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)  // 40 bytes: 20 digits fit
-        var count = 0
-        var rest = value
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while rest > 0 {
-                buffer[count] = UInt8(truncatingIfNeeded: rest % 10) + 48
-                rest /= 10
-                count += 1
-            }
-            for index in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[index]) }
+    }
+
+    /// The decimal digits of `value` at the start of `buffer` (20 bytes fit any), and how many.
+    @inline(__always)
+    static func digitBytes(_ value: UInt64, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        var count = 1
+        var rest = value / 10
+        while rest > 0 { count += 1; rest /= 10 }
+        rest = value
+        for index in stride(from: count - 1, through: 0, by: -1) {
+            buffer[index] = UInt8(truncatingIfNeeded: rest % 10) + 48
+            rest /= 10
         }
+        return count
     }
 
     /// `"XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX"`, as `uuidString`: the 38 bytes made on the stack
@@ -164,52 +166,64 @@ enum JSONNode {
     /// times; UUIDs were the largest item of a history page's JSON).
     static func writeUUID(_ id: UUID, to out: inout [UInt8]) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 38) { buffer in
-            buffer[0] = UInt8(ascii: "\"")
-            id.writeCanonical(into: buffer, from: 1, upperCase: true)
-            buffer[37] = UInt8(ascii: "\"")
+            uuidBytes(id, into: buffer)
             out.append(contentsOf: UnsafeBufferPointer(buffer))
         }
     }
 
+    /// The quoted UUID's 38 bytes at the start of `buffer`.
+    @inline(__always)
+    static func uuidBytes(_ id: UUID, into buffer: UnsafeMutableBufferPointer<UInt8>) {
+        buffer[0] = UInt8(ascii: "\"")
+        id.writeCanonical(into: buffer, from: 1, upperCase: true)
+        buffer[37] = UInt8(ascii: "\"")
+    }
+
     /// `"YYYY-MM-DDTHH:MM:SS.mmmZ"`, exactly `ISO8601.format` (which years outside 0…9999 take).
     static func writeDate(_ date: Date, to out: inout [UInt8]) {
+        // Made on the stack and appended at once (an append per byte checked the array's
+        // uniqueness and capacity 26 times).
+        let written = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 26) { buffer in
+            guard dateBytes(date, into: buffer) else { return false }
+            out.append(contentsOf: UnsafeBufferPointer(buffer))
+            return true
+        }
+        if !written { writeString(ISO8601.format(date), to: &out) }
+    }
+
+    /// The quoted time's 26 bytes at the start of `buffer`; false, and nothing written, for a year
+    /// outside 0…9999 (which `ISO8601.format` writes its own way).
+    static func dateBytes(_ date: Date, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Bool {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let seconds = milliseconds.floorDivided(by: 1000)
         let fraction = Int(milliseconds - seconds * 1000)
         let days = seconds.floorDivided(by: 86_400)
         let time = Int(seconds - days * 86_400)
         let (year, month, day) = civil(days: days)
-        guard (0...9999).contains(year) else {
-            writeString(ISO8601.format(date), to: &out)
-            return
+        guard (0...9999).contains(year) else { return false }
+        func two(_ value: Int, at index: Int) {
+            buffer[index] = UInt8(truncatingIfNeeded: value / 10) + 48
+            buffer[index + 1] = UInt8(truncatingIfNeeded: value % 10) + 48
         }
-        // Made on the stack and appended at once (an append per byte checked the array's
-        // uniqueness and capacity 26 times).
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 26) { buffer in
-            func two(_ value: Int, at index: Int) {
-                buffer[index] = UInt8(truncatingIfNeeded: value / 10) + 48
-                buffer[index + 1] = UInt8(truncatingIfNeeded: value % 10) + 48
-            }
-            buffer[0] = UInt8(ascii: "\"")
-            two(year / 100, at: 1)
-            two(year % 100, at: 3)
-            buffer[5] = UInt8(ascii: "-")
-            two(month, at: 6)
-            buffer[8] = UInt8(ascii: "-")
-            two(day, at: 9)
-            buffer[11] = UInt8(ascii: "T")
-            two(time / 3600, at: 12)
-            buffer[14] = UInt8(ascii: ":")
-            two(time / 60 % 60, at: 15)
-            buffer[17] = UInt8(ascii: ":")
-            two(time % 60, at: 18)
-            buffer[20] = UInt8(ascii: ".")
-            buffer[21] = UInt8(truncatingIfNeeded: fraction / 100) + 48
-            two(fraction % 100, at: 22)
-            buffer[24] = UInt8(ascii: "Z")
-            buffer[25] = UInt8(ascii: "\"")
-            out.append(contentsOf: UnsafeBufferPointer(buffer))
-        }
+        buffer[0] = UInt8(ascii: "\"")
+        two(year / 100, at: 1)
+        two(year % 100, at: 3)
+        buffer[5] = UInt8(ascii: "-")
+        two(month, at: 6)
+        buffer[8] = UInt8(ascii: "-")
+        two(day, at: 9)
+        buffer[11] = UInt8(ascii: "T")
+        two(time / 3600, at: 12)
+        buffer[14] = UInt8(ascii: ":")
+        two(time / 60 % 60, at: 15)
+        buffer[17] = UInt8(ascii: ":")
+        two(time % 60, at: 18)
+        buffer[20] = UInt8(ascii: ".")
+        buffer[21] = UInt8(truncatingIfNeeded: fraction / 100) + 48
+        two(fraction % 100, at: 22)
+        buffer[24] = UInt8(ascii: "Z")
+        buffer[25] = UInt8(ascii: "\"")
+        return true
     }
 
     /// The proleptic Gregorian year, month and day of a day counted from 1970-01-01 (the civil-

@@ -217,3 +217,50 @@ struct ColonyJSONWriterTests {
         #expect(try event.encoded() == Array(ColonyJSON.encoder().encode(event)))
     }
 }
+
+/// Every writer method, from a capacity too small for it (the writer grows), against Foundation.
+struct EveryWrite: ColonyJSONWritable {
+    var count: Int
+    var escaped: String
+    var id: UUID
+    var items: [Int]
+    var late: Date
+    var note: String?
+    var ok: Bool
+    var ratio: Double
+    var when: Date
+
+    func writeJSON(to json: inout JSONBytesWriter) throws {
+        json.raw("{")
+        json.key("count"); json.int(count)
+        json.key("escaped"); json.string(escaped)
+        json.key("id"); json.uuid(id)
+        json.key("items"); json.array(items) { $0.int($1) }
+        json.key("late"); json.date(late)
+        json.member("note", note) { $0.string($1) }
+        json.key("ok"); json.bool(ok)
+        json.key("ratio"); try json.double(ratio)
+        json.key("when"); json.date(when)
+        json.raw("}")
+    }
+
+    var jsonCapacity: Int { 1 }
+}
+
+@Suite("JSONBytesWriter")
+struct JSONBytesWriterTests {
+    @Test("every method writes what Foundation writes, growing from a capacity too small: integers at their ends, escapes, times past 9999, absent members")
+    func everyWrite() throws {
+        let values = [
+            EveryWrite(count: Int.min, escaped: "a \"quoted\" \\ / line\nbreak \u{01} é 😀 and then some more text", id: UUID(), items: [Int.max, -1, 0, 7],
+                       late: Date(timeIntervalSince1970: 253_402_300_800.5), note: nil, ok: true, ratio: 0.1, when: Date(timeIntervalSince1970: 1_790_000_000.123)),
+            EveryWrite(count: 0, escaped: "", id: UUID(), items: [], late: Date(timeIntervalSince1970: -62_167_219_200.5), note: "plain note of some length",
+                       ok: false, ratio: -2.5e300, when: Date(timeIntervalSince1970: -1.5)),
+        ]
+        for value in values {
+            let fast = String(decoding: try ColonyJSON.encode(value), as: UTF8.self)
+            let foundation = String(decoding: try ColonyJSON.encoder().encode(value), as: UTF8.self)
+            #expect(fast == foundation)
+        }
+    }
+}
