@@ -199,7 +199,9 @@ enum JSONNode {
         let fraction = Int(milliseconds - seconds * 1000)
         let days = seconds.floorDivided(by: 86_400)
         let time = Int(seconds - days * 86_400)
-        let (year, month, day) = civil(days: days)
+        // LocalDate's civil-from-days arithmetic: no `gmtime_r` and its locale.
+        let calendarDay = LocalDate(dayNumber: Int(days))
+        let (year, month, day) = (calendarDay.year, calendarDay.month, calendarDay.day)
         guard (0...9999).contains(year) else { return false }
         func two(_ value: Int, at index: Int) {
             buffer[index] = UInt8(truncatingIfNeeded: value / 10) + 48
@@ -224,21 +226,6 @@ enum JSONNode {
         buffer[24] = UInt8(ascii: "Z")
         buffer[25] = UInt8(ascii: "\"")
         return true
-    }
-
-    /// The proleptic Gregorian year, month and day of a day counted from 1970-01-01 (the civil-
-    /// from-days arithmetic of Howard Hinnant's date algorithms; no `gmtime_r` and its locale).
-    static func civil(days: Int64) -> (year: Int, month: Int, day: Int) {
-        let shifted = days + 719_468  // from 0000-03-01
-        let era = shifted.floorDivided(by: 146_097)
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthFromMarch = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
-        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (Int(year), Int(month), Int(day))
     }
 
     /// A JSON string as Foundation escapes it: quote, backslash and slash, the short escapes for
