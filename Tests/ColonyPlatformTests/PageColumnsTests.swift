@@ -68,4 +68,24 @@ struct PageColumnsTests {
             }
         }
     }
+
+    @Test("KeysetCursor orders as Postgres orders (timestamp, id), ties broken by the id's bytes; a page out of order is put back in order")
+    func keysetOrder() async throws {
+        let table = Migration(version: 1, name: "marks", sql: "CREATE TABLE marks (at timestamptz NOT NULL, id uuid NOT NULL);")
+        try await withTestDatabase(migrations: [table]) { database in
+            // Few distinct times, so most neighbours tie on the time and are ordered by id.
+            let marks = (0..<200).map { n in KeysetCursor(micros: 1_790_000_000_000_000 + Int64(n % 3), id: UUID()) }
+            for mark in marks {
+                try await database.query("INSERT INTO marks VALUES ('epoch'::timestamptz + \(mark.micros) * interval '1 microsecond', \(mark.id))")
+            }
+            let ordered = try await database.query("SELECT \(unescaped: KeysetCursor.microsSQL("at")), id FROM marks ORDER BY at, id").collect()
+                .map { row in let (micros, id) = try row.decode((Int64, UUID).self); return KeysetCursor(micros: micros, id: id) }
+            #expect(ordered == marks.sorted())
+
+            #expect(MemberPage.inOrder(ordered, newestFirst: false, cursor: { $0 }) == ordered)
+            #expect(MemberPage.inOrder(ordered.shuffled(), newestFirst: false, cursor: { $0 }) == ordered)
+            #expect(MemberPage.inOrder(ordered.shuffled(), newestFirst: true, cursor: { $0 }) == ordered.reversed())
+            #expect(MemberPage.inOrder([KeysetCursor](), newestFirst: true, cursor: { $0 }) == [])
+        }
+    }
 }

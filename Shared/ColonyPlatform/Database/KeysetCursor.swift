@@ -4,7 +4,7 @@ import Foundation
 /// A position in a list ordered by a timestamp and an id (newest-first feeds, message
 /// histories): the timestamp in whole microseconds since 1970 — Postgres's own precision, so
 /// comparisons are exact — and the id as tie-breaker. Clients see it as `"<micros>_<uuid>"`.
-public struct KeysetCursor: Sendable, Equatable {
+public struct KeysetCursor: Sendable, Equatable, Comparable {
     public var micros: Int64
     public var id: UUID
 
@@ -22,6 +22,14 @@ public struct KeysetCursor: Sendable, Equatable {
     }
 
     public var text: String { "\(micros)_\(id.lowercased)" }
+
+    /// Postgres's order of `(timestamp, id)`: the time, then the id's bytes (as `uuid` compares).
+    public static func < (a: KeysetCursor, b: KeysetCursor) -> Bool {
+        if a.micros != b.micros { return a.micros < b.micros }
+        return withUnsafeBytes(of: a.id.uuid) { x in
+            withUnsafeBytes(of: b.id.uuid) { y in memcmp(x.baseAddress!, y.baseAddress!, 16) < 0 }
+        }
+    }
 
     /// The pattern the OpenAPI documents give cursor parameters.
     public static let pattern = "^[0-9]{1,18}_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"

@@ -79,11 +79,23 @@ public enum MemberPage {
     }
 
     /// Runs a page statement whose row is the page, decoded (`PageColumns.decode` of the row's
-    /// one cell): nil when the reader is not a member.
-    public static func rows<Statement: PostgresPreparedStatement, Element>(_ statement: Statement, on connection: PostgresConnection, logger: Logger) async throws -> [Element]?
+    /// one cell), in keyset order (`newestFirst` or oldest first, by each row's `cursor`): nil when
+    /// the reader is not a member.
+    public static func rows<Statement: PostgresPreparedStatement, Element>(_ statement: Statement, newestFirst: Bool, cursor: (Element) -> KeysetCursor,
+                                                                             on connection: PostgresConnection, logger: Logger) async throws -> [Element]?
     where Statement.Row == [Element] {
-        for try await page in try await connection.execute(statement, logger: logger) { return page }
+        for try await page in try await connection.execute(statement, logger: logger) { return inOrder(page, newestFirst: newestFirst, cursor: cursor) }
         return nil
+    }
+
+    /// The page in keyset order. Postgres aggregates the arrays in the order the sorted subquery
+    /// hands them over, which its documentation says "will usually work" rather than promises; the
+    /// next page's cursor is the last row's, so the order is checked here and the page sorted if
+    /// it is ever off.
+    public static func inOrder<Element>(_ page: [Element], newestFirst: Bool, cursor: (Element) -> KeysetCursor) -> [Element] {
+        let ordered = zip(page, page.dropFirst()).allSatisfy { newestFirst ? cursor($1) < cursor($0) : cursor($0) < cursor($1) }
+        if ordered { return page }
+        return page.sorted { newestFirst ? cursor($1) < cursor($0) : cursor($0) < cursor($1) }
     }
 }
 

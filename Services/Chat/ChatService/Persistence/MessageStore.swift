@@ -45,11 +45,14 @@ struct MessageStore: Sendable {
         let found: [(StoredMessage, Cursor)]?
         switch direction {
         case .latest:
-            found = try await MemberPage.rows(HistoryPageStatement<HistorySQL.Latest>(groupID: groupID, userID: userID, cursor: nil, limit: limit), on: connection, logger: logger)
+            found = try await MemberPage.rows(HistoryPageStatement<HistorySQL.Latest>(groupID: groupID, userID: userID, cursor: nil, limit: limit), newestFirst: true,
+                                             cursor: \.1, on: connection, logger: logger)
         case .before(let cursor):
-            found = try await MemberPage.rows(HistoryPageStatement<HistorySQL.Before>(groupID: groupID, userID: userID, cursor: cursor, limit: limit), on: connection, logger: logger)
+            found = try await MemberPage.rows(HistoryPageStatement<HistorySQL.Before>(groupID: groupID, userID: userID, cursor: cursor, limit: limit), newestFirst: true,
+                                             cursor: \.1, on: connection, logger: logger)
         case .after(let cursor):
-            found = try await MemberPage.rows(HistoryPageStatement<HistorySQL.After>(groupID: groupID, userID: userID, cursor: cursor, limit: limit), on: connection, logger: logger)
+            found = try await MemberPage.rows(HistoryPageStatement<HistorySQL.After>(groupID: groupID, userID: userID, cursor: cursor, limit: limit), newestFirst: false,
+                                             cursor: \.1, on: connection, logger: logger)
         }
         guard var rows = found else { return nil }
         let more = rows.count > limit

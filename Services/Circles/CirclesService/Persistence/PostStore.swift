@@ -171,9 +171,11 @@ struct PostStore: Sendable {
     func feed(_ circleID: UUID, viewer: UUID, before cursor: KeysetCursor?, limit: Int, on connection: PostgresConnection) async throws
         -> [(Stored, Aggregates, KeysetCursor)]? {
         if let cursor {
-            return try await MemberPage.rows(FeedPageStatement<FeedSQL.Before>(circleID: circleID, viewer: viewer, cursor: cursor, limit: limit), on: connection, logger: logger)
+            return try await MemberPage.rows(FeedPageStatement<FeedSQL.Before>(circleID: circleID, viewer: viewer, cursor: cursor, limit: limit), newestFirst: true,
+                                            cursor: \.2, on: connection, logger: logger)
         }
-        return try await MemberPage.rows(FeedPageStatement<FeedSQL.Latest>(circleID: circleID, viewer: viewer, cursor: nil, limit: limit), on: connection, logger: logger)
+        return try await MemberPage.rows(FeedPageStatement<FeedSQL.Latest>(circleID: circleID, viewer: viewer, cursor: nil, limit: limit), newestFirst: true,
+                                        cursor: \.2, on: connection, logger: logger)
     }
 
     /// One post with the viewer's aggregates.
