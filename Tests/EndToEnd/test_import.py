@@ -503,7 +503,10 @@ def test_import_socialspot(api: Api, stack: Stack, source_project):
     around = expect(sam_user.get("/nearby/v1/nearby"), 200)
     seen = {u["user_id"].lower(): u for u in around["users"]}
     assert set(seen) == {sky.id}, around
-    assert 50 <= seen[sky.id]["distance_feet"] <= 300, seen[sky.id]
+    # Others see Sky's point moved 100–150 ft in a direction of its own, then snapped to a 50 ft grid
+    # (up to 36 ft more): from 100 ft away that is anywhere from 0 to 286 ft. (A floor of 50 failed
+    # one fresh-clone run at 30 ft.)
+    assert 0 <= seen[sky.id]["distance_feet"] <= 300, seen[sky.id]
 
     zed_user = sign_in(api, "socialspot", zed.email, zed.password)
     assert ("apple", zed.apple_sub) in {(i["provider"], i["id"]) for i in expect(zed_user.get("/auth/v1/user"), 200)["identities"]}
