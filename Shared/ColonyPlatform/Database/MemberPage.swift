@@ -78,13 +78,13 @@ public enum MemberPage {
         return bindings
     }
 
-    /// Runs a page statement whose row is the page, decoded (`PageColumns.decode` of the row's
-    /// one cell), in keyset order (`newestFirst` or oldest first, by each row's `cursor`): nil when
+    /// Runs a page statement, its page in keyset order (`newestFirst` or oldest first): nil when
     /// the reader is not a member.
-    public static func rows<Statement: PostgresPreparedStatement, Element>(_ statement: Statement, newestFirst: Bool, cursor: (Element) -> KeysetCursor,
-                                                                             on connection: PostgresConnection, logger: Logger) async throws -> [Element]?
-    where Statement.Row == [Element] {
-        for try await page in try await connection.execute(statement, logger: logger) { return inOrder(page, newestFirst: newestFirst, cursor: cursor) }
+    public static func rows<Shape, Rows>(_ statement: MemberPageStatement<Shape, Rows>, newestFirst: Bool,
+                                         on connection: PostgresConnection, logger: Logger) async throws -> [Rows.Element]? {
+        for try await page in try await connection.execute(statement, logger: logger) {
+            return inOrder(page, newestFirst: newestFirst, cursor: Rows.cursor(of:))
+        }
         return nil
     }
 
@@ -96,6 +96,43 @@ public enum MemberPage {
         let ordered = zip(page, page.dropFirst()).allSatisfy { newestFirst ? cursor($1) < cursor($0) : cursor($0) < cursor($1) }
         if ordered { return page }
         return page.sorted { newestFirst ? cursor($1) < cursor($0) : cursor($0) < cursor($1) }
+    }
+}
+
+/// How a member page's rows read: one row's columns in order, and the row's cursor.
+public protocol MemberPageRow {
+    associatedtype Element
+    static func decode(_ columns: inout PageRow) throws -> Element
+    static func cursor(of element: Element) -> KeysetCursor
+}
+
+/// A member page as a prepared statement: its SQL, one type per paging direction (`Shape`), and
+/// how its rows read (`Rows`). Its one row is the page (`PageColumns.decode` of its one cell).
+public struct MemberPageStatement<Shape: StatementSQL, Rows: MemberPageRow>: PostgresPreparedStatement {
+    public static var sql: String { Shape.sql }
+    /// The SQL type's full name (`ChatService.HistorySQL.Latest`): unique per statement, and short
+    /// (the generic type's own name would run past 80 characters).
+    public static var name: String { String(reflecting: Shape.self) }
+    public typealias Row = [Rows.Element]
+
+    public var scope: UUID
+    public var reader: UUID
+    public var cursor: KeysetCursor?
+    public var limit: Int
+
+    public init(scope: UUID, reader: UUID, cursor: KeysetCursor?, limit: Int) {
+        self.scope = scope
+        self.reader = reader
+        self.cursor = cursor
+        self.limit = limit
+    }
+
+    public func makeBindings() throws -> PostgresBindings {
+        MemberPage.bindings(scope: scope, reader: reader, cursor: cursor, limit: limit)
+    }
+
+    public func decodeRow(_ row: PostgresRow) throws -> Row {
+        try PageColumns.decode(row.first?.bytes, Rows.decode)
     }
 }
 

@@ -45,14 +45,14 @@ struct MessageStore: Sendable {
         let found: [(StoredMessage, Cursor)]?
         switch direction {
         case .latest:
-            found = try await MemberPage.rows(HistoryPageStatement<HistorySQL.Latest>(groupID: groupID, userID: userID, cursor: nil, limit: limit), newestFirst: true,
-                                             cursor: \.1, on: connection, logger: logger)
+            found = try await MemberPage.rows(HistoryPageStatement<HistorySQL.Latest>(scope: groupID, reader: userID, cursor: nil, limit: limit), newestFirst: true,
+                                             on: connection, logger: logger)
         case .before(let cursor):
-            found = try await MemberPage.rows(HistoryPageStatement<HistorySQL.Before>(groupID: groupID, userID: userID, cursor: cursor, limit: limit), newestFirst: true,
-                                             cursor: \.1, on: connection, logger: logger)
+            found = try await MemberPage.rows(HistoryPageStatement<HistorySQL.Before>(scope: groupID, reader: userID, cursor: cursor, limit: limit), newestFirst: true,
+                                             on: connection, logger: logger)
         case .after(let cursor):
-            found = try await MemberPage.rows(HistoryPageStatement<HistorySQL.After>(groupID: groupID, userID: userID, cursor: cursor, limit: limit), newestFirst: false,
-                                             cursor: \.1, on: connection, logger: logger)
+            found = try await MemberPage.rows(HistoryPageStatement<HistorySQL.After>(scope: groupID, reader: userID, cursor: cursor, limit: limit), newestFirst: false,
+                                             on: connection, logger: logger)
         }
         guard var rows = found else { return nil }
         let more = rows.count > limit
@@ -144,24 +144,15 @@ public enum HistorySQL {
     public enum After: StatementSQL { public static let sql = HistorySQL.sql(.after) }
 }
 
-/// A history page as a prepared statement: its one row is the page, each message with its cursor.
-struct HistoryPageStatement<Shape: StatementSQL>: PostgresPreparedStatement {
-    static var sql: String { Shape.sql }
-    typealias Row = [(StoredMessage, KeysetCursor)]
+/// A history page as a prepared statement (`MemberPageStatement`), one per paging direction.
+typealias HistoryPageStatement<Shape: StatementSQL> = MemberPageStatement<Shape, HistoryRow>
 
-    var groupID: UUID
-    var userID: UUID
-    var cursor: KeysetCursor?
-    var limit: Int
-
-    func makeBindings() throws -> PostgresBindings {
-        MemberPage.bindings(scope: groupID, reader: userID, cursor: cursor, limit: limit)
+/// A history page's row: the message and its cursor.
+enum HistoryRow: MemberPageRow {
+    static func decode(_ columns: inout PageRow) throws -> (StoredMessage, KeysetCursor) {
+        let message = try StoredMessage(&columns)
+        return (message, KeysetCursor(micros: try columns.int64(), id: message.id))
     }
 
-    func decodeRow(_ row: PostgresRow) throws -> Row {
-        try PageColumns.decode(row.first?.bytes) { fields in
-            let message = try StoredMessage(&fields)
-            return (message, KeysetCursor(micros: try fields.int64(), id: message.id))
-        }
-    }
+    static func cursor(of element: (StoredMessage, KeysetCursor)) -> KeysetCursor { element.1 }
 }

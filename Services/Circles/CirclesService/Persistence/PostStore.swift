@@ -171,11 +171,11 @@ struct PostStore: Sendable {
     func feed(_ circleID: UUID, viewer: UUID, before cursor: KeysetCursor?, limit: Int, on connection: PostgresConnection) async throws
         -> [(Stored, Aggregates, KeysetCursor)]? {
         if let cursor {
-            return try await MemberPage.rows(FeedPageStatement<FeedSQL.Before>(circleID: circleID, viewer: viewer, cursor: cursor, limit: limit), newestFirst: true,
-                                            cursor: \.2, on: connection, logger: logger)
+            return try await MemberPage.rows(FeedPageStatement<FeedSQL.Before>(scope: circleID, reader: viewer, cursor: cursor, limit: limit), newestFirst: true,
+                                             on: connection, logger: logger)
         }
-        return try await MemberPage.rows(FeedPageStatement<FeedSQL.Latest>(circleID: circleID, viewer: viewer, cursor: nil, limit: limit), newestFirst: true,
-                                        cursor: \.2, on: connection, logger: logger)
+        return try await MemberPage.rows(FeedPageStatement<FeedSQL.Latest>(scope: circleID, reader: viewer, cursor: nil, limit: limit), newestFirst: true,
+                                         on: connection, logger: logger)
     }
 
     /// One post with the viewer's aggregates.
@@ -406,28 +406,18 @@ struct PostCard: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws -> Row { try PostStore.card(row) }
 }
 
-/// A feed page as a prepared statement; a row is nil for the member row of an empty feed.
-struct FeedPageStatement<Shape: StatementSQL>: PostgresPreparedStatement {
-    static var sql: String { Shape.sql }
-    /// The page, each card with its cursor.
-    typealias Row = [(PostStore.Stored, PostStore.Aggregates, KeysetCursor)]
+/// A feed page as a prepared statement (`MemberPageStatement`), one per paging direction.
+typealias FeedPageStatement<Shape: StatementSQL> = MemberPageStatement<Shape, FeedRow>
 
-    var circleID: UUID
-    var viewer: UUID
-    var cursor: KeysetCursor?
-    var limit: Int
-
-    func makeBindings() throws -> PostgresBindings {
-        MemberPage.bindings(scope: circleID, reader: viewer, cursor: cursor, limit: limit)
+/// A feed page's row: the post, the viewer's aggregates and the card's cursor.
+enum FeedRow: MemberPageRow {
+    static func decode(_ columns: inout PageRow) throws -> (PostStore.Stored, PostStore.Aggregates, KeysetCursor) {
+        let stored = try PostStore.stored(&columns)
+        let aggregates = try PostStore.aggregates(&columns)
+        return (stored, aggregates, KeysetCursor(micros: try columns.int64(), id: stored.row.id))
     }
 
-    func decodeRow(_ row: PostgresRow) throws -> Row {
-        try PageColumns.decode(row.first?.bytes) { fields in
-            let stored = try PostStore.stored(&fields)
-            let aggregates = try PostStore.aggregates(&fields)
-            return (stored, aggregates, KeysetCursor(micros: try fields.int64(), id: stored.row.id))
-        }
-    }
+    static func cursor(of element: (PostStore.Stored, PostStore.Aggregates, KeysetCursor)) -> KeysetCursor { element.2 }
 }
 
 /// The text of a card's aggregates (`PostStore.aggregatesSQL`), read back: numbers first, each
