@@ -33,9 +33,6 @@ public struct JSONBytesWriter {
         storage = [UInt8](unsafeUninitializedCapacity: max(capacity, 64)) { _, initialized in initialized = max(capacity, 64) }
     }
 
-    /// The bytes written so far.
-    public var bytes: [UInt8] { Array(storage[..<count]) }
-
     /// The bytes written, without a copy; the writer is spent.
     public consuming func finish() -> [UInt8] {
         storage.removeLast(storage.count - count)
@@ -56,6 +53,14 @@ public struct JSONBytesWriter {
             if let base = bytes.baseAddress, bytes.count > 0 { out.baseAddress!.update(from: base, count: bytes.count) }
             return bytes.count
         }
+    }
+
+    /// What the encoder's tree writers append, for the rare values written no faster here
+    /// (strings with escapes, years past 9999, doubles).
+    private mutating func write(_ tree: (inout [UInt8]) -> Void) {
+        var bytes: [UInt8] = []
+        tree(&bytes)
+        bytes.withUnsafeBufferPointer { write($0) }
     }
 
     @inline(__always)
@@ -112,9 +117,7 @@ public struct JSONBytesWriter {
                     return bytes.count + 2
                 }
             } else {
-                var escaped: [UInt8] = []
-                JSONNode.writeString(value, to: &escaped)
-                escaped.withUnsafeBufferPointer { write($0) }
+                write { JSONNode.writeString(value, to: &$0) }
             }
         }
     }
@@ -131,28 +134,19 @@ public struct JSONBytesWriter {
             inRange = JSONNode.dateBytes(value, into: out)
             return inRange ? 26 : 0
         }
-        if !inRange {
-            var text: [UInt8] = []
-            JSONNode.writeDate(value, to: &text)
-            text.withUnsafeBufferPointer { write($0) }
-        }
+        if !inRange { write { JSONNode.writeDate(value, to: &$0) } }
     }
 
     public mutating func bool(_ value: Bool) { if value { raw("true") } else { raw("false") } }
 
     public mutating func int(_ value: Int) {
-        write(upTo: 21) { out in
-            guard value < 0 else { return JSONNode.digitBytes(UInt64(value), into: out) }
-            out[0] = UInt8(ascii: "-")
-            return 1 + JSONNode.digitBytes(UInt64(value.magnitude), into: UnsafeMutableBufferPointer(rebasing: out[1...]))
-        }
+        write(upTo: 20) { JSONNode.integerBytes(Int64(value), into: $0) }
     }
 
     /// Foundation's number text; a non-finite value throws, as the encoder does.
     public mutating func double(_ value: Double) throws {
-        var text: [UInt8] = []
-        JSONNode.write(try JSONNode.number(value), to: &text)
-        text.withUnsafeBufferPointer { write($0) }
+        let number = try JSONNode.number(value)
+        write { JSONNode.write(number, to: &$0) }
     }
 
     /// An optional member: written when present, left out when not (as the encoder does).

@@ -108,14 +108,8 @@ enum JSONNode {
         switch node {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let value): out.append(contentsOf: value ? "true".utf8 : "false".utf8)
-        case .integer(let value):
-            if value < 0 {
-                out.append(UInt8(ascii: "-"))
-                writeDigits(value.magnitude, to: &out)
-            } else {
-                writeDigits(UInt64(value), to: &out)
-            }
-        case .unsigned(let value): writeDigits(value, to: &out)
+        case .integer(let value): append(upTo: 20, to: &out) { integerBytes(value, into: $0) }
+        case .unsigned(let value): append(upTo: 20, to: &out) { digitBytes(value, into: $0) }
         case .number(let text): out.append(contentsOf: text.utf8)
         case .string(let text): writeString(text, to: &out)
         case .uuid(let id): writeUUID(id, to: &out)
@@ -141,10 +135,20 @@ enum JSONNode {
 
     static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
-    static func writeDigits(_ value: UInt64, to out: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<digitBytes(value, into: buffer)]))
+    /// Up to `length` bytes made on the stack by `body` (which says how many), appended at once.
+    static func append(upTo length: Int, to out: inout [UInt8], _ body: (UnsafeMutableBufferPointer<UInt8>) -> Int) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { buffer in
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<body(buffer)]))
         }
+    }
+
+    /// The decimal text of `value`, sign and all, at the start of `buffer` (20 bytes fit any), and
+    /// how many bytes.
+    @inline(__always)
+    static func integerBytes(_ value: Int64, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        guard value < 0 else { return digitBytes(UInt64(value), into: buffer) }
+        buffer[0] = UInt8(ascii: "-")
+        return 1 + digitBytes(value.magnitude, into: UnsafeMutableBufferPointer(rebasing: buffer[1...]))
     }
 
     /// The decimal digits of `value` at the start of `buffer` (20 bytes fit any), and how many.
@@ -165,10 +169,7 @@ enum JSONNode {
     /// and appended at once (an append per byte checked the array's uniqueness and capacity 38
     /// times; UUIDs were the largest item of a history page's JSON).
     static func writeUUID(_ id: UUID, to out: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 38) { buffer in
-            uuidBytes(id, into: buffer)
-            out.append(contentsOf: UnsafeBufferPointer(buffer))
-        }
+        append(upTo: 38, to: &out) { uuidBytes(id, into: $0); return 38 }
     }
 
     /// The quoted UUID's 38 bytes at the start of `buffer`.
@@ -183,12 +184,9 @@ enum JSONNode {
     static func writeDate(_ date: Date, to out: inout [UInt8]) {
         // Made on the stack and appended at once (an append per byte checked the array's
         // uniqueness and capacity 26 times).
-        let written = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 26) { buffer in
-            guard dateBytes(date, into: buffer) else { return false }
-            out.append(contentsOf: UnsafeBufferPointer(buffer))
-            return true
-        }
-        if !written { writeString(ISO8601.format(date), to: &out) }
+        var inRange = true
+        append(upTo: 26, to: &out) { inRange = dateBytes(date, into: $0); return inRange ? 26 : 0 }
+        if !inRange { writeString(ISO8601.format(date), to: &out) }
     }
 
     /// The quoted time's 26 bytes at the start of `buffer`; false, and nothing written, for a year
