@@ -52,12 +52,8 @@ public actor TokenVerifier {
     private var knownKeyIDs: Set<String> = []
     private var fetchedAt: ContinuousClock.Instant?
     private var lastRefetchForUnknownKey: ContinuousClock.Instant?
-    /// Access tokens verified before, until their `exp`: checking the same ES256 signature on
-    /// every request of a session is most of a cheap request's CPU. Keyed by the whole token (a
-    /// signature alone could be paired with another payload); emptied when the keys change, so a
-    /// revoked key's tokens stop working with the next key fetch.
-    private var verifiedTokens: [String: AccessTokenClaims] = [:]
-    static let verifiedTokensLimit = 10_000
+    /// Access tokens verified before; emptied when the fetched keys change.
+    private var verifiedTokens = VerifiedTokens()
 
     public init(configuration: TokenVerifierConfiguration, httpClient: HTTPClient = .shared, logger: Logger) {
         self.configuration = configuration
@@ -69,11 +65,12 @@ public actor TokenVerifier {
     public func verify(_ token: String) async throws(APIError) -> AuthenticatedUser {
         let claims: AccessTokenClaims
         do {
-            if let cached = verifiedTokens[token], cached.exp.value > Date(), !keysNeedRefresh {
+            if let cached = verifiedTokens.claims(of: token), !keysNeedRefresh {
                 claims = cached
             } else {
+                let generation = verifiedTokens.generation
                 claims = try await verifiedClaims(token)
-                remember(token, claims)
+                verifiedTokens.remember(token, claims, verifiedAtGeneration: generation)
             }
         } catch let error as JWTError {
             throw Self.apiError(for: error)
@@ -158,16 +155,6 @@ public actor TokenVerifier {
         return ContinuousClock.now - fetchedAt >= configuration.cacheLifetime
     }
 
-    private func remember(_ token: String, _ claims: AccessTokenClaims) {
-        if verifiedTokens.count >= Self.verifiedTokensLimit {
-            let now = Date()
-            verifiedTokens = verifiedTokens.filter { $0.value.exp.value > now }
-            // Still full of live tokens (a flood of sessions): start over rather than grow.
-            if verifiedTokens.count >= Self.verifiedTokensLimit { verifiedTokens.removeAll(keepingCapacity: true) }
-        }
-        verifiedTokens[token] = claims
-    }
-
     /// The `kid` in a token's header, if it has one.
     public static func keyID(of token: String) -> String? {
         guard let header = token.split(separator: ".", maxSplits: 1).first else { return nil }
@@ -233,7 +220,7 @@ public actor TokenVerifier {
         let collection = try await JWTKeyCollection().add(jwksJSON: json)
         keys = collection
         let fetchedIDs = Self.keyIDs(inJWKS: json)
-        if fetchedIDs != knownKeyIDs { verifiedTokens.removeAll() }
+        if fetchedIDs != knownKeyIDs { verifiedTokens.forgetAll() }
         knownKeyIDs = fetchedIDs
         fetchedAt = .now
         return collection

@@ -36,6 +36,8 @@ public actor KeyRing {
     private let retention: TimeInterval
     private var snapshot: Snapshot?
     private var lastReloadForUnknownKey: ContinuousClock.Instant?
+    /// Access tokens verified before: `GET /user` and every other call with a session checks one.
+    private var verifiedTokens = VerifiedTokens()
 
     public init(database: Database, issuer: String, retiredKeyRetentionSeconds: Int, logger: Logger) {
         self.database = database
@@ -54,14 +56,14 @@ public actor KeyRing {
         try await database.transaction { connection in
             try await store.createAPIKeysIfMissing(signer: loaded.keys, kid: loaded.currentKid, issuer: issuer, on: connection)
         }
-        snapshot = try await load()
+        install(try await load())
     }
 
     /// Retires the current signing key and starts signing with a new one.
     public func rotate() async throws -> String {
         let store = self.store
         let kid = try await database.transaction { connection in try await store.rotate(on: connection) }
-        snapshot = try await load()
+        install(try await load())
         return kid
     }
 
@@ -76,7 +78,7 @@ public actor KeyRing {
     public func revokeSigningKey(kid: String) async throws -> Bool {
         let store = self.store
         let revoked = try await database.transaction { try await store.revokeSigningKey(kid: kid, on: $0) }
-        snapshot = try await load()
+        install(try await load())
         return revoked
     }
 
@@ -88,7 +90,7 @@ public actor KeyRing {
             try await store.revokeAPIKey(app: app, role: role, on: connection)
             try await store.createAPIKeysIfMissing(signer: loaded.keys, kid: loaded.currentKid, issuer: issuer, on: connection)
         }
-        snapshot = try await load()
+        install(try await load())
         guard let key = snapshot?.apiKeys.values.first(where: { $0.app == app && $0.role == role }) else {
             throw APIError(.internalServerError, code: "keys_unavailable", message: "the new API key was not stored")
         }
@@ -99,7 +101,7 @@ public actor KeyRing {
     public func revokeAPIKey(_ key: String) async throws -> Bool {
         let store = self.store
         let revoked = try await database.transaction { try await store.revokeAPIKey(key, on: $0) }
-        snapshot = try await load()
+        install(try await load())
         return revoked
     }
 
@@ -115,7 +117,7 @@ public actor KeyRing {
         let now = ContinuousClock.now
         if let last = lastReloadForUnknownKey, now - last < .seconds(5) { return nil }
         lastReloadForUnknownKey = now
-        snapshot = try await load()
+        install(try await load())
         return snapshot?.apiKeys[key]
     }
 
@@ -134,7 +136,12 @@ public actor KeyRing {
 
     /// Verifies an access token's signature and expiry against the published keys.
     public func verify(_ token: String) async throws -> AccessTokenClaims {
-        try await current().keys.verify(token, as: AccessTokenClaims.self)
+        let keys = try await current().keys
+        if let cached = verifiedTokens.claims(of: token) { return cached }
+        let generation = verifiedTokens.generation
+        let claims = try await keys.verify(token, as: AccessTokenClaims.self)
+        verifiedTokens.remember(token, claims, verifiedAtGeneration: generation)
+        return claims
     }
 
     public func jwks() async throws -> String {
@@ -144,13 +151,21 @@ public actor KeyRing {
     private func current() async throws -> Snapshot {
         if let snapshot, ContinuousClock.now - snapshot.loadedAt < .seconds(30) { return snapshot }
         do {
-            if snapshot == nil { try await ensureKeys() } else { snapshot = try await load() }
+            if snapshot == nil { try await ensureKeys() } else { install(try await load()) }
         } catch {
             // The database hiccuped: keep the keys we have rather than failing every request.
             if let snapshot { return snapshot }
             throw error
         }
         return snapshot!
+    }
+
+    /// Puts loaded keys in place. A change of published keys (a rotation, a revocation, a
+    /// retired key's retention ending) empties the verified tokens, so a revoked key's tokens
+    /// stop working here at once.
+    private func install(_ loaded: Snapshot) {
+        if loaded.jwksJSON != snapshot?.jwksJSON { verifiedTokens.forgetAll() }
+        snapshot = loaded
     }
 
     private func load() async throws -> Snapshot {
