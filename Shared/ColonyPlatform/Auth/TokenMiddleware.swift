@@ -17,11 +17,10 @@ public struct TokenMiddleware: RouterMiddleware {
         guard let header = request.headers[.authorization] else {
             throw APIError.unauthorized("missing access token", code: "missing_token")
         }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else {
+        guard let token = BearerToken.from(authorization: header) else {
             throw APIError.unauthorized("expected a bearer token", code: "invalid_token")
         }
-        let user = try await verifier.verify(String(parts[1]))
+        let user = try await verifier.verify(token)
         var context = context
         context.user = user
         context.logger[metadataKey: "user_id"] = .string(user.id.uuidString.lowercased())
@@ -34,10 +33,7 @@ extension TokenMiddleware {
     /// `apikey` as Supabase's clients send it): the key's app, or a 401.
     public func requireServiceKey(_ request: Request) async throws -> App {
         var presented: [String] = []
-        if let header = request.headers[.authorization] {
-            let parts = header.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, parts[0].lowercased() == "bearer" { presented.append(String(parts[1])) }
-        }
+        if let header = request.headers[.authorization], let token = BearerToken.from(authorization: header) { presented.append(token) }
         if let key = request.headers[HTTPField.Name("apikey")!] { presented.append(key) }
         guard !presented.isEmpty else { throw APIError.unauthorized("a service-role key is required", code: "invalid_service_key") }
         var failure = APIError.unauthorized("a service-role key is required", code: "invalid_service_key")

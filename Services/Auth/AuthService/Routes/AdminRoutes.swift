@@ -79,9 +79,7 @@ struct AdminRoutes {
     /// The app of the service-role key presented as bearer token (or, failing that, apikey).
     func serviceRoleApp(_ request: Request) async throws -> App {
         var presented: [String] = []
-        if let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") {
-            presented.append(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))
-        }
+        if let header = request.headers[.authorization], let token = BearerToken.from(authorization: header) { presented.append(token) }
         if let key = request.headers[.apiKey] { presented.append(key) }
         guard !presented.isEmpty else { throw AuthErrors.noAuthorization }
         for key in presented {

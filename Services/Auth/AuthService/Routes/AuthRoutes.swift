@@ -257,10 +257,7 @@ struct AuthRoutes {
     }
 
     func bearer(_ request: Request) -> String? {
-        guard let header = request.headers[.authorization] else { return nil }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        return String(parts[1]).trimmingCharacters(in: .whitespaces)
+        request.headers[.authorization].flatMap(BearerToken.from(authorization:))
     }
 
     func client(_ request: Request, _ context: ColonyRequestContext) -> ClientInfo {
