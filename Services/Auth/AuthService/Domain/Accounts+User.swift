@@ -10,6 +10,32 @@ extension Accounts {
 
     /// Verifies a bearer token issued for `app` and checks that its session still exists.
     public func authenticate(app: App, bearer: String?) async throws -> AuthenticatedCaller {
+        let (claims, user) = try await verifiedBearer(app: app, bearer: bearer)
+        let sessionID = claims.sessionId.flatMap(UUID.init(uuidString:))
+        if let sessionID {
+            let live = try await database.withConnection { connection in
+                try await sessions.exists(id: sessionID, userID: user.id, on: connection)
+            }
+            guard live else { throw AuthErrors.sessionNotFound }
+        }
+        return AuthenticatedCaller(userID: user.id, sessionID: sessionID, claims: claims)
+    }
+
+    /// `GET /user`: `authenticate` and the account's read as one statement, the session's check
+    /// inside it (every app calls this on launch and on every foreground).
+    public func currentUser(app: App, bearer: String?) async throws -> UserRecord {
+        let (claims, caller) = try await verifiedBearer(app: app, bearer: bearer)
+        guard let sessionID = claims.sessionId.flatMap(UUID.init(uuidString:)) else { return try await user(app: app, id: caller.id) }
+        let found = try await database.withConnection { connection in
+            try await users.find(id: caller.id, app: app, session: sessionID, on: connection)
+        }
+        // No account means no session either: sessions go with their user.
+        guard let (user, sessionLive) = found, sessionLive else { throw AuthErrors.sessionNotFound }
+        return user
+    }
+
+    /// The claims of a bearer token that auth signed for `app`, or the 401 saying why not.
+    private func verifiedBearer(app: App, bearer: String?) async throws -> (AccessTokenClaims, AuthenticatedUser) {
         guard let bearer, !bearer.isEmpty else { throw AuthErrors.noAuthorization }
         let claims: AccessTokenClaims
         do {
@@ -26,14 +52,7 @@ extension Accounts {
         } catch {
             throw APIError(.unauthorized, code: "bad_jwt", message: "invalid JWT: \(error.message)", headers: [.wwwAuthenticate: "Bearer"])
         }
-        let sessionID = claims.sessionId.flatMap(UUID.init(uuidString:))
-        if let sessionID {
-            let live = try await database.withConnection { connection in
-                try await sessions.exists(id: sessionID, userID: user.id, on: connection)
-            }
-            guard live else { throw AuthErrors.sessionNotFound }
-        }
-        return AuthenticatedCaller(userID: user.id, sessionID: sessionID, claims: claims)
+        return (claims, user)
     }
 
     public func user(app: App, id: UUID) async throws -> UserRecord {

@@ -66,6 +66,9 @@ struct UserStore {
         email_proven_at, phone_proven_at, password_unproven, email_change_confirm_status
         """
 
+    /// How many columns `columns` lists.
+    static let columnCount = 24
+
     /// By id: the hot path of refresh and `GET /user`, so a prepared statement (parsed and
     /// planned once per connection).
     func find(id: UUID, app: App, on connection: PostgresConnection, forUpdate: Bool = false) async throws -> UserRecord? {
@@ -83,6 +86,27 @@ struct UserStore {
         var app: String
         func makeBindings() throws -> PostgresBindings { try UserStore.bindings(id, app) }
         func decodeRow(_ row: PostgresRow) throws -> UserRecord? { try UserStore.user(from: row) }
+    }
+
+    /// The account and whether `session` is still one of its sessions (`GET /user`).
+    func find(id: UUID, app: App, session: UUID, on connection: PostgresConnection) async throws -> (UserRecord, sessionLive: Bool)? {
+        for try await found in try await connection.execute(UserWithSession(id: id, app: app.rawValue, session: session), logger: logger) { return found }
+        return nil
+    }
+
+    struct UserWithSession: PostgresPreparedStatement {
+        static let sql = """
+            SELECT \(UserStore.columns), EXISTS (SELECT 1 FROM sessions s WHERE s.id = $3 AND s.user_id = users.id)
+            FROM users WHERE id = $1 AND app = $2
+            """
+        var id: UUID
+        var app: String
+        var session: UUID
+        func makeBindings() throws -> PostgresBindings { try UserStore.bindings(id, app, session) }
+        func decodeRow(_ row: PostgresRow) throws -> (UserRecord, sessionLive: Bool)? {
+            guard let user = try UserStore.user(from: row) else { return nil }
+            return (user, try row.makeRandomAccess()[UserStore.columnCount].decode(Bool.self))
+        }
     }
 
     struct UserByIDForUpdate: PostgresPreparedStatement {

@@ -185,8 +185,7 @@ struct AuthRoutes {
 
     @Sendable func getUser(_ request: Request, context: ColonyRequestContext) async throws -> Response {
         let app = try await anonApp(request)
-        let caller = try await accounts.authenticate(app: app, bearer: bearer(request))
-        return try json(UserResource(try await accounts.user(app: app, id: caller.userID)), request, context)
+        return try json(UserResource(try await accounts.currentUser(app: app, bearer: bearer(request))), request, context)
     }
 
     @Sendable func updateUser(_ request: Request, context: ColonyRequestContext) async throws -> Response {
