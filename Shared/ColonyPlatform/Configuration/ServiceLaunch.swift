@@ -46,6 +46,7 @@ public enum ServiceCommandLine {
     public static let configurationStatus: Int32 = 78
 
     public static func main<Command: ParsableCommand>(_ command: Command.Type, arguments: [String]? = nil) async -> Never {
+        EventLoopSizing.fitToAllowedCPUs()
         let name = Command.configuration.commandName ?? "colony"
         var parsed: any ParsableCommand
         do {
