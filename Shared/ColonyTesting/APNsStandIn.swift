@@ -185,7 +185,7 @@ public final class APNsStandIn: Sendable {
         let traceID = header("traceparent").flatMap(TraceParent.init(header:))?.traceID ?? ""
         let line = "push received token_suffix=\(token.suffix(8)) status=\(status) apns_id=\(apnsID ?? "") trace_id=\(traceID)"
         state.withLock { $0.log.append(line) }
-        Logger(label: "apns-stand-in").info("\(line)")
+        Logger(label: "apns-stand-in").debug("\(line)")
 
         var fields = HTTPFields()
         if let apnsID, let name = HTTPField.Name("apns-id") { fields[name] = apnsID }
