@@ -35,6 +35,32 @@ public struct PlannedBaseline: Codable, Sendable {
     }
 }
 
+/// Requests that each send what the answer before carried (auth's refresh: every answer's
+/// `refresh_token` is the next request's). Each wrk connection keeps a chain of its own, begun
+/// from an answer to `seed`; `{{chain}}` in a request's body is the chain's current value.
+public struct PlannedChain: Codable, Sendable {
+    public var seed: PlannedRequest
+    /// The answer's JSON string field that carries the next value.
+    public var field: String
+
+    public init(seed: PlannedRequest, field: String) {
+        self.seed = seed
+        self.field = field
+    }
+}
+
+/// A rate the scenario must reach as a multiple of another scenario's in the same run
+/// (refresh: 50 times sign-in's).
+public struct PlannedRateComparison: Codable, Sendable {
+    public var scenario: String
+    public var factor: Double
+
+    public init(scenario: String, factor: Double) {
+        self.scenario = scenario
+        self.factor = factor
+    }
+}
+
 /// One row of the table: the requests (wrk cycles through them, each connection from its own
 /// offset), the status they must answer, and the same SQL for pgbench (or a measured baseline).
 public struct PlannedScenario: Codable, Sendable {
@@ -52,9 +78,14 @@ public struct PlannedScenario: Codable, Sendable {
     public var during: String?
     /// Whose p99 this one's is compared with (GET /user in a flood against GET /user idle).
     public var compareP99To: String?
+    /// Requests chained through their answers (refresh), one chain per connection.
+    public var chain: PlannedChain?
+    /// Whose rate this one's must be a multiple of (refresh against sign-in).
+    public var rateAtLeast: PlannedRateComparison?
 
     public init(name: String, kind: String, requests: [PlannedRequest], expectStatus: Int, connections: Int = 32,
-                pgbenchScript: String? = nil, baseline: PlannedBaseline? = nil, resetSQL: [String] = [], during: String? = nil, compareP99To: String? = nil) {
+                pgbenchScript: String? = nil, baseline: PlannedBaseline? = nil, resetSQL: [String] = [], during: String? = nil, compareP99To: String? = nil,
+                chain: PlannedChain? = nil, rateAtLeast: PlannedRateComparison? = nil) {
         self.name = name
         self.kind = kind
         self.requests = requests
@@ -65,6 +96,8 @@ public struct PlannedScenario: Codable, Sendable {
         self.resetSQL = resetSQL
         self.during = during
         self.compareP99To = compareP99To
+        self.chain = chain
+        self.rateAtLeast = rateAtLeast
     }
 }
 

@@ -170,8 +170,9 @@ func prepareSchema(configuration: ServiceConfiguration, settings: AuthSettings) 
 
 /// The out-of-process run's plan: the executable on a migrated schema with its keys, rate limits
 /// lifted; the driver signs up one user (the session) and then measures GET /user at 32
-/// connections, sign-ins at 8 against raw bcrypt, and GET /user from one connection idle and
-/// during the sign-in flood.
+/// connections, sign-ins at 8 against raw bcrypt, refreshes at 8 (each connection a chain of
+/// its own session's refresh tokens) against sign-in, and GET /user from one connection idle
+/// and during the sign-in flood.
 func serveAuthPlan(rawRate: Double, cost: Int, file: String) async throws {
     let mailDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("mail")).path
     defer { try? FileManager.default.removeItem(atPath: mailDirectory) }
@@ -205,6 +206,11 @@ func serveAuthPlan(rawRate: Double, cost: Int, file: String) async throws {
                 PlannedScenario(name: "auth: GET /user", kind: "read", requests: getUser, expectStatus: 200, connections: 32),
                 PlannedScenario(name: "auth: sign-in (password)", kind: "write", requests: signIn, expectStatus: 200, connections: concurrency,
                                 baseline: PlannedBaseline(label: "raw bcrypt, \(hashingThreads) thread(s)", rate: rawRate)),
+                PlannedScenario(name: "auth: refresh", kind: "write",
+                                requests: [PlannedRequest(method: "POST", path: "/auth/v1/token?grant_type=refresh_token", token: nil, body: #"{"refresh_token":"{{chain}}"}"#)],
+                                expectStatus: 200, connections: concurrency,
+                                chain: PlannedChain(seed: signIn[0], field: "refresh_token"),
+                                rateAtLeast: PlannedRateComparison(scenario: "auth: sign-in (password)", factor: 50)),
                 PlannedScenario(name: "auth: GET /user, 1 connection, idle", kind: "read", requests: getUser, expectStatus: 200, connections: 1),
                 PlannedScenario(name: "auth: GET /user, 1 connection, sign-in flood", kind: "read", requests: getUser, expectStatus: 200, connections: 1,
                                 during: "auth: sign-in (password)", compareP99To: "auth: GET /user, 1 connection, idle"),
