@@ -79,7 +79,9 @@ public enum MemberPage {
     }
 
     /// Runs a page statement, its page in keyset order (`newestFirst` or oldest first): nil when
-    /// the reader is not a member.
+    /// the reader is not a member. Inlinable, as `inOrder` is: called unspecialized from a
+    /// service's module, the order check alone cost 240,000 instructions a chat history page.
+    @inlinable
     public static func rows<Shape, Rows>(_ statement: MemberPageStatement<Shape, Rows>, newestFirst: Bool,
                                          on connection: PostgresConnection, logger: Logger) async throws -> [Rows.Element]? {
         for try await page in try await connection.execute(statement, logger: logger) {
@@ -92,10 +94,13 @@ public enum MemberPage {
     /// hands them over, which its documentation says "will usually work" rather than promises; the
     /// next page's cursor is the last row's, so the order is checked here and the page sorted if
     /// it is ever off.
+    @inlinable
     public static func inOrder<Element>(_ page: [Element], newestFirst: Bool, cursor: (Element) -> KeysetCursor) -> [Element] {
-        let ordered = zip(page, page.dropFirst()).allSatisfy { newestFirst ? cursor($1) < cursor($0) : cursor($0) < cursor($1) }
-        if ordered { return page }
-        return page.sorted { newestFirst ? cursor($1) < cursor($0) : cursor($0) < cursor($1) }
+        func before(_ a: KeysetCursor, _ b: KeysetCursor) -> Bool { newestFirst ? b < a : a < b }
+        var index = page.startIndex + 1
+        while index < page.endIndex, before(cursor(page[index - 1]), cursor(page[index])) { index += 1 }
+        if index >= page.endIndex { return page }
+        return page.sorted { before(cursor($0), cursor($1)) }
     }
 }
 
