@@ -71,7 +71,7 @@ extension UUID {
     /// by arithmetic: what `lowercased` and the JSON writer's UUIDs (upper case, as Foundation) share.
     /// Four bytes at a time become eight digits in one word (`HexWord`), stored around the dashes:
     /// a table lookup per byte cost about 500 instructions a UUID, three a message in a history page.
-    func writeCanonical(into buffer: UnsafeMutableBufferPointer<UInt8>, from start: Int, upperCase: Bool) {
+    public func writeCanonical(into buffer: UnsafeMutableBufferPointer<UInt8>, from start: Int, upperCase: Bool) {
         precondition(start >= 0 && buffer.count - start >= 36)
         let out = UnsafeMutableRawPointer(buffer.baseAddress! + start)
         let letters: UInt64 = upperCase ? 7 : 39  // from "9" + 1 to "A" or "a"

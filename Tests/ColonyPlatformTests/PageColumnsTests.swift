@@ -69,6 +69,23 @@ struct PageColumnsTests {
         }
     }
 
+    @Test("a cursor's text is <micros>_<lowercase uuid> and reads back; a NUL in a request target, raw or %00, is found")
+    func cursorText() {
+        for micros: Int64 in [0, 7, 10, 99, 1_790_000_000_123_456, 999_999_999_999_999_999, -1, -1_234_567, Int64.max, Int64.min] {
+            let id = UUID()
+            let cursor = KeysetCursor(micros: micros, id: id)
+            #expect(cursor.text == "\(micros)_\(id.uuidString.lowercased())")
+            if micros >= 0 && micros <= 999_999_999_999_999_999 { #expect(KeysetCursor(cursor.text) == cursor) }
+        }
+        #expect(UnstorableText.problem(inTarget: "/chat/v1/groups?before=1_a") == nil)
+        #expect(UnstorableText.problem(inTarget: "/x?q=%0%00") != nil)
+        #expect(UnstorableText.problem(inTarget: "/x/%00") != nil)
+        #expect(UnstorableText.problem(inTarget: "/x/a\u{0}b") != nil)
+        #expect(UnstorableText.problem(inTarget: "/x?q=%000") != nil)
+        #expect(UnstorableText.problem(inTarget: "/x?q=%20%0a%0") == nil)
+        #expect(UnstorableText.problem(inTarget: "/x?q=0%0") == nil)
+    }
+
     @Test("KeysetCursor orders as Postgres orders (timestamp, id), ties broken by the id's bytes; a page out of order is put back in order")
     func keysetOrder() async throws {
         let table = Migration(version: 1, name: "marks", sql: "CREATE TABLE marks (at timestamptz NOT NULL, id uuid NOT NULL);")
