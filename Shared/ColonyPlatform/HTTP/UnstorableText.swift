@@ -63,7 +63,13 @@ public enum UnstorableText {
     /// What is wrong with a request target (path and query as sent, percent-encoded), nil when
     /// nothing is: a percent-encoded NUL.
     public static func problem(inTarget target: String) -> String? {
-        target.utf8.contains(0) || target.contains("%00") ? nul : nil
+        // Over the bytes: Foundation's `contains("%00")` cost about 20,000 instructions a request.
+        var previous: (UInt8, UInt8) = (0, 0)
+        for byte in target.utf8 {
+            if byte == 0 || (previous == (UInt8(ascii: "%"), UInt8(ascii: "0")) && byte == UInt8(ascii: "0")) { return nul }
+            previous = (previous.1, byte)
+        }
+        return nil
     }
 
     static let nul = "text must not contain the NUL character (U+0000)"
