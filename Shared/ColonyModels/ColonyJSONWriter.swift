@@ -88,6 +88,14 @@ struct AnyKey: CodingKey {
     }
 }
 
+extension Int64 {
+    /// Its decimal text, sign and all, at the start of `buffer` (20 bytes fit any), and how many
+    /// bytes: what the JSON writer's integers and a keyset cursor's text share.
+    public func decimalBytes(into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        JSONNode.integerBytes(self, into: buffer)
+    }
+}
+
 /// The encoded tree: objects keep their members until written, since keys are written sorted.
 enum JSONNode {
     case null

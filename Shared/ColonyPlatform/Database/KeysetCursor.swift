@@ -24,27 +24,11 @@ public struct KeysetCursor: Sendable, Equatable, Comparable {
     /// `"<micros>_<uuid>"`, written into one string: every message of a history page and every
     /// card of a feed carries one, and interpolation cost about 2,500 instructions each.
     public var text: String {
-        String(unsafeUninitializedCapacity: 1 + 19 + 1 + 36) { buffer in
-            var length = 0
-            if micros < 0 {
-                buffer[0] = UInt8(ascii: "-")
-                length = 1
-            }
-            var value = micros.magnitude
-            var digits = 1
-            while value >= 10 {
-                value /= 10
-                digits += 1
-            }
-            value = micros.magnitude
-            for position in stride(from: length + digits - 1, through: length, by: -1) {
-                buffer[position] = UInt8(ascii: "0") + UInt8(value % 10)
-                value /= 10
-            }
-            length += digits
-            buffer[length] = UInt8(ascii: "_")
-            id.writeCanonical(into: buffer, from: length + 1, upperCase: false)
-            return length + 37
+        String(unsafeUninitializedCapacity: 20 + 1 + 36) { buffer in
+            let digits = micros.decimalBytes(into: buffer)
+            buffer[digits] = UInt8(ascii: "_")
+            id.writeCanonical(into: buffer, from: digits + 1, upperCase: false)
+            return digits + 37
         }
     }
 
