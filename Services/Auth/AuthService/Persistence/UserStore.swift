@@ -66,9 +66,6 @@ struct UserStore {
         email_proven_at, phone_proven_at, password_unproven, email_change_confirm_status
         """
 
-    /// How many columns `columns` lists.
-    static let columnCount = 24
-
     /// By id: the hot path of refresh and `GET /user`, so a prepared statement (parsed and
     /// planned once per connection).
     func find(id: UUID, app: App, on connection: PostgresConnection, forUpdate: Bool = false) async throws -> UserRecord? {
@@ -96,7 +93,7 @@ struct UserStore {
 
     struct UserWithSession: PostgresPreparedStatement {
         static let sql = """
-            SELECT \(UserStore.columns), EXISTS (SELECT 1 FROM sessions s WHERE s.id = $3 AND s.user_id = users.id)
+            SELECT EXISTS (SELECT 1 FROM sessions s WHERE s.id = $3 AND s.user_id = users.id), \(UserStore.columns)
             FROM users WHERE id = $1 AND app = $2
             """
         var id: UUID
@@ -104,8 +101,8 @@ struct UserStore {
         var session: UUID
         func makeBindings() throws -> PostgresBindings { try UserStore.bindings(id, app, session) }
         func decodeRow(_ row: PostgresRow) throws -> (UserRecord, sessionLive: Bool)? {
-            guard let user = try UserStore.user(from: row) else { return nil }
-            return (user, try row.makeRandomAccess()[UserStore.columnCount].decode(Bool.self))
+            guard let user = try UserStore.user(from: row, offset: 1) else { return nil }
+            return (user, try row.makeRandomAccess()[0].decode(Bool.self))
         }
     }
 
