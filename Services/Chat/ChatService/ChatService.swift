@@ -63,6 +63,7 @@ public enum ChatService {
                     events: CalendarEvents(outbox: context.outbox, logger: context.logger),
                     uploadLimit: settings.maxUploadBytes
                 ).add(to: router, tokenMiddleware: context.tokenMiddleware, catalog: catalog)
+                InternalMemberRoutes.add(to: router, context: context)
             }
         )
     }

@@ -71,6 +71,7 @@ public enum CirclesService {
                     presence: Presence(outbox: context.outbox, media: media, logger: context.logger),
                     uploadLimit: settings.maxUploadBytes
                 ).add(to: router, tokenMiddleware: context.tokenMiddleware, catalog: catalog)
+                InternalMemberRoutes.add(to: router, context: context)
             }
         )
     }

@@ -77,6 +77,7 @@ public enum HabitsService {
                     idempotency: IdempotencyStore(logger: context.logger),
                     invitations: HiveInvitations(outbox: context.outbox, logger: context.logger)
                 ).add(to: router, tokenMiddleware: context.tokenMiddleware, catalog: catalog)
+                InternalMemberRoutes.add(to: router, context: context)
             }
         )
     }

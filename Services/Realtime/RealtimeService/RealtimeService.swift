@@ -21,6 +21,8 @@ public struct RealtimeSettings: Sendable {
     public var quotas: RealtimeQuotas
     /// The topic scopes and each app's policy for unscoped topics.
     public var topics: TopicRules
+    /// The services realtime asks about memberships its projection has not seen yet.
+    public var owners = MembershipOwners()
 
     public init(heartbeatTimeout: Duration = .seconds(60), socketBufferMessages: Int = 1024, maxFrameBytes: Int = 1 << 20, replicaID: String = RealtimeSettings.randomReplicaID(),
                 maxEventAge: Duration = .seconds(60), quotas: RealtimeQuotas = RealtimeQuotas(), topics: TopicRules = TopicRules()) {
@@ -63,7 +65,7 @@ public struct RealtimeSettings: Sendable {
         for app in App.allCases {
             unscoped[app] = try environment.enumeration("COLONY_REALTIME_UNSCOPED_TOPICS_\(app.rawValue.uppercased())", default: fallback)
         }
-        return RealtimeSettings(
+        var settings = RealtimeSettings(
             heartbeatTimeout: .seconds(try environment.int("COLONY_REALTIME_HEARTBEAT_TIMEOUT_SECONDS", default: 60, range: 1...3600)),
             socketBufferMessages: try environment.int("COLONY_REALTIME_SOCKET_BUFFER_MESSAGES", default: 1024, range: 16...1_000_000),
             maxFrameBytes: try environment.int("COLONY_REALTIME_MAX_FRAME_BYTES", default: 1 << 20, range: 1024...(16 << 20)),
@@ -72,6 +74,8 @@ public struct RealtimeSettings: Sendable {
             quotas: quotas,
             topics: TopicRules(unscoped: unscoped)
         )
+        settings.owners = try MembershipOwners.load(environment: environment)
+        return settings
     }
 }
 
@@ -95,7 +99,8 @@ public enum RealtimeService {
             },
             services: { _ in [hub] },
             addRoutes: { router, context in
-                hub.attach(database: context.database, verifier: TokenVerifier(configuration: context.configuration.tokens, logger: context.logger), logger: context.logger)
+                hub.attach(database: context.database, verifier: TokenVerifier(configuration: context.configuration.tokens, logger: context.logger), logger: context.logger,
+                           membership: MembershipLookup(owners: settings.owners, key: context.configuration.internalKey))
                 socket.addRoutes(to: router)
             }
         )

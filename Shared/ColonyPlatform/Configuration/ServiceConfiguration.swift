@@ -28,6 +28,8 @@ public struct ServiceConfiguration: Sendable {
     /// How long a graceful shutdown (SIGTERM) may take before what is still running is cancelled:
     /// inside Kubernetes' 30 s termination grace, after the 5 s pre-stop pause.
     public var shutdownGrace: Duration = .seconds(20)
+    /// The service credential services present on each other's internal routes (`InternalKey`).
+    public var internalKey: InternalKey? = nil
 
     public init(service: ColonyService, app: App?, httpHost: String = "127.0.0.1", httpPort: Int = 8080, maxBodyBytes: Int = ColonyRequestContext.defaultBodyLimit, maxUploadBytes: Int? = nil, logLevel: Logger.Level = .info, database: DatabaseConfiguration, kafkaBrokers: String, topicPrefix: String = EventTopics.defaultPrefix, tokens: TokenVerifierConfiguration, pipeline: PipelineSettings = PipelineSettings(), trustedProxies: TrustedProxies = .loopback) {
         self.service = service
@@ -70,6 +72,7 @@ public struct ServiceConfiguration: Sendable {
         )
         configuration.kafkaSecurity = try KafkaSecurity.properties(environment: environment)
         configuration.shutdownGrace = .seconds(try environment.int("COLONY_SHUTDOWN_GRACE_SECONDS", default: 20, range: 1...600))
+        configuration.internalKey = try InternalKey.load(environment: environment)
         return configuration
     }
 }

@@ -15,7 +15,8 @@ public enum UnscopedTopicPolicy: String, Sendable, CaseIterable {
 /// A channel's topic as the authorization rules see it.
 public enum TopicAccess: Sendable, Equatable {
     /// `circle:{id}`, `group:{id}`, `hive:{id}` (optionally followed by `:anything`): members only,
-    /// from the realtime service's own membership projection.
+    /// from the realtime service's own membership projection, or the owning service's answer
+    /// while the projection has not seen a membership yet (`MembershipLookup`).
     case members(MembershipScope, UUID)
     /// Any other topic, under the app's `UnscopedTopicPolicy`.
     case unscoped(UnscopedTopicPolicy)
@@ -40,7 +41,8 @@ public struct TopicRefusal: Error, Sendable, Equatable, CustomStringConvertible 
 }
 
 /// The topic scopes the services know, and each app's policy for the rest: plain rules the
-/// tests reach without a socket. Membership itself is looked up by the hub.
+/// tests reach without a socket. Membership itself is looked up by the hub (projection first,
+/// then the scope's owner: `MembershipLookup`).
 public struct TopicRules: Sendable, Equatable {
     public var unscoped: [App: UnscopedTopicPolicy]
 

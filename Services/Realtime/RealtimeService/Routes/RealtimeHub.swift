@@ -24,6 +24,8 @@ public final class RealtimeHub: Service, Sendable {
         var database: Database
         var verifier: TokenVerifier
         var logger: Logger
+        /// Asks the owning service about a membership the projection has not seen yet.
+        var membership: MembershipLookup
     }
 
     struct Subscription: Sendable {
@@ -55,8 +57,8 @@ public final class RealtimeHub: Service, Sendable {
         self.replicaID = replicaID
     }
 
-    func attach(database: Database, verifier: TokenVerifier, logger: Logger) {
-        attached.withLock { $0 = Attachment(database: database, verifier: verifier, logger: logger) }
+    func attach(database: Database, verifier: TokenVerifier, logger: Logger, membership: MembershipLookup = MembershipLookup(owners: MembershipOwners(), key: nil)) {
+        attached.withLock { $0 = Attachment(database: database, verifier: verifier, logger: logger, membership: membership) }
     }
 
     var attachment: Attachment {
@@ -182,11 +184,20 @@ public final class RealtimeHub: Service, Sendable {
 
     // MARK: membership
 
-    /// Whether `user` is a member of the scope, from the service's own projection.
+    /// Whether `user` is a member of the scope: the service's own projection, or, when that has
+    /// not seen the membership yet (its event on the way, the broker down), the owning service's
+    /// answer (`MembershipLookup`), so a membership committed before a join is honoured at it.
     func isMember(_ user: UUID, of scope: MembershipScope, _ id: UUID) async throws -> Bool {
         let attachment = try attachment
-        return try await attachment.database.withConnection { connection in
-            try await MembershipProjection(logger: attachment.logger).isMember(user, of: scope, id, on: connection)
+        do {
+            return try await attachment.membership.isMember(user, of: scope, id) {
+                try await attachment.database.withConnection { connection in
+                    try await MembershipProjection(logger: attachment.logger).isMember(user, of: scope, id, on: connection)
+                }
+            }
+        } catch {
+            attachment.logger.warning("membership lookup failed; join refused", metadata: ["scope": "\(scope.rawValue)", "error": "\(error)"])
+            throw error
         }
     }
 
@@ -199,7 +210,10 @@ public final class RealtimeHub: Service, Sendable {
         } catch {
             return
         }
+        let membership = try? attachment.membership
         for change in changes {
+            // Answers kept from owners give way to the event (a removal's at once).
+            membership?.learn(change)
             switch change {
             case .add: continue
             case .remove(let scope, let id, let user): revoke(scope, id, user: user)
@@ -253,6 +267,8 @@ public final class RealtimeHub: Service, Sendable {
                         try await MembershipProjection(logger: attachment.logger).members(scope.kind, scope.id, on: connection)
                     }
                     users.formUnion(members)
+                    // Members an owner vouched for whose event has not reached the projection yet.
+                    users.formUnion(attachment.membership.keptMembers(scope.kind, scope.id))
                 } catch {
                     (try? attachment.logger)?.error("membership lookup failed; change not delivered", metadata: ["error": "\(error)"])
                     return
