@@ -61,7 +61,7 @@ struct AuthAttackTests {
             let squatter = try session(try await auth.request(.POST, "/signup", json: ["email": victim, "password": attackerPassword, "data": ["full_name": "Not You"]]))
             // Months later the owner signs in with a magic link.
             #expect(try await auth.request(.POST, "/otp", json: ["email": victim]).status == 200)
-            let link = try #require(try auth.lastMessage(to: victim)?.link)
+            let link = try #require(try await auth.waitForMessage(to: victim).link)
             let owner = try fragmentSession(try await location(of: link))
             #expect(try await auth.request(.GET, "/user", bearer: owner.access).json["email"] as? String == victim)
             try await expectLockedOut(auth, app: .mycirclee, email: victim, squatter: squatter)
@@ -322,7 +322,7 @@ struct AuthAttackTests {
                 let email = "\(uniqueName("l"))@example.com"
                 let encoded = requested.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
                 #expect(try await auth.request(.POST, "/otp?redirect_to=\(encoded)", json: ["email": email]).status == 200)
-                let target = try await location(of: try #require(try auth.lastMessage(to: email)?.link))
+                let target = try await location(of: try #require(try await auth.waitForMessage(to: email).link))
                 if allowed {
                     #expect(target.hasPrefix(requested + "#access_token="), "\(target)")
                 } else {
@@ -352,6 +352,8 @@ struct AuthAttackTests {
             try await withRunningAuth(configure: { $0.sender = .webhook(URL(string: "http://127.0.0.1:\(port)/messages")!, secret: WebhookSecret(secret)!) }) { auth in
                 let email = "\(uniqueName("w"))@example.com"
                 #expect(try await auth.request(.POST, "/otp", json: ["email": email]).status == 200)
+                // The magic link is queued: it reaches the bridge a moment after the answer.
+                try await waitUntil(timeout: .seconds(20)) { deliveries.withLock { !$0.isEmpty } }
                 let delivery = try #require(deliveries.withLock { $0.first })
                 let id = try #require(delivery.headers["webhook-id"])
                 let timestamp = try #require(delivery.headers["webhook-timestamp"])

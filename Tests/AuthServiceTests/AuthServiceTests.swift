@@ -187,7 +187,7 @@ struct AuthServiceTests {
             // Recovery: the code signs in, then the password is replaced.
             #expect(try await auth.request(.POST, "/recover", json: ["email": newEmail]).status == 200)
             #expect(try await auth.request(.POST, "/recover", json: ["email": "nobody-\(uniqueName("x"))@example.com"]).status == 200)
-            let recoveryCode = try #require(try auth.lastMessage(to: newEmail)?.code)
+            let recoveryCode = try #require(try await auth.waitForMessage(to: newEmail, kind: "recovery").code)
             let recovered = try await auth.request(.POST, "/verify", json: ["type": "recovery", "email": newEmail, "token": recoveryCode])
             let recoveredAccess = try #require(recovered.json["access_token"] as? String)
             #expect(try await auth.request(.PUT, "/user", bearer: recoveredAccess, json: ["password": "brand-new-pass"]).status == 200)
@@ -322,7 +322,7 @@ struct AuthServiceTests {
         try await withRunningAuth { auth in
             let email = "\(uniqueName("m"))@example.com"
             #expect(try await auth.request(.POST, "/otp?redirect_to=mycirclee://auth-callback", json: ["email": email, "create_user": true]).status == 200)
-            let link = try #require(try auth.lastMessage(to: email)?.link)
+            let link = try #require(try await auth.waitForMessage(to: email).link)
             let response = try await withoutRedirects(link)
             #expect(response.status == .seeOther)
             let location = try #require(response.headers.first(name: "Location"))
@@ -336,7 +336,7 @@ struct AuthServiceTests {
             let challenge = Base64URL.encode(SHA256.hash(data: Data(verifier.utf8)))
             let other = "\(uniqueName("p"))@example.com"
             #expect(try await auth.request(.POST, "/otp", json: ["email": other, "code_challenge": challenge, "code_challenge_method": "s256"]).status == 200)
-            let pkceLink = try #require(try auth.lastMessage(to: other)?.link)
+            let pkceLink = try #require(try await auth.waitForMessage(to: other).link)
             let redirected = try await withoutRedirects(pkceLink)
             let code = try #require(redirected.headers.first(name: "Location").flatMap { URLComponents(string: $0)?.queryItems?.first { $0.name == "code" }?.value })
             let exchanged = try await auth.request(.POST, "/token?grant_type=pkce", json: ["auth_code": code, "code_verifier": verifier])

@@ -116,17 +116,17 @@ struct MessageTemplateTests {
             // MyCirclee's default is English; Accept-Language asks for German.
             let first = "\(uniqueName("de"))@example.com"
             #expect(try await auth.request(.POST, "/otp", json: ["email": first], headers: [("Accept-Language", "de-DE,de;q=0.9,en;q=0.8")]).status == 200)
-            let german = try #require(try auth.lastMessage(to: first))
+            let german = try await auth.waitForMessage(to: first)
             #expect(german.locale == "de" && german.subject == "Dein Anmeldelink für MyCirclee" && german.html != nil)
             #expect(german.text.contains(german.code!) && german.text.contains(german.link!))
             // The metadata's language wins over the request's.
             let second = "\(uniqueName("en"))@example.com"
             #expect(try await auth.request(.POST, "/otp", json: ["email": second, "data": ["locale": "en-GB"]], headers: [("Accept-Language", "de")]).status == 200)
-            #expect(try auth.lastMessage(to: second)?.subject == "Your MyCirclee sign-in link")
+            #expect(try await auth.waitForMessage(to: second).subject == "Your MyCirclee sign-in link")
             // Unify speaks German unless asked otherwise.
             let third = "\(uniqueName("unify"))@example.com"
             #expect(try await auth.request(.POST, "/signup", app: .unify, json: ["email": third, "password": "correct-horse-1"], headers: [("Accept-Language", "fr-FR")]).status == 200)
-            #expect(try auth.lastMessage(to: third)?.subject == "Bestätige dein Unify-Konto")
+            #expect(try await auth.waitForMessage(to: third).subject == "Bestätige dein Unify-Konto")
         }
     }
 }

@@ -11,6 +11,18 @@ public enum AuthService {
     /// Everything the service is made of. `sender` overrides the configured mail/SMS sender.
     public static func definition(settings: AuthSettings, sender: (any MessageSender)? = nil) -> ServiceDefinition {
         let hasher = PasswordHasher(cost: settings.bcryptCost, threads: settings.hashingThreads)
+        // A request queued on this replica wakes its dispatcher at once.
+        let addressRequestQueued = WakeSignal()
+        @Sendable func accounts(_ context: ServiceContext, keyRing: KeyRing) -> Accounts {
+            Accounts(
+                settings: settings, database: context.database, outbox: context.outbox, keyRing: keyRing, hasher: hasher,
+                sender: sender ?? makeSender(settings.sender, apps: settings.apps, logger: context.logger),
+                apple: AppleIdentityVerifier(keysURL: settings.appleKeysURL), logger: context.logger, addressRequestQueued: addressRequestQueued
+            )
+        }
+        @Sendable func keyRing(_ context: ServiceContext) -> KeyRing {
+            KeyRing(database: context.database, issuer: settings.issuer, retiredKeyRetentionSeconds: settings.retiredKeyRetentionSeconds, logger: context.logger)
+        }
         return ServiceDefinition(
             migrations: AuthMigrations.all,
             jobs: { _ in [
@@ -21,15 +33,13 @@ public enum AuthService {
                     try await RateLimiter(database: database, logger: logger).deleteOldWindows()
                 },
             ] },
-            services: { _ in [hasher] },
+            services: { context in [
+                hasher,
+                AddressRequestDispatcher(accounts: accounts(context, keyRing: keyRing(context)), signal: addressRequestQueued, logger: context.logger),
+            ] },
             addRoutes: { router, context in
-                let keyRing = KeyRing(database: context.database, issuer: settings.issuer, retiredKeyRetentionSeconds: settings.retiredKeyRetentionSeconds, logger: context.logger)
-                let accounts = Accounts(
-                    settings: settings, database: context.database, outbox: context.outbox, keyRing: keyRing, hasher: hasher,
-                    sender: sender ?? makeSender(settings.sender, apps: settings.apps, logger: context.logger),
-                    apple: AppleIdentityVerifier(keysURL: settings.appleKeysURL), logger: context.logger
-                )
-                AuthRoutes(accounts: accounts, keyRing: keyRing, settings: settings).add(to: router)
+                let keyRing = keyRing(context)
+                AuthRoutes(accounts: accounts(context, keyRing: keyRing), keyRing: keyRing, settings: settings).add(to: router)
             }
         )
     }

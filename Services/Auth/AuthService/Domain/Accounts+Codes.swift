@@ -8,7 +8,9 @@ import PostgresNIO
 extension Accounts {
     // MARK: sending
 
-    /// `POST /otp`: a magic link and code by mail, or a code by SMS.
+    /// `POST /otp`: a magic link and code by mail, or a code by SMS. Mail is queued and answered
+    /// alike for every address (`AddressRequestRules`); an unknown number that may not get an
+    /// account is answered as if texted (its budgets count) and gets nothing.
     public func sendOTP(app: App, email rawEmail: String?, phone rawPhone: String?, createUser: Bool, data: [String: JSONValue], pkce: PKCEChallenge?, redirectTo: String?, client: ClientInfo) async throws -> String? {
         let appSettings = settings.app(app)
         let email: String?
@@ -26,42 +28,48 @@ extension Accounts {
         let appMetadata: [String: JSONValue] = ["provider": .string(provider), "providers": .array([.string(provider)])]
         try MetadataLimits.check(user: data, app: appMetadata)
         try ipLimiter.check("otp:ip:\(client.ip)", rule: settings.rateLimits.otpPerIP)
-        let recipient = email ?? phone!
-        let kind: OneTimeTokenKind = email != nil ? .magiclink : .sms
-        let message: OutgoingMessage = try await database.transaction { connection in
+        if let email {
+            try await enqueue(.magiclink, app: app, email: email, details: AddressRequestDetails(
+                redirectTo: redirectTo, codeChallenge: pkce?.challenge, codeChallengeMethod: pkce?.method.rawValue, acceptLanguage: client.acceptLanguage,
+                createUser: createUser, data: data
+            ))
+            return nil
+        }
+        guard let recipient = phone else { return nil }
+        let message: OutgoingMessage? = try await database.transaction { connection in
             var user: UserRecord
-            if let existing = try await (email != nil ? users.find(email: recipient, app: app, on: connection, forUpdate: true) : users.find(phone: recipient, app: app, on: connection, forUpdate: true)) {
+            if let existing = try await users.find(phone: recipient, app: app, on: connection, forUpdate: true) {
                 user = existing
             } else {
                 // The app decides whether a code may create an account; the client can only say no.
-                guard createUser, appSettings.otpCreateUser, !appSettings.disableSignup else { throw AuthErrors.otpSignupDisabled }
+                guard createUser, appSettings.otpCreateUser, !appSettings.disableSignup else {
+                    try await spend(channel: .sms, app: app, recipient: recipient)
+                    return nil
+                }
                 let now = Date()
-                user = UserRecord(id: UUID(), app: app, email: email, phone: phone, encryptedPassword: nil, emailConfirmedAt: nil, phoneConfirmedAt: nil,
+                user = UserRecord(id: UUID(), app: app, email: nil, phone: recipient, encryptedPassword: nil, emailConfirmedAt: nil, phoneConfirmedAt: nil,
                                   appMetadata: appMetadata, userMetadata: data, createdAt: now, updatedAt: now)
                 try await users.insert(user, on: connection)
                 try await addIdentity(for: user, provider: provider, on: connection)
                 try await publishRegistered(user, on: connection)
             }
             guard !user.isBanned else { throw AuthErrors.userBanned }
-            let prepared = try await prepareMessage(user: &user, kind: kind, recipient: recipient, redirectTo: redirectTo, pkce: pkce, acceptLanguage: client.acceptLanguage, on: connection)
-            try await users.update(user, on: connection)
-            return prepared
-        }
-        try await deliver(message)
-        return phone != nil ? UUID().uuidString.lowercased() : nil
-    }
-
-    /// `POST /recover`: a reset link and code, answered the same whether or not the account exists.
-    public func recover(app: App, email rawEmail: String, pkce: PKCEChallenge?, redirectTo: String?, client: ClientInfo) async throws {
-        guard let email = try Credentials.email(rawEmail) else { throw AuthErrors.validation("An email address is required") }
-        try ipLimiter.check("otp:ip:\(client.ip)", rule: settings.rateLimits.otpPerIP)
-        let message: OutgoingMessage? = try await database.transaction { connection in
-            guard var user = try await users.find(email: email, app: app, on: connection, forUpdate: true) else { return nil }
-            let prepared = try await prepareMessage(user: &user, kind: .recovery, recipient: email, redirectTo: redirectTo, pkce: pkce, acceptLanguage: client.acceptLanguage, on: connection)
+            let prepared = try await prepareMessage(user: &user, kind: .sms, recipient: recipient, redirectTo: redirectTo, pkce: pkce, acceptLanguage: client.acceptLanguage, on: connection)
             try await users.update(user, on: connection)
             return prepared
         }
         if let message { try await deliver(message) }
+        return UUID().uuidString.lowercased()
+    }
+
+    /// `POST /recover`: a reset link and code, queued and answered alike whether or not the
+    /// account exists (`AddressRequestRules`).
+    public func recover(app: App, email rawEmail: String, pkce: PKCEChallenge?, redirectTo: String?, client: ClientInfo) async throws {
+        guard let email = try Credentials.email(rawEmail) else { throw AuthErrors.validation("An email address is required") }
+        try ipLimiter.check("otp:ip:\(client.ip)", rule: settings.rateLimits.otpPerIP)
+        try await enqueue(.recovery, app: app, email: email, details: AddressRequestDetails(
+            redirectTo: redirectTo, codeChallenge: pkce?.challenge, codeChallengeMethod: pkce?.method.rawValue, acceptLanguage: client.acceptLanguage
+        ))
     }
 
     /// `GET /reauthenticate`: a code to the user's email (or, without one, phone), to be sent as
@@ -88,9 +96,10 @@ extension Accounts {
     /// Creates (or re-sends) a code, with a link for mail, after the per-recipient and SMS
     /// budgets, and records when it was sent; worded in the user's language (`acceptLanguage`:
     /// the request's). Delivery happens after commit.
-    func prepareMessage(user: inout UserRecord, kind: OneTimeTokenKind, recipient: String, redirectTo: String?, pkce: PKCEChallenge?, confirmsSignUp: Bool = false, acceptLanguage: String? = nil, on connection: PostgresConnection) async throws -> OutgoingMessage {
+    /// `spend: false` when the request path counted the recipient's budget already (a queued request).
+    func prepareMessage(user: inout UserRecord, kind: OneTimeTokenKind, recipient: String, redirectTo: String?, pkce: PKCEChallenge?, confirmsSignUp: Bool = false, acceptLanguage: String? = nil, spend spending: Bool = true, on connection: PostgresConnection) async throws -> OutgoingMessage {
         let channel: MessageChannel = recipient.contains("@") ? .email : .sms
-        try await spend(channel: channel, app: user.app, recipient: recipient)
+        if spending { try await spend(channel: channel, app: user.app, recipient: recipient) }
         let appSettings = settings.app(user.app)
         let redirect = appSettings.redirect(redirectTo)
         let issued = try await oneTimeTokens.issue(
@@ -140,7 +149,7 @@ extension Accounts {
     /// Counts one message against the recipient's limits and, for SMS, the number's, the app's
     /// and the deployment's hourly budgets (the operator pays for every text): 429 with
     /// `Retry-After` when any is spent.
-    private func spend(channel: MessageChannel, app: App, recipient: String) async throws {
+    func spend(channel: MessageChannel, app: App, recipient: String) async throws {
         let limits = settings.rateLimits
         var buckets = [("send:\(app.rawValue):\(recipient)", limits.sendPerRecipient)]
         if channel == .sms {

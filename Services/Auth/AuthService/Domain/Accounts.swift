@@ -43,8 +43,11 @@ public struct Accounts: Sendable {
     let oneTimeTokens: OneTimeTokenStore
     let limiter: RateLimiter
     let ipLimiter: LocalRateLimiter
+    let addressRequests: AddressRequestStore
+    /// Wakes this replica's `AddressRequestDispatcher` when a request is queued.
+    let addressRequestQueued: WakeSignal
 
-    public init(settings: AuthSettings, database: Database, outbox: Outbox, keyRing: KeyRing, hasher: PasswordHasher, sender: any MessageSender, apple: AppleIdentityVerifier, logger: Logger) {
+    public init(settings: AuthSettings, database: Database, outbox: Outbox, keyRing: KeyRing, hasher: PasswordHasher, sender: any MessageSender, apple: AppleIdentityVerifier, logger: Logger, addressRequestQueued: WakeSignal = WakeSignal()) {
         self.settings = settings
         self.database = database
         self.outbox = outbox
@@ -58,6 +61,8 @@ public struct Accounts: Sendable {
         self.oneTimeTokens = OneTimeTokenStore(logger: logger)
         self.limiter = RateLimiter(database: database, logger: logger)
         self.ipLimiter = LocalRateLimiter()
+        self.addressRequests = AddressRequestStore(logger: logger)
+        self.addressRequestQueued = addressRequestQueued
     }
 
     // MARK: sign-up and password sign-in
@@ -79,6 +84,18 @@ public struct Accounts: Sendable {
         // Email sign-ups wait for the mailed confirmation unless the app autoconfirms; phone
         // sign-ups with a password are confirmed by a texted code.
         let confirmed = email != nil ? appSettings.emailAutoconfirm : false
+        if let email, !confirmed {
+            // An app that confirms addresses answers every email sign-up alike, the address's
+            // account or not (see `AddressRequestRules`): the account the answer describes is made,
+            // or not, off the request path. (Apps that autoconfirm answer an existing address
+            // 422 `user_already_exists`, as Supabase Auth does: their sign-up signs in.)
+            let answered = AddressRequestRules.signUpUser(app: app, email: email, userID: UUID(), identityID: UUID.timeOrdered(), encryptedPassword: hash, data: data, now: now)
+            try await enqueue(.signup, app: app, email: email, details: AddressRequestDetails(
+                redirectTo: redirectTo, codeChallenge: pkce?.challenge, codeChallengeMethod: pkce?.method.rawValue, acceptLanguage: client.acceptLanguage,
+                data: data, userId: answered.id, identityId: answered.identities.first?.id, encryptedPassword: hash, requestedAt: now
+            ))
+            return .user(UserResource(answered))
+        }
         var user = UserRecord(
             id: UUID(), app: app, email: email, phone: phone, encryptedPassword: hash,
             emailConfirmedAt: email != nil && confirmed ? now : nil, phoneConfirmedAt: nil,

@@ -149,5 +149,21 @@ enum AuthMigrations {
             ALTER TABLE one_time_tokens ADD COLUMN seed bytea;
             CREATE INDEX one_time_tokens_user_kind ON one_time_tokens (user_id, kind);
             """),
+        Migration(version: 3, name: "address requests", sql: """
+            -- Recover, magic links and confirming sign-ups, queued by the request whether or not
+            -- the address has an account: what depends on the account (a code, a new account, a
+            -- mail) happens off the request path, so answers and their timing tell nothing.
+            CREATE TABLE address_requests (
+                id uuid PRIMARY KEY,
+                app text NOT NULL,
+                kind text NOT NULL CHECK (kind IN ('recovery', 'magiclink', 'signup')),
+                email text NOT NULL,
+                details jsonb NOT NULL,
+                attempts int NOT NULL DEFAULT 0,
+                due_at timestamptz NOT NULL DEFAULT now(),
+                created_at timestamptz NOT NULL DEFAULT now()
+            );
+            CREATE INDEX address_requests_due ON address_requests (due_at);
+            """),
     ]
 }

@@ -212,10 +212,10 @@ struct UserStore {
     }
 
     /// Adds or refreshes the identity (provider data, last sign-in).
-    func upsertIdentity(userID: UUID, app: App, provider: String, providerID: String, data: [String: JSONValue], signedIn: Bool, on connection: PostgresConnection) async throws {
+    func upsertIdentity(userID: UUID, app: App, provider: String, providerID: String, data: [String: JSONValue], signedIn: Bool, id: UUID? = nil, on connection: PostgresConnection) async throws {
         try await connection.query("""
             INSERT INTO identities (id, user_id, app, provider, provider_id, identity_data, last_sign_in_at)
-            VALUES (\(UUID.timeOrdered()), \(userID), \(app.rawValue), \(provider), \(providerID), \(try json(data))::jsonb, \(signedIn ? Date() : nil))
+            VALUES (\(id ?? UUID.timeOrdered()), \(userID), \(app.rawValue), \(provider), \(providerID), \(try json(data))::jsonb, \(signedIn ? Date() : nil))
             ON CONFLICT (app, provider, provider_id) DO UPDATE SET
                 identity_data = identities.identity_data || EXCLUDED.identity_data,
                 last_sign_in_at = COALESCE(EXCLUDED.last_sign_in_at, identities.last_sign_in_at),
@@ -224,11 +224,17 @@ struct UserStore {
     }
 
     /// The account's own `email` or `phone` identity (provider id = the user id, as GoTrue's).
-    func addOwnIdentity(for user: UserRecord, provider: String, on connection: PostgresConnection) async throws {
+    /// `id`: the identity's id when an answer named it before the row existed (a queued sign-up).
+    func addOwnIdentity(for user: UserRecord, provider: String, id: UUID? = nil, on connection: PostgresConnection) async throws {
+        try await upsertIdentity(userID: user.id, app: user.app, provider: provider, providerID: user.id.uuidString.lowercased(),
+                                 data: Self.ownIdentityData(for: user, provider: provider), signedIn: false, id: id, on: connection)
+    }
+
+    static func ownIdentityData(for user: UserRecord, provider: String) -> [String: JSONValue] {
         var data: [String: JSONValue] = ["sub": .string(user.id.uuidString.lowercased()), "email_verified": .bool(user.emailConfirmedAt != nil), "phone_verified": .bool(user.phoneConfirmedAt != nil)]
         if provider == "email", let email = user.email { data["email"] = .string(email) }
         if provider == "phone", let phone = user.phone { data["phone"] = .string(phone) }
-        try await upsertIdentity(userID: user.id, app: user.app, provider: provider, providerID: user.id.uuidString.lowercased(), data: data, signedIn: false, on: connection)
+        return data
     }
 
     func deleteIdentity(userID: UUID, provider: String, on connection: PostgresConnection) async throws {
