@@ -101,7 +101,9 @@ extension UUID {
     }
 
     public static func timeOrdered<G: RandomNumberGenerator>(at date: Date, using generator: inout G) -> UUID {
-        let millis = UInt64(max(0, (date.timeIntervalSince1970 * 1000).rounded(.down)))
+        // Clamped to the 48 bits the id holds: `UInt64(_:)` traps on a time past 2^64 ms or NaN.
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        let millis = milliseconds >= 0 ? UInt64(min(milliseconds, Double(0xFFFF_FFFF_FFFF))) : 0
         var bytes = [UInt8](repeating: 0, count: 16)
         for index in 0..<6 {
             bytes[index] = UInt8(truncatingIfNeeded: millis >> (8 * (5 - UInt64(index))))

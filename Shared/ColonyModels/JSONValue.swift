@@ -50,7 +50,9 @@ public enum JSONValue: Codable, Sendable, Hashable {
         return nil
     }
 
-    public var intValue: Int? { if case .number(let value) = self { Int(value) } else { nil } }
+    /// The number when it is a whole one that fits an `Int`; nil otherwise (`1e300` or `1.5`
+    /// from a client must not trap, as `Int(_:)` of a Double does out of range).
+    public var intValue: Int? { if case .number(let value) = self { Int(exactly: value) } else { nil } }
     public var doubleValue: Double? { if case .number(let value) = self { value } else { nil } }
     public var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
     public var objectValue: [String: JSONValue]? { if case .object(let value) = self { value } else { nil } }
