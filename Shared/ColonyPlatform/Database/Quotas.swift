@@ -13,13 +13,19 @@ public struct Quota: Sendable, Equatable, CustomStringConvertible {
         self.seconds = seconds
     }
 
-    /// `COUNT/SECONDS`, both positive integers.
+    /// `COUNT/SECONDS`, both positive integers within `maximumCount` and `maximumSeconds`.
     public init?(_ text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let count = Int(parts[0].trimmingCharacters(in: .whitespaces)), let seconds = Int(parts[1].trimmingCharacters(in: .whitespaces)),
-              count > 0, seconds > 0 else { return nil }
+              (1...Self.maximumCount).contains(count), (1...Self.maximumSeconds).contains(seconds) else { return nil }
         self.init(count, perSeconds: seconds)
     }
+
+    /// The counters are `integer` columns bound as Int32, and window ends are computed as
+    /// `start + seconds`: a setting past these would trap or overflow at the first request.
+    public static let maximumCount = 1_000_000_000
+    /// A year (366 days).
+    public static let maximumSeconds = 31_622_400
 
     public var description: String { "\(count)/\(seconds)" }
 }
@@ -29,7 +35,7 @@ extension EnvironmentReader {
     public func quota(_ name: String, default defaultValue: Quota) throws(ConfigurationError) -> Quota {
         guard let text = optionalString(name) else { return defaultValue }
         guard let quota = Quota(text) else {
-            try problem(ConfigurationError(variable: name, problem: "must be COUNT/SECONDS with positive integers, got \"\(text)\""))
+            try problem(ConfigurationError(variable: name, problem: "must be COUNT/SECONDS with positive integers (at most \(Quota.maximumCount) per \(Quota.maximumSeconds) seconds), got \"\(text)\""))
             return defaultValue
         }
         return quota
