@@ -263,7 +263,10 @@ extension Accounts {
     func banUntil(_ duration: String?) throws -> Date? {
         guard let duration, duration != "none" else { return nil }
         let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600]
-        guard let unit = duration.last, let factor = units[unit], let value = Double(duration.dropLast()), value > 0 else {
+        // At most what Go's time.ParseDuration reads (2^63 ns, about 292 years), as Supabase Auth:
+        // `1e300h` or `infh` would make a date that traps when bound to Postgres.
+        guard let unit = duration.last, let factor = units[unit], let value = Double(duration.dropLast()), value > 0,
+              value * factor <= 9_223_372_036.854775807 else {
             throw AuthErrors.badRequest("invalid format for ban duration: \(duration)")
         }
         return Date().addingTimeInterval(value * factor)

@@ -119,7 +119,9 @@ public struct RateLimitRule: Sendable, Equatable {
     /// Parses `COUNT/SECONDS`, e.g. `30/300`.
     static func parse(_ text: String) -> RateLimitRule? {
         let parts = text.split(separator: "/")
-        guard parts.count == 2, let count = Int(parts[0]), let seconds = Int(parts[1]), count > 0, seconds > 0 else { return nil }
+        // Bounded as quotas are: `start + windowSeconds` overflowed (a trap) for a window near Int.max.
+        guard parts.count == 2, let count = Int(parts[0]), let seconds = Int(parts[1]),
+              (1...Quota.maximumCount).contains(count), (1...Quota.maximumSeconds).contains(seconds) else { return nil }
         return RateLimitRule(count, per: seconds)
     }
 }
@@ -247,6 +249,10 @@ public struct AuthSettings: Sendable {
     /// `VERIFY_RECIPIENT`, `SEND_RECIPIENT`, `SMS_NUMBER`, `SMS_APP`, `SMS_GLOBAL`).
     public static func load(environment: EnvironmentReader = EnvironmentReader(), port: Int, issuer: String) throws(ConfigurationError) -> AuthSettings {
         let publicURL = environment.string("COLONY_AUTH_PUBLIC_URL", default: "http://127.0.0.1:\(port)/auth/v1")
+        // Links are built from it with `URLComponents(string:)!`: refused here, not at the first mail.
+        guard URLComponents(string: "\(publicURL)/verify")?.host?.isEmpty == false else {
+            throw ConfigurationError(variable: "COLONY_AUTH_PUBLIC_URL", problem: "must be an absolute URL such as https://api.example.com/auth/v1, got \"\(publicURL)\"")
+        }
         let sender = try senders(environment: environment)
         var settings = AuthSettings(
             issuer: issuer,
@@ -305,6 +311,18 @@ public struct AuthSettings: Sendable {
                 throw ConfigurationError(variable: variable, problem: "settings for \(app.rawValue): default_locale must be a language tag such as en or de")
             }
             apps[app]?.defaultLocale = locale
+            // Times are added to now and bound to Postgres or made whole seconds: a lifetime past
+            // ten years (9e18 s) trapped at the first sign-in instead of here.
+            if let settings = apps[app] {
+                let durations: [(String, Int?)] = [
+                    ("access_token_lifetime_seconds", settings.accessTokenLifetimeSeconds), ("refresh_token_reuse_interval_seconds", settings.refreshTokenReuseIntervalSeconds),
+                    ("session_timebox_seconds", settings.sessionTimeboxSeconds), ("session_inactivity_timeout_seconds", settings.sessionInactivityTimeoutSeconds),
+                    ("reauthentication_window_seconds", settings.reauthenticationWindowSeconds),
+                ]
+                for case let (name, seconds?) in durations where !(0...315_360_000).contains(seconds) {
+                    throw ConfigurationError(variable: variable, problem: "settings for \(app.rawValue): \(name) must be between 0 and 315360000 (ten years), got \(seconds)")
+                }
+            }
         }
         if let unknown = overrides.keys.first(where: { App(rawValue: $0) == nil }) {
             throw ConfigurationError(variable: variable, problem: "names an unknown app \"\(unknown)\"")

@@ -44,7 +44,9 @@ struct AdminRoutes {
     @Sendable func list(_ request: Request, context: ColonyRequestContext) async throws -> Response {
         let app = try await serviceRoleApp(request)
         let query = request.uri.queryParameters
-        let page = max(1, query["page"].flatMap { Int(String($0)) } ?? 1)
+        // At most Int.max / 1000: the offset `(page - 1) * perPage` must not overflow (a trap);
+        // pages that far out are empty anyway.
+        let page = min(Int.max / 1000, max(1, query["page"].flatMap { Int(String($0)) } ?? 1))
         let perPage = min(1000, max(1, query["per_page"].flatMap { Int(String($0)) } ?? 50))
         let (users, total) = try await accounts.adminList(app: app, page: page, perPage: perPage)
         var response = try json(UserListResponse(users: users, aud: app.rawValue), request, context)
