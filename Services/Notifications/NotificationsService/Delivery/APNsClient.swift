@@ -109,12 +109,19 @@ public final class APNsClient: Sendable {
         }
     }
 
+    /// APNs' `timestamp` (milliseconds since 1970) as a date; nil outside 1970…9999, which a
+    /// Postgres `timestamptz` bind would trap on (`1e300`) or no real answer has.
+    static func invalidSince(_ milliseconds: Double) -> Date? {
+        guard milliseconds >= 0, milliseconds < 253_402_300_800_000 else { return nil }
+        return Date(timeIntervalSince1970: milliseconds / 1000)
+    }
+
     /// APNs' error answers, as documented ("Handling notification responses from APNs").
     public static func outcome(status: Int, reason: String, timestamp: Double?) -> APNsOutcome {
         switch (status, reason) {
         case (200, _): .sent
         case (410, _), (400, "BadDeviceToken"):
-            .deadToken(status: status, reason: reason.isEmpty ? "Unregistered" : reason, since: timestamp.map { Date(timeIntervalSince1970: $0 / 1000) })
+            .deadToken(status: status, reason: reason.isEmpty ? "Unregistered" : reason, since: timestamp.flatMap(invalidSince))
         case (403, "ExpiredProviderToken"), (403, "InvalidProviderToken"):
             .providerTokenExpired(reason: reason)
         case (429, _), (500...599, _):

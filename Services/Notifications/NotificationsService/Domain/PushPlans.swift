@@ -197,7 +197,7 @@ public enum Triggers {
             let payload = try event.decode(MessageSent.self).payload
             let message = payload.message
             let group = names[NameKey(.group, message.groupId)] ?? "Unify"
-            let text = message.messageType == .voice ? "🎤 Voice message\(message.voiceDuration.map { " (\(duration($0)))" } ?? "")" : excerpt(message.content)
+            let text = message.messageType == .voice ? "🎤 Voice message\(message.voiceDuration.flatMap(Self.duration).map { " (\($0))" } ?? "")" : excerpt(message.content)
             return Plans(pushes: [PushPlan(
                 kind: .groupMessage, recipients: .members(.group, message.groupId), excluding: actor.union([message.sentBy]),
                 title: group, body: "\(payload.senderDisplayName): \(text)", threadID: "group-\(message.groupId.lowercased)", collapseID: nil,
@@ -318,7 +318,10 @@ public enum Triggers {
         return String(word.count > limit / 2 ? word : cut) + "…"
     }
 
-    static func duration(_ seconds: Double) -> String {
+    /// `m:ss`; nil for a length no voice message has (negative, NaN, or days long): the
+    /// event comes from another service, and `Int(_:)` of `1e300` would end this one.
+    static func duration(_ seconds: Double) -> String? {
+        guard seconds >= 0, seconds < 86_400 else { return nil }
         let total = Int(seconds.rounded())
         return "\(total / 60):\(String(format: "%02d", total % 60))"
     }
