@@ -1,0 +1,1 @@
+drop index if exists {{index .Options "Namespace" }}.refresh_tokens_token_idx;
