@@ -179,16 +179,19 @@ public struct ServiceImport: Sendable {
                 return .some(target)
             case .notImported(let reason):
                 try await connection.query("ROLLBACK TO SAVEPOINT import_row", logger: logger)
+                report.discardAdjustments(table, id: key)
                 report.notImported(table, reason: reason)
                 return nil
             }
         } catch let problem as RowProblem {
             try await connection.query("ROLLBACK TO SAVEPOINT import_row", logger: logger)
+            report.discardAdjustments(table, id: key)
             report.skipped(table, id: key, reason: problem.description)
             return nil
         } catch let error as PSQLError where error.serverInfo?[.sqlState] != nil {
             // The database refused the row (a constraint, a bad value): it alone is rolled back.
             try await connection.query("ROLLBACK TO SAVEPOINT import_row", logger: logger)
+            report.discardAdjustments(table, id: key)
             report.skipped(table, id: key, reason: Self.describe(error))
             return nil
         }

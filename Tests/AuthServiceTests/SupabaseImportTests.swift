@@ -10,7 +10,7 @@ import PostgresNIO
 import Testing
 
 /// `colony-admin import supabase`'s accounts step and the import engine, against a scratch
-/// database shaped like a Supabase project (Tests/EndToEnd/supabase/platform.sql).
+/// database shaped like a Supabase project (Tests/EndToEnd/supabase/platform.sql and GoTrue's migrations).
 @Suite("Importing a Supabase project: accounts, identities, the ledger")
 struct SupabaseImportTests {
     @Test("accounts keep their ids and passwords, Apple identities their sub (Sign in with Apple finds the account); a deleted user's identity is skipped; a second run writes nothing")
@@ -106,7 +106,7 @@ struct SupabaseImportTests {
     }
 }
 
-/// A scratch database shaped like a Supabase project (platform.sql), and its snapshot reader.
+/// A scratch database shaped like a Supabase project (platform.sql, then GoTrue's own migrations), and its snapshot reader.
 struct ScratchSource: Sendable {
     let name: String
     let admin: PostgresConnection
@@ -132,6 +132,7 @@ func withSupabaseSource(_ body: (ScratchSource) async throws -> Void) async thro
             try await withAdminConnection(database: name) { admin in
                 let platform = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("EndToEnd/supabase/platform.sql")
                 try await admin.execute(script: try String(contentsOf: platform, encoding: .utf8), logger: TestEnvironment.logger)
+                try await GoTrueMigrations.apply(on: admin)
                 let location = try SourceDatabase.Location(url: "postgres://\(environment.adminUser):\(environment.adminPassword.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")@\(environment.postgresHost):\(environment.postgresPort)/\(name)?sslmode=disable")
                 // The test writes through `admin` first; the imports then read one snapshot taken at their first query.
                 let database = try await SourceDatabase.open(location, logger: TestEnvironment.logger)

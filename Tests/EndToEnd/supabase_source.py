@@ -1,7 +1,9 @@
 """A Supabase project to import from, for the import journeys (test_import.py): a scratch database
-in the stack's own Postgres built from the seed's schema (Tests/EndToEnd/supabase/<app>.sql over
-the auth and storage schemas of platform.sql), a folder of Storage objects as `supabase storage cp`
-leaves them, and `colony-admin import supabase` run against both.
+in the stack's own Postgres built as a real project's is: Supabase's roles and storage tables
+(Tests/EndToEnd/supabase/platform.sql), the auth schema made by GoTrue's own migrations
+(Tests/EndToEnd/supabase/gotrue-migrations/, applied in order as `gotrue migrate` does), then the
+seed's own tables and triggers (Tests/EndToEnd/supabase/<app>.sql); a folder of Storage objects as
+`supabase storage cp` leaves them, and `colony-admin import supabase` run against both.
 
 The database is made with psql as the cluster's admin (COLONY_PG_* from the environment, or from
 .local/env when scripts/e2e was run by hand) and dropped at the end. Everything a test inserts
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import struct
@@ -27,6 +30,24 @@ from typing import Any, Optional
 from e2e_support import ROOT
 
 SUPABASE_DIR = Path(__file__).resolve().parent / "supabase"
+GOTRUE_MIGRATIONS = SUPABASE_DIR / "gotrue-migrations"
+# GoTrue's migrations are Go templates of one value, the auth schema's name.
+NAMESPACE = re.compile(r'\{\{\s*index\s+\.Options\s+"Namespace"\s*\}\}')
+
+
+def gotrue_migrations_script(namespace: str = "auth") -> str:
+    """GoTrue's migrations as one psql script, as `gotrue migrate` applies them: in version (file
+    name) order, each in its own transaction as supabase_auth_admin with the namespace on the
+    search path, its version recorded in schema_migrations (which the first one creates)."""
+    files = sorted(GOTRUE_MIGRATIONS.glob("*.up.sql"))
+    assert len(files) > 50, f"GoTrue's migrations are missing from {GOTRUE_MIGRATIONS}"
+    parts = []
+    for path in files:
+        version = path.name.split("_", 1)[0]
+        body = NAMESPACE.sub(namespace, path.read_text())
+        parts.append(f"BEGIN;\nSET LOCAL ROLE supabase_auth_admin;\nSET LOCAL search_path = {namespace};\n{body}\n;\n"
+                     f"INSERT INTO {namespace}.schema_migrations (version) VALUES ('{version}');\nCOMMIT;\n")
+    return "".join(parts)
 LOG_DIR = ROOT / ".local" / "logs"
 
 
@@ -41,8 +62,9 @@ def local_env() -> dict[str, str]:
                 key, value = item.split(b"=", 1)
                 env.setdefault(key.decode(), value.decode())
     secrets_dir = ROOT / ".local" / "secrets"
-    env.setdefault("COLONY_AUTH_PHONE_PEPPER", (secrets_dir / "auth-phone-pepper").read_text().strip())
-    env.setdefault("COLONY_STORAGE_SIGNING_KEY", (secrets_dir / "storage-signing-key").read_text().strip())
+    for variable, name in (("COLONY_AUTH_PHONE_PEPPER", "auth-phone-pepper"), ("COLONY_STORAGE_SIGNING_KEY", "storage-signing-key")):
+        if variable not in env:
+            env[variable] = (secrets_dir / name).read_text().strip()
     env.setdefault("COLONY_STORAGE_PATH", str(ROOT / ".local" / "storage"))
     return env
 
@@ -142,6 +164,7 @@ class SourceProject:
         self.storage = Path(tempfile.mkdtemp(prefix=f"supabase-{app}-storage-"))
         self._admin(f"CREATE DATABASE {self.database}", database="postgres")
         self.run_file(SUPABASE_DIR / "platform.sql")
+        self.sql(gotrue_migrations_script())
         self.run_file(SUPABASE_DIR / f"{app}.sql")
 
     # ---------------------------------------------------------------------------- SQL
@@ -182,39 +205,66 @@ class SourceProject:
     # ---------------------------------------------------------------------------- auth
 
     def add_user(self, name: str, *, email: bool = True, phone: bool = False, password: Optional[str] = None, apple: bool = False,
-                 deleted: bool = False, created: Optional[datetime] = None, metadata: Optional[dict] = None) -> SourceUser:
-        """An auth.users row as GoTrue writes it (bcrypt cost 10 through pgcrypto, as GoTrue's
-        `$2a$10$` hashes), with its identities: email or phone, and Apple's when `apple`."""
+                 apple_only: bool = False, password_hash: Optional[str] = None, deleted: bool = False, created: Optional[datetime] = None,
+                 metadata: Optional[dict] = None, name_key: str = "full_name") -> SourceUser:
+        """An auth.users row as GoTrue writes it, with its identities as GoTrue makes them.
+
+        GoTrue's conventions: `''` for no password (and for the token and *_change columns),
+        NULL for no email or phone, bcrypt cost 10 `$2a$` hashes (pgcrypto's `crypt` writes the
+        same), `raw_app_meta_data` {"provider", "providers"}, `raw_user_meta_data` with the
+        sign-up's data and the identity's claims (`sub`, `email`, `email_verified`,
+        `phone_verified`), `confirmed_at` generated by the migrations. An email user has an
+        `email` identity, a phone user a `phone` one, `apple` adds Sign in with Apple's, and
+        `apple_only` is an account made by Sign in with Apple alone: Apple's identity and
+        nothing else, its email Apple's. `password_hash` stores another hash as is (GoTrue keeps
+        argon2 and Firebase scrypt hashes of users it imported). `name_key` names the sign-up
+        name's key (I Believe In You's trigger reads `name`; None: no name at all)."""
         user_id = str(uuid.uuid4())
         tag = uuid.uuid4().hex[:10]
-        address = f"import-{self.app}-{tag}@example.com" if email else None
-        number = "1555" + "".join(secrets.choice("0123456789") for _ in range(7)) if phone else None
+        email = email or apple_only
+        address = f"import-{self.app}-{tag}@{'privaterelay.appleid.com' if apple_only else 'example.com'}" if email else None
+        number = "1555" + "".join(secrets.choice("0123456789") for _ in range(7)) if phone and not apple_only else None
         created = created or now() - timedelta(days=40)
-        providers = (["email"] if email else []) + (["phone"] if phone else []) + (["apple"] if apple else [])
-        user_metadata = {"full_name": name, **(metadata or {})}
-        secret_sql = f"crypt({sql_literal(password)}, gen_salt('bf', 10))" if password else "''"
+        apple_sub = f"00{secrets.randbelow(10**4):04d}.{secrets.token_hex(16)}.{secrets.randbelow(10**4):04d}" if apple or apple_only else None
+        providers = ["apple"] if apple_only else (["email"] if email else []) + (["phone"] if number else []) + (["apple"] if apple else [])
+        claims = {"sub": apple_sub if apple_only else user_id, **({"email": address} if address else {}), **({"phone": number} if number else {}),
+                  "email_verified": bool(address), "phone_verified": bool(number)}
+        if apple_only:
+            claims.update({"iss": "https://appleid.apple.com", "provider_id": apple_sub, "custom_claims": {"auth_time": 1716400000}})
+        user_metadata = {**({name_key: name} if name_key else {}), **claims, **(metadata or {})}
+        if password_hash is not None:
+            secret_sql = sql_literal(password_hash)
+        else:
+            secret_sql = f"crypt({sql_literal(password)}, gen_salt('bf', 10))" if password else "''"
         self.sql(f"""
             INSERT INTO auth.users (instance_id, id, aud, role, email, encrypted_password, email_confirmed_at, phone, phone_confirmed_at,
-                raw_app_meta_data, raw_user_meta_data, created_at, updated_at, last_sign_in_at, deleted_at, confirmation_token, recovery_token)
+                raw_app_meta_data, raw_user_meta_data, is_super_admin, created_at, updated_at, last_sign_in_at, deleted_at,
+                confirmation_token, recovery_token, email_change_token_new, email_change, email_change_token_current, phone_change,
+                phone_change_token, reauthentication_token)
             VALUES ('00000000-0000-0000-0000-000000000000', '{user_id}', 'authenticated', 'authenticated', {sql_literal(address)}, {secret_sql},
-                {sql_literal(created if email else None)}, {sql_literal(number)}, {sql_literal(created if phone else None)},
-                {sql_literal({"provider": providers[0], "providers": providers})}, {sql_literal(user_metadata)},
-                {sql_literal(created)}, {sql_literal(created)}, {sql_literal(now() - timedelta(days=2))}, {sql_literal(now() - timedelta(days=1) if deleted else None)}, '', '');
+                {sql_literal(created if address else None)}, {sql_literal(number)}, {sql_literal(created if number else None)},
+                {sql_literal({"provider": providers[0], "providers": providers})}, {sql_literal(user_metadata)}, NULL,
+                {sql_literal(created)}, {sql_literal(created)}, {sql_literal(now() - timedelta(days=2))}, {sql_literal(now() - timedelta(days=1) if deleted else None)},
+                '', '', '', '', '', '', '', '');
         """)
-        if email:
+        if address and not apple_only:
             self.insert("auth.identities", provider_id=user_id, user_id=user_id, provider="email", created_at=created, updated_at=created,
-                        identity_data={"sub": user_id, "email": address, "email_verified": True})
-        if phone:
+                        last_sign_in_at=created, identity_data={"sub": user_id, "email": address, "email_verified": True, "phone_verified": False})
+        if number:
             self.insert("auth.identities", provider_id=user_id, user_id=user_id, provider="phone", created_at=created, updated_at=created,
-                        identity_data={"sub": user_id, "phone": number, "phone_verified": True})
-        apple_sub = None
-        if apple:
-            apple_sub = f"00{secrets.randbelow(10**4):04d}.{secrets.token_hex(16)}.{secrets.randbelow(10**4):04d}"
+                        last_sign_in_at=created, identity_data={"sub": user_id, "phone": number, "email_verified": False, "phone_verified": True})
+        if apple_sub:
             self.insert("auth.identities", provider_id=apple_sub, user_id=user_id, provider="apple", created_at=created, updated_at=created,
                         last_sign_in_at=now() - timedelta(days=3),
-                        identity_data={"sub": apple_sub, "iss": "https://appleid.apple.com", "email": address, "email_verified": True,
-                                       "is_private_email": False, "provider_id": apple_sub})
+                        identity_data={"iss": "https://appleid.apple.com", "sub": apple_sub, "email": address, "provider_id": apple_sub,
+                                       "email_verified": True, "phone_verified": False, "is_private_email": apple_only,
+                                       "custom_claims": {"auth_time": 1716400000}})
         return SourceUser(id=user_id, email=address, phone=number, password=password, name=name, apple_sub=apple_sub)
+
+    def identities(self, user_id: str) -> list[tuple[str, str]]:
+        """The user's (provider, provider_id) in the source, sorted."""
+        rows = self.sql(f"SELECT provider || '|' || provider_id FROM auth.identities WHERE user_id = '{user_id}' ORDER BY 1;")
+        return [tuple(line.split("|", 1)) for line in rows.splitlines() if line]
 
     # ---------------------------------------------------------------------------- storage
 

@@ -1,8 +1,10 @@
 """Moving each app from Supabase to Colony (`colony-admin import supabase`), end to end: a
-Supabase-shaped database built from the seed's own schema (supabase_source.py), filled with
-sample data and its edge cases (expired posts and locations, a deleted user's leftovers, a member
-of several circles, an Apple identity, rows that break Colony's rules, a file that is missing), a
-dry run, the import into the running stack, the same import again (nothing changes), then the
+Supabase-shaped database built from GoTrue's own migrations and the seed's own schema and trigger
+(supabase_source.py), filled with sample data and its edge cases (expired posts and locations, a
+deleted user's leftovers, a member of several circles, Apple identities and an Apple-only account,
+argon2 and Firebase scrypt password hashes, a builder the seed's trigger named '' and one whose
+name is too long, texts over Colony's limits, a milestone unticked with its completed_at left,
+rows that break Colony's rules, a file that is missing), a dry run, the import into the running stack, the same import again (nothing changes), then the
 app's journey through the gateway on the imported data: the imported user signs in with their old
 password, sees their circles/groups/hives/projects, and a member gets a realtime change and a
 notification for imported content.
@@ -23,7 +25,7 @@ import pytest
 from realtime import AsyncRealtimeClient, RealtimeSubscribeStates
 
 from e2e_support import EVENTUAL_TIMEOUT, Api, Stack, User, expect, wait_until
-from supabase_source import LOG_DIR, ImportRun, SourceProject, m4a, now, png, service_role_key, wait_for_projections
+from supabase_source import LOG_DIR, ImportRun, SourceProject, m4a, now, png, service_role_key, sql_literal, wait_for_projections
 
 # Rows that broke a rule on purpose make every run exit 2 (skipped or incomplete rows).
 INCOMPLETE = 2
@@ -161,19 +163,27 @@ def test_import_mycirclee(api: Api, stack: Stack, source_project):
     ana = p.add_user("Ana Apple", password="ana-" + secrets.token_hex(4), apple=True)
     dee = p.add_user("Dee Deleted", password="dee-" + secrets.token_hex(4), deleted=True)
     bad = p.add_user("Bad Handle", password="bad-" + secrets.token_hex(4))
-    for user, handle in ((olive, "olive"), (max_, "max.m"), (ana, "ana_apple"), (dee, "dee"), (bad, "x!")):
+    # Users GoTrue imported from elsewhere keep those hashes, which Colony cannot verify: they come
+    # over without a password, with everything of theirs.
+    arnie = p.add_user("Arnie Argon", password_hash="$argon2id$v=19$m=65536,t=3,p=4$" + secrets.token_hex(8) + "$" + secrets.token_hex(16))
+    fiona = p.add_user("Fiona Firebase", password_hash="$fbscrypt$v=1,n=14,r=8,p=1,ss=Bw==,sk=" + secrets.token_hex(16) + "$" + secrets.token_hex(8) + "$" + secrets.token_hex(16))
+    # GoTrue writes '' where an account has no phone in projects of some ages.
+    p.sql(f"UPDATE auth.users SET phone = '' WHERE id = '{max_.id}';")
+    for user, handle in ((olive, "olive"), (max_, "max.m"), (ana, "ana_apple"), (dee, "dee"), (bad, "x!"), (arnie, "arnie"), (fiona, "fiona")):
         p.insert("public.profiles", user_id=user.id, display_name=user.name, handle=f"{handle}{secrets.token_hex(3)}" if handle != "x!" else handle,
                  bio=f"bio of {user.name}", dm_privacy="anyone", is_pro=user is olive, email=user.email)
 
     inner, books = str(uuid.uuid4()), str(uuid.uuid4())
     p.insert("public.circles", id=inner, name="Imported Inner Circle", created_by=olive.id, created_at=t - timedelta(days=30), invite_code="OLDCODE" + secrets.token_hex(3))
     p.insert("public.circles", id=books, name="Imported Book Club", created_by=max_.id, created_at=t - timedelta(days=20))
-    for circle, user, role in ((inner, olive, "owner"), (inner, max_, "member"), (inner, dee, "member"),
-                               (books, max_, "owner"), (books, ana, "member"), (books, olive, "member")):
+    for circle, user, role in ((inner, olive, "owner"), (inner, max_, "member"), (inner, dee, "member"), (inner, arnie, "member"),
+                               (books, max_, "owner"), (books, ana, "member"), (books, olive, "member"), (books, fiona, "member")):
         p.insert("public.circle_members", circle_id=circle, user_id=user.id, role=role, joined_at=t - timedelta(days=10))
 
     photo = png(1)
-    note, event, poll, expired, deleted_post, no_photo = (str(uuid.uuid4()) for _ in range(6))
+    note, event, poll, expired, deleted_post, no_photo, arnies = (str(uuid.uuid4()) for _ in range(7))
+    long_body = "Ran the whole trail today. " * 80  # 2,160 characters, over Colony's 2,000
+    p.insert("public.posts", id=arnies, circle_id=inner, author_id=arnie.id, type="note", body=long_body, created_at=t - timedelta(hours=6), expires_at=t + timedelta(hours=18))
     p.insert("public.posts", id=note, circle_id=inner, author_id=olive.id, type="note", body="Imported note with a photo", mood="happy",
              photo_url=p.add_object("post-photos", f"{inner}/{note}.png", photo, "image/png"), created_at=t - timedelta(hours=2), expires_at=t + timedelta(hours=22))
     p.insert("public.posts", id=event, circle_id=inner, author_id=olive.id, type="event", body="Picnic", location="Park",
@@ -216,13 +226,20 @@ def test_import_mycirclee(api: Api, stack: Stack, source_project):
 
     dry, first_run, second_run = import_twice(p)
     log_counts(p, {"dry run": dry, "first run": first_run, "second run": second_run})
-    assert first_run.counts("auth.users") == (5, 4, 0, 1, 0)             # Dee was deleted in Supabase
-    assert first_run.counts("auth.identities") == (6, 5, 0, 0, 1)        # Ana's Apple one imported; Dee's dangling
-    assert first_run.counts("public.profiles") == (5, 3, 0, 0, 2)        # Dee's (dangling) and the bad handle skipped
-    assert first_run.skipped_ids("public.profiles") == {dee.id, bad.id}
+    assert first_run.counts("auth.users") == (7, 6, 0, 1, 0)             # Dee was deleted in Supabase
+    # Arnie's and Fiona's hashes are not bcrypt: they came over without a password, each scheme counted.
+    assert first_run.table("auth.users")["adjusted"] == {
+        "password hash is argon2id, not bcrypt: imported without a password (signs in by link or code, then sets one)": 1,
+        "password hash is firebase-scrypt, not bcrypt: imported without a password (signs in by link or code, then sets one)": 1}, first_run.output
+    assert "auth.users: 1 password hash is argon2id" in first_run.output and "auth.users: 1 password hash is firebase-scrypt" in first_run.output
+    assert first_run.counts("auth.identities") == (8, 7, 0, 0, 1)        # Ana's Apple one imported; Dee's dangling
+    assert first_run.counts("public.profiles") == (7, 6, 0, 0, 1)        # Dee's (dangling) skipped; the bad handle replaced
+    assert first_run.skipped_ids("public.profiles") == {dee.id}
+    assert first_run.table("public.profiles")["adjusted"] == {"handle not 3–30 of a–z 0–9 _ . or taken in Colony: a new one suggested": 1}
     assert first_run.counts("public.circles") == (2, 2, 0, 0, 0)
-    assert first_run.counts("public.circle_members") == (6, 5, 0, 0, 1)
-    assert first_run.counts("public.posts") == (6, 4, 0, 1, 1)           # one expired, Dee's skipped
+    assert first_run.counts("public.circle_members") == (8, 7, 0, 0, 1)
+    assert first_run.counts("public.posts") == (7, 5, 0, 1, 1)           # one expired, Dee's skipped
+    assert first_run.table("public.posts")["adjusted"] == {"body over Colony's 2000 characters: cut to 2000": 1}
     assert first_run.skipped_ids("public.posts") == {deleted_post}
     assert first_run.counts("public.poll_options") == (4, 2, 0, 2, 0)
     assert first_run.counts("public.poll_votes") == (2, 1, 0, 1, 0)
@@ -239,27 +256,45 @@ def test_import_mycirclee(api: Api, stack: Stack, source_project):
     assert olive_user.id == olive.id
     circles = {c["id"].lower(): c for c in expect(olive_user.get("/circles/v1/circles"), 200)}
     assert set(circles) == {inner, books}, circles
-    assert (circles[inner]["role"], circles[inner]["member_count"], circles[books]["role"]) == ("owner", 2, "member"), circles
+    assert (circles[inner]["role"], circles[inner]["member_count"], circles[books]["role"]) == ("owner", 3, "member"), circles
     max_user = sign_in(api, "mycirclee", max_.email, max_.password)
     assert {c["id"].lower() for c in expect(max_user.get("/circles/v1/circles"), 200)} == {inner, books}
     members = expect(max_user.get(f"/circles/v1/circles/{inner}/members"), 200)
-    assert sorted((m["profile"]["user_id"].lower(), m["role"]) for m in members) == sorted([(olive.id, "owner"), (max_.id, "member")]), members
+    assert sorted((m["profile"]["user_id"].lower(), m["role"]) for m in members) == sorted([(olive.id, "owner"), (max_.id, "member"), (arnie.id, "member")]), members
     profile = expect(max_user.get("/circles/v1/profile"), 200)
     assert profile["display_name"] == "Max Member" and profile["handle"].startswith("max.m") and profile["bio"] == "bio of Max Member", profile
-    # The profile with the handle Colony refuses was made as the sign-up would have.
+    # The profile with the handle Colony refuses came over with the handle a sign-up would suggest.
     bad_profile = expect(sign_in(api, "mycirclee", bad.email, bad.password).get("/circles/v1/profile"), 200)
-    assert bad_profile["handle"] != "x!" and bad_profile["display_name"] == "Bad Handle", bad_profile
+    assert bad_profile["handle"].startswith("badhandle_") and bad_profile["display_name"] == "Bad Handle" and bad_profile["bio"] == "bio of Bad Handle", bad_profile
 
     # The live posts, with the photo copied into Colony's bucket; the expired and Dee's are gone.
     feed = expect(max_user.get(f"/circles/v1/circles/{inner}/posts"), 200)["posts"]
     by_id = {post["id"].lower(): post for post in feed}
-    assert set(by_id) == {note, event, poll, no_photo}, by_id.keys()
+    assert set(by_id) == {note, event, poll, no_photo, arnies}, by_id.keys()
+    assert by_id[arnies]["body"] == long_body.strip()[:2000].strip(), len(by_id[arnies]["body"])
     assert fetch(api, by_id[note]["photo_url"], max_user) == photo
     assert by_id[no_photo].get("photo_url") is None
     assert [(o["label"]) for o in by_id[poll]["poll_options"]] == ["Pizza", "Tacos"], by_id[poll]
     assert by_id[note]["kept_by_me"] is True
     threads = expect(max_user.get("/circles/v1/dms"), 200)
     assert [(d["id"].lower(), d["last_message"]["id"].lower()) for d in threads] == [(thread, reply)], threads
+
+    # Arnie and Fiona have no password in Colony: theirs sign nothing in. Arnie follows the magic link
+    # mailed to him, Fiona types its code; each then sets a password and signs in with it.
+    for user in (arnie, fiona):
+        refused = api.http.post("/auth/v1/token", params={"grant_type": "password"}, headers=api.anon("mycirclee"),
+                                json={"email": user.email, "password": "anything-" + secrets.token_hex(4)})
+        assert refused.status_code == 400, refused.text
+        expect(api.http.post("/auth/v1/otp", headers=api.anon("mycirclee"), json={"email": user.email, "create_user": False}), 200)
+    arnie_user = api.follow_mailed_link("mycirclee", api.mailbox.wait_for_mail(arnie.email)["link"])
+    fiona_user = api.verify("mycirclee", {"type": "email", "email": fiona.email, "token": api.mailbox.wait_for_mail(fiona.email)["code"]})
+    for source_user, session, circle in ((arnie, arnie_user, inner), (fiona, fiona_user, books)):
+        assert session.id == source_user.id
+        chosen = "new-" + secrets.token_hex(6)
+        expect(session.put("/auth/v1/user", json={"password": chosen}), 200)
+        again = sign_in(api, "mycirclee", source_user.email, chosen)
+        assert again.id == source_user.id
+        assert circle in {c["id"].lower() for c in expect(again.get("/circles/v1/circles"), 200)}
 
     # Ana's Apple identity came with her account (Sign in with Apple finds it by the same sub).
     ana_user = sign_in(api, "mycirclee", ana.email, ana.password)
@@ -474,12 +509,16 @@ def test_import_socialspot(api: Api, stack: Stack, source_project):
     sky = p.add_user("Sky Spot", password="sky-" + secrets.token_hex(4))
     stale = p.add_user("Stale Spot", password="stale-" + secrets.token_hex(4))
     zed = p.add_user("Zed Apple", password="zed-" + secrets.token_hex(4), apple=True)
+    # Signed up with Sign in with Apple alone: Apple's identity is her only one, her email Apple's relay.
+    ally = p.add_user("Ally Apple", apple_only=True)
     dee = p.add_user("Dee Deleted", deleted=True)
     photo = png(9)
     p.insert("public.profiles", id=sam.id, name="Sam", bio="Imported", school="State U", birthday="2000-05-01", share_location=True, dark_mode=True,
              instagram="@sam_spot", twitter="samspot", tiktok="!! not a handle !!", avatar_url=p.add_object("avatars", f"{sam.id}/avatar.png", photo, "image/png"))
-    for user, shares in ((sky, True), (stale, True), (zed, False), (dee, True)):
+    for user, shares in ((sky, True), (stale, True), (zed, False), (ally, False), (dee, True)):
         p.insert("public.profiles", id=user.id, name=user.name.split()[0], share_location=shares)
+    long_bio = "Coffee, climbing and campus radio. " * 10  # 350 characters, over Colony's 300
+    p.sql(f"UPDATE public.profiles SET bio = {sql_literal(long_bio)} WHERE id = '{sky.id}';")
     lat, lon = 30 + secrets.randbelow(15_000) / 1000, -120 + secrets.randbelow(40_000) / 1000
     north = 100 * 0.3048 / 111_320.0
     for user, dlat, age in ((sam, 0, 60), (sky, north, 30), (stale, 2 * north, 7200), (zed, -north, 30), (dee, -2 * north, 30)):
@@ -488,8 +527,11 @@ def test_import_socialspot(api: Api, stack: Stack, source_project):
 
     dry, first_run, second_run = import_twice(p)
     log_counts(p, {"dry run": dry, "first run": first_run, "second run": second_run})
-    assert first_run.counts("auth.users") == (5, 4, 0, 1, 0)
-    assert first_run.counts("public.profiles") == (5, 4, 0, 0, 1)
+    assert first_run.counts("auth.users") == (6, 5, 0, 1, 0)
+    # Identities exactly as the source has them: Ally's Apple one and no other.
+    assert first_run.counts("auth.identities") == (7, 6, 0, 0, 1)   # Sam, Sky, Stale: email; Zed: email and Apple; Ally: Apple; Dee's dangling
+    assert first_run.counts("public.profiles") == (6, 5, 0, 0, 1)
+    assert first_run.table("public.profiles")["adjusted"] == {"bio over Colony's 300 characters: cut to 300": 1}
     assert first_run.counts("public.locations") == (5, 2, 0, 2, 1)    # Stale's expired, Zed not sharing, Dee's dangling
     assert first_run.table("public.locations")["not_imported"] == {"expired": 1, "not sharing": 1}
     assert [issue["id"] for issue in first_run.summary["incomplete_rows"]] == [sam.id]  # the TikTok link Colony refuses
@@ -509,10 +551,18 @@ def test_import_socialspot(api: Api, stack: Stack, source_project):
     assert 0 <= seen[sky.id]["distance_feet"] <= 300, seen[sky.id]
 
     zed_user = sign_in(api, "socialspot", zed.email, zed.password)
-    assert ("apple", zed.apple_sub) in {(i["provider"], i["id"]) for i in expect(zed_user.get("/auth/v1/user"), 200)["identities"]}
+    assert sorted((i["provider"], i["id"]) for i in expect(zed_user.get("/auth/v1/user"), 200)["identities"]) == sorted([("apple", zed.apple_sub), ("email", zed.id)])
+    # Ally's account has exactly her Apple identity (no email one made up), as in the source.
+    service_key = service_role_key("socialspot")
+    ally_account = expect(api.http.get(f"/auth/v1/admin/users/{ally.id}", headers={"apikey": service_key, "Authorization": f"Bearer {service_key}"}), 200)
+    assert [(i["provider"], i["id"]) for i in ally_account["identities"]] == [("apple", ally.apple_sub)] == p.identities(ally.id), ally_account
+    assert ally_account["email"] == ally.email and ally_account["app_metadata"]["providers"] == ["apple"], ally_account
+    ally_identity = ally_account["identities"][0]
+    assert ally_identity["identity_data"]["is_private_email"] is True and ally_identity["identity_data"]["custom_claims"] == {"auth_time": 1716400000}, ally_identity
 
     # Sky's app hears Sam move (SocialSpot has no pushes, so no notification to check).
     sky_user = sign_in(api, "socialspot", sky.email, sky.password)
+    assert expect(sky_user.get("/nearby/v1/profile"), 200)["bio"] == long_bio.strip()[:300].strip()
     step = iter(range(1, 1000))
 
     def move() -> str:
@@ -526,38 +576,65 @@ def test_import_socialspot(api: Api, stack: Stack, source_project):
 # ---------------------------------------------------------------------------------- I Believe In You
 
 
+def builder(p: SourceProject, user, **columns: Any) -> str:
+    """The builder the seed's sign-up trigger made for `user`, with `columns` set as the app
+    would; returns its id."""
+    sets = ", ".join(f'"{name}" = {sql_literal(value)}' for name, value in columns.items()) or "name = name"
+    return p.sql(f"UPDATE public.builders SET {sets} WHERE user_id = '{user.id}' RETURNING id;").split()[0]
+
+
 def test_import_ibelieveinyou(api: Api, stack: Stack, source_project, tmp_path):
     p = source_project("ibelieveinyou")
     t = now()
-    cora = p.add_user("Cora Creator", password="cora-" + secrets.token_hex(4))
-    finn = p.add_user("Finn Fan", password="finn-" + secrets.token_hex(4))
-    gus = p.add_user("Gus Apple", password="gus-" + secrets.token_hex(4), apple=True)
-    dex = p.add_user("Dex Deleted", password="dex-" + secrets.token_hex(4), deleted=True)
-    b_cora, b_finn, b_gus, b_dex = (str(uuid.uuid4()) for _ in range(4))
+    # The app signs up with `name` in the metadata, which its trigger copies into the builder.
+    cora = p.add_user("Cora Creator", password="cora-" + secrets.token_hex(4), name_key="name")
+    finn = p.add_user("Finn Fan", password="finn-" + secrets.token_hex(4), name_key="name")
+    gus = p.add_user("Gus Apple", password="gus-" + secrets.token_hex(4), apple=True, name_key="name")
+    dex = p.add_user("Dex Deleted", password="dex-" + secrets.token_hex(4), deleted=True, name_key="name")
+    # Made without a name (the dashboard, an invite): the trigger gave her builder ''.
+    nora = p.add_user("", password="nora-" + secrets.token_hex(4), name_key=None)
+    # A name over Colony's 60 characters.
+    long_name = "Lorenzo " + "de' Medici the Magnificent, Lord of Florence and Patron " + "of Everything Built"
+    lorenzo = p.add_user(long_name, password="lorenzo-" + secrets.token_hex(4), name_key="name")
+    assert p.sql(f"SELECT count(*) FROM public.builders WHERE name = '' AND user_id = '{nora.id}';").strip() == "1"
     avatar, cover, image = png(11), png(12), png(13)
-    p.insert("public.builders", id=b_cora, user_id=cora.id, name="Cora", bio="I build robots", is_creator=True, website_url="cora.example.com",
-             avatar_url=p.add_object("avatars", f"{cora.id}.png", avatar, "image/png"), created_at=t - timedelta(days=30))
-    p.insert("public.builders", id=b_finn, user_id=finn.id, name="Finn", created_at=t - timedelta(days=29))
-    p.insert("public.builders", id=b_gus, user_id=gus.id, name="Gus", twitter_handle="not a handle!!", created_at=t - timedelta(days=28))
-    p.insert("public.builders", id=b_dex, user_id=dex.id, name="Dex", created_at=t - timedelta(days=27))
+    b_cora = builder(p, cora, name="Cora", bio="I build robots", is_creator=True, website_url="cora.example.com",
+                     avatar_url=p.add_object("avatars", f"{cora.id}.png", avatar, "image/png"), created_at=t - timedelta(days=30))
+    long_bio = "I cheer for builders. " * 30  # 660 characters, over Colony's 500
+    b_finn = builder(p, finn, bio=long_bio, created_at=t - timedelta(days=29))
+    b_gus = builder(p, gus, name="Gus", twitter_handle="not a handle!!", created_at=t - timedelta(days=28))
+    b_dex = builder(p, dex, created_at=t - timedelta(days=27))
+    b_nora = builder(p, nora, created_at=t - timedelta(days=26))
+    b_lorenzo = builder(p, lorenzo, created_at=t - timedelta(days=25))
     for user, points in ((cora, 3), (finn, 999), (gus, 0), (dex, 50)):
-        p.insert("public.karma", user_id=user.id, total_points=points, level=5 if points > 900 else 1)
+        p.sql(f"UPDATE public.karma SET total_points = {points}, level = {5 if points > 900 else 1} WHERE user_id = '{user.id}';")
 
-    robot, draft, dexs = str(uuid.uuid4()), str(uuid.uuid4()), str(uuid.uuid4())
+    robot, draft, dexs, workshop = str(uuid.uuid4()), str(uuid.uuid4()), str(uuid.uuid4()), str(uuid.uuid4())
     title = f"Imported Garden Robot {uuid.uuid4().hex[:6]}"
     slug = f"garden-robot-{uuid.uuid4().hex[:8]}"
     p.insert("public.projects", id=robot, builder_id=b_cora, title=title, tagline="Waters plants", public_slug=slug, mood="green", follower_count=42,
              cover_image_url=p.add_object("project-images", f"covers/{robot}.png", cover, "image/png"), created_at=t - timedelta(days=20))
     p.insert("public.projects", id=draft, builder_id=b_cora, title="Secret draft", public_slug="Not A Slug!", is_published=False, created_at=t - timedelta(days=10))
     p.insert("public.projects", id=dexs, builder_id=b_dex, title="Dex's thing", public_slug=f"dex-{uuid.uuid4().hex[:8]}", created_at=t - timedelta(days=9))
-    first_post, second_post = str(uuid.uuid4()), str(uuid.uuid4())
+    # Nora's project: a title over 100 and a description over 10,000 characters.
+    long_title = f"Nora's Workshop {uuid.uuid4().hex[:6]} " + "with a very long title " * 6
+    long_description = "Every day a new tool. " * 460
+    p.insert("public.projects", id=workshop, builder_id=b_nora, title=long_title, description=long_description, public_slug=f"workshop-{uuid.uuid4().hex[:8]}",
+             created_at=t - timedelta(days=8))
+    first_post, second_post, nora_post = str(uuid.uuid4()), str(uuid.uuid4()), str(uuid.uuid4())
     p.insert("public.posts", id=first_post, project_id=robot, content="First prototype works!", like_count=99, created_at=t - timedelta(days=5),
              images=[p.add_object("project-images", f"posts/{first_post}/1.png", image, "image/png"),
                      p.add_object("project-images", f"posts/{first_post}/2.png", png(14), "image/png", in_folder=False)])
     p.insert("public.posts", id=second_post, project_id=robot, content="Now with sensors", created_at=t - timedelta(days=2))
-    p.insert("public.milestones", project_id=robot, title="Prototype", is_completed=True, target_date=str((t - timedelta(days=6)).date()))
-    p.insert("public.milestones", project_id=robot, title="Ship it", target_date=str((t + timedelta(days=30)).date()))
-    for user, when in ((finn, 15), (gus, 14), (dex, 13)):
+    long_content = "Sawdust everywhere. " * 260  # 5,200 characters, over Colony's 5,000
+    p.insert("public.posts", id=nora_post, project_id=workshop, content=long_content, created_at=t - timedelta(days=1))
+    prototype, ship, leftover = str(uuid.uuid4()), str(uuid.uuid4()), str(uuid.uuid4())
+    p.insert("public.milestones", id=prototype, project_id=robot, title="Prototype", is_completed=True, completed_at=t - timedelta(days=6),
+             target_date=str((t - timedelta(days=6)).date()))
+    p.insert("public.milestones", id=ship, project_id=robot, title="Ship it", target_date=str((t + timedelta(days=30)).date()))
+    # Ticked, then unticked: the app cleared is_completed and left completed_at.
+    p.insert("public.milestones", id=leftover, project_id=robot, title="Weatherproofing", is_completed=False, completed_at=t - timedelta(days=3))
+    for user, when in ((finn, 15), (gus, 14), (dex, 13), (nora, 12), (lorenzo, 11)):
         p.insert("public.follows", user_id=user.id, project_id=robot, created_at=t - timedelta(days=when))
     for user in (finn, cora, dex):
         p.insert("public.likes", user_id=user.id, post_id=first_post, created_at=t - timedelta(days=4))
@@ -568,6 +645,7 @@ def test_import_ibelieveinyou(api: Api, stack: Stack, source_project, tmp_path):
                  created_at=t - timedelta(days=days_ago))
     p.insert("public.support_messages", project_id=robot, sender_id=b_finn, message="You've got this!", created_at=t - timedelta(days=3))
     p.insert("public.support_messages", project_id=robot, sender_id=b_dex, message="Go go go", created_at=t - timedelta(days=2))
+    p.insert("public.support_messages", project_id=robot, sender_id=b_lorenzo, message="Magnificent work", created_at=t - timedelta(days=1))
 
     # Storage through S3, as Supabase's S3 endpoint serves it: a moto server holding the folder's objects.
     with MotoS3(tmp_path) as s3:
@@ -579,16 +657,29 @@ def test_import_ibelieveinyou(api: Api, stack: Stack, source_project, tmp_path):
     for run in (dry, first_run, second_run):
         assert run.status == INCOMPLETE, run.output
     assert second_run.written == 0 and second_run.summary["files_copied"] == 0, second_run.output
-    assert first_run.counts("auth.users") == (4, 3, 0, 1, 0)
-    assert first_run.counts("public.builders") == (4, 3, 0, 0, 1)
-    assert first_run.counts("public.karma") == (4, 0, 0, 4, 0)
-    assert first_run.counts("public.projects") == (3, 2, 0, 0, 1)
-    assert first_run.counts("public.posts") == (2, 2, 0, 0, 0)
+    assert first_run.counts("auth.users") == (6, 5, 0, 1, 0)
+    # Every builder but the deleted user's comes over: Nora's '' and Lorenzo's long name fitted, Finn's bio cut.
+    assert first_run.counts("public.builders") == (6, 5, 0, 0, 1)
+    assert first_run.skipped_ids("public.builders") == {b_dex}
+    assert first_run.table("public.builders")["adjusted"] == {
+        "name blank: given a default": 1, "name over Colony's 60 characters: cut to 60": 1, "bio over Colony's 500 characters: cut to 500": 1}, first_run.output
+    assert first_run.counts("public.karma") == (6, 0, 0, 6, 0)
+    assert first_run.counts("public.projects") == (4, 3, 0, 0, 1)
+    assert first_run.table("public.projects")["adjusted"] == {
+        "title over Colony's 100 characters: cut to 100": 1, "description over Colony's 10000 characters: cut to 10000": 1}, first_run.output
+    assert first_run.counts("public.posts") == (3, 3, 0, 0, 0)
+    assert first_run.table("public.posts")["adjusted"] == {"content over Colony's 5000 characters: cut to 5000": 1}
+    assert first_run.counts("public.milestones") == (3, 3, 0, 0, 0)
+    assert first_run.table("public.milestones")["adjusted"] == {"completed_at on a milestone that is not completed: left out": 1}
     assert first_run.counts("public.support_actions") == (7, 6, 0, 0, 1)
-    assert first_run.counts("public.follows") == (3, 2, 0, 0, 1)
+    assert first_run.counts("public.follows") == (5, 4, 0, 0, 1)   # Dex's alone: Nora's and Lorenzo's come with them
     assert first_run.counts("public.likes") == (3, 2, 0, 0, 1)
-    assert first_run.counts("public.support_messages") == (2, 2, 0, 0, 0)  # Dex's stays, anonymous
+    assert first_run.counts("public.support_messages") == (3, 3, 0, 0, 0)  # Dex's stays, anonymous
     assert sorted(issue["id"] for issue in first_run.summary["incomplete_rows"]) == sorted([b_gus, draft, first_post]), first_run.output
+    assert sorted((issue["table"], issue["id"]) for issue in first_run.summary["adjusted_rows"]) == sorted([
+        ("public.builders", b_finn), ("public.builders", b_nora), ("public.builders", b_lorenzo), ("public.projects", workshop),
+        ("public.projects", workshop), ("public.posts", nora_post), ("public.milestones", leftover)]), first_run.output
+    assert "rows that came over changed to fit Colony's rules (7)" in first_run.output, first_run.output
     assert first_run.summary["files_copied"] == 3  # avatar, cover, one post image (the other is missing)
     for table in first_run.summary["tables"]:
         assert second_run.table(table["name"])["already"] == table["already"] + table["imported"], table
@@ -596,17 +687,23 @@ def test_import_ibelieveinyou(api: Api, stack: Stack, source_project, tmp_path):
     cora_user = sign_in(api, "ibelieveinyou", cora.email, cora.password)
     mine = {project["id"].lower(): project for project in expect(cora_user.get("/projects/v1/me/projects"), 200)}
     assert set(mine) == {robot, draft}, mine
-    assert mine[robot]["follower_count"] == 2 and mine[robot]["public_slug"] == slug, mine[robot]   # counted, not the project's 42
+    assert mine[robot]["follower_count"] == 4 and mine[robot]["public_slug"] == slug, mine[robot]   # counted, not the project's 42
     assert mine[draft]["public_slug"].startswith("secret-draft-") and mine[draft]["is_published"] is False, mine[draft]
     assert fetch(api, mine[robot]["cover_image_url"]) == cover
-    builder = expect(cora_user.get("/projects/v1/me"), 200)
-    assert builder["id"].lower() == b_cora and fetch(api, builder["avatar_url"]) == avatar and builder["website_url"] == "https://cora.example.com", builder
+    me = expect(cora_user.get("/projects/v1/me"), 200)
+    assert me["id"].lower() == b_cora and fetch(api, me["avatar_url"]) == avatar and me["website_url"] == "https://cora.example.com", me
     assert expect(cora_user.get("/projects/v1/me/karma"), 200)["total_points"] == 0  # her like of her own post earns nothing
+    # Completed exactly when is_completed: the unticked milestone's left-over completed_at is gone.
+    milestones = {m["id"].lower(): m for m in expect(cora_user.get(f"/projects/v1/projects/{robot}/milestones"), 200)}
+    assert (milestones[leftover]["is_completed"], milestones[leftover].get("completed_at")) == (False, None), milestones[leftover]
+    assert milestones[prototype]["is_completed"] is True and milestones[prototype]["completed_at"], milestones[prototype]
+    assert milestones[ship]["is_completed"] is False, milestones[ship]
 
     finn_user = sign_in(api, "ibelieveinyou", finn.email, finn.password)
     karma = expect(finn_user.get("/projects/v1/me/karma"), 200)
     # Recomputed: one follow (5; the repeated follow earns nothing), one like (1), one message (10); not 999.
     assert (karma["total_points"], karma["level"], karma["label"]) == (16, 1, "New Supporter"), karma
+    assert expect(finn_user.get("/projects/v1/me"), 200)["bio"] == long_bio.strip()[:500].strip()
     feed = expect(finn_user.get("/projects/v1/feed"), 200)["posts"]
     posts = {post["id"].lower(): post for post in feed}
     assert set(posts) == {first_post, second_post}, feed
@@ -615,7 +712,25 @@ def test_import_ibelieveinyou(api: Api, stack: Stack, source_project, tmp_path):
     # A follow again earns nothing: the imported follow was his first.
     assert expect(finn_user.post(f"/projects/v1/projects/{robot}/follow"), 200)["karma_earned"] == 0
     messages = expect(cora_user.get(f"/projects/v1/projects/{robot}/support-messages"), 200)
-    assert sorted((m["message"], m["is_anonymous"]) for m in messages) == [("Go go go", True), ("You've got this!", False)], messages
+    # Lorenzo's builder came over (his name cut), so his message keeps its sender.
+    assert sorted((m["message"], m["is_anonymous"]) for m in messages) == [("Go go go", True), ("Magnificent work", False), ("You've got this!", False)], messages
+
+    # Nora, whose builder the trigger named '', is there with the name a sign-up without one gets, her project, post and follow.
+    nora_user = sign_in(api, "ibelieveinyou", nora.email, nora.password)
+    nora_me = expect(nora_user.get("/projects/v1/me"), 200)
+    assert (nora_me["id"].lower(), nora_me["name"]) == (b_nora, nora.email.split("@")[0]), nora_me
+    nora_projects = {project["id"].lower(): project for project in expect(nora_user.get("/projects/v1/me/projects"), 200)}
+    assert set(nora_projects) == {workshop}, nora_projects
+    assert nora_projects[workshop]["title"] == long_title.strip()[:100].strip(), nora_projects[workshop]
+    workshop_detail = expect(nora_user.get(f"/projects/v1/projects/{workshop}"), 200)
+    assert workshop_detail["description"] == long_description.strip()[:10_000].strip(), len(workshop_detail.get("description") or "")
+    nora_posts = expect(nora_user.get(f"/projects/v1/projects/{workshop}/posts"), 200)["posts"]
+    assert [(post["id"].lower(), post["content"]) for post in nora_posts] == [(nora_post, long_content[:5000].strip())], nora_posts
+    assert robot in {f["id"].lower() for f in expect(nora_user.get("/projects/v1/me/following"), 200)["projects"]}
+    # Lorenzo's name is cut to 60 characters; his follow is his.
+    lorenzo_user = sign_in(api, "ibelieveinyou", lorenzo.email, lorenzo.password)
+    assert expect(lorenzo_user.get("/projects/v1/me"), 200)["name"] == long_name[:60].strip()
+    assert robot in {f["id"].lower() for f in expect(lorenzo_user.get("/projects/v1/me/following"), 200)["projects"]}
 
     gus_user = sign_in(api, "ibelieveinyou", gus.email, gus.password)
     assert ("apple", gus.apple_sub) in {(i["provider"], i["id"]) for i in expect(gus_user.get("/auth/v1/user"), 200)["identities"]}

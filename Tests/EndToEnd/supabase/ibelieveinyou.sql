@@ -1,5 +1,6 @@
 -- I Believe In You's nine tables as ibelieveinyou.md, section 2, gives them (columns, types,
--- references, uniques, enums), and the Storage its screens use for avatars, covers and post images.
+-- references, uniques, enums), its sign-up trigger, and the Storage its screens use for avatars,
+-- covers and post images.
 
 CREATE TABLE public.builders (
     id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -93,6 +94,17 @@ CREATE TABLE public.support_actions (
     metadata jsonb,
     created_at timestamptz DEFAULT now()
 );
+
+-- The sign-up trigger of section 2 ("Database Triggers"): every new auth.users row gets its
+-- builder, named from the sign-up's metadata (the app sends `name`; `''` when there is none, as
+-- for an account made by the dashboard, an invite or Sign in with Apple), and its karma row.
+CREATE FUNCTION public.handle_new_user() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = public AS $$
+BEGIN
+    INSERT INTO public.builders (user_id, name) VALUES (new.id, coalesce(new.raw_user_meta_data->>'name', ''));
+    INSERT INTO public.karma (user_id, total_points) VALUES (new.id, 0);
+    RETURN new;
+END $$;
+CREATE TRIGGER on_auth_user_created AFTER INSERT ON auth.users FOR EACH ROW EXECUTE FUNCTION public.handle_new_user();
 
 ALTER TABLE public.builders ENABLE ROW LEVEL SECURITY;
 ALTER TABLE public.karma ENABLE ROW LEVEL SECURITY;

@@ -16,6 +16,35 @@ public struct ImportedUser: Sendable, Equatable {
     public var createdAt: Date?
     public var lastSignInAt: Date?
     public var bannedUntil: Date? = nil
+    /// The scheme of a password hash Colony cannot verify (GoTrue also keeps argon2 and Firebase
+    /// scrypt hashes of users it imported): the account comes over without a password and signs
+    /// in by link or code, then sets one. nil when the hash is bcrypt or there is none.
+    public var unusablePasswordScheme: String? = nil
+}
+
+/// What Colony does with an `encrypted_password` as GoTrue stores it.
+public enum ImportedPasswordHash: Equatable, Sendable {
+    /// None (`''` or NULL: an OAuth, phone or passwordless account).
+    case none
+    /// bcrypt (`$2a$`, `$2b$`, `$2y$`): kept, the old password signs in.
+    case bcrypt(String)
+    /// Another scheme GoTrue verifies and Colony does not: left out, named for the report.
+    case unusable(scheme: String)
+
+    public init(_ text: String?) {
+        guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { self = .none; return }
+        if text.hasPrefix("$2a$") || text.hasPrefix("$2b$") || text.hasPrefix("$2y$") {
+            self = .bcrypt(text)
+        } else if text.hasPrefix("$argon2") {
+            // `$argon2id$v=19$m=…,t=…,p=…$salt$hash` (also argon2i, argon2d).
+            let variant = text.dropFirst().prefix { $0 != "$" }
+            self = .unusable(scheme: variant.isEmpty ? "argon2" : String(variant))
+        } else if text.hasPrefix("$fbscrypt$") {
+            self = .unusable(scheme: "firebase-scrypt")
+        } else {
+            self = .unusable(scheme: "unknown")
+        }
+    }
 }
 
 public enum UserImportParser {
@@ -46,7 +75,9 @@ public enum UserImportParser {
         return try rows.enumerated().map { index, row in try user(from: row, line: index + 1) }
     }
 
-    static func user(from row: [String: String?], line: Int) throws -> ImportedUser {
+    /// One row. `requireAddress: false` (a Supabase project, whose identities come with it) takes
+    /// an account with neither email nor phone (an OAuth user whose provider gave no address).
+    static func user(from row: [String: String?], line: Int, requireAddress: Bool = true) throws -> ImportedUser {
         func field(_ name: String) -> String? {
             guard let value = row[name] ?? nil, !value.isEmpty, value.uppercased() != "NULL" else { return nil }
             return value
@@ -56,6 +87,9 @@ public enum UserImportParser {
         }
         func date(_ name: String) throws -> Date? {
             guard let text = field(name) else { return nil }
+            // A ban "for ever" as Postgres writes it.
+            if text == "infinity" { return .distantFuture }
+            if text == "-infinity" { return .distantPast }
             guard let date = parseTimestamp(text) else { throw Failure(description: "row \(line): \(name) \"\(text)\" is not a timestamp") }
             return date
         }
@@ -73,14 +107,23 @@ public enum UserImportParser {
             guard let phone = Credentials.normalizedPhone(raw) else { throw Failure(description: "row \(line): phone \"\(raw)\" is invalid") }
             return phone
         }
-        guard email != nil || phone != nil else { throw Failure(description: "row \(line): neither email nor phone") }
-        let password = field("encrypted_password")
-        if let password, !password.hasPrefix("$2") { throw Failure(description: "row \(line): encrypted_password is not a bcrypt hash") }
+        if requireAddress, email == nil, phone == nil { throw Failure(description: "row \(line): neither email nor phone") }
+        var password: String?, unusable: String?
+        switch ImportedPasswordHash(field("encrypted_password")) {
+        case .none: break
+        case .bcrypt(let hash): password = hash
+        case .unusable(let scheme): unusable = scheme
+        }
+        // GoTrue before July 2021 had `confirmed_at` where `email_confirmed_at` is now (a later
+        // migration renamed it and made `confirmed_at` the generated least of the two): an
+        // export without the column reads the old one.
+        let emailConfirmedAt = row.keys.contains("email_confirmed_at") ? try date("email_confirmed_at") : try date("confirmed_at")
         return ImportedUser(
             id: id, email: email, phone: phone, encryptedPassword: password,
-            emailConfirmedAt: try date("email_confirmed_at"), phoneConfirmedAt: try date("phone_confirmed_at"),
+            emailConfirmedAt: email == nil ? nil : emailConfirmedAt, phoneConfirmedAt: phone == nil ? nil : try date("phone_confirmed_at"),
             appMetadata: try metadata("raw_app_meta_data"), userMetadata: try metadata("raw_user_meta_data"),
-            createdAt: try date("created_at"), lastSignInAt: try date("last_sign_in_at"), bannedUntil: try date("banned_until")
+            createdAt: try date("created_at"), lastSignInAt: try date("last_sign_in_at"), bannedUntil: try date("banned_until"),
+            unusablePasswordScheme: unusable
         )
     }
 
@@ -175,14 +218,15 @@ extension Accounts {
 
 extension UserStore {
     /// Stores an imported account as it was (id, bcrypt hash, confirmations, metadata), with its
-    /// own email or phone identity. Throws 422 when its metadata is over `MetadataLimits`, and
-    /// `userAlreadyExists` when the id or an address is taken in the app.
-    func insertImported(_ record: ImportedUser, app: App, on connection: PostgresConnection) async throws -> UserRecord {
+    /// own email or phone identity unless `ownIdentity` is false (a Supabase project's identities
+    /// come over exactly as it has them). Throws 422 when its metadata is over `MetadataLimits`,
+    /// and `userAlreadyExists` when the id or an address is taken in the app.
+    func insertImported(_ record: ImportedUser, app: App, ownIdentity: Bool = true, on connection: PostgresConnection) async throws -> UserRecord {
         let now = Date()
         let provider = record.email != nil ? "email" : "phone"
         var appMetadata = record.appMetadata
-        if appMetadata["provider"] == nil { appMetadata["provider"] = .string(provider) }
-        if appMetadata["providers"] == nil { appMetadata["providers"] = .array([.string(provider)]) }
+        if ownIdentity, appMetadata["provider"] == nil { appMetadata["provider"] = .string(provider) }
+        if ownIdentity, appMetadata["providers"] == nil { appMetadata["providers"] = .array([.string(provider)]) }
         try MetadataLimits.check(user: record.userMetadata, app: appMetadata)
         var user = UserRecord(id: record.id, app: app, email: record.email, phone: record.phone, encryptedPassword: record.encryptedPassword,
                               emailConfirmedAt: record.emailConfirmedAt, phoneConfirmedAt: record.phoneConfirmedAt,
@@ -190,7 +234,34 @@ extension UserStore {
                               createdAt: record.createdAt ?? now, updatedAt: now)
         user.bannedUntil = record.bannedUntil
         try await insert(user, on: connection)
-        try await addOwnIdentity(for: user, provider: provider, on: connection)
+        if ownIdentity, record.email != nil || record.phone != nil { try await addOwnIdentity(for: user, provider: provider, on: connection) }
         return user
+    }
+}
+
+/// Metadata over `MetadataLimits` made to fit rather than the account (and all it owns) left out:
+/// its largest (or, when too deep, deepest) keys go first, the user's before the app's, never
+/// the app's `provider`/`providers`.
+public enum ImportedMetadata {
+    public static func fit(user: [String: JSONValue], app: [String: JSONValue]) -> (user: [String: JSONValue], app: [String: JSONValue], dropped: [String]) {
+        var user = user, app = app, dropped: [String] = []
+        func size(_ value: JSONValue) -> Int { (try? JSONEncoder().encode(value).count) ?? Int.max / 2 }
+        while (try? MetadataLimits.check(user: user, app: app)) == nil {
+            let tooDeep = max(MetadataLimits.depth(of: .object(user)), MetadataLimits.depth(of: .object(app))) > MetadataLimits.maximumDepth
+            func worst(_ object: [String: JSONValue]) -> String? {
+                object.keys.filter { !["provider", "providers"].contains($0) }
+                    .max { a, b in tooDeep ? MetadataLimits.depth(of: object[a] ?? .null) < MetadataLimits.depth(of: object[b] ?? .null) : size(object[a] ?? .null) < size(object[b] ?? .null) }
+            }
+            if let key = worst(user) {
+                user[key] = nil
+                dropped.append("user_metadata.\(key)")
+            } else if let key = worst(app) {
+                app[key] = nil
+                dropped.append("app_metadata.\(key)")
+            } else {
+                break
+            }
+        }
+        return (user, app, dropped)
     }
 }

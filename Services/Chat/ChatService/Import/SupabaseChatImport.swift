@@ -9,11 +9,11 @@ import PostgresNIO
 ///
 /// | Supabase (`public`) | Colony (`chat`) |
 /// |---|---|
-/// | `user` | `users` (display name, email); `avatar_url`'s file (else `profile-pictures/{id}`) copied to `profile-pictures` as `{user_id}`, the URL then versioned |
-/// | `group` | `groups` (name 1–100 characters); the file `group-pictures/{id}` copied when the project has one |
+/// | `user` | `users` (display name, email; a name over 60 characters cut there, a blank one the sign-up name or the address's local part, reported); `avatar_url`'s file (else `profile-pictures/{id}`) copied to `profile-pictures` as `{user_id}`, the URL then versioned |
+/// | `group` | `groups` (a name over 100 characters cut there, a blank one "Untitled group", reported); the file `group-pictures/{id}` copied when the project has one |
 /// | `group_members` | `group_members` (role owner, admin, user); one owner per group, the group's `owner_id`: another `owner` row joins as admin, and the owner is made a member when the project lacked the row; a missing `last_read_at` is the join time |
-/// | `message` | `messages`; a voice message's file (`voice_url`) is copied to the private `voice-messages` bucket as `{group_id}/{message_id}` and kept as its path (the URL is signed on the way out); a voice message whose file is missing is skipped |
-/// | `event` | `events` (title 1–200 characters, `ends_at` ≥ `starts_at`); personal ones keep `group_id` null |
+/// | `message` | `messages` (content over 4,000 characters cut there, reported); a voice message's file (`voice_url`) is copied to the private `voice-messages` bucket as `{group_id}/{message_id}` and kept as its path (the URL is signed on the way out); a voice message whose file is missing is skipped |
+/// | `event` | `events` (a title over 200 characters cut there, a blank one "Event", details over 4,000 cut, reported; `ends_at` before `starts_at` is skipped); personal ones keep `group_id` null |
 ///
 /// Every membership is announced (`group_member_imported`) for realtime and notifications.
 public enum SupabaseChatImport {
@@ -25,9 +25,10 @@ public enum SupabaseChatImport {
         try await job.importRows("public.user", from: source.rows("public", "user", orderBy: "id"), id: { try $0.uuid("id").lowercased }) { row, writer in
             let userID = try row.uuid("id")
             try accounts.require(userID, "id")
-            guard let name = try row.text("display_name") ?? SignUpMetadata.displayName(accounts.byID[userID]?.userMetadata ?? [:], maxLength: 60) ?? accounts.byID[userID]?.email.map({ UserStore.defaultName(email: $0) }) else {
-                throw RowProblem("display_name is missing")
-            }
+            let account = accounts.byID[userID]
+            let name = writer.fit(try row.optionalString("display_name"), "display_name", max: ChatRules.maxDisplayName,
+                                  fallback: SignUpMetadata.displayName(account?.userMetadata ?? [:], maxLength: ChatRules.maxDisplayName) ?? UserStore.defaultName(email: account?.email))
+                ?? UserStore.defaultName(email: nil)
             var avatar: StoredObject?
             if let url = try row.optionalString("avatar_url") {
                 avatar = try await writer.copyFile(url, defaultBucket: media.profilePictures.name, into: media.profilePictures, key: ChatMedia.key(userID))
@@ -38,7 +39,7 @@ public enum SupabaseChatImport {
             // counts as seen, so it does not replace the app's own name.
             try await writer.connection.query("""
                 INSERT INTO users (id, display_name, auth_name, email, avatar_version, created_at, updated_at)
-                SELECT \(userID), \(String(name.prefix(60))), \(SignUpMetadata.displayName(accounts.byID[userID]?.userMetadata ?? [:], maxLength: 60)), \(try row.text("email") ?? accounts.byID[userID]?.email), \(avatar?.version),
+                SELECT \(userID), \(name), \(SignUpMetadata.displayName(accounts.byID[userID]?.userMetadata ?? [:], maxLength: 60)), \(try row.text("email") ?? accounts.byID[userID]?.email), \(avatar?.version),
                        \(try row.optionalDate("created_at") ?? job.now), \(job.now)
                 WHERE NOT EXISTS (SELECT 1 FROM deleted_users WHERE user_id = \(userID))
                 ON CONFLICT (id) DO UPDATE SET display_name = EXCLUDED.display_name, auth_name = EXCLUDED.auth_name, email = EXCLUDED.email, avatar_version = EXCLUDED.avatar_version,
@@ -54,7 +55,7 @@ public enum SupabaseChatImport {
         try await job.importRows("public.group", from: source.rows("public", "group", orderBy: "id"), id: { try $0.uuid("id").lowercased }) { row, writer in
             let groupID = try row.uuid("id"), ownerID = try row.uuid("owner_id")
             try accounts.require(ownerID, "owner_id")
-            guard let name = try row.text("name"), name.count <= 100 else { throw RowProblem("name must be 1–100 characters") }
+            let name = writer.fit(try row.optionalString("name"), "name", max: ChatRules.maxGroupName, fallback: "Untitled group") ?? "Untitled group"
             let picture = try await writer.copyFileIfPresent(bucket: media.groupPictures.name, name: ChatMedia.key(groupID), into: media.groupPictures, key: ChatMedia.key(groupID))
             let createdAt = try row.optionalDate("created_at") ?? job.now
             try await writer.connection.query("""
@@ -125,7 +126,7 @@ public enum SupabaseChatImport {
             }
             try await writer.connection.query("""
                 INSERT INTO messages (id, group_id, content, sent_by, sent_at, is_edited, message_type, voice_duration, voice_path)
-                VALUES (\(id), \(groupID), \(try row.optionalString("content") ?? ""), \(senderID), \(try row.optionalDate("sent_at") ?? job.now),
+                VALUES (\(id), \(groupID), \(writer.fit(try row.optionalString("content"), "content", max: ChatRules.maxMessageLength, trim: false) ?? ""), \(senderID), \(try row.optionalDate("sent_at") ?? job.now),
                         \(try row.bool("is_edited", default: false)), \(type.rawValue)::message_type, \(duration), \(voicePath))
                 """, logger: logger)
             return .imported
@@ -134,14 +135,14 @@ public enum SupabaseChatImport {
         try await job.importRows("public.event", from: source.rows("public", "event", orderBy: "starts_at, id"), id: { try $0.uuid("id").lowercased }) { row, writer in
             let creator = try row.uuid("created_by")
             try accounts.require(creator, "created_by")
-            guard let title = try row.text("title"), title.count <= 200 else { throw RowProblem("title must be 1–200 characters") }
+            let title = writer.fit(try row.optionalString("title"), "title", max: ChatRules.maxEventTitle, fallback: "Event") ?? "Event"
             let startsAt = try row.date("starts_at")
             let endsAt = try row.optionalDate("ends_at") ?? startsAt
             guard endsAt >= startsAt else { throw RowProblem("ends_at is before starts_at") }
             let createdAt = try row.optionalDate("created_at") ?? job.now
             try await writer.connection.query("""
                 INSERT INTO events (id, title, details, starts_at, ends_at, group_id, created_by, created_at, updated_at)
-                VALUES (\(try row.uuid("id")), \(title), \(try row.text("details")), \(startsAt), \(endsAt), \(try row.optionalUUID("group_id")), \(creator),
+                VALUES (\(try row.uuid("id")), \(title), \(writer.fit(try row.optionalString("details"), "details", max: ChatRules.maxEventDetails)), \(startsAt), \(endsAt), \(try row.optionalUUID("group_id")), \(creator),
                         \(createdAt), \(try row.optionalDate("updated_at") ?? createdAt))
                 """, logger: logger)
             return .imported

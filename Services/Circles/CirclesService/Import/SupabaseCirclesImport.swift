@@ -9,21 +9,23 @@ import PostgresNIO
 ///
 /// | Supabase (`public`) | Colony (`circles`) |
 /// |---|---|
-/// | `profiles` | `profiles`, as is; the handle must be 3–30 of a–z 0–9 _ . and unique, or the row is skipped (the account then gets the profile its sign-up would have made) |
-/// | `circles` | `circles` without `invite_code`: Colony's invites are single-use and expire after 48 h, so members make new ones |
+/// | `profiles` | `profiles`, as is; a handle that is not 3–30 of a–z 0–9 _ . or is taken becomes the one a sign-up would suggest; a display name over 60 characters is cut there, a blank one becomes the sign-up name (or the address's local part); bio (300), full name and location (100), address (300), phone (32) cut to the service's limits; each change reported |
+/// | `circles` | `circles` without `invite_code`: Colony's invites are single-use and expire after 48 h, so members make new ones; a name over 60 characters cut there, a blank one "Untitled circle" (reported) |
 /// | `circle_members` | `circle_members`; role `owner` or `member` (`admin` reads as member); a second owner joins as member, and a circle left without an owner passes to its creator, else its longest-standing member |
-/// | `posts` | `posts`; expired ones (`expires_at` past) are not imported, nor anything hanging off them; `photo_url`'s file is copied into `post-photos` as `{circle_id}/{post_id}`; an event's time from `starts_at` (or `event_at`) when the project has one |
-/// | `poll_options` | `poll_options`, numbered in `created_at` order |
+/// | `posts` | `posts` (a body over 2,000 characters cut, a blank one "(no text)", reported); expired ones (`expires_at` past) are not imported, nor anything hanging off them; `photo_url`'s file is copied into `post-photos` as `{circle_id}/{post_id}`; an event's time from `starts_at` (or `event_at`) when the project has one |
+/// | `poll_options` | `poll_options`, numbered in `created_at` order (a label over 100 characters cut, a blank one "Option", reported) |
 /// | `poll_votes` | `poll_votes` with the option's poll; one vote per user and poll (a second is skipped) |
 /// | `post_reactions`, `event_rsvps` (`not_going` reads as declined), `kept_posts` | as is |
 /// | `dm_threads` | `dm_threads` with the two users ordered (`user_a` < `user_b`, notify flags swapped with them) |
-/// | `dm_messages`, `dm_reactions` | as is; a reply to a message that is gone keeps no `reply_to_id` |
+/// | `dm_messages`, `dm_reactions` | as is (a body over 4,000 characters cut, a blank one "(no text)", reported); a reply to a message that is gone keeps no `reply_to_id` |
 /// | `presence_states`, `add_requests` | as is |
 /// | `push_tokens` | the notifications service's devices (`SupabaseNotificationsImport`) |
 ///
 /// Every membership is announced (`circle_member_imported`) and every live event post
 /// (`event_post_imported`), so realtime and notifications know them at once.
 public enum SupabaseCirclesImport {
+    static let noText = "(no text)"
+
     public static func run(_ job: ServiceImport, from source: SourceDatabase, accounts: ImportedAccounts, settings: CirclesSettings, storage: Storage) async throws {
         let media = PostMedia(settings: settings, storage: storage)
         let logger = job.logger
@@ -32,9 +34,18 @@ public enum SupabaseCirclesImport {
         try await job.importRows("public.profiles", from: source.rows("public", "profiles", orderBy: "user_id"), id: { try $0.uuid("user_id").lowercased }) { row, writer in
             let userID = try row.uuid("user_id")
             try accounts.require(userID, "user_id")
-            let handle: String
-            do { handle = try CirclesRules.handle(try row.string("handle")) } catch { throw RowProblem("handle \(try row.optionalString("handle") ?? "") is not 3–30 of a–z 0–9 _ .") }
-            guard let name = try row.text("display_name"), name.count <= 60 else { throw RowProblem("display_name must be 1–60 characters") }
+            let account = accounts.byID[userID]
+            let signUpName = SignUpMetadata.displayName(account?.userMetadata ?? [:], maxLength: 60)
+            let name = writer.fit(try row.optionalString("display_name"), "display_name", max: 60,
+                                  fallback: signUpName ?? account?.email?.split(separator: "@").first.map(String.init)) ?? "New member"
+            // A handle Colony refuses, or one another account has, becomes the one a sign-up suggests.
+            var handle = (try? CirclesRules.handle(try row.optionalString("handle") ?? "")) ?? ""
+            var taken = handle.isEmpty
+            if !taken { taken = try await profileStore.handleTaken(handle, by: userID, on: writer.connection) }
+            if taken {
+                handle = CirclesRules.suggestedHandle(from: name, userID: userID)
+                writer.adjusted("handle not 3–30 of a–z 0–9 _ . or taken in Colony: a new one suggested")
+            }
             let privacy = try row.enumeration("dm_privacy", DMPrivacy.self, default: .anyone)
             // The profile user_registered may have made already is replaced by the imported one.
             // The name auth announces for the account (its import's user_registered) counts as seen: it
@@ -42,8 +53,10 @@ public enum SupabaseCirclesImport {
             let authName = SignUpMetadata.displayName(accounts.byID[userID]?.userMetadata ?? [:], maxLength: 60)
             try await writer.connection.query("""
                 INSERT INTO profiles (user_id, display_name, auth_name, handle, bio, dm_privacy, is_pro, full_name, location, address, email, phone, birthday, created_at, updated_at)
-                SELECT \(userID), \(name), \(authName), \(handle), \(try row.text("bio")), \(privacy.rawValue)::dm_privacy, \(try row.bool("is_pro", default: false)),
-                       \(try row.text("full_name")), \(try row.text("location")), \(try row.text("address")), \(try row.text("email")), \(try row.text("phone")),
+                SELECT \(userID), \(name), \(authName), \(handle), \(writer.fit(try row.optionalString("bio"), "bio", max: 300)), \(privacy.rawValue)::dm_privacy,
+                       \(try row.bool("is_pro", default: false)), \(writer.fit(try row.optionalString("full_name"), "full_name", max: 100)),
+                       \(writer.fit(try row.optionalString("location"), "location", max: 100)), \(writer.fit(try row.optionalString("address"), "address", max: 300)),
+                       \(try row.text("email")), \(writer.fit(try row.optionalString("phone"), "phone", max: 32)),
                        \(try row.optionalLocalDate("birthday")), \(try row.optionalDate("created_at") ?? job.now), \(try row.optionalDate("updated_at") ?? job.now)
                 WHERE NOT EXISTS (SELECT 1 FROM deleted_users WHERE user_id = \(userID))
                 ON CONFLICT (user_id) DO UPDATE SET display_name = EXCLUDED.display_name, auth_name = EXCLUDED.auth_name, handle = EXCLUDED.handle, bio = EXCLUDED.bio,
@@ -62,8 +75,7 @@ public enum SupabaseCirclesImport {
         }
 
         try await job.importRows("public.circles", from: source.rows("public", "circles", orderBy: "created_at, id"), id: { try $0.uuid("id").lowercased }) { row, writer in
-            let name: String
-            do { name = try CirclesRules.circleName(try row.string("name")) } catch { throw RowProblem("name must be 1–60 characters") }
+            let name = writer.fit(try row.optionalString("name"), "name", max: 60, fallback: "Untitled circle") ?? "Untitled circle"
             try await writer.connection.query("""
                 INSERT INTO circles (id, name, created_by, created_at)
                 VALUES (\(try row.uuid("id")), \(name), \(try row.uuid("created_by")), \(try row.optionalDate("created_at") ?? job.now))
@@ -115,7 +127,7 @@ public enum SupabaseCirclesImport {
             }
             try accounts.require(authorID, "author_id")
             let type = try row.enumeration("type", PostType.self)
-            guard let body = try row.text("body"), body.count <= CirclesRules.maxBody else { throw RowProblem("body must be 1–\(CirclesRules.maxBody) characters") }
+            let body = writer.fit(try row.optionalString("body"), "body", max: CirclesRules.maxBody, fallback: Self.noText) ?? Self.noText
             let urgency = try row.optionalEnumeration("urgency", AskUrgency.self) ?? (type == .ask ? .medium : nil)
             let startsAt = try row.optionalDate("starts_at") ?? row.optionalDate("event_at")
             var post = PostRow(id: id, circleId: circleID, authorId: authorID, type: type, body: body, mood: try row.text("mood"), category: try row.text("category"),
@@ -147,7 +159,7 @@ public enum SupabaseCirclesImport {
         try await job.importRows("public.poll_options", from: source.rows("public", "poll_options", orderBy: "post_id, created_at, id"), id: { try $0.uuid("id").lowercased }) { row, writer in
             let id = try row.uuid("id"), postID = try row.uuid("post_id")
             if let skip = try requirePost(postID) { expiredOptions.insert(id); return skip }
-            guard let label = try row.text("label"), label.count <= 100 else { throw RowProblem("label must be 1–100 characters") }
+            let label = writer.fit(try row.optionalString("label"), "label", max: 100, fallback: "Option") ?? "Option"
             try await writer.connection.query("""
                 INSERT INTO poll_options (id, post_id, label, position, created_at)
                 SELECT \(id), \(postID), \(label), coalesce(max(position) + 1, 0), \(try row.optionalDate("created_at") ?? job.now) FROM poll_options WHERE post_id = \(postID)
@@ -228,7 +240,8 @@ public enum SupabaseCirclesImport {
         try await job.importRows("public.dm_messages", from: source.rows("public", "dm_messages", orderBy: "created_at, id"), id: { try $0.uuid("id").lowercased }) { row, writer in
             let senderID = try row.uuid("sender_id")
             try accounts.require(senderID, "sender_id")
-            guard let body = try row.optionalString("body"), (try? CirclesRules.dmBody(body)) != nil else { throw RowProblem("body must be 1–\(CirclesRules.maxDM) characters") }
+            // Kept as written when it fits, as the service keeps a DM.
+            let body = writer.fit(try row.optionalString("body"), "body", max: CirclesRules.maxDM, fallback: Self.noText, trim: false) ?? Self.noText
             try await writer.connection.query("""
                 INSERT INTO dm_messages (id, thread_id, sender_id, body, reply_to_id, created_at, read_at)
                 VALUES (\(try row.uuid("id")), \(try row.uuid("thread_id")), \(senderID), \(body),

@@ -9,9 +9,9 @@ import PostgresNIO
 ///
 /// | Supabase (`public`) | Colony (`habits`) |
 /// |---|---|
-/// | `profiles` | `profiles` (timezone an IANA zone, `day_start_hour` 0–23, theme honey/mint/night); the phone hash comes with the account's `user_registered` |
-/// | `habits`, `habit_logs` | as is; a log's value is capped at its habit's `target_per_day`, and a log by anyone but the habit's owner is skipped |
-/// | `hives` | `hives`; `current_length`, `last_advanced_on` recomputed from the imported days (below) |
+/// | `profiles` | `profiles` (timezone an IANA zone, `day_start_hour` 0–23, theme honey/mint/night; a display name over 60 characters cut there, reported); the phone hash comes with the account's `user_registered` |
+/// | `habits`, `habit_logs` | as is (a habit's name over 100 characters cut there, a blank one "Habit", an emoji over 8 cut, reported); a log's value is capped at its habit's `target_per_day`, and a log by anyone but the habit's owner is skipped |
+/// | `hives` | `hives` (a name over 60 characters cut there, a blank one "Untitled hive", reported); `current_length`, `last_advanced_on` recomputed from the imported days (below) |
 /// | `hive_members` | as is, at most 10 per hive |
 /// | `hive_member_days` | as is (`done` is generated) |
 /// | `hive_days` | as is with `complete_count` recounted from the members' days |
@@ -35,7 +35,7 @@ public enum SupabaseHabitsImport {
             guard UserClock.isValidTimeZone(zone) else { throw RowProblem("timezone \(zone) is not an IANA time zone") }
             try await writer.connection.query("""
                 INSERT INTO profiles (id, display_name, avatar_url, timezone, day_start_hour, theme, created_at, updated_at)
-                SELECT \(userID), \(try row.text("display_name") ?? ProfileStore.defaultName(for: userID)), \(try row.text("avatar_url")), \(zone),
+                SELECT \(userID), \(writer.fit(try row.optionalString("display_name"), "display_name", max: 60, fallback: ProfileStore.defaultName(for: userID)) ?? ProfileStore.defaultName(for: userID)), \(try row.text("avatar_url")), \(zone),
                        \(try row.int("day_start_hour", default: 4)), \(try row.text("theme") ?? "honey"),
                        \(try row.optionalDate("created_at") ?? job.now), \(try row.optionalDate("updated_at") ?? job.now)
                 WHERE NOT EXISTS (SELECT 1 FROM deleted_users WHERE user_id = \(userID))
@@ -52,7 +52,8 @@ public enum SupabaseHabitsImport {
         try await job.importRows("public.habits", from: source.rows("public", "habits", orderBy: "created_at, id"), id: { try $0.uuid("id").lowercased }) { row, writer in
             let userID = try row.uuid("user_id")
             try accounts.require(userID, "user_id")
-            var draft = HabitDraft(name: try row.string("name"), emoji: try row.text("emoji"), colorHex: try row.text("color_hex") ?? "#FF9F1C",
+            var draft = HabitDraft(name: writer.fit(try row.optionalString("name"), "name", max: 100, fallback: "Habit") ?? "Habit",
+                                   emoji: writer.fit(try row.optionalString("emoji"), "emoji", max: 8), colorHex: try row.text("color_hex") ?? "#FF9F1C",
                                    type: try row.enumeration("type", HabitType.self, default: .checkbox), targetPerDay: try row.int("target_per_day", default: 1),
                                    scheduleDaily: try row.bool("schedule_daily", default: true), scheduleWeekmask: try row.int("schedule_weekmask", default: 127),
                                    reminderTimes: try row.stringArray("reminder_times"))
@@ -85,7 +86,7 @@ public enum SupabaseHabitsImport {
         try await job.importRows("public.hives", from: source.rows("public", "hives", orderBy: "created_at, id"), id: { try $0.uuid("id").lowercased }) { row, writer in
             let ownerID = try row.uuid("owner_id")
             try accounts.require(ownerID, "owner_id")
-            guard let name = try row.text("name"), name.count <= 60 else { throw RowProblem("name must be 1–60 characters") }
+            let name = writer.fit(try row.optionalString("name"), "name", max: 60, fallback: "Untitled hive") ?? "Untitled hive"
             let createdAt = try row.optionalDate("created_at") ?? job.now
             let target = try row.int("target_per_day", default: 1)
             guard target > 0 else { throw RowProblem("target_per_day must be above 0") }

@@ -11,7 +11,7 @@ import PostgresNIO
 ///
 /// | Supabase (`public`) | Colony (`nearby`) |
 /// |---|---|
-/// | `profiles` (`id`, `name`, `bio`, `school`, `birthday`, the links `instagram` … `other` or a `social_links` object, `avatar_url`, `dark_mode`, `satellite_map`, `share_location`) | `profiles`: name ≤ 50, bio ≤ 300, school ≤ 100 characters, links in each platform's format (a link that is not is left out and reported), the photo's file copied to `profile-photos` as `{user_id}` |
+/// | `profiles` (`id`, `name`, `bio`, `school`, `birthday`, the links `instagram` … `other` or a `social_links` object, `avatar_url`, `dark_mode`, `satellite_map`, `share_location`) | `profiles`: name ≤ 50, bio ≤ 300, school ≤ 100 characters (longer ones cut there, reported), links in each platform's format (a link that is not is left out and reported), the photo's file copied to `profile-photos` as `{user_id}` |
 /// | `locations` (`user_id`, `latitude` and `longitude`, or a PostGIS `location`; `accuracy`; `updated_at`) | `locations` as a `geography` point; a location older than `COLONY_NEARBY_LOCATION_TTL_SECONDS`, or of someone not sharing, is not imported |
 /// | `blocks` (`blocker_id`, `blocked_id`), when the project has it | `blocks` |
 public enum SupabaseNearbyImport {
@@ -25,11 +25,10 @@ public enum SupabaseNearbyImport {
         try await job.importRows("public.profiles", from: source.rows("public", "profiles", orderBy: "id"), id: { try $0.uuid("id").lowercased }) { row, writer in
             let userID = try row.uuid("id")
             try accounts.require(userID, "id")
-            let name = try row.text("name") ?? row.text("display_name") ?? ""
-            guard name.count <= NearbyRules.maxName else { throw RowProblem("name is over \(NearbyRules.maxName) characters") }
-            let bio = try row.text("bio"), school = try row.text("school")
-            guard (bio?.count ?? 0) <= NearbyRules.maxBio else { throw RowProblem("bio is over \(NearbyRules.maxBio) characters") }
-            guard (school?.count ?? 0) <= NearbyRules.maxSchool else { throw RowProblem("school is over \(NearbyRules.maxSchool) characters") }
+            // Texts over the service's limits are cut there (reported), not the profile left out.
+            let name = writer.fit(try row.text("name") ?? row.text("display_name"), "name", max: NearbyRules.maxName) ?? ""
+            let bio = writer.fit(try row.optionalString("bio"), "bio", max: NearbyRules.maxBio)
+            let school = writer.fit(try row.optionalString("school"), "school", max: NearbyRules.maxSchool)
             let links = try Self.socialLinks(row, writer: writer)
             let shares = try row.bool("share_location", default: false)
             if shares { sharing.insert(userID) }

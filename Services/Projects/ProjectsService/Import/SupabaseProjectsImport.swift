@@ -11,17 +11,28 @@ import PostgresNIO
 ///
 /// | Supabase (`public`) | Colony (`projects`) |
 /// |---|---|
-/// | `builders` | `builders` (name 1–60); its id kept unless the account already has a builder in Colony (then the rows below follow that one); a website or Twitter handle the service would refuse is left out and reported; `avatar_url`'s file copied to `builder-avatars` as `{builder_id}` |
+/// | `builders` | `builders`; its id kept unless the account already has a builder in Colony (then the rows below follow that one); a name over 60 characters is cut to 60, a blank one (the seed's sign-up trigger writes `''` when the sign-up gave no name) becomes the account's sign-up name or the address's local part, as a sign-up's would, and a bio over 500 is cut, each reported as changed, so the builder and everything of theirs comes over; a website or Twitter handle the service would refuse is left out and reported; `avatar_url`'s file copied to `builder-avatars` as `{builder_id}` |
 /// | `karma` | not copied: every builder's karma is recomputed from `support_actions` |
-/// | `projects` | `projects` (title 1–100, slug as the service makes them, else a new one from the title, reported); `follower_count` counted from the imported follows; `cover_image_url`'s file copied to `project-covers` as `{project_id}` |
-/// | `posts` | `posts`; each of `images` copied to `post-images` as `{project_id}/{image_id}`; `like_count` counted from the imported likes |
-/// | `milestones` | as is, `completed_at` set exactly when `is_completed` |
+/// | `projects` | `projects` (title over 100, tagline over 160, description over 10,000 characters cut there, a blank title "Untitled project", each reported as changed; slug as the service makes them, else a new one from the title, reported); `follower_count` counted from the imported follows; `cover_image_url`'s file copied to `project-covers` as `{project_id}` |
+/// | `posts` | `posts` (content over 5,000 characters cut there, blank content "(no text)", reported as changed); each of `images` copied to `post-images` as `{project_id}/{image_id}`; `like_count` counted from the imported likes |
+/// | `milestones` | as is (title over 200 and description over 2,000 characters cut, a blank title "Milestone", reported); completed exactly when `is_completed`: a `completed_at` left on one that is not is left out (reported), one that is without it counts as completed when created |
 /// | `support_actions` | in time order, each earning what the service would give: a follow 5 and a like 1 once per user and project or post ever (`karma_awards`), a message 10, nothing for your own project; the sum is the karma, the level from the seed's table |
 /// | `follows`, `likes` | as is, counted into their project and post (once per user: a duplicate is skipped); they mark the subject as awarded, so following again earns nothing |
-/// | `support_messages` | as is; a sender whose account is gone leaves the message anonymous, as Colony does on erasure |
+/// | `support_messages` | as is (over 1,000 characters cut there, reported); a sender whose account is gone leaves the message anonymous, as Colony does on erasure |
 ///
 /// Every project is announced (`project_imported`) for the notifications' names.
 public enum SupabaseProjectsImport {
+    static let untitledProject = "Untitled project"
+    static let untitledMilestone = "Milestone"
+    static let noText = "(no text)"
+
+    /// A milestone's `completed_at`: set exactly when it is completed (the source's `is_completed`
+    /// says so; a `completed_at` left on one that is not is a leftover), the time it was created
+    /// when the source has none.
+    static func completion(isCompleted: Bool, completedAt: Date?, createdAt: Date) -> Date? {
+        isCompleted ? (completedAt ?? createdAt) : nil
+    }
+
     public static func run(_ job: ServiceImport, from source: SourceDatabase, accounts: ImportedAccounts, settings: ProjectsSettings, storage: Storage) async throws {
         let media = ProjectsMedia(storage: storage, maxImageBytes: settings.maxImageBytes)
         let logger = job.logger
@@ -30,10 +41,14 @@ public enum SupabaseProjectsImport {
         let builderIDs = try await job.importRows("public.builders", from: source.rows("public", "builders", orderBy: "created_at, id"), id: { try $0.uuid("id").lowercased }) { row, writer in
             let sourceID = try row.uuid("id"), userID = try row.uuid("user_id")
             try accounts.require(userID, "user_id")
-            var errors = ValidationErrors()
-            let name = ProjectsRules.name(try row.string("name"), errors: &errors)
-            let bio = ProjectsRules.text(try row.optionalString("bio"), field: "bio", max: ProjectsRules.maxBio, errors: &errors)
-            if !errors.isEmpty { throw RowProblem("\(errors)") }
+            // Too long or blank names and bios are fitted, not the builder (and all of theirs) left out.
+            let account = accounts.byID[userID]
+            let sourceName = try row.optionalString("name")
+            let nameIsBlank = TextRules.trimmed(sourceName ?? "").isEmpty
+            let name = writer.fit(sourceName, "name", max: ProjectsRules.maxName,
+                                  fallback: SignUpMetadata.displayName(account?.userMetadata ?? [:], maxLength: ProjectsRules.maxName) ?? BuilderStore.defaultName(email: account?.email))
+                ?? BuilderStore.defaultName(email: nil)
+            let bio = writer.fit(try row.optionalString("bio"), "bio", max: ProjectsRules.maxBio)
             var dropped = ValidationErrors()
             let website = ProjectsRules.websiteURL(try row.optionalString("website_url"), errors: &dropped)
             let twitter = ProjectsRules.twitterHandle(try row.optionalString("twitter_handle"), errors: &dropped)
@@ -41,12 +56,12 @@ public enum SupabaseProjectsImport {
             let createdAt = try row.optionalDate("created_at") ?? job.now
             // The account may have a builder already (its sign-up event, a first request): that one stays.
             let builderID = try await writer.connection.query("""
-                INSERT INTO builders (id, user_id, name, bio, website_url, twitter_handle, is_creator, created_at, updated_at)
-                SELECT \(sourceID), \(userID), \(name), \(bio), \(website), \(twitter), \(try row.bool("is_creator", default: false)), \(createdAt),
+                INSERT INTO builders (id, user_id, name, name_is_default, bio, website_url, twitter_handle, is_creator, created_at, updated_at)
+                SELECT \(sourceID), \(userID), \(name), \(nameIsBlank), \(bio), \(website), \(twitter), \(try row.bool("is_creator", default: false)), \(createdAt),
                        \(try row.optionalDate("updated_at") ?? createdAt)
                 WHERE NOT EXISTS (SELECT 1 FROM deleted_users WHERE user_id = \(userID))
                 ON CONFLICT (user_id) DO UPDATE SET name = EXCLUDED.name, bio = EXCLUDED.bio, website_url = EXCLUDED.website_url,
-                    twitter_handle = EXCLUDED.twitter_handle, is_creator = EXCLUDED.is_creator, name_is_default = false,
+                    twitter_handle = EXCLUDED.twitter_handle, is_creator = EXCLUDED.is_creator, name_is_default = EXCLUDED.name_is_default,
                     created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at
                 RETURNING id
                 """, logger: logger).collect().first?.decode(UUID.self)
@@ -73,11 +88,9 @@ public enum SupabaseProjectsImport {
         try await job.importRows("public.projects", from: source.rows("public", "projects", orderBy: "created_at, id"), id: { try $0.uuid("id").lowercased }) { row, writer in
             let id = try row.uuid("id")
             guard let builderID = builder(try row.uuid("builder_id")) else { throw RowProblem("builder_id is not an imported builder") }
-            var errors = ValidationErrors()
-            let title = ProjectsRules.title(try row.string("title"), errors: &errors)
-            let tagline = ProjectsRules.text(try row.optionalString("tagline"), field: "tagline", max: ProjectsRules.maxTagline, errors: &errors)
-            let description = ProjectsRules.text(try row.optionalString("description"), field: "description", max: ProjectsRules.maxDescription, errors: &errors)
-            if !errors.isEmpty { throw RowProblem("\(errors)") }
+            let title = writer.fit(try row.optionalString("title"), "title", max: ProjectsRules.maxTitle, fallback: Self.untitledProject) ?? Self.untitledProject
+            let tagline = writer.fit(try row.optionalString("tagline"), "tagline", max: ProjectsRules.maxTagline)
+            let description = writer.fit(try row.optionalString("description"), "description", max: ProjectsRules.maxDescription)
             var slug = try row.string("public_slug").lowercased()
             let taken = try await !writer.connection.query("SELECT 1 FROM projects WHERE public_slug = \(slug)", logger: logger).collect().isEmpty
             if !Slug.isValid(slug) || taken {
@@ -100,9 +113,8 @@ public enum SupabaseProjectsImport {
 
         try await job.importRows("public.posts", from: source.rows("public", "posts", orderBy: "created_at, id"), id: { try $0.uuid("id").lowercased }) { row, writer in
             let id = try row.uuid("id"), projectID = try row.uuid("project_id")
-            var errors = ValidationErrors()
-            let content = ProjectsRules.postContent(try row.string("content"), errors: &errors)
-            if !errors.isEmpty { throw RowProblem("\(errors)") }
+            // Kept as written when it fits, as the service keeps post text.
+            let content = writer.fit(try row.optionalString("content"), "content", max: ProjectsRules.maxPostContent, fallback: Self.noText, trim: false) ?? Self.noText
             guard try await writer.connection.query("SELECT 1 FROM projects WHERE id = \(projectID)", logger: logger).collect().count == 1 else {
                 throw RowProblem("project_id \(projectID.lowercased) is not an imported project")
             }
@@ -121,16 +133,15 @@ public enum SupabaseProjectsImport {
         }
 
         try await job.importRows("public.milestones", from: source.rows("public", "milestones", orderBy: "created_at, id"), id: { try $0.uuid("id").lowercased }) { row, writer in
-            var errors = ValidationErrors()
-            let title = ProjectsRules.text(try row.optionalString("title"), field: "title", max: ProjectsRules.maxMilestoneTitle, errors: &errors)
-            let description = ProjectsRules.text(try row.optionalString("description"), field: "description", max: ProjectsRules.maxMilestoneDescription, errors: &errors)
-            guard let title, errors.isEmpty else { throw RowProblem(errors.isEmpty ? "title is missing" : "\(errors)") }
+            let title = writer.fit(try row.optionalString("title"), "title", max: ProjectsRules.maxMilestoneTitle, fallback: Self.untitledMilestone) ?? Self.untitledMilestone
+            let description = writer.fit(try row.optionalString("description"), "description", max: ProjectsRules.maxMilestoneDescription)
             let createdAt = try row.optionalDate("created_at") ?? job.now
-            let completed = try row.bool("is_completed", default: false) || row.has("completed_at")
+            let isCompleted = try row.bool("is_completed", default: false), completedAt = try row.optionalDate("completed_at")
+            if !isCompleted, completedAt != nil { writer.adjusted("completed_at on a milestone that is not completed: left out") }
             try await writer.connection.query("""
                 INSERT INTO milestones (id, project_id, title, description, is_completed, target_date, completed_at, created_at)
-                VALUES (\(try row.uuid("id")), \(try row.uuid("project_id")), \(title), \(description), \(completed), \(try row.optionalLocalDate("target_date")),
-                        \(completed ? (try row.optionalDate("completed_at") ?? createdAt) : nil), \(createdAt))
+                VALUES (\(try row.uuid("id")), \(try row.uuid("project_id")), \(title), \(description), \(isCompleted), \(try row.optionalLocalDate("target_date")),
+                        \(Self.completion(isCompleted: isCompleted, completedAt: completedAt, createdAt: createdAt)), \(createdAt))
                 """, logger: logger)
             return .imported
         }
@@ -199,8 +210,9 @@ public enum SupabaseProjectsImport {
         }
 
         try await job.importRows("public.support_messages", from: source.rows("public", "support_messages", orderBy: "created_at, id"), id: { try $0.uuid("id").lowercased }) { row, writer in
-            let message: String
-            do { message = try ProjectsRules.supportMessage(try row.string("message")) } catch { throw RowProblem((error as? APIError)?.message ?? "\(error)") }
+            guard let message = writer.fit(try row.optionalString("message"), "message", max: ProjectsRules.maxSupportMessage) else {
+                throw RowProblem("message is blank")
+            }
             // A sender whose account is gone leaves the message anonymous (Colony's erasure).
             let sender = try row.optionalUUID("sender_id").flatMap(builder)
             let anonymous = try row.bool("is_anonymous", default: false) || sender == nil
