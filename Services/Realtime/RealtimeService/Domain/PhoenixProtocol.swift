@@ -8,13 +8,16 @@ public struct PhoenixMessage: Sendable, Equatable {
     public var topic: String
     public var event: String
     public var payload: JSONValue
+    /// A binary frame's payload (serializer 2.0.0); `payload` is then `null`.
+    public var binary: BinaryPayload?
 
-    public init(joinRef: String? = nil, ref: String? = nil, topic: String, event: String, payload: JSONValue) {
+    public init(joinRef: String? = nil, ref: String? = nil, topic: String, event: String, payload: JSONValue, binary: BinaryPayload? = nil) {
         self.joinRef = joinRef
         self.ref = ref
         self.topic = topic
         self.event = event
         self.payload = payload
+        self.binary = binary
     }
 }
 
@@ -58,9 +61,18 @@ public enum PhoenixSerializer: String, Sendable {
     }
 
     public func decode(_ text: String) throws(PhoenixProtocolError) -> PhoenixMessage {
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else {
-            throw PhoenixProtocolError("message is not JSON")
-        }
+        try decode(text: Array(text.utf8))
+    }
+
+    /// A frame from a client. Text frames are JSON (1.0.0: an object, 2.0.0: an array of at least
+    /// five, as Supabase's serializers take them); binary frames are 2.0.0's binary kinds, while a
+    /// 1.0.0 socket reads a binary frame's bytes as JSON, as Phoenix's V1 serializer does.
+    public func decode(frame bytes: [UInt8], binary: Bool) throws(PhoenixProtocolError) -> PhoenixMessage {
+        binary && self == .v2 ? try PhoenixBinary.decode(bytes) : try decode(text: bytes)
+    }
+
+    public func decode(text bytes: [UInt8]) throws(PhoenixProtocolError) -> PhoenixMessage {
+        let value = try PhoenixJSON.decode(bytes)
         switch (self, value) {
         case (.v1, .object(let object)):
             guard let topic = object["topic"]?.stringValue, let event = object["event"]?.stringValue else {
@@ -69,7 +81,7 @@ public enum PhoenixSerializer: String, Sendable {
             return PhoenixMessage(joinRef: Self.ref(object["join_ref"]), ref: Self.ref(object["ref"]), topic: topic, event: event,
                                   payload: object["payload"] ?? .object([:]))
         case (.v2, .array(let items)):
-            guard items.count == 5, let topic = items[2].stringValue, let event = items[3].stringValue else {
+            guard items.count >= 5, let topic = items[2].stringValue, let event = items[3].stringValue else {
                 throw PhoenixProtocolError("message must be [join_ref, ref, topic, event, payload]")
             }
             return PhoenixMessage(joinRef: Self.ref(items[0]), ref: Self.ref(items[1]), topic: topic, event: event, payload: items[4])
@@ -78,11 +90,11 @@ public enum PhoenixSerializer: String, Sendable {
         }
     }
 
-    /// Refs are strings on the wire; some clients send numbers.
+    /// Refs are strings on the wire; some clients send numbers, of any size (`1e300` is not an Int).
     static func ref(_ value: JSONValue?) -> String? {
         switch value {
         case .string(let text): text
-        case .number(let number): number == number.rounded() ? String(Int(number)) : String(number)
+        case .number(let number): Int64(exactly: number).map { String($0) } ?? String(number)
         default: nil
         }
     }
@@ -127,12 +139,12 @@ public enum JSONText {
         case .object(let object):
             out += "{"
             var first = true
-            for key in object.keys.sorted() {
+            for (key, item) in object.sorted(by: { $0.key < $1.key }) {
                 if !first { out += "," }
                 first = false
                 out += string(key)
                 out += ":"
-                write(object[key]!, to: &out)
+                write(item, to: &out)
             }
             out += "}"
         }

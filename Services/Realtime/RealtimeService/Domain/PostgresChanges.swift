@@ -58,14 +58,14 @@ public struct RowFilter: Sendable, Equatable {
 
     /// Whether a row passes. A missing column passes nothing.
     public func matches(_ row: [String: JSONValue]) -> Bool {
-        guard let cell = row[column] else { return false }
+        guard let cell = row[column], let value = values.first else { return false }
         switch op {
-        case .eq: return Self.compare(cell, values[0]) == .orderedSame
-        case .neq: return Self.compare(cell, values[0]).map { $0 != .orderedSame } ?? (cell != .null)
-        case .lt: return Self.compare(cell, values[0]) == .orderedAscending
-        case .lte: return Self.compare(cell, values[0]).map { $0 != .orderedDescending } ?? false
-        case .gt: return Self.compare(cell, values[0]) == .orderedDescending
-        case .gte: return Self.compare(cell, values[0]).map { $0 != .orderedAscending } ?? false
+        case .eq: return Self.compare(cell, value) == .orderedSame
+        case .neq: return Self.compare(cell, value).map { $0 != .orderedSame } ?? (cell != .null)
+        case .lt: return Self.compare(cell, value) == .orderedAscending
+        case .lte: return Self.compare(cell, value).map { $0 != .orderedDescending } ?? false
+        case .gt: return Self.compare(cell, value) == .orderedDescending
+        case .gte: return Self.compare(cell, value).map { $0 != .orderedAscending } ?? false
         case .in: return values.contains { Self.compare(cell, $0) == .orderedSame }
         }
     }
@@ -77,7 +77,8 @@ public struct RowFilter: Sendable, Equatable {
         case .null:
             return nil
         case .number(let number):
-            guard let other = Double(value) else { return nil }
+            // `nan` parses, and compares neither less nor greater: it would equal every number.
+            guard let other = Double(value), !other.isNaN else { return nil }
             return number < other ? .orderedAscending : number > other ? .orderedDescending : .orderedSame
         case .bool(let flag):
             guard let other = Bool(value.lowercased()) ?? (value == "t" ? true : value == "f" ? false : nil) else { return nil }
@@ -242,9 +243,9 @@ public struct RowChange: Sendable, Equatable {
 
     /// `columns`: names with Postgres type names guessed from the JSON values.
     static func columns(of row: [String: JSONValue]) -> [JSONValue] {
-        row.keys.sorted().map { name in
+        row.sorted(by: { $0.key < $1.key }).map { name, value in
             let type: String
-            switch row[name]! {
+            switch value {
             case .bool: type = "bool"
             case .number(let number): type = number == number.rounded() ? "int8" : "float8"
             case .string(let text):

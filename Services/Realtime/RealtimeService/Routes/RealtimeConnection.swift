@@ -31,8 +31,8 @@ final class RealtimeConnection: Sendable {
     let app: App
     /// The client's address (behind the gateway, from `X-Forwarded-For`), for the per-address cap.
     let address: String
-    private let continuation: AsyncStream<String>.Continuation
-    let outgoing: AsyncStream<String>
+    private let continuation: AsyncStream<OutboundFrame>.Continuation
+    let outgoing: AsyncStream<OutboundFrame>
     /// Ends when the socket is closed (for a reason or because the client went away): the socket's
     /// task group stops on it, so a writer stuck on a client that stopped reading is cancelled.
     let closed: AsyncStream<Void>
@@ -43,6 +43,7 @@ final class RealtimeConnection: Sendable {
         var channels: [String: JoinedChannel] = [:]
         var lastSeen: ContinuousClock.Instant = .now
         var closeReason: String?
+        var closeCode = CloseCode.policyViolation
         var flushOnClose = false
         /// Frames the client may still send (`messagesPerSecond`, bursts of twice that).
         var messages: TokenBucket
@@ -54,7 +55,7 @@ final class RealtimeConnection: Sendable {
         self.apiKey = apiKey
         self.app = app
         self.address = address
-        (outgoing, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
+        (outgoing, continuation) = AsyncStream<OutboundFrame>.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
         (closed, closedContinuation) = AsyncStream<Void>.makeStream()
         state = Mutex(State(messages: TokenBucket(rate: Double(messagesPerSecond), burst: Double(2 * messagesPerSecond))))
     }
@@ -67,9 +68,12 @@ final class RealtimeConnection: Sendable {
         state.withLock { state in state.channels[topic]?.presenceEvents.take() ?? false }
     }
 
+    /// Queues a text frame; a full queue disconnects the client.
+    func send(_ text: String) { send(frame: .text(text)) }
+
     /// Queues a frame; a full queue disconnects the client.
-    func send(_ text: String) {
-        switch continuation.yield(text) {
+    func send(frame: OutboundFrame) {
+        switch continuation.yield(frame) {
         case .dropped:
             close(reason: "slow client: outgoing buffer full")
         default:
@@ -84,10 +88,11 @@ final class RealtimeConnection: Sendable {
     /// Ends the socket with a reason the writer sends in the close frame. With `flush`, what is
     /// already queued (the channels' system errors, say) is written first; a slow client's queue
     /// is not.
-    func close(reason: String, flush: Bool = false) {
+    func close(reason: String, code: CloseCode = .policyViolation, flush: Bool = false) {
         let first = state.withLock { state in
             guard state.closeReason == nil else { return false }
             state.closeReason = reason
+            state.closeCode = code
             state.flushOnClose = flush
             return true
         }
@@ -104,6 +109,7 @@ final class RealtimeConnection: Sendable {
     }
 
     var closeReason: String? { state.withLock { $0.closeReason } }
+    var closeCode: CloseCode { state.withLock { $0.closeCode } }
     /// Closing, and what is still queued is not to be written.
     var isDropping: Bool { state.withLock { $0.closeReason != nil && !$0.flushOnClose } }
 
@@ -125,6 +131,16 @@ final class RealtimeConnection: Sendable {
     var channels: [JoinedChannel] { state.withLock { Array($0.channels.values) } }
 }
 
+/// The WebSocket close codes the server ends a socket with.
+enum CloseCode: Sendable {
+    /// 1008: a quota, a slow client, the server's shutdown.
+    case policyViolation
+    /// 1009: a message over the frame limit.
+    case messageTooBig
+    /// 1002: frames that break the WebSocket protocol (a continuation with nothing to continue).
+    case protocolError
+}
+
 /// The expiry of an already verified JWT (its `exp`).
 enum TokenExpiry {
     static func of(_ token: String) -> Date? {
@@ -135,5 +151,13 @@ enum TokenExpiry {
               let exp = claims["exp"]?.doubleValue
         else { return nil }
         return Date(timeIntervalSince1970: exp)
+    }
+
+    /// Whole seconds since `date`, never negative and never past what an Int holds (an unverified
+    /// token's `exp` may be any number, `-1e300` too).
+    static func secondsSince(_ date: Date, now: Date = Date()) -> Int {
+        let seconds = now.timeIntervalSince(date)
+        guard seconds.isFinite, seconds > 0 else { return 0 }
+        return Int(min(seconds, 1e15))
     }
 }

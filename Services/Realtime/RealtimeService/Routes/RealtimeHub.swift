@@ -291,11 +291,10 @@ public final class RealtimeHub: Service, Sendable {
     // MARK: broadcast and presence across replicas
 
     /// Sends a client's broadcast to the channel's other subscribers here and on other replicas.
-    func broadcast(from connection: RealtimeConnection, channel: JoinedChannel, payload: JSONValue) async throws {
-        let text = JSONText.encode(payload)
-        deliverLocally(scopedTopic: channel.scopedTopic, event: PhoenixEvent.broadcast, payloadJSON: text,
+    func broadcast(from connection: RealtimeConnection, channel: JoinedChannel, body: BroadcastBody) async throws {
+        deliverLocally(scopedTopic: channel.scopedTopic, event: PhoenixEvent.broadcast, body: body,
                        excluding: channel.config.broadcastSelf ? nil : connection.id)
-        try await notify(kind: "broadcast", scopedTopic: channel.scopedTopic, payloadJSON: text)
+        try await notify(scopedTopic: channel.scopedTopic, fields: body.relayFields)
     }
 
     func track(_ connection: RealtimeConnection, _ channel: JoinedChannel, meta: [String: JSONValue]) async throws {
@@ -357,22 +356,24 @@ public final class RealtimeHub: Service, Sendable {
 
     private func presenceDiff(scopedTopic: String, diff: JSONValue) async throws {
         let text = JSONText.encode(diff)
-        deliverLocally(scopedTopic: scopedTopic, event: PhoenixEvent.presenceDiff, payloadJSON: text, excluding: nil)
-        try await notify(kind: "presence_diff", scopedTopic: scopedTopic, payloadJSON: text)
+        deliverLocally(scopedTopic: scopedTopic, event: PhoenixEvent.presenceDiff, body: .json(text), excluding: nil)
+        try await notify(scopedTopic: scopedTopic, fields: "\"presence_diff\",\"p\":\(text)")
     }
 
-    private func deliverLocally(scopedTopic: String, event: String, payloadJSON: String, excluding: String?) {
+    private func deliverLocally(scopedTopic: String, event: String, body: BroadcastBody, excluding: String?) {
         let subscriptions = state.withLock { Array(($0.topics[scopedTopic] ?? [:]).values) }
         for subscription in subscriptions where subscription.connection.id != excluding {
             let channel = subscription.channel
             if event == PhoenixEvent.presenceDiff, !channel.config.presenceEnabled || !channel.access.allowsBroadcastAndPresence { continue }
-            subscription.connection.send(subscription.connection.serializer.encode(
-                joinRef: channel.joinRef, ref: nil, topic: channel.topic, event: event, payloadJSON: payloadJSON))
+            // A binary broadcast a 1.0.0 socket cannot be sent is skipped for it, as Supabase does.
+            guard let frame = body.frame(for: subscription.connection.serializer, joinRef: channel.joinRef, topic: channel.topic, event: event) else { continue }
+            subscription.connection.send(frame: frame)
         }
     }
 
-    private func notify(kind: String, scopedTopic: String, payloadJSON: String) async throws {
-        let message = "{\"r\":\(JSONText.string(replicaID)),\"k\":\(JSONText.string(kind)),\"t\":\(JSONText.string(scopedTopic)),\"p\":\(payloadJSON)}"
+    /// `fields`: the kind, then its fields (`"broadcast","p":{…}`).
+    private func notify(scopedTopic: String, fields: String) async throws {
+        let message = "{\"r\":\(JSONText.string(replicaID)),\"t\":\(JSONText.string(scopedTopic)),\"k\":\(fields)}"
         let attachment = try attachment
         let channel = notificationChannel
         _ = try await attachment.database.query("SELECT pg_notify(\(channel), \(message))").collect()
@@ -381,10 +382,13 @@ public final class RealtimeHub: Service, Sendable {
     private func received(notification payload: String) {
         guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(payload.utf8)),
               let origin = value["r"]?.stringValue, origin != replicaID,
-              let kind = value["k"]?.stringValue, let topic = value["t"]?.stringValue, let inner = value["p"]
+              let kind = value["k"]?.stringValue, let topic = value["t"]?.stringValue
         else { return }
-        let event = kind == "broadcast" ? PhoenixEvent.broadcast : PhoenixEvent.presenceDiff
-        deliverLocally(scopedTopic: topic, event: event, payloadJSON: JSONText.encode(inner), excluding: nil)
+        if kind == "presence_diff", let inner = value["p"] {
+            deliverLocally(scopedTopic: topic, event: PhoenixEvent.presenceDiff, body: .json(JSONText.encode(inner)), excluding: nil)
+        } else if let body = BroadcastBody.relayed(kind: kind, envelope: value) {
+            deliverLocally(scopedTopic: topic, event: PhoenixEvent.broadcast, body: body, excluding: nil)
+        }
     }
 
     static func newRef() -> String {
@@ -464,7 +468,7 @@ public final class RealtimeHub: Service, Sendable {
                 }
                 for channel in connection.channels {
                     guard let expiresAt = channel.expiresAt, expiresAt <= wallNow else { continue }
-                    let ago = Int(wallNow.timeIntervalSince(expiresAt))
+                    let ago = TokenExpiry.secondsSince(expiresAt, now: wallNow)
                     shutDown(connection, channel, message: "Token has expired \(ago) seconds ago")
                 }
             }

@@ -6,6 +6,8 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
+import NIOCore
+import NIOWebSocket
 
 /// `/realtime/v1/websocket?apikey=…&vsn=…`: the upgrade, then the Phoenix channel protocol on the socket.
 struct RealtimeSocket: Sendable {
@@ -28,6 +30,7 @@ struct RealtimeSocket: Sendable {
             let address = trustedProxies.clientAddress(peer: channel.remoteAddress?.ipAddress, forwardedFor: request.headerFields[values: .xForwardedFor])
             guard case .success(let identity) = await hub.admission(apiKey: apiKey, address: address), let apiKey else { return .dontUpgrade }
             return .upgrade([:]) { inbound, outbound, _ in
+                await FrameLimitHandler.install(on: channel, maxFrameBytes: settings.maxFrameBytes)
                 let connection = RealtimeConnection(serializer: serializer, apiKey: apiKey, app: identity.app, address: address,
                                                     bufferLimit: settings.socketBufferMessages, messagesPerSecond: settings.quotas.messagesPerSecond)
                 guard hub.register(connection) else {
@@ -37,19 +40,35 @@ struct RealtimeSocket: Sendable {
                 defer { hub.unregister(connection) }
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        for await text in connection.outgoing {
+                        for await frame in connection.outgoing {
                             if connection.isDropping { break }
-                            try await outbound.write(.text(text))
+                            switch frame {
+                            case .text(let text): try await outbound.write(.text(text))
+                            case .binary(let bytes): try await outbound.write(.binary(ByteBuffer(bytes: bytes)))
+                            }
                         }
                         if let reason = connection.closeReason {
-                            try? await outbound.close(.policyViolation, reason: reason)
+                            let code: WebSocketErrorCode = switch connection.closeCode {
+                            case .policyViolation: .policyViolation
+                            case .messageTooBig: .messageTooLarge
+                            case .protocolError: .protocolError
+                            }
+                            try? await outbound.close(code, reason: reason)
                         }
                     }
                     group.addTask {
-                        for try await message in inbound.messages(maxSize: settings.maxFrameBytes) {
+                        var frames = inbound.makeAsyncIterator()
+                        var assembler = MessageAssembler(limit: settings.maxFrameBytes)
+                        while let frame = try await frames.next() {
                             connection.touch()
-                            guard case .text(let text) = message else { continue }
-                            await handle(text, on: connection)
+                            switch assembler.add(frame) {
+                            case .incomplete:
+                                continue
+                            case .message(let bytes, let binary):
+                                await handle(bytes, binary: binary, on: connection)
+                            case .refused(let reason, let code):
+                                connection.close(reason: reason, code: code)
+                            }
                             if connection.closeReason != nil {
                                 // The server ends the socket: the writer finishes what is queued and
                                 // the close frame (or the grace period runs out), not this reader.
@@ -86,7 +105,9 @@ struct RealtimeSocket: Sendable {
 
     // MARK: protocol
 
-    func handle(_ text: String, on connection: RealtimeConnection) async {
+    /// A frame from the client. A frame that does not decode is logged and ignored, as Supabase
+    /// Realtime does (`MalformedWebSocketMessage`): the socket and its channels stay.
+    func handle(_ bytes: [UInt8], binary: Bool, on connection: RealtimeConnection) async {
         guard connection.allowMessage() else {
             // A flood: every channel ends with Supabase's message, then the socket.
             for channel in connection.channels {
@@ -97,9 +118,9 @@ struct RealtimeSocket: Sendable {
         }
         let message: PhoenixMessage
         do {
-            message = try connection.serializer.decode(text)
+            message = try connection.serializer.decode(frame: bytes, binary: binary)
         } catch {
-            connection.close(reason: "malformed message: \(error)")
+            (try? hub.attachment.logger)?.debug("malformed message ignored", metadata: ["error": "\(error)", "binary": "\(binary)"])
             return
         }
         if message.topic == PhoenixEvent.phoenixTopic {
@@ -107,6 +128,9 @@ struct RealtimeSocket: Sendable {
             return
         }
         switch message.event {
+        case PhoenixEvent.join where message.binary != nil:
+            // A join's payload is its config and token: a map, never raw bytes.
+            connection.send(PhoenixReplies.error(message, reason: "join payload must be a JSON object"))
         case PhoenixEvent.join:
             await join(message, on: connection)
         case PhoenixEvent.leave:
@@ -148,12 +172,17 @@ struct RealtimeSocket: Sendable {
             if ack { connection.send(PhoenixReplies.error(message, reason: Self.cannotWrite(channel.topic))) }
             return
         }
-        guard JSONText.encode(message.payload).utf8.count <= settings.quotas.broadcastBytes else {
+        let body: BroadcastBody = switch message.binary {
+        case .none: .json(JSONText.encode(message.payload))
+        case .push(let bytes): .binary(bytes)
+        case .userBroadcast(let event, let encoding, let payload, _): .user(event: event, encoding: encoding, payload: payload)
+        }
+        guard body.relaySize <= settings.quotas.broadcastBytes else {
             if ack { connection.send(PhoenixReplies.reply(message, status: "error", response: .string(RealtimeQuotas.broadcastTooLarge))) }
             return
         }
         do {
-            try await hub.broadcast(from: connection, channel: channel, payload: message.payload)
+            try await hub.broadcast(from: connection, channel: channel, body: body)
             if ack { connection.send(PhoenixReplies.ok(message)) }
         } catch {
             connection.send(PhoenixReplies.error(message, reason: "broadcast failed"))
@@ -173,7 +202,7 @@ struct RealtimeSocket: Sendable {
     /// Supabase's wording for token failures.
     static func reason(for error: APIError, token: String) -> String {
         if error.code == "token_expired" {
-            let ago = TokenExpiry.of(token).map { max(0, Int(Date().timeIntervalSince($0))) } ?? 0
+            let ago = TokenExpiry.of(token).map { TokenExpiry.secondsSince($0) } ?? 0
             return "Token has expired \(ago) seconds ago"
         }
         return "Invalid JWT Token: \(error.message)"
@@ -313,5 +342,45 @@ struct RealtimeSocket: Sendable {
         } catch {
             connection.send(PhoenixReplies.error(message, reason: "presence failed"))
         }
+    }
+}
+
+/// Gathers a message from its frames (a text or binary frame, then continuations up to `fin`) and
+/// refuses one over the limit (1009) or a continuation with nothing to continue (1002), with a
+/// reason in the close frame. NIO refuses a single frame over the limit before this sees it.
+struct MessageAssembler {
+    enum Outcome: Equatable {
+        case incomplete
+        case message([UInt8], binary: Bool)
+        case refused(String, CloseCode)
+    }
+
+    let limit: Int
+    private var pending: [UInt8]?
+    private var pendingBinary = false
+
+    init(limit: Int) { self.limit = limit }
+
+    mutating func add(_ frame: WebSocketDataFrame) -> Outcome {
+        add(opcode: frame.opcode, data: frame.data.readableBytesView, fin: frame.fin)
+    }
+
+    mutating func add(opcode: WebSocketDataFrame.Opcode, data: some Collection<UInt8>, fin: Bool) -> Outcome {
+        switch opcode {
+        case .text, .binary:
+            guard pending == nil else { return .refused("a new message before the last one's final frame", .protocolError) }
+            pending = []
+            pendingBinary = opcode == .binary
+        case .continuation:
+            guard pending != nil else { return .refused("continuation frame without a message to continue", .protocolError) }
+        }
+        guard let sofar = pending?.count, data.count <= limit - sofar else {
+            pending = nil
+            return .refused("message too big: at most \(limit) bytes", .messageTooBig)
+        }
+        pending?.append(contentsOf: data)
+        guard fin, let message = pending else { return .incomplete }
+        pending = nil
+        return .message(message, binary: pendingBinary)
     }
 }
