@@ -4,9 +4,9 @@ import Foundation
 /// projects feed), where building `ColonyJSON.encode`'s tree (a node per value, every object's
 /// keys sorted, retain and release around each) was the largest part of the service's CPU per
 /// page. `ColonyJSON.encode` takes this path for any value that has it. What it writes must be
-/// byte for byte what `ColonyJSON.encoder()` writes for the same value (keys in byte order of
-/// their snake_case names, absent optionals left out): each conformance has a test holding the
-/// two equal.
+/// byte for byte what `ColonyJSON.encoder()` (the encoder's tree) writes for the same value (keys
+/// in byte order of their snake_case names, absent optionals left out, UUIDs lower case): each
+/// conformance has a test holding the two equal.
 public protocol ColonyJSONWritable: Encodable {
     func writeJSON(to json: inout JSONBytesWriter) throws
     /// About how many bytes the JSON takes, so the output grows once or not at all.
@@ -122,7 +122,7 @@ public struct JSONBytesWriter {
         }
     }
 
-    /// Upper case, as Foundation writes a `UUID`.
+    /// Lower case, as every id Colony writes (the encoder's tree writes them so too).
     public mutating func uuid(_ value: UUID) {
         write(upTo: 38) { out in JSONNode.uuidBytes(value, into: out); return 38 }
     }

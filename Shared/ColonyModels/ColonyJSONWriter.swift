@@ -2,27 +2,27 @@ import Foundation
 import Synchronization
 
 extension ColonyJSON {
-    /// `value` as JSON, byte for byte what `ColonyJSON.encoder()` writes (snake_case keys,
-    /// sorted keys, ISO 8601 times, escaped slashes, Foundation's number text), without
+    /// `value` as JSON: what Foundation's encoder with Colony's settings writes (snake_case keys,
+    /// sorted keys, ISO 8601 times, escaped slashes, Foundation's number text), byte for byte,
+    /// except UUIDs, which are lower case (Foundation writes `uuidString`, upper case; Postgres,
+    /// auth and realtime write ids lower case, and apps compare them as strings). Without
     /// Foundation's per-key conversion, date closure and boxing: every HTTP response and event
     /// goes through here, and Foundation's encoder was the largest item of a history page's CPU.
-    /// What it does not write itself (a `Decimal`, a super-encoder) goes to Foundation's encoder.
     public static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
         if let writable = value as? any ColonyJSONWritable { return try written(writable) }
-        do {
-            let node = try TreeEncoder.box(value)
-            var output: [UInt8] = []
-            output.reserveCapacity(256)
-            JSONNode.write(node, to: &output)
-            return output
-        } catch is JSONWriterUnsupported {
-            return Array(try encoder().encode(value))
-        }
+        return try encodeTree(value)
+    }
+
+    /// `value` through the encoder's tree, never through a hand writer: what `encoder()` writes,
+    /// and what each hand writer's tests hold it to.
+    public static func encodeTree<T: Encodable>(_ value: T) throws -> [UInt8] {
+        let node = try TreeEncoder.box(value)
+        var output: [UInt8] = []
+        output.reserveCapacity(256)
+        JSONNode.write(node, to: &output)
+        return output
     }
 }
-
-/// Something the fast writer leaves to Foundation's encoder.
-struct JSONWriterUnsupported: Error {}
 
 /// A key as written: the wire name (snake_case for a property, verbatim for a dictionary's key)
 /// and its escaped, quoted bytes.
@@ -105,12 +105,14 @@ enum JSONNode {
     /// A floating-point number's text, as Foundation writes it.
     case number(String)
     case string(String)
-    /// Written as Foundation writes them (upper-case UUID; `ISO8601.format`), straight into the
-    /// output: formatting them as strings first was the largest cost after the keys.
+    /// Written straight into the output (a UUID lower case, a time as `ISO8601.format`):
+    /// formatting them as strings first was the largest cost after the keys.
     case uuid(UUID)
     case date(Date)
     case array(JSONArrayStorage)
     case object(JSONObjectStorage)
+    /// What a super-encoder encodes, read when written (it may be encoded into after it is placed).
+    case deferred(TreeEncoder)
 
     static func write(_ node: JSONNode, to out: inout [UInt8]) {
         switch node {
@@ -138,6 +140,9 @@ enum JSONNode {
                 write(member.value, to: &out)
             }
             out.append(UInt8(ascii: "}"))
+        case .deferred(let encoder):
+            // A super-encoder that encoded nothing is an empty object, as in Foundation.
+            write(encoder.result ?? .object(JSONObjectStorage()), to: &out)
         }
     }
 
@@ -173,7 +178,7 @@ enum JSONNode {
         return count
     }
 
-    /// `"XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX"`, as `uuidString`: the 38 bytes made on the stack
+    /// `"xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"`, lower case (`UUID.lowercased`): the 38 bytes made on the stack
     /// and appended at once (an append per byte checked the array's uniqueness and capacity 38
     /// times; UUIDs were the largest item of a history page's JSON).
     static func writeUUID(_ id: UUID, to out: inout [UInt8]) {
@@ -184,7 +189,7 @@ enum JSONNode {
     @inline(__always)
     static func uuidBytes(_ id: UUID, into buffer: UnsafeMutableBufferPointer<UInt8>) {
         buffer[0] = UInt8(ascii: "\"")
-        id.writeCanonical(into: buffer, from: 1, upperCase: true)
+        id.writeCanonical(into: buffer, from: 1, upperCase: false)
         buffer[37] = UInt8(ascii: "\"")
     }
 
@@ -291,9 +296,11 @@ enum JSONNode {
     }
 
     /// Foundation's text for a finite Double or Float: Swift's shortest round-trip digits, a
-    /// whole number without its `.0`.
+    /// whole number without its `.0`. A NaN or infinity is refused as Foundation refuses it.
     static func number<F: BinaryFloatingPoint & CustomStringConvertible>(_ value: F) throws -> JSONNode {
-        guard value.isFinite else { throw JSONWriterUnsupported() }
+        guard value.isFinite else {
+            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "Unable to encode \(F.self).\(value) directly in JSON."))
+        }
         var text = value.description
         if text.hasSuffix(".0") { text.removeLast(2) }
         return .number(text)
@@ -376,7 +383,14 @@ final class TreeEncoder: Encoder {
         if T.self == Float.self { return try JSONNode.number(unsafeBitCast(value, to: Float.self)) }
         if T.self == URL.self { return .string((value as! URL).absoluteString) }
         if T.self == Data.self { return .string((value as! Data).base64EncodedString()) }
-        if T.self == Decimal.self { throw JSONWriterUnsupported() }
+        if T.self == Decimal.self {
+            // Foundation writes a Decimal as its description; NaN has no JSON number.
+            let decimal = value as! Decimal
+            guard !decimal.isNaN else {
+                throw EncodingError.invalidValue(decimal, .init(codingPath: [], debugDescription: "Unable to encode Decimal.nan directly in JSON."))
+            }
+            return .number(decimal.description)
+        }
         let encoder = TreeEncoder(verbatimKeys: T.self is any StringKeyedDictionary.Type)
         try value.encode(to: encoder)
         // A value that encoded nothing is an empty object, as in Foundation.
@@ -434,8 +448,15 @@ struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         return UnkeyedContainer(storage: nested)
     }
 
-    mutating func superEncoder() -> any Encoder { UnsupportedEncoder() }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { UnsupportedEncoder() }
+    /// Foundation's: an encoder whose value goes under the key `super` (or the given key).
+    mutating func superEncoder() -> any Encoder { placed(under: JSONKey.property("super")) }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { placed(under: self.key(key)) }
+
+    private func placed(under key: JSONKey) -> any Encoder {
+        let encoder = TreeEncoder(verbatimKeys: false)
+        storage.set(key, .deferred(encoder))
+        return encoder
+    }
 }
 
 struct UnkeyedContainer: UnkeyedEncodingContainer {
@@ -458,7 +479,12 @@ struct UnkeyedContainer: UnkeyedEncodingContainer {
         return UnkeyedContainer(storage: nested)
     }
 
-    mutating func superEncoder() -> any Encoder { UnsupportedEncoder() }
+    /// Foundation's: an encoder whose value is the next element.
+    mutating func superEncoder() -> any Encoder {
+        let encoder = TreeEncoder(verbatimKeys: false)
+        storage.items.append(.deferred(encoder))
+        return encoder
+    }
 }
 
 struct SingleValueContainer: SingleValueEncodingContainer {
@@ -467,39 +493,4 @@ struct SingleValueContainer: SingleValueEncodingContainer {
 
     mutating func encodeNil() throws { encoder.result = .null }
     mutating func encode<T: Encodable>(_ value: T) throws { encoder.result = try TreeEncoder.box(value) }
-}
-
-/// Hands a super-encoder request to Foundation: every encode through it fails over.
-struct UnsupportedEncoder: Encoder {
-    var codingPath: [any CodingKey] { [] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(FailingKeyedContainer<Key>())
-    }
-    func unkeyedContainer() -> any UnkeyedEncodingContainer { FailingUnkeyedContainer() }
-    func singleValueContainer() -> any SingleValueEncodingContainer { FailingUnkeyedContainer() }
-}
-
-struct FailingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    var codingPath: [any CodingKey] { [] }
-    mutating func encodeNil(forKey key: Key) throws { throw JSONWriterUnsupported() }
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { throw JSONWriterUnsupported() }
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        KeyedEncodingContainer(FailingKeyedContainer<NestedKey>())
-    }
-    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { FailingUnkeyedContainer() }
-    mutating func superEncoder() -> any Encoder { UnsupportedEncoder() }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { UnsupportedEncoder() }
-}
-
-struct FailingUnkeyedContainer: UnkeyedEncodingContainer, SingleValueEncodingContainer {
-    var codingPath: [any CodingKey] { [] }
-    var count: Int { 0 }
-    mutating func encodeNil() throws { throw JSONWriterUnsupported() }
-    mutating func encode<T: Encodable>(_ value: T) throws { throw JSONWriterUnsupported() }
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        KeyedEncodingContainer(FailingKeyedContainer<NestedKey>())
-    }
-    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { FailingUnkeyedContainer() }
-    mutating func superEncoder() -> any Encoder { UnsupportedEncoder() }
 }

@@ -68,7 +68,7 @@ extension UUID {
     }
 
     /// The 36 characters of the canonical form (`8-4-4-4-12` hex digits) into `buffer` from `start`,
-    /// by arithmetic: what `lowercased` and the JSON writer's UUIDs (upper case, as Foundation) share.
+    /// by arithmetic: what `lowercased` and the JSON writer's UUIDs (lower case too) share.
     /// Four bytes at a time become eight digits in one word (`HexWord`), stored around the dashes:
     /// a table lookup per byte cost about 500 instructions a UUID, three a message in a history page.
     public func writeCanonical(into buffer: UnsafeMutableBufferPointer<UInt8>, from start: Int, upperCase: Bool) {

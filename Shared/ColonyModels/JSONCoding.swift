@@ -3,8 +3,10 @@ import Foundation
 /// Colony's one JSON convention: snake_case keys (the seeds' field names), ISO 8601 UTC times
 /// with milliseconds. Every HTTP body and every event uses these coders.
 public enum ColonyJSON {
+    /// A `JSONEncoder` with Colony's settings that writes through `encodeTree`, so UUIDs come out
+    /// lower case (Foundation's own encoder writes them upper case and has no setting for it).
     public static func encoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
+        let encoder = ColonyJSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
@@ -41,6 +43,22 @@ public enum ColonyJSON {
             return date
         }
         return decoder
+    }
+}
+
+/// `ColonyJSON.encoder()`: Colony's writer in Foundation's shape (Hummingbird's response encoder,
+/// commands that print JSON). Settings other than Colony's are Foundation's to write, from the
+/// writer's output: pretty printing (support commands) re-formats it, so ids stay lower case.
+final class ColonyJSONEncoder: JSONEncoder, @unchecked Sendable {
+    override func encode<T: Encodable>(_ value: T) throws -> Data {
+        guard case .convertToSnakeCase = keyEncodingStrategy, case .custom = dateEncodingStrategy else { return try super.encode(value) }
+        let compact = Data(try ColonyJSON.encodeTree(value))
+        if outputFormatting == [.sortedKeys] { return compact }
+        var options: JSONSerialization.WritingOptions = [.fragmentsAllowed]
+        if outputFormatting.contains(.prettyPrinted) { options.insert(.prettyPrinted) }
+        if outputFormatting.contains(.sortedKeys) { options.insert(.sortedKeys) }
+        if outputFormatting.contains(.withoutEscapingSlashes) { options.insert(.withoutEscapingSlashes) }
+        return try JSONSerialization.data(withJSONObject: JSONSerialization.jsonObject(with: compact, options: [.fragmentsAllowed]), options: options)
     }
 }
 

@@ -2,12 +2,26 @@ import ColonyModels
 import Foundation
 import Testing
 
-/// `ColonyJSON.encode` writes every response and event: it must be byte for byte what
-/// `ColonyJSON.encoder()` (Foundation's JSONEncoder with Colony's settings) writes.
+/// `ColonyJSON.encode` writes every response and event: it must be byte for byte what Foundation's
+/// JSONEncoder with Colony's settings writes, except that UUIDs are lower case (Foundation writes
+/// `uuidString`, upper case).
 @Suite("ColonyJSON.encode")
 struct ColonyJSONWriterTests {
+    /// Foundation's output with Colony's settings, each UUID it wrote lower-cased (the test values
+    /// hold no other upper-case UUID-shaped text).
     func foundation<T: Encodable>(_ value: T) throws -> String {
-        String(decoding: try ColonyJSON.encoder().encode(value), as: UTF8.self)
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(ISO8601.format(date))
+        }
+        encoder.outputFormatting = [.sortedKeys]
+        return lowercasingUUIDs(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
+    func lowercasingUUIDs(_ text: String) -> String {
+        text.replacing(/[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}/) { $0.output.lowercased() }
     }
 
     func fast<T: Encodable>(_ value: T) throws -> String {
@@ -203,7 +217,43 @@ struct ColonyJSONWriterTests {
         #expect(UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)).lowercased == "ffffffff-ffff-ffff-ffff-ffffffffffff")
         let counting = UUID(uuid: (0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF, 0xFE, 0xDC, 0xBA, 0x98, 0x76, 0x54, 0x32, 0x10))
         #expect(counting.lowercased == "01234567-89ab-cdef-fedc-ba9876543210")
-        #expect(try ColonyJSON.encode([counting]) == Array(#"["01234567-89AB-CDEF-FEDC-BA9876543210"]"#.utf8))
+    }
+
+    @Test("ids are lower case in every path that writes JSON: the tree, a hand writer, a dictionary's keys, ColonyJSON.encoder(), errors")
+    func lowerCaseIDs() throws {
+        let counting = UUID(uuid: (0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF, 0xFE, 0xDC, 0xBA, 0x98, 0x76, 0x54, 0x32, 0x10))
+        let text = "01234567-89ab-cdef-fedc-ba9876543210"
+        #expect(try ColonyJSON.encode([counting]) == Array(#"["\#(text)"]"#.utf8))
+        #expect(try ColonyJSON.encode([counting: 1]) == Array(#"["\#(text)",1]"#.utf8), "Foundation writes a UUID-keyed dictionary as an array of pairs")
+        #expect(try ColonyJSON.encode(["k": Optional(counting)]) == Array(#"{"k":"\#(text)"}"#.utf8))
+        let written = EveryWrite(count: 1, escaped: "", id: counting, items: [], late: Date(timeIntervalSince1970: 0), note: nil, ok: true, ratio: 1,
+                                 when: Date(timeIntervalSince1970: 0))
+        #expect(String(decoding: try ColonyJSON.encode(written), as: UTF8.self).contains(#""id":"\#(text)""#))
+        #expect(String(decoding: try ColonyJSON.encoder().encode(written), as: UTF8.self).contains(#""id":"\#(text)""#))
+        // Through a super-encoder and beside a Decimal (both once left to Foundation's encoder).
+        struct Mixed: Encodable {
+            enum Keys: String, CodingKey { case amount, owner }
+            let id: UUID
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Keys.self)
+                try container.encode(Decimal(string: "1.5")!, forKey: .amount)
+                var owner = container.superEncoder(forKey: .owner).singleValueContainer()
+                try owner.encode(id)
+            }
+        }
+        #expect(try ColonyJSON.encode(Mixed(id: counting)) == Array(#"{"amount":1.5,"owner":"\#(text)"}"#.utf8))
+        // A printed (pretty) encoder keeps them lower case too.
+        let pretty = ColonyJSON.encoder()
+        pretty.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let printed = String(decoding: try pretty.encode(["id": counting]), as: UTF8.self)
+        #expect(printed.contains(text) && !printed.contains(text.uppercased()))
+        // Upper-case input still reads.
+        #expect(try ColonyJSON.decoder().decode([UUID].self, from: Data(#"["\#(text.uppercased())","\#(text)"]"#.utf8)) == [counting, counting])
+        // Random ids: never an upper-case hex digit.
+        let many = (0..<200).map { _ in UUID() }
+        let bytes = try ColonyJSON.encode(many)
+        #expect(!bytes.contains { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) })
+        #expect(try ColonyJSON.decoder().decode([UUID].self, from: Data(bytes)) == many)
     }
 
     @Test("event envelopes encode as before")
@@ -259,8 +309,8 @@ struct JSONBytesWriterTests {
         ]
         for value in values {
             let fast = String(decoding: try ColonyJSON.encode(value), as: UTF8.self)
-            let foundation = String(decoding: try ColonyJSON.encoder().encode(value), as: UTF8.self)
-            #expect(fast == foundation)
+            #expect(fast == String(decoding: try ColonyJSON.encoder().encode(value), as: UTF8.self), "hand writer and tree")
+            #expect(fast == (try ColonyJSONWriterTests().foundation(value)), "hand writer and Foundation (ids lower case)")
         }
     }
 }

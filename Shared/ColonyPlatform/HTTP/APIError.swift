@@ -80,9 +80,7 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
         var body = details
         body["code"] = .string(code)
         body["message"] = .string(message)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let data = (try? encoder.encode(body)) ?? Data("{}".utf8)
+        let data = (try? ColonyJSON.encode(body)).map { Data($0) } ?? Data("{}".utf8)
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))
