@@ -61,12 +61,13 @@ public enum PictureKey {
 }
 
 /// Who may read a bucket's objects through the authenticated routes (and get them signed): a
-/// rule of the service that owns the bucket, given the caller and the object's key (a member of
-/// the group the key names, say).
+/// rule of the service that owns the bucket, given the user's id and the object's key (a member
+/// of the group the key names, say). It reads the service's own data: it is asked again, for the
+/// signer, each time a signed URL of the bucket is served (see `Storage.signerCheckTTL`).
 public struct StorageAccess: Sendable {
-    public let canRead: @Sendable (AuthenticatedUser, String) async throws -> Bool
+    public let canRead: @Sendable (UUID, String) async throws -> Bool
 
-    public init(canRead: @escaping @Sendable (AuthenticatedUser, String) async throws -> Bool) {
+    public init(canRead: @escaping @Sendable (UUID, String) async throws -> Bool) {
         self.canRead = canRead
     }
 
@@ -78,7 +79,7 @@ public struct StorageAccess: Sendable {
     public static func firstSegment(_ isMember: @escaping @Sendable (UUID, UUID) async throws -> Bool) -> StorageAccess {
         StorageAccess { user, key in
             guard let first = key.split(separator: "/").first, let scope = UUID(uuidString: String(first)) else { return false }
-            return try await isMember(user.id, scope)
+            return try await isMember(user, scope)
         }
     }
 }

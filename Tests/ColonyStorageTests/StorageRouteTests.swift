@@ -16,7 +16,7 @@ struct StorageRouteTests {
         try await withFileStorage { storage, _, _ in
             let router = ColonyRouter.make(metrics: HTTPMetrics(), maxBodyBytes: 1 << 20, readiness: ReadinessChecks())
             storage.addRoutes(to: router, buckets: [avatars, voice], tokenMiddleware: TokenMiddleware(verifier: TokenVerifier(configuration: tokens.verifierConfiguration(audience: .unify), logger: TestEnvironment.logger)),
-                              access: [voice.name: StorageAccess { user, key in key.hasPrefix("\(user.id.uuidString.lowercased())/") }])
+                              access: [voice.name: StorageAccess { user, key in key.hasPrefix("\(user.uuidString.lowercased())/") }])
             try await Application(router: router).test(.router) { client in
                 try await body(storage, client)
             }
@@ -74,8 +74,12 @@ struct StorageRouteTests {
     @Test("signed URLs: valid, tampered, expired, missing token, missing object")
     func signed() async throws {
         try await withApp { storage, client in
-            let object = try await storage.upload(Fixtures.m4a, contentType: "audio/x-m4a", to: voice, key: "g1/m1")
-            let valid = try await client.execute(uri: path(object.publicURL), method: .get)
+            // The voice bucket is members-only: its signed URLs name a signer the bucket admits.
+            let signer = UUID()
+            let g1 = signer.uuidString.lowercased()
+            _ = try await storage.upload(Fixtures.m4a, contentType: "audio/x-m4a", to: voice, key: "\(g1)/m1")
+            let signedURL = storage.signedURL(voice, key: "\(g1)/m1", expiresIn: .seconds(60), signer: signer)
+            let valid = try await client.execute(uri: path(signedURL), method: .get)
             #expect(valid.status == .ok)
             #expect(valid.body == Fixtures.m4a)
             #expect(valid.headers[.contentType] == "audio/mp4")
@@ -86,20 +90,20 @@ struct StorageRouteTests {
             let publicSigned = try await client.execute(uri: path(storage.signedURL(avatars, key: "u1", expiresIn: .seconds(30))), method: .get)
             #expect(publicSigned.status == .ok && publicSigned.body == Fixtures.jpeg)
 
-            let otherKey = path(object.publicURL).replacingOccurrences(of: "/g1/m1?", with: "/g1/m2?")
+            let otherKey = path(signedURL).replacingOccurrences(of: "/\(g1)/m1?", with: "/\(g1)/m2?")
             let tampered = try await client.execute(uri: otherKey, method: .get)
             #expect(tampered.status == .forbidden)
             #expect(try error(tampered) == ["code": "invalid_signature", "message": "invalid signature"])
 
-            let expired = try await client.execute(uri: path(storage.signedURL(voice, key: "g1/m1", expiresIn: .seconds(-5))), method: .get)
+            let expired = try await client.execute(uri: path(storage.signedURL(voice, key: "\(g1)/m1", expiresIn: .seconds(-5), signer: signer)), method: .get)
             #expect(expired.status == .forbidden)
             #expect(try error(expired) == ["code": "invalid_signature", "message": "signature expired"])
 
-            let noToken = try await client.execute(uri: "/storage/v1/object/sign/voice-messages/g1/m1", method: .get)
+            let noToken = try await client.execute(uri: "/storage/v1/object/sign/voice-messages/\(g1)/m1", method: .get)
             #expect(noToken.status == .badRequest)
             #expect(try error(noToken)["code"] == "invalid_signature")
 
-            let gone = try await client.execute(uri: path(storage.signedURL(voice, key: "g1/gone", expiresIn: .seconds(30))), method: .get)
+            let gone = try await client.execute(uri: path(storage.signedURL(voice, key: "\(g1)/gone", expiresIn: .seconds(30), signer: signer)), method: .get)
             #expect(gone.status == .notFound)
             #expect(try error(gone)["code"] == "not_found")
         }

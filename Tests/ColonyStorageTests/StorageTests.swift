@@ -187,7 +187,7 @@ struct StorageTests {
         let storage = Storage(backend: FileSystemStorageBackend(root: "/nonexistent"), publicBaseURL: "http://x", signingKey: testSigningKey)
         let url = storage.signedURL(voice, key: "g1/m1", expiresIn: .seconds(60))
         let token = try #require(url.split(separator: "token=").last.map(String.init))
-        let expires = try storage.verify(token: token, bucket: "voice-messages", key: "g1/m1")
+        let expires = try storage.verify(token: token, bucket: "voice-messages", key: "g1/m1").expires
         #expect(abs(expires - Int64(Date().timeIntervalSince1970) - 60) <= 1)
 
         func rejected(_ token: String, bucket: String = "voice-messages", key: String = "g1/m1", now: Date = Date()) -> String? {
