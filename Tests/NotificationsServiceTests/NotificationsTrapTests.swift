@@ -29,6 +29,16 @@ struct NotificationsTrapTests {
         }
     }
 
+    @Test("hostile bodies on every documented write are 4xx JSON errors")
+    func hostileBodies() async throws {
+        try await withRunningNotifications { n in
+            let user = try await n.user(.mycirclee)
+            let result = try await n.service.hostileBodyProblems(NotificationsService.openAPIDocument, as: user)
+            #expect(result.problems == [])
+            #expect(result.requests > 30)
+        }
+    }
+
     @Test("the push text's length is nil outside 0 s to a day, NaN included")
     func durationText() {
         #expect(Triggers.duration(1e300) == nil && Triggers.duration(-1) == nil && Triggers.duration(.nan) == nil && Triggers.duration(.infinity) == nil)

@@ -1,0 +1,23 @@
+import ColonyPlatform
+import ColonyTesting
+import Foundation
+import HabitsService
+import Testing
+
+/// Every documented write of habits, sent JSON nested 100,000 deep and numbers no field holds
+/// (1e300, 2^63, 1.5) in each body property, on the caller's own habit and hive: a 4xx JSON
+/// error, never a 5xx or a trap (issue 33).
+@Suite("Habits: no trap on hostile bodies")
+struct HabitsTrapTests {
+    @Test("hostile bodies on every documented write are 4xx JSON errors")
+    func hostileBodies() async throws {
+        try await withRunningHabits { running in
+            let user = try await running.user(timezone: "Europe/Berlin")
+            let habit = try #require(try await running.request(.POST, "/habits", as: user, json: ["name": "Walk", "type": "counter", "target_per_day": 2]).body["id"]?.stringValue)
+            let hive = try #require(try await running.request(.POST, "/hives", as: user, json: ["name": "Stretch"]).body["hive"]?["id"]?.stringValue)
+            let result = try await running.hostileBodyProblems(HabitsService.openAPIDocument, as: user, values: ["habit_id": habit.lowercased(), "hive_id": hive.lowercased()])
+            #expect(result.problems == [])
+            #expect(result.requests > 100)
+        }
+    }
+}
