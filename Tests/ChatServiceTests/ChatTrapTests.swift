@@ -9,13 +9,16 @@ import Testing
 /// 5xx or a trap (issue 33).
 @Suite("Chat: no trap on hostile bodies")
 struct ChatTrapTests {
-    @Test("hostile bodies on every documented write are 4xx JSON errors")
+    @Test("hostile bodies on every documented write, and hostile values of every documented query parameter, are 4xx JSON errors")
     func hostileBodies() async throws {
         try await withRunningChat { running in
             let user = try await running.user()
             let group = try await running.group(owner: user)
             let result = try await running.service.hostileBodyProblems(ChatService.openAPIDocument, as: user, values: ["group_id": group.uuidString.lowercased()])
             #expect(result.problems == [])
+            let query = try await running.service.hostileQueryProblems(ChatService.openAPIDocument, as: user, values: ["group_id": group.uuidString.lowercased()])
+            #expect(query.problems == [])
+            #expect(query.requests > 10)
             #expect(result.requests > 100)
         }
     }

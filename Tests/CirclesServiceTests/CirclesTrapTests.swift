@@ -9,7 +9,7 @@ import Testing
 /// error, never a 5xx or a trap (issue 33).
 @Suite("Circles: no trap on hostile bodies")
 struct CirclesTrapTests {
-    @Test("hostile bodies on every documented write are 4xx JSON errors")
+    @Test("hostile bodies on every documented write, and hostile values of every documented query parameter, are 4xx JSON errors")
     func hostileBodies() async throws {
         try await withRunningCircles { running in
             let user = try await running.user()
@@ -18,6 +18,9 @@ struct CirclesTrapTests {
             let result = try await running.service.hostileBodyProblems(CirclesService.openAPIDocument, as: user,
                                                                        values: ["circle_id": circle.uuidString.lowercased(), "post_id": post, "emoji": "%F0%9F%91%8D"])
             #expect(result.problems == [])
+            let query = try await running.service.hostileQueryProblems(CirclesService.openAPIDocument, as: user, values: ["circle_id": circle.uuidString.lowercased(), "post_id": post, "emoji": "%F0%9F%91%8D"])
+            #expect(query.problems == [])
+            #expect(query.requests > 10)
             #expect(result.requests > 100)
         }
     }

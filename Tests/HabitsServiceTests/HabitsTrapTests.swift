@@ -9,7 +9,7 @@ import Testing
 /// error, never a 5xx or a trap (issue 33).
 @Suite("Habits: no trap on hostile bodies")
 struct HabitsTrapTests {
-    @Test("hostile bodies on every documented write are 4xx JSON errors")
+    @Test("hostile bodies on every documented write, and hostile values of every documented query parameter, are 4xx JSON errors")
     func hostileBodies() async throws {
         try await withRunningHabits { running in
             let user = try await running.user(timezone: "Europe/Berlin")
@@ -17,6 +17,9 @@ struct HabitsTrapTests {
             let hive = try #require(try await running.request(.POST, "/hives", as: user, json: ["name": "Stretch"]).body["hive"]?["id"]?.stringValue)
             let result = try await running.hostileBodyProblems(HabitsService.openAPIDocument, as: user, values: ["habit_id": habit.lowercased(), "hive_id": hive.lowercased()])
             #expect(result.problems == [])
+            let query = try await running.hostileQueryProblems(HabitsService.openAPIDocument, as: user, values: ["habit_id": habit.lowercased(), "hive_id": hive.lowercased(), "date": "2026-01-01"])
+            #expect(query.problems == [])
+            #expect(query.requests > 10)
             #expect(result.requests > 100)
         }
     }

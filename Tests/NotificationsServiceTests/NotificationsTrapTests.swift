@@ -29,12 +29,15 @@ struct NotificationsTrapTests {
         }
     }
 
-    @Test("hostile bodies on every documented write are 4xx JSON errors")
+    @Test("hostile bodies on every documented write, and hostile values of every documented query parameter, are 4xx JSON errors")
     func hostileBodies() async throws {
         try await withRunningNotifications { n in
             let user = try await n.user(.mycirclee)
             let result = try await n.service.hostileBodyProblems(NotificationsService.openAPIDocument, as: user)
             #expect(result.problems == [])
+            let query = try await n.service.hostileQueryProblems(NotificationsService.openAPIDocument, as: user)
+            #expect(query.problems == [])
+            #expect(query.requests > 10)
             #expect(result.requests > 30)
         }
     }

@@ -9,7 +9,7 @@ import Testing
 /// never a 5xx or a trap (issue 33).
 @Suite("Projects: no trap on hostile bodies")
 struct ProjectsTrapTests {
-    @Test("hostile bodies on every documented write are 4xx JSON errors")
+    @Test("hostile bodies on every documented write, and hostile values of every documented query parameter, are 4xx JSON errors")
     func hostileBodies() async throws {
         try await withRunningProjects { running in
             let user = try await running.user()
@@ -18,6 +18,9 @@ struct ProjectsTrapTests {
             let result = try await running.service.hostileBodyProblems(ProjectsService.openAPIDocument, as: user,
                                                                        values: ["project_id": project.id.uuidString.lowercased(), "post_id": post.uuidString.lowercased()])
             #expect(result.problems == [])
+            let query = try await running.service.hostileQueryProblems(ProjectsService.openAPIDocument, as: user, values: ["project_id": project.id.uuidString.lowercased(), "post_id": post.uuidString.lowercased()])
+            #expect(query.problems == [])
+            #expect(query.requests > 10)
             #expect(result.requests > 100)
         }
     }
