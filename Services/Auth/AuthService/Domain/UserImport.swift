@@ -192,7 +192,8 @@ public enum UserImportParser {
 
 extension Accounts {
     /// Imports accounts with their ids and bcrypt hashes, so users sign in with their old
-    /// passwords; each becomes `user_registered`. Accounts whose id or address already exists,
+    /// passwords (an account with another hash comes over without one: it signs in by link or
+    /// code, or recovers); each becomes `user_registered`. Accounts whose id or address already exists,
     /// or whose metadata is over `MetadataLimits`, are skipped. Their addresses count as
     /// unproven (nobody here saw them proven), their passwords as their own.
     public func importUsers(_ imported: [ImportedUser], into app: App) async throws -> (imported: Int, skipped: [String]) {
