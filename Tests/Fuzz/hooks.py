@@ -43,6 +43,31 @@ class ColonyUser:
         case.headers["apikey"] = self.apikey
 
 
+# Ids are lower-case UUIDs everywhere (bodies, Location and every other header), as auth, realtime,
+# Postgres and Supabase write them: apps compare them as strings. A check on every response of
+# every documented operation, so the fuzz stage covers them all.
+import re
+
+UPPER_CASE_UUID = re.compile(r"(?<![0-9A-Za-z])[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}(?![0-9A-Za-z])")
+
+
+def upper_case_uuids(text: str) -> list[str]:
+    return [found for found in UPPER_CASE_UUID.findall(text) if found != found.lower()]
+
+
+@schemathesis.check
+def ids_are_lower_case(ctx, response, case):
+    """No upper-case UUID in the body or a header, unless the request itself carried that text
+    (a client's own upper-case id in a message it asked to be kept, say)."""
+    sent = f"{response.request.url} {response.request.body!r}"
+    places = [("body", response.content.decode("utf-8", "replace"))]
+    places += [(f"header {name}", value) for name, values in response.headers.items() for value in values]
+    for where, text in places:
+        for found in upper_case_uuids(text):
+            if found not in sent:
+                raise AssertionError(f"upper-case id {found} in the response's {where}: ids are lower case")
+
+
 # Rules a JSON Schema cannot state (relative to today, across fields, about the caller's own
 # data), which the documents state in words: generated *valid* cases are brought within them, so
 # a 422 for a valid case is always a real disagreement between a document and its service.

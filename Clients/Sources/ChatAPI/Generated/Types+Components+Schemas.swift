@@ -257,15 +257,40 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/ProfileUpdate/display_name`.
             public var displayName: Swift.String
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `ProfileUpdate`.
             ///
             /// - Parameters:
             ///   - displayName: 1–60 characters as sent, not blank; stored trimmed.
-            public init(displayName: Swift.String) {
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                displayName: Swift.String,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+            ) {
                 self.displayName = displayName
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case displayName = "display_name"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.displayName = try container.decode(
+                    Swift.String.self,
+                    forKey: .displayName
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "display_name"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.displayName,
+                    forKey: .displayName
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/Group`.
@@ -361,21 +386,53 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/GroupCreate/member_emails`.
             public var memberEmails: [Swift.String]?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `GroupCreate`.
             ///
             /// - Parameters:
             ///   - name: 1–100 characters as sent, not blank; stored trimmed.
             ///   - memberEmails: Unify users to add as members (role `user`); duplicates (case-insensitively) count once. An address without a Unify account is 409 `unknown_emails`.
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 name: Swift.String,
-                memberEmails: [Swift.String]? = nil
+                memberEmails: [Swift.String]? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.name = name
                 self.memberEmails = memberEmails
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case name
                 case memberEmails = "member_emails"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.name = try container.decode(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.memberEmails = try container.decodeIfPresent(
+                    [Swift.String].self,
+                    forKey: .memberEmails
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "name",
+                    "member_emails"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.name,
+                    forKey: .name
+                )
+                try container.encodeIfPresent(
+                    self.memberEmails,
+                    forKey: .memberEmails
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/GroupRename`.
@@ -384,15 +441,40 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/GroupRename/name`.
             public var name: Swift.String
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `GroupRename`.
             ///
             /// - Parameters:
             ///   - name: 1–100 characters as sent, not blank; stored trimmed.
-            public init(name: Swift.String) {
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                name: Swift.String,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+            ) {
                 self.name = name
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case name
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.name = try container.decode(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "name"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.name,
+                    forKey: .name
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/MarkReadRequest`.
@@ -401,15 +483,40 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/MarkReadRequest/at`.
             public var at: Foundation.Date?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `MarkReadRequest`.
             ///
             /// - Parameters:
             ///   - at: Read up to this time; default now.
-            public init(at: Foundation.Date? = nil) {
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                at: Foundation.Date? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+            ) {
                 self.at = at
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case at
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.at = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .at
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "at"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.at,
+                    forKey: .at
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/LeaveRequest`.
@@ -418,15 +525,40 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/LeaveRequest/successor_id`.
             public var successorId: Swift.String?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `LeaveRequest`.
             ///
             /// - Parameters:
             ///   - successorId: Required when the caller is the owner: another member, who becomes the owner.
-            public init(successorId: Swift.String? = nil) {
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                successorId: Swift.String? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+            ) {
                 self.successorId = successorId
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case successorId = "successor_id"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.successorId = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .successorId
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "successor_id"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.successorId,
+                    forKey: .successorId
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/OwnershipTransfer`.
@@ -435,15 +567,40 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/OwnershipTransfer/new_owner_id`.
             public var newOwnerId: Swift.String
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `OwnershipTransfer`.
             ///
             /// - Parameters:
             ///   - newOwnerId: Another member of the group.
-            public init(newOwnerId: Swift.String) {
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                newOwnerId: Swift.String,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+            ) {
                 self.newOwnerId = newOwnerId
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case newOwnerId = "new_owner_id"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.newOwnerId = try container.decode(
+                    Swift.String.self,
+                    forKey: .newOwnerId
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "new_owner_id"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.newOwnerId,
+                    forKey: .newOwnerId
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/UnreadCount`.
@@ -534,15 +691,40 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/MembersAdd/emails`.
             public var emails: [Swift.String]
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `MembersAdd`.
             ///
             /// - Parameters:
             ///   - emails: Email addresses of Unify users; duplicates count once. An address without a Unify account is 409 `unknown_emails`.
-            public init(emails: [Swift.String]) {
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                emails: [Swift.String],
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+            ) {
                 self.emails = emails
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case emails
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.emails = try container.decode(
+                    [Swift.String].self,
+                    forKey: .emails
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "emails"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.emails,
+                    forKey: .emails
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/AddMembersResult`.
@@ -575,15 +757,40 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/RoleChange/role`.
             public var role: Components.Schemas.RoleChange.RolePayload
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `RoleChange`.
             ///
             /// - Parameters:
             ///   - role: `owner` is refused (409 `owner_role_fixed`): transfer ownership instead.
-            public init(role: Components.Schemas.RoleChange.RolePayload) {
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                role: Components.Schemas.RoleChange.RolePayload,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+            ) {
                 self.role = role
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case role
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.role = try container.decode(
+                    Components.Schemas.RoleChange.RolePayload.self,
+                    forKey: .role
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "role"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.role,
+                    forKey: .role
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/MessageSender`.
@@ -745,15 +952,40 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/TextMessage/content`.
             public var content: Swift.String
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `TextMessage`.
             ///
             /// - Parameters:
             ///   - content: 1–4000 characters as sent, not blank; stored as sent.
-            public init(content: Swift.String) {
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                content: Swift.String,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+            ) {
                 self.content = content
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case content
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.content = try container.decode(
+                    Swift.String.self,
+                    forKey: .content
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "content"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.content,
+                    forKey: .content
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/CalendarEvent`.
@@ -847,6 +1079,8 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/EventCreate/group_id`.
             public var groupId: Swift.String?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `EventCreate`.
             ///
             /// - Parameters:
@@ -855,18 +1089,21 @@ extension Components {
             ///   - startsAt:
             ///   - endsAt: Not before `starts_at` (422).
             ///   - groupId: One of the caller's groups; absent or null for a personal event.
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 title: Swift.String,
                 details: Swift.String? = nil,
                 startsAt: Foundation.Date,
                 endsAt: Foundation.Date,
-                groupId: Swift.String? = nil
+                groupId: Swift.String? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.title = title
                 self.details = details
                 self.startsAt = startsAt
                 self.endsAt = endsAt
                 self.groupId = groupId
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case title
@@ -874,6 +1111,60 @@ extension Components {
                 case startsAt = "starts_at"
                 case endsAt = "ends_at"
                 case groupId = "group_id"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.title = try container.decode(
+                    Swift.String.self,
+                    forKey: .title
+                )
+                self.details = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .details
+                )
+                self.startsAt = try container.decode(
+                    Foundation.Date.self,
+                    forKey: .startsAt
+                )
+                self.endsAt = try container.decode(
+                    Foundation.Date.self,
+                    forKey: .endsAt
+                )
+                self.groupId = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .groupId
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "title",
+                    "details",
+                    "starts_at",
+                    "ends_at",
+                    "group_id"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.title,
+                    forKey: .title
+                )
+                try container.encodeIfPresent(
+                    self.details,
+                    forKey: .details
+                )
+                try container.encode(
+                    self.startsAt,
+                    forKey: .startsAt
+                )
+                try container.encode(
+                    self.endsAt,
+                    forKey: .endsAt
+                )
+                try container.encodeIfPresent(
+                    self.groupId,
+                    forKey: .groupId
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/EventUpdate`.
@@ -892,6 +1183,8 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/EventUpdate/ends_at`.
             public var endsAt: Foundation.Date?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `EventUpdate`.
             ///
             /// - Parameters:
@@ -899,22 +1192,161 @@ extension Components {
             ///   - details: null clears the details; absent leaves them.
             ///   - startsAt:
             ///   - endsAt: Not before `starts_at`: when both are sent, 422; when the other one is the event's stored time, 409 `ends_before_starts`.
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 title: Swift.String? = nil,
                 details: Swift.String? = nil,
                 startsAt: Foundation.Date? = nil,
-                endsAt: Foundation.Date? = nil
+                endsAt: Foundation.Date? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.title = title
                 self.details = details
                 self.startsAt = startsAt
                 self.endsAt = endsAt
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case title
                 case details
                 case startsAt = "starts_at"
                 case endsAt = "ends_at"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.title = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .title
+                )
+                self.details = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .details
+                )
+                self.startsAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .startsAt
+                )
+                self.endsAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .endsAt
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "title",
+                    "details",
+                    "starts_at",
+                    "ends_at"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.title,
+                    forKey: .title
+                )
+                try container.encodeIfPresent(
+                    self.details,
+                    forKey: .details
+                )
+                try container.encodeIfPresent(
+                    self.startsAt,
+                    forKey: .startsAt
+                )
+                try container.encodeIfPresent(
+                    self.endsAt,
+                    forKey: .endsAt
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
+            }
+        }
+        /// Any JSON value whose strings and keys hold no NUL (U+0000): what a field this document does not list may hold. Such fields are ignored, but NUL anywhere in a body is refused (422 `validation_failed`).
+        ///
+        /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL`.
+        public struct AnyWithoutNUL: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value1`.
+            public var value1: Swift.Bool?
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value2`.
+            public var value2: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value3`.
+            public var value3: [Components.Schemas.AnyWithoutNUL]?
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
+            public struct Value4Payload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+                /// Creates a new `Value4Payload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                public init(additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
+            public var value4: Components.Schemas.AnyWithoutNUL.Value4Payload?
+            /// Creates a new `AnyWithoutNUL`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            ///   - value3:
+            ///   - value4:
+            public init(
+                value1: Swift.Bool? = nil,
+                value2: Swift.String? = nil,
+                value3: [Components.Schemas.AnyWithoutNUL]? = nil,
+                value4: Components.Schemas.AnyWithoutNUL.Value4Payload? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+                self.value3 = value3
+                self.value4 = value4
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value3 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value4 = try .init(from: decoder)
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2,
+                        self.value3,
+                        self.value4
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2,
+                    self.value3
+                ])
+                try self.value4?.encode(to: encoder)
             }
         }
     }

@@ -250,7 +250,7 @@ public protocol APIProtocol: Sendable {
     func downloadSignedVoiceMessages(_ input: Operations.DownloadSignedVoiceMessages.Input) async throws -> Operations.DownloadSignedVoiceMessages.Output
     /// A signed URL for an object of `voice-messages`
     ///
-    /// Supabase's `createSignedUrl`: for the group's current members only, a URL that works without a token for `expiresIn` seconds (for a player that cannot send one). No body is `{"expiresIn": 3600}`.
+    /// Supabase's `createSignedUrl`: for the group's current members only, a URL that works without a token for `expiresIn` seconds (for a player that cannot send one) while the caller stays a member: it names the caller as its signer, and stops serving (403) within 30 seconds (`COLONY_STORAGE_SIGNER_CHECK_SECONDS`, at most 60) of the caller leaving or being removed. No body is `{"expiresIn": 3600}`.
     ///
     /// - Remark: HTTP `POST /storage/v1/object/sign/voice-messages/{group_id}/{message_id}`.
     /// - Remark: Generated from `#/paths//storage/v1/object/sign/voice-messages/{group_id}/{message_id}/post(signVoiceMessages)`.
@@ -754,7 +754,7 @@ extension APIProtocol {
     }
     /// A signed URL for an object of `voice-messages`
     ///
-    /// Supabase's `createSignedUrl`: for the group's current members only, a URL that works without a token for `expiresIn` seconds (for a player that cannot send one). No body is `{"expiresIn": 3600}`.
+    /// Supabase's `createSignedUrl`: for the group's current members only, a URL that works without a token for `expiresIn` seconds (for a player that cannot send one) while the caller stays a member: it names the caller as its signer, and stops serving (403) within 30 seconds (`COLONY_STORAGE_SIGNER_CHECK_SECONDS`, at most 60) of the caller leaving or being removed. No body is `{"expiresIn": 3600}`.
     ///
     /// - Remark: HTTP `POST /storage/v1/object/sign/voice-messages/{group_id}/{message_id}`.
     /// - Remark: Generated from `#/paths//storage/v1/object/sign/voice-messages/{group_id}/{message_id}/post(signVoiceMessages)`.

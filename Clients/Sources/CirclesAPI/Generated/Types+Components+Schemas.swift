@@ -327,6 +327,8 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/ProfilePatch/birthday`.
             public var birthday: Swift.String?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `ProfilePatch`.
             ///
             /// - Parameters:
@@ -339,6 +341,7 @@ extension Components {
             ///   - address: At most 300 characters as sent; stored trimmed; null or blank clears it.
             ///   - phone: At most 32 characters as sent; stored trimmed; null or blank clears it.
             ///   - birthday: A real calendar date `YYYY-MM-DD` from 1900-01-01 to today (UTC); null clears it.
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 displayName: Swift.String? = nil,
                 handle: Swift.String? = nil,
@@ -348,7 +351,8 @@ extension Components {
                 location: Swift.String? = nil,
                 address: Swift.String? = nil,
                 phone: Swift.String? = nil,
-                birthday: Swift.String? = nil
+                birthday: Swift.String? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.displayName = displayName
                 self.handle = handle
@@ -359,6 +363,7 @@ extension Components {
                 self.address = address
                 self.phone = phone
                 self.birthday = birthday
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case displayName = "display_name"
@@ -370,6 +375,96 @@ extension Components {
                 case address
                 case phone
                 case birthday
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.displayName = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .displayName
+                )
+                self.handle = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .handle
+                )
+                self.bio = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .bio
+                )
+                self.dmPrivacy = try container.decodeIfPresent(
+                    Components.Schemas.DMPrivacy.self,
+                    forKey: .dmPrivacy
+                )
+                self.fullName = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .fullName
+                )
+                self.location = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .location
+                )
+                self.address = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .address
+                )
+                self.phone = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .phone
+                )
+                self.birthday = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .birthday
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "display_name",
+                    "handle",
+                    "bio",
+                    "dm_privacy",
+                    "full_name",
+                    "location",
+                    "address",
+                    "phone",
+                    "birthday"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.displayName,
+                    forKey: .displayName
+                )
+                try container.encodeIfPresent(
+                    self.handle,
+                    forKey: .handle
+                )
+                try container.encodeIfPresent(
+                    self.bio,
+                    forKey: .bio
+                )
+                try container.encodeIfPresent(
+                    self.dmPrivacy,
+                    forKey: .dmPrivacy
+                )
+                try container.encodeIfPresent(
+                    self.fullName,
+                    forKey: .fullName
+                )
+                try container.encodeIfPresent(
+                    self.location,
+                    forKey: .location
+                )
+                try container.encodeIfPresent(
+                    self.address,
+                    forKey: .address
+                )
+                try container.encodeIfPresent(
+                    self.phone,
+                    forKey: .phone
+                )
+                try container.encodeIfPresent(
+                    self.birthday,
+                    forKey: .birthday
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// A circle as one of its members sees it.
@@ -431,15 +526,40 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/CircleName/name`.
             public var name: Swift.String
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `CircleName`.
             ///
             /// - Parameters:
             ///   - name: 1–60 characters as sent, not blank; stored trimmed.
-            public init(name: Swift.String) {
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                name: Swift.String,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+            ) {
                 self.name = name
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case name
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.name = try container.decode(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "name"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.name,
+                    forKey: .name
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/Member`.
@@ -518,15 +638,40 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/InviteClaim/code`.
             public var code: Swift.String
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `InviteClaim`.
             ///
             /// - Parameters:
             ///   - code: An invite code; trimmed, case does not matter.
-            public init(code: Swift.String) {
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                code: Swift.String,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+            ) {
                 self.code = code
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case code
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.code = try container.decode(
+                    Swift.String.self,
+                    forKey: .code
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "code"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.code,
+                    forKey: .code
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// A member's request to add someone to a circle: accepted only by the invitee; the owner may approve it first or decline it.
@@ -616,15 +761,40 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/AddRequestCreate/handle`.
             public var handle: Swift.String
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `AddRequestCreate`.
             ///
             /// - Parameters:
             ///   - handle: The invitee's handle: an optional `@`, then 3–30 ASCII letters, digits, `_` and `.` (whitespace around it trimmed; case does not matter). An unknown handle is 404 `user_not_found`.
-            public init(handle: Swift.String) {
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                handle: Swift.String,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+            ) {
                 self.handle = handle
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case handle
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.handle = try container.decode(
+                    Swift.String.self,
+                    forKey: .handle
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "handle"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.handle,
+                    forKey: .handle
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/Presence`.
@@ -666,15 +836,40 @@ extension Components {
         public struct PresenceUpdate: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/PresenceUpdate/status`.
             public var status: Components.Schemas.PresenceStatus
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `PresenceUpdate`.
             ///
             /// - Parameters:
             ///   - status:
-            public init(status: Components.Schemas.PresenceStatus) {
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                status: Components.Schemas.PresenceStatus,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+            ) {
                 self.status = status
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case status
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.status = try container.decode(
+                    Components.Schemas.PresenceStatus.self,
+                    forKey: .status
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "status"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.status,
+                    forKey: .status
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/PostAuthor`.
@@ -1067,30 +1262,80 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/VoteBody/option_id`.
             public var optionId: Swift.String
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `VoteBody`.
             ///
             /// - Parameters:
             ///   - optionId: One of the poll's options (`poll_options[].id`).
-            public init(optionId: Swift.String) {
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                optionId: Swift.String,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+            ) {
                 self.optionId = optionId
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case optionId = "option_id"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.optionId = try container.decode(
+                    Swift.String.self,
+                    forKey: .optionId
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "option_id"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.optionId,
+                    forKey: .optionId
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/RSVPBody`.
         public struct RSVPBody: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/RSVPBody/status`.
             public var status: Components.Schemas.RSVPStatus
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `RSVPBody`.
             ///
             /// - Parameters:
             ///   - status:
-            public init(status: Components.Schemas.RSVPStatus) {
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                status: Components.Schemas.RSVPStatus,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+            ) {
                 self.status = status
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case status
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.status = try container.decode(
+                    Components.Schemas.RSVPStatus.self,
+                    forKey: .status
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "status"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.status,
+                    forKey: .status
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/ReactionState`.
@@ -1128,15 +1373,40 @@ extension Components {
         public struct ProBody: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/ProBody/is_pro`.
             public var isPro: Swift.Bool
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `ProBody`.
             ///
             /// - Parameters:
             ///   - isPro:
-            public init(isPro: Swift.Bool) {
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                isPro: Swift.Bool,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+            ) {
                 self.isPro = isPro
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case isPro = "is_pro"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.isPro = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .isPro
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "is_pro"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.isPro,
+                    forKey: .isPro
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// A direct message. Fields without a value are left out.
@@ -1304,21 +1574,53 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/MessageCreate/reply_to_id`.
             public var replyToId: Swift.String?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `MessageCreate`.
             ///
             /// - Parameters:
             ///   - body: 1–4000 characters as sent, not blank; stored as sent.
             ///   - replyToId: A message of this thread to answer.
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 body: Swift.String,
-                replyToId: Swift.String? = nil
+                replyToId: Swift.String? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.body = body
                 self.replyToId = replyToId
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case body
                 case replyToId = "reply_to_id"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.body = try container.decode(
+                    Swift.String.self,
+                    forKey: .body
+                )
+                self.replyToId = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .replyToId
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "body",
+                    "reply_to_id"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.body,
+                    forKey: .body
+                )
+                try container.encodeIfPresent(
+                    self.replyToId,
+                    forKey: .replyToId
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// A DM thread between the caller and another member of a circle. Fields without a value are left out.
@@ -1392,30 +1694,171 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/ThreadOpen/user_id`.
             public var userId: Swift.String
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `ThreadOpen`.
             ///
             /// - Parameters:
             ///   - userId: Another member of the circle.
-            public init(userId: Swift.String) {
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                userId: Swift.String,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+            ) {
                 self.userId = userId
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case userId = "user_id"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.userId = try container.decode(
+                    Swift.String.self,
+                    forKey: .userId
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "user_id"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.userId,
+                    forKey: .userId
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/NotifyBody`.
         public struct NotifyBody: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/NotifyBody/notify`.
             public var notify: Swift.Bool
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `NotifyBody`.
             ///
             /// - Parameters:
             ///   - notify:
-            public init(notify: Swift.Bool) {
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                notify: Swift.Bool,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+            ) {
                 self.notify = notify
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case notify
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.notify = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .notify
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "notify"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.notify,
+                    forKey: .notify
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
+            }
+        }
+        /// Any JSON value whose strings and keys hold no NUL (U+0000): what a field this document does not list may hold. Such fields are ignored, but NUL anywhere in a body is refused (422 `validation_failed`).
+        ///
+        /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL`.
+        public struct AnyWithoutNUL: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value1`.
+            public var value1: Swift.Bool?
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value2`.
+            public var value2: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value3`.
+            public var value3: [Components.Schemas.AnyWithoutNUL]?
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
+            public struct Value4Payload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+                /// Creates a new `Value4Payload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                public init(additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
+            public var value4: Components.Schemas.AnyWithoutNUL.Value4Payload?
+            /// Creates a new `AnyWithoutNUL`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            ///   - value3:
+            ///   - value4:
+            public init(
+                value1: Swift.Bool? = nil,
+                value2: Swift.String? = nil,
+                value3: [Components.Schemas.AnyWithoutNUL]? = nil,
+                value4: Components.Schemas.AnyWithoutNUL.Value4Payload? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+                self.value3 = value3
+                self.value4 = value4
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value3 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value4 = try .init(from: decoder)
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2,
+                        self.value3,
+                        self.value4
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2,
+                    self.value3
+                ])
+                try self.value4?.encode(to: encoder)
             }
         }
     }

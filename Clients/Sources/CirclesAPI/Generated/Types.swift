@@ -348,7 +348,7 @@ public protocol APIProtocol: Sendable {
     func downloadSignedPostPhotos(_ input: Operations.DownloadSignedPostPhotos.Input) async throws -> Operations.DownloadSignedPostPhotos.Output
     /// A signed URL for an object of `post-photos`
     ///
-    /// Supabase's `createSignedUrl`: for the circle's current members only, a URL that works without a token for `expiresIn` seconds (for a player that cannot send one). No body is `{"expiresIn": 3600}`.
+    /// Supabase's `createSignedUrl`: for the circle's current members only, a URL that works without a token for `expiresIn` seconds (for a player that cannot send one) while the caller stays a member: it names the caller as its signer, and stops serving (403) within 30 seconds (`COLONY_STORAGE_SIGNER_CHECK_SECONDS`, at most 60) of the caller leaving or being removed. No body is `{"expiresIn": 3600}`.
     ///
     /// - Remark: HTTP `POST /storage/v1/object/sign/post-photos/{circle_id}/{post_id}`.
     /// - Remark: Generated from `#/paths//storage/v1/object/sign/post-photos/{circle_id}/{post_id}/post(signPostPhotos)`.
@@ -1058,7 +1058,7 @@ extension APIProtocol {
     }
     /// A signed URL for an object of `post-photos`
     ///
-    /// Supabase's `createSignedUrl`: for the circle's current members only, a URL that works without a token for `expiresIn` seconds (for a player that cannot send one). No body is `{"expiresIn": 3600}`.
+    /// Supabase's `createSignedUrl`: for the circle's current members only, a URL that works without a token for `expiresIn` seconds (for a player that cannot send one) while the caller stays a member: it names the caller as its signer, and stops serving (403) within 30 seconds (`COLONY_STORAGE_SIGNER_CHECK_SECONDS`, at most 60) of the caller leaving or being removed. No body is `{"expiresIn": 3600}`.
     ///
     /// - Remark: HTTP `POST /storage/v1/object/sign/post-photos/{circle_id}/{post_id}`.
     /// - Remark: Generated from `#/paths//storage/v1/object/sign/post-photos/{circle_id}/{post_id}/post(signPostPhotos)`.

@@ -168,6 +168,8 @@ extension Components {
             }
             /// - Remark: Generated from `#/components/schemas/ProfileUpdate/theme`.
             public var theme: Components.Schemas.ProfileUpdate.ThemePayload?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `ProfileUpdate`.
             ///
             /// - Parameters:
@@ -176,18 +178,21 @@ extension Components {
             ///   - timezone: An IANA time zone the server knows, `UTC` or with a `/` (e.g. `Europe/Berlin`), at most 64 characters (anything else is 422).
             ///   - dayStartHour:
             ///   - theme:
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 displayName: Swift.String? = nil,
                 avatarUrl: Swift.String? = nil,
                 timezone: Swift.String? = nil,
                 dayStartHour: Swift.Int? = nil,
-                theme: Components.Schemas.ProfileUpdate.ThemePayload? = nil
+                theme: Components.Schemas.ProfileUpdate.ThemePayload? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.displayName = displayName
                 self.avatarUrl = avatarUrl
                 self.timezone = timezone
                 self.dayStartHour = dayStartHour
                 self.theme = theme
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case displayName = "display_name"
@@ -195,6 +200,60 @@ extension Components {
                 case timezone
                 case dayStartHour = "day_start_hour"
                 case theme
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.displayName = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .displayName
+                )
+                self.avatarUrl = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .avatarUrl
+                )
+                self.timezone = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .timezone
+                )
+                self.dayStartHour = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .dayStartHour
+                )
+                self.theme = try container.decodeIfPresent(
+                    Components.Schemas.ProfileUpdate.ThemePayload.self,
+                    forKey: .theme
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "display_name",
+                    "avatar_url",
+                    "timezone",
+                    "day_start_hour",
+                    "theme"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.displayName,
+                    forKey: .displayName
+                )
+                try container.encodeIfPresent(
+                    self.avatarUrl,
+                    forKey: .avatarUrl
+                )
+                try container.encodeIfPresent(
+                    self.timezone,
+                    forKey: .timezone
+                )
+                try container.encodeIfPresent(
+                    self.dayStartHour,
+                    forKey: .dayStartHour
+                )
+                try container.encodeIfPresent(
+                    self.theme,
+                    forKey: .theme
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/HabitType`.
@@ -363,25 +422,66 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/HabitLogRequest/date`.
             public var date: Swift.String?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `HabitLogRequest`.
             ///
             /// - Parameters:
             ///   - value: Capped at target_per_day.
             ///   - at: Log the user-local day containing this time (offline queue): at most 5 minutes in the future, and that day within the user's last 365 days.
             ///   - date: Log this user-local day: today (in the user's `timezone` and `day_start_hour`) or up to 365 days back. With `at` too, `date` decides the day.
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 value: Swift.Int? = nil,
                 at: Foundation.Date? = nil,
-                date: Swift.String? = nil
+                date: Swift.String? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.value = value
                 self.at = at
                 self.date = date
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case value
                 case at
                 case date
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.value = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .value
+                )
+                self.at = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .at
+                )
+                self.date = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .date
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "value",
+                    "at",
+                    "date"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.value,
+                    forKey: .value
+                )
+                try container.encodeIfPresent(
+                    self.at,
+                    forKey: .at
+                )
+                try container.encodeIfPresent(
+                    self.date,
+                    forKey: .date
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/HabitLog`.
@@ -961,21 +1061,53 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/HiveConvert/backfill_days`.
             public var backfillDays: Swift.Int?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `HiveConvert`.
             ///
             /// - Parameters:
             ///   - name: 1–100 characters as sent, not blank; stored trimmed. Default: the habit's name.
             ///   - backfillDays: 0, or 30–90 days of the habit's logs to copy.
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 name: Swift.String? = nil,
-                backfillDays: Swift.Int? = nil
+                backfillDays: Swift.Int? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.name = name
                 self.backfillDays = backfillDays
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case name
                 case backfillDays = "backfill_days"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.name = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.backfillDays = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .backfillDays
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "name",
+                    "backfill_days"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.name,
+                    forKey: .name
+                )
+                try container.encodeIfPresent(
+                    self.backfillDays,
+                    forKey: .backfillDays
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/JoinRequest`.
@@ -984,15 +1116,40 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/JoinRequest/code`.
             public var code: Swift.String
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `JoinRequest`.
             ///
             /// - Parameters:
             ///   - code: The invite code (12 hex characters).
-            public init(code: Swift.String) {
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                code: Swift.String,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+            ) {
                 self.code = code
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case code
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.code = try container.decode(
+                    Swift.String.self,
+                    forKey: .code
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "code"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.code,
+                    forKey: .code
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/HiveLogRequest`.
@@ -1005,21 +1162,53 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/HiveLogRequest/at`.
             public var at: Foundation.Date?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `HiveLogRequest`.
             ///
             /// - Parameters:
             ///   - value: Capped at the hive's target_per_day.
             ///   - at: Log the day containing this time; at most 5 minutes in the future.
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 value: Swift.Int? = nil,
-                at: Foundation.Date? = nil
+                at: Foundation.Date? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.value = value
                 self.at = at
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case value
                 case at
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.value = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .value
+                )
+                self.at = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .at
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "value",
+                    "at"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.value,
+                    forKey: .value
+                )
+                try container.encodeIfPresent(
+                    self.at,
+                    forKey: .at
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/HiveMemberDay`.
@@ -1168,15 +1357,40 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/AdvanceRequest/day`.
             public var day: Swift.String?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `AdvanceRequest`.
             ///
             /// - Parameters:
             ///   - day: Default: the owner's today.
-            public init(day: Swift.String? = nil) {
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                day: Swift.String? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+            ) {
                 self.day = day
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case day
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.day = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .day
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "day"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.day,
+                    forKey: .day
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/AdvanceResult`.
@@ -1220,21 +1434,53 @@ extension Components {
             public var ttlMinutes: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/InviteCreate/max_uses`.
             public var maxUses: Swift.Int?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `InviteCreate`.
             ///
             /// - Parameters:
             ///   - ttlMinutes:
             ///   - maxUses:
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 ttlMinutes: Swift.Int? = nil,
-                maxUses: Swift.Int? = nil
+                maxUses: Swift.Int? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.ttlMinutes = ttlMinutes
                 self.maxUses = maxUses
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case ttlMinutes = "ttl_minutes"
                 case maxUses = "max_uses"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.ttlMinutes = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .ttlMinutes
+                )
+                self.maxUses = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .maxUses
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "ttl_minutes",
+                    "max_uses"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.ttlMinutes,
+                    forKey: .ttlMinutes
+                )
+                try container.encodeIfPresent(
+                    self.maxUses,
+                    forKey: .maxUses
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/HiveInvite`.
@@ -1357,6 +1603,8 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/HiveUpdate/schedule_weekmask`.
             public var scheduleWeekmask: Swift.Int?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `HiveUpdate`.
             ///
             /// - Parameters:
@@ -1365,18 +1613,21 @@ extension Components {
             ///   - targetPerDay: 1–1000. A checkbox hive keeps 1: another target for one is 409 `checkbox_target` (the type never changes here).
             ///   - scheduleDaily: true: every day counts; false: only the weekdays in schedule_weekmask.
             ///   - scheduleWeekmask: Bit 0 = Monday … bit 6 = Sunday; 127 = every day.
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 name: Swift.String? = nil,
                 colorHex: Swift.String? = nil,
                 targetPerDay: Swift.Int? = nil,
                 scheduleDaily: Swift.Bool? = nil,
-                scheduleWeekmask: Swift.Int? = nil
+                scheduleWeekmask: Swift.Int? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.name = name
                 self.colorHex = colorHex
                 self.targetPerDay = targetPerDay
                 self.scheduleDaily = scheduleDaily
                 self.scheduleWeekmask = scheduleWeekmask
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case name
@@ -1385,6 +1636,60 @@ extension Components {
                 case scheduleDaily = "schedule_daily"
                 case scheduleWeekmask = "schedule_weekmask"
             }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.name = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.colorHex = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .colorHex
+                )
+                self.targetPerDay = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .targetPerDay
+                )
+                self.scheduleDaily = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .scheduleDaily
+                )
+                self.scheduleWeekmask = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .scheduleWeekmask
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "name",
+                    "color_hex",
+                    "target_per_day",
+                    "schedule_daily",
+                    "schedule_weekmask"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.name,
+                    forKey: .name
+                )
+                try container.encodeIfPresent(
+                    self.colorHex,
+                    forKey: .colorHex
+                )
+                try container.encodeIfPresent(
+                    self.targetPerDay,
+                    forKey: .targetPerDay
+                )
+                try container.encodeIfPresent(
+                    self.scheduleDaily,
+                    forKey: .scheduleDaily
+                )
+                try container.encodeIfPresent(
+                    self.scheduleWeekmask,
+                    forKey: .scheduleWeekmask
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
+            }
         }
         /// - Remark: Generated from `#/components/schemas/InvitationCreate`.
         public struct InvitationCreate: Codable, Hashable, Sendable {
@@ -1392,15 +1697,40 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/InvitationCreate/user_id`.
             public var userId: Swift.String
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `InvitationCreate`.
             ///
             /// - Parameters:
             ///   - userId: One of the caller's contact matches.
-            public init(userId: Swift.String) {
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                userId: Swift.String,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+            ) {
                 self.userId = userId
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case userId = "user_id"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.userId = try container.decode(
+                    Swift.String.self,
+                    forKey: .userId
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "user_id"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.userId,
+                    forKey: .userId
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/HiveInvitation`.
@@ -1614,36 +1944,93 @@ extension Components {
                 public var phone: Swift.String
                 /// - Remark: Generated from `#/components/schemas/ContactsUpload/ContactsPayload/display_name`.
                 public var displayName: Swift.String?
+                /// A container of undocumented properties.
+                public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
                 /// Creates a new `ContactsPayloadPayload`.
                 ///
                 /// - Parameters:
                 ///   - phone: E.164, normalized by the client.
                 ///   - displayName:
+                ///   - additionalProperties: A container of undocumented properties.
                 public init(
                     phone: Swift.String,
-                    displayName: Swift.String? = nil
+                    displayName: Swift.String? = nil,
+                    additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
                 ) {
                     self.phone = phone
                     self.displayName = displayName
+                    self.additionalProperties = additionalProperties
                 }
                 public enum CodingKeys: String, CodingKey {
                     case phone
                     case displayName = "display_name"
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.phone = try container.decode(
+                        Swift.String.self,
+                        forKey: .phone
+                    )
+                    self.displayName = try container.decodeIfPresent(
+                        Swift.String.self,
+                        forKey: .displayName
+                    )
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                        "phone",
+                        "display_name"
+                    ])
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    var container = encoder.container(keyedBy: CodingKeys.self)
+                    try container.encode(
+                        self.phone,
+                        forKey: .phone
+                    )
+                    try container.encodeIfPresent(
+                        self.displayName,
+                        forKey: .displayName
+                    )
+                    try encoder.encodeAdditionalProperties(additionalProperties)
                 }
             }
             /// - Remark: Generated from `#/components/schemas/ContactsUpload/contacts`.
             public typealias ContactsPayload = [Components.Schemas.ContactsUpload.ContactsPayloadPayload]
             /// - Remark: Generated from `#/components/schemas/ContactsUpload/contacts`.
             public var contacts: Components.Schemas.ContactsUpload.ContactsPayload
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `ContactsUpload`.
             ///
             /// - Parameters:
             ///   - contacts:
-            public init(contacts: Components.Schemas.ContactsUpload.ContactsPayload) {
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                contacts: Components.Schemas.ContactsUpload.ContactsPayload,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+            ) {
                 self.contacts = contacts
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case contacts
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.contacts = try container.decode(
+                    Components.Schemas.ContactsUpload.ContactsPayload.self,
+                    forKey: .contacts
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "contacts"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.contacts,
+                    forKey: .contacts
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/ContactMatch`.
@@ -1710,6 +2097,97 @@ extension Components {
             }
             public enum CodingKeys: String, CodingKey {
                 case matches
+            }
+        }
+        /// Any JSON value whose strings and keys hold no NUL (U+0000): what a field this document does not list may hold. Such fields are ignored, but NUL anywhere in a body is refused (422 `validation_failed`).
+        ///
+        /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL`.
+        public struct AnyWithoutNUL: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value1`.
+            public var value1: Swift.Bool?
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value2`.
+            public var value2: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value3`.
+            public var value3: [Components.Schemas.AnyWithoutNUL]?
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
+            public struct Value4Payload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+                /// Creates a new `Value4Payload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                public init(additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
+            public var value4: Components.Schemas.AnyWithoutNUL.Value4Payload?
+            /// Creates a new `AnyWithoutNUL`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            ///   - value3:
+            ///   - value4:
+            public init(
+                value1: Swift.Bool? = nil,
+                value2: Swift.String? = nil,
+                value3: [Components.Schemas.AnyWithoutNUL]? = nil,
+                value4: Components.Schemas.AnyWithoutNUL.Value4Payload? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+                self.value3 = value3
+                self.value4 = value4
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value3 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value4 = try .init(from: decoder)
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2,
+                        self.value3,
+                        self.value4
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2,
+                    self.value3
+                ])
+                try self.value4?.encode(to: encoder)
             }
         }
     }

@@ -203,6 +203,8 @@ extension Components {
             public var x: Swift.String?
             /// - Remark: Generated from `#/components/schemas/SocialLinksUpdate/other`.
             public var other: Swift.String?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `SocialLinksUpdate`.
             ///
             /// - Parameters:
@@ -213,6 +215,7 @@ extension Components {
             ///   - youtube:
             ///   - x:
             ///   - other:
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 instagram: Swift.String? = nil,
                 snapchat: Swift.String? = nil,
@@ -220,7 +223,8 @@ extension Components {
                 linkedin: Swift.String? = nil,
                 youtube: Swift.String? = nil,
                 x: Swift.String? = nil,
-                other: Swift.String? = nil
+                other: Swift.String? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.instagram = instagram
                 self.snapchat = snapchat
@@ -229,6 +233,7 @@ extension Components {
                 self.youtube = youtube
                 self.x = x
                 self.other = other
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case instagram
@@ -238,6 +243,78 @@ extension Components {
                 case youtube
                 case x
                 case other
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.instagram = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .instagram
+                )
+                self.snapchat = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .snapchat
+                )
+                self.tiktok = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .tiktok
+                )
+                self.linkedin = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .linkedin
+                )
+                self.youtube = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .youtube
+                )
+                self.x = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .x
+                )
+                self.other = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .other
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "instagram",
+                    "snapchat",
+                    "tiktok",
+                    "linkedin",
+                    "youtube",
+                    "x",
+                    "other"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.instagram,
+                    forKey: .instagram
+                )
+                try container.encodeIfPresent(
+                    self.snapchat,
+                    forKey: .snapchat
+                )
+                try container.encodeIfPresent(
+                    self.tiktok,
+                    forKey: .tiktok
+                )
+                try container.encodeIfPresent(
+                    self.linkedin,
+                    forKey: .linkedin
+                )
+                try container.encodeIfPresent(
+                    self.youtube,
+                    forKey: .youtube
+                )
+                try container.encodeIfPresent(
+                    self.x,
+                    forKey: .x
+                )
+                try container.encodeIfPresent(
+                    self.other,
+                    forKey: .other
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// A position rounded to a grid of about 50 feet (cells stay about 50 ft wide on the ground at every latitude), to 6 decimals; never the precise coordinates.
@@ -392,6 +469,8 @@ extension Components {
             public var birthday: Swift.String?
             /// - Remark: Generated from `#/components/schemas/ProfilePatch/social_links`.
             public var socialLinks: Components.Schemas.SocialLinksUpdate?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `ProfilePatch`.
             ///
             /// - Parameters:
@@ -400,18 +479,21 @@ extension Components {
             ///   - school: At most 100 characters as sent; stored trimmed; null or blank clears it.
             ///   - birthday: A real calendar date `YYYY-MM-DD`, not before 1900-01-01 and at least 13 years before today (UTC); null clears it.
             ///   - socialLinks:
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 name: Swift.String? = nil,
                 bio: Swift.String? = nil,
                 school: Swift.String? = nil,
                 birthday: Swift.String? = nil,
-                socialLinks: Components.Schemas.SocialLinksUpdate? = nil
+                socialLinks: Components.Schemas.SocialLinksUpdate? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.name = name
                 self.bio = bio
                 self.school = school
                 self.birthday = birthday
                 self.socialLinks = socialLinks
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case name
@@ -419,6 +501,60 @@ extension Components {
                 case school
                 case birthday
                 case socialLinks = "social_links"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.name = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.bio = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .bio
+                )
+                self.school = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .school
+                )
+                self.birthday = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .birthday
+                )
+                self.socialLinks = try container.decodeIfPresent(
+                    Components.Schemas.SocialLinksUpdate.self,
+                    forKey: .socialLinks
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "name",
+                    "bio",
+                    "school",
+                    "birthday",
+                    "social_links"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.name,
+                    forKey: .name
+                )
+                try container.encodeIfPresent(
+                    self.bio,
+                    forKey: .bio
+                )
+                try container.encodeIfPresent(
+                    self.school,
+                    forKey: .school
+                )
+                try container.encodeIfPresent(
+                    self.birthday,
+                    forKey: .birthday
+                )
+                try container.encodeIfPresent(
+                    self.socialLinks,
+                    forKey: .socialLinks
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// Absent settings are left as they are.
@@ -433,25 +569,66 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/SettingsPatch/share_location`.
             public var shareLocation: Swift.Bool?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `SettingsPatch`.
             ///
             /// - Parameters:
             ///   - darkMode:
             ///   - satelliteMap:
             ///   - shareLocation: false deletes the caller's position at once and sends `location_removed`.
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 darkMode: Swift.Bool? = nil,
                 satelliteMap: Swift.Bool? = nil,
-                shareLocation: Swift.Bool? = nil
+                shareLocation: Swift.Bool? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.darkMode = darkMode
                 self.satelliteMap = satelliteMap
                 self.shareLocation = shareLocation
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case darkMode = "dark_mode"
                 case satelliteMap = "satellite_map"
                 case shareLocation = "share_location"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.darkMode = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .darkMode
+                )
+                self.satelliteMap = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .satelliteMap
+                )
+                self.shareLocation = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .shareLocation
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "dark_mode",
+                    "satellite_map",
+                    "share_location"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.darkMode,
+                    forKey: .darkMode
+                )
+                try container.encodeIfPresent(
+                    self.satelliteMap,
+                    forKey: .satelliteMap
+                )
+                try container.encodeIfPresent(
+                    self.shareLocation,
+                    forKey: .shareLocation
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// The caller's precise position (kept by the service, never returned). Read as JSON5 too, so `NaN`/`Infinity` are refused with 422.
@@ -470,25 +647,66 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/LocationUpdate/accuracy`.
             public var accuracy: Swift.Double?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `LocationUpdate`.
             ///
             /// - Parameters:
             ///   - latitude: Degrees; finite, −90…90.
             ///   - longitude: Degrees; finite, −180…180.
             ///   - accuracy: Optional: the fix's accuracy in meters, 0…100000.
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 latitude: Swift.Double,
                 longitude: Swift.Double,
-                accuracy: Swift.Double? = nil
+                accuracy: Swift.Double? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.latitude = latitude
                 self.longitude = longitude
                 self.accuracy = accuracy
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case latitude
                 case longitude
                 case accuracy
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.latitude = try container.decode(
+                    Swift.Double.self,
+                    forKey: .latitude
+                )
+                self.longitude = try container.decode(
+                    Swift.Double.self,
+                    forKey: .longitude
+                )
+                self.accuracy = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .accuracy
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "latitude",
+                    "longitude",
+                    "accuracy"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.latitude,
+                    forKey: .latitude
+                )
+                try container.encode(
+                    self.longitude,
+                    forKey: .longitude
+                )
+                try container.encodeIfPresent(
+                    self.accuracy,
+                    forKey: .accuracy
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/LocationReport`.
@@ -685,15 +903,131 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/BlockCreate/user_id`.
             public var userId: Swift.String
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `BlockCreate`.
             ///
             /// - Parameters:
             ///   - userId: The user to block; not the caller.
-            public init(userId: Swift.String) {
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                userId: Swift.String,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+            ) {
                 self.userId = userId
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case userId = "user_id"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.userId = try container.decode(
+                    Swift.String.self,
+                    forKey: .userId
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "user_id"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.userId,
+                    forKey: .userId
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
+            }
+        }
+        /// Any JSON value whose strings and keys hold no NUL (U+0000): what a field this document does not list may hold. Such fields are ignored, but NUL anywhere in a body is refused (422 `validation_failed`).
+        ///
+        /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL`.
+        public struct AnyWithoutNUL: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value1`.
+            public var value1: Swift.Bool?
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value2`.
+            public var value2: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value3`.
+            public var value3: [Components.Schemas.AnyWithoutNUL]?
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
+            public struct Value4Payload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+                /// Creates a new `Value4Payload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                public init(additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
+            public var value4: Components.Schemas.AnyWithoutNUL.Value4Payload?
+            /// Creates a new `AnyWithoutNUL`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            ///   - value3:
+            ///   - value4:
+            public init(
+                value1: Swift.Bool? = nil,
+                value2: Swift.String? = nil,
+                value3: [Components.Schemas.AnyWithoutNUL]? = nil,
+                value4: Components.Schemas.AnyWithoutNUL.Value4Payload? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+                self.value3 = value3
+                self.value4 = value4
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value3 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value4 = try .init(from: decoder)
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2,
+                        self.value3,
+                        self.value4
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2,
+                    self.value3
+                ])
+                try self.value4?.encode(to: encoder)
             }
         }
     }

@@ -123,6 +123,8 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/DeviceRegistration/locale`.
             public var locale: Swift.String?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `DeviceRegistration`.
             ///
             /// - Parameters:
@@ -132,13 +134,15 @@ extension Components {
             ///   - platform: Exactly one of these, lower case.
             ///   - appVersion: 1–32 characters of ASCII letters, digits and `.-+_ ()` (whitespace around it trimmed), e.g. `2.4.1 (310)`.
             ///   - locale: A language tag: 2–35 ASCII letters, digits, `-` and `_` (whitespace around it trimmed), e.g. `de-DE`.
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 token: Swift.String? = nil,
                 apnsToken: Swift.String? = nil,
                 environment: Components.Schemas.DeviceRegistration.EnvironmentPayload? = nil,
                 platform: Components.Schemas.DeviceRegistration.PlatformPayload? = nil,
                 appVersion: Swift.String? = nil,
-                locale: Swift.String? = nil
+                locale: Swift.String? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.token = token
                 self.apnsToken = apnsToken
@@ -146,6 +150,7 @@ extension Components {
                 self.platform = platform
                 self.appVersion = appVersion
                 self.locale = locale
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case token
@@ -154,6 +159,69 @@ extension Components {
                 case platform
                 case appVersion = "app_version"
                 case locale
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.token = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .token
+                )
+                self.apnsToken = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .apnsToken
+                )
+                self.environment = try container.decodeIfPresent(
+                    Components.Schemas.DeviceRegistration.EnvironmentPayload.self,
+                    forKey: .environment
+                )
+                self.platform = try container.decodeIfPresent(
+                    Components.Schemas.DeviceRegistration.PlatformPayload.self,
+                    forKey: .platform
+                )
+                self.appVersion = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .appVersion
+                )
+                self.locale = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .locale
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "token",
+                    "apns_token",
+                    "environment",
+                    "platform",
+                    "app_version",
+                    "locale"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.token,
+                    forKey: .token
+                )
+                try container.encodeIfPresent(
+                    self.apnsToken,
+                    forKey: .apnsToken
+                )
+                try container.encodeIfPresent(
+                    self.environment,
+                    forKey: .environment
+                )
+                try container.encodeIfPresent(
+                    self.platform,
+                    forKey: .platform
+                )
+                try container.encodeIfPresent(
+                    self.appVersion,
+                    forKey: .appVersion
+                )
+                try container.encodeIfPresent(
+                    self.locale,
+                    forKey: .locale
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/LiveActivityRegistration`.
@@ -185,6 +253,8 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/LiveActivityRegistration/environment`.
             public var environment: Components.Schemas.LiveActivityRegistration.EnvironmentPayload?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `LiveActivityRegistration`.
             ///
             /// - Parameters:
@@ -192,22 +262,70 @@ extension Components {
             ///   - postId: The MyCirclee event post.
             ///   - token: The activity's push token in hex: 32–200 hex digits, an even number of them (case ignored).
             ///   - environment: As for devices.
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 activityId: Swift.String,
                 postId: Swift.String,
                 token: Swift.String,
-                environment: Components.Schemas.LiveActivityRegistration.EnvironmentPayload? = nil
+                environment: Components.Schemas.LiveActivityRegistration.EnvironmentPayload? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.activityId = activityId
                 self.postId = postId
                 self.token = token
                 self.environment = environment
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case activityId = "activity_id"
                 case postId = "post_id"
                 case token
                 case environment
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.activityId = try container.decode(
+                    Swift.String.self,
+                    forKey: .activityId
+                )
+                self.postId = try container.decode(
+                    Swift.String.self,
+                    forKey: .postId
+                )
+                self.token = try container.decode(
+                    Swift.String.self,
+                    forKey: .token
+                )
+                self.environment = try container.decodeIfPresent(
+                    Components.Schemas.LiveActivityRegistration.EnvironmentPayload.self,
+                    forKey: .environment
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "activity_id",
+                    "post_id",
+                    "token",
+                    "environment"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.activityId,
+                    forKey: .activityId
+                )
+                try container.encode(
+                    self.postId,
+                    forKey: .postId
+                )
+                try container.encode(
+                    self.token,
+                    forKey: .token
+                )
+                try container.encodeIfPresent(
+                    self.environment,
+                    forKey: .environment
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/Device`.
@@ -332,25 +450,66 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/QuietHours/timezone`.
             public var timezone: Swift.String
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `QuietHours`.
             ///
             /// - Parameters:
             ///   - start: HH:MM (00:00–23:59), local time; must differ from `end`.
             ///   - end: HH:MM (00:00–23:59), local time; before `start`: the window crosses midnight.
             ///   - timezone: An IANA time zone the server knows, e.g. `Europe/Berlin` (anything else is 422).
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 start: Swift.String,
                 end: Swift.String,
-                timezone: Swift.String
+                timezone: Swift.String,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.start = start
                 self.end = end
                 self.timezone = timezone
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case start
                 case end
                 case timezone
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.start = try container.decode(
+                    Swift.String.self,
+                    forKey: .start
+                )
+                self.end = try container.decode(
+                    Swift.String.self,
+                    forKey: .end
+                )
+                self.timezone = try container.decode(
+                    Swift.String.self,
+                    forKey: .timezone
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "start",
+                    "end",
+                    "timezone"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.start,
+                    forKey: .start
+                )
+                try container.encode(
+                    self.end,
+                    forKey: .end
+                )
+                try container.encode(
+                    self.timezone,
+                    forKey: .timezone
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/Preferences`.
@@ -426,21 +585,53 @@ extension Components {
             public var kinds: Components.Schemas.PreferencesPatch.KindsPayload?
             /// - Remark: Generated from `#/components/schemas/PreferencesPatch/quiet_hours`.
             public var quietHours: Components.Schemas.QuietHours?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `PreferencesPatch`.
             ///
             /// - Parameters:
             ///   - kinds: Kinds to turn on (true) or off (false); kinds left out stay as they are. Only the kinds of the caller's app: mycirclee `circle_post`, `dm`, `event_rsvp`, `presence`, `event_activity`; unify `group_message`; habithive `hive_advanced`, `streak_milestone`, `hive_at_risk`, `hive_joined`; ibelieveinyou `support_message`, `new_follower` (another app's kind is 422).
             ///   - quietHours:
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 kinds: Components.Schemas.PreferencesPatch.KindsPayload? = nil,
-                quietHours: Components.Schemas.QuietHours? = nil
+                quietHours: Components.Schemas.QuietHours? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.kinds = kinds
                 self.quietHours = quietHours
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case kinds
                 case quietHours = "quiet_hours"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.kinds = try container.decodeIfPresent(
+                    Components.Schemas.PreferencesPatch.KindsPayload.self,
+                    forKey: .kinds
+                )
+                self.quietHours = try container.decodeIfPresent(
+                    Components.Schemas.QuietHours.self,
+                    forKey: .quietHours
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "kinds",
+                    "quiet_hours"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.kinds,
+                    forKey: .kinds
+                )
+                try container.encodeIfPresent(
+                    self.quietHours,
+                    forKey: .quietHours
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/Notification`.
@@ -674,6 +865,97 @@ extension Components {
             }
             public enum CodingKeys: String, CodingKey {
                 case deliveries
+            }
+        }
+        /// Any JSON value whose strings and keys hold no NUL (U+0000): what a field this document does not list may hold. Such fields are ignored, but NUL anywhere in a body is refused (422 `validation_failed`).
+        ///
+        /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL`.
+        public struct AnyWithoutNUL: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value1`.
+            public var value1: Swift.Bool?
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value2`.
+            public var value2: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value3`.
+            public var value3: [Components.Schemas.AnyWithoutNUL]?
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
+            public struct Value4Payload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+                /// Creates a new `Value4Payload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                public init(additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
+            public var value4: Components.Schemas.AnyWithoutNUL.Value4Payload?
+            /// Creates a new `AnyWithoutNUL`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            ///   - value3:
+            ///   - value4:
+            public init(
+                value1: Swift.Bool? = nil,
+                value2: Swift.String? = nil,
+                value3: [Components.Schemas.AnyWithoutNUL]? = nil,
+                value4: Components.Schemas.AnyWithoutNUL.Value4Payload? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+                self.value3 = value3
+                self.value4 = value4
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value3 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value4 = try .init(from: decoder)
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2,
+                        self.value3,
+                        self.value4
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2,
+                    self.value3
+                ])
+                try self.value4?.encode(to: encoder)
             }
         }
     }

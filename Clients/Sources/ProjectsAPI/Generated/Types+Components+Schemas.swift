@@ -260,6 +260,8 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/BuilderUpdate/is_creator`.
             public var isCreator: Swift.Bool?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `BuilderUpdate`.
             ///
             /// - Parameters:
@@ -268,18 +270,21 @@ extension Components {
             ///   - websiteUrl: An http(s) URL, at most 2048 characters: an optional `http://` or `https://`, a host of at least two dot-separated labels of ASCII letters, digits and `-`, an optional port, then a path, query or fragment of printable ASCII (`example.com` is taken as `https://example.com`); whitespace around it is trimmed; null, empty or blank clears it.
             ///   - twitterHandle: `name` or `@name` (1–15 ASCII letters, digits, `_`), or a twitter.com / x.com profile URL (`www.`/`mobile.` allowed); stored without `@`; null, empty or blank clears it.
             ///   - isCreator: Onboarding's choice: "Share my project" (true) or "Support creators" (false).
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 name: Swift.String? = nil,
                 bio: Swift.String? = nil,
                 websiteUrl: Swift.String? = nil,
                 twitterHandle: Swift.String? = nil,
-                isCreator: Swift.Bool? = nil
+                isCreator: Swift.Bool? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.name = name
                 self.bio = bio
                 self.websiteUrl = websiteUrl
                 self.twitterHandle = twitterHandle
                 self.isCreator = isCreator
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case name
@@ -287,6 +292,60 @@ extension Components {
                 case websiteUrl = "website_url"
                 case twitterHandle = "twitter_handle"
                 case isCreator = "is_creator"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.name = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.bio = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .bio
+                )
+                self.websiteUrl = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .websiteUrl
+                )
+                self.twitterHandle = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .twitterHandle
+                )
+                self.isCreator = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .isCreator
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "name",
+                    "bio",
+                    "website_url",
+                    "twitter_handle",
+                    "is_creator"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.name,
+                    forKey: .name
+                )
+                try container.encodeIfPresent(
+                    self.bio,
+                    forKey: .bio
+                )
+                try container.encodeIfPresent(
+                    self.websiteUrl,
+                    forKey: .websiteUrl
+                )
+                try container.encodeIfPresent(
+                    self.twitterHandle,
+                    forKey: .twitterHandle
+                )
+                try container.encodeIfPresent(
+                    self.isCreator,
+                    forKey: .isCreator
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/Karma`.
@@ -675,6 +734,8 @@ extension Components {
             public var mood: Components.Schemas.Mood?
             /// - Remark: Generated from `#/components/schemas/ProjectCreate/is_published`.
             public var isPublished: Swift.Bool?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `ProjectCreate`.
             ///
             /// - Parameters:
@@ -684,13 +745,15 @@ extension Components {
             ///   - publicSlug: At most 80 characters as sent: ASCII letters and digits in words joined by single hyphens (whitespace around it trimmed); stored lower case; unique (409 `slug_taken`). Made from the title when absent.
             ///   - mood:
             ///   - isPublished:
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 title: Swift.String,
                 tagline: Swift.String? = nil,
                 description: Swift.String? = nil,
                 publicSlug: Swift.String? = nil,
                 mood: Components.Schemas.Mood? = nil,
-                isPublished: Swift.Bool? = nil
+                isPublished: Swift.Bool? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.title = title
                 self.tagline = tagline
@@ -698,6 +761,7 @@ extension Components {
                 self.publicSlug = publicSlug
                 self.mood = mood
                 self.isPublished = isPublished
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case title
@@ -706,6 +770,69 @@ extension Components {
                 case publicSlug = "public_slug"
                 case mood
                 case isPublished = "is_published"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.title = try container.decode(
+                    Swift.String.self,
+                    forKey: .title
+                )
+                self.tagline = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .tagline
+                )
+                self.description = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .description
+                )
+                self.publicSlug = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .publicSlug
+                )
+                self.mood = try container.decodeIfPresent(
+                    Components.Schemas.Mood.self,
+                    forKey: .mood
+                )
+                self.isPublished = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .isPublished
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "title",
+                    "tagline",
+                    "description",
+                    "public_slug",
+                    "mood",
+                    "is_published"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.title,
+                    forKey: .title
+                )
+                try container.encodeIfPresent(
+                    self.tagline,
+                    forKey: .tagline
+                )
+                try container.encodeIfPresent(
+                    self.description,
+                    forKey: .description
+                )
+                try container.encodeIfPresent(
+                    self.publicSlug,
+                    forKey: .publicSlug
+                )
+                try container.encodeIfPresent(
+                    self.mood,
+                    forKey: .mood
+                )
+                try container.encodeIfPresent(
+                    self.isPublished,
+                    forKey: .isPublished
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/ProjectUpdate`.
@@ -732,6 +859,8 @@ extension Components {
             public var mood: Components.Schemas.Mood?
             /// - Remark: Generated from `#/components/schemas/ProjectUpdate/is_published`.
             public var isPublished: Swift.Bool?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `ProjectUpdate`.
             ///
             /// - Parameters:
@@ -741,13 +870,15 @@ extension Components {
             ///   - publicSlug: At most 80 characters as sent: ASCII letters and digits in words joined by single hyphens (whitespace around it trimmed); stored lower case; unique (409 `slug_taken`).
             ///   - mood: null clears it.
             ///   - isPublished:
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 title: Swift.String? = nil,
                 tagline: Swift.String? = nil,
                 description: Swift.String? = nil,
                 publicSlug: Swift.String? = nil,
                 mood: Components.Schemas.Mood? = nil,
-                isPublished: Swift.Bool? = nil
+                isPublished: Swift.Bool? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.title = title
                 self.tagline = tagline
@@ -755,6 +886,7 @@ extension Components {
                 self.publicSlug = publicSlug
                 self.mood = mood
                 self.isPublished = isPublished
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case title
@@ -763,6 +895,69 @@ extension Components {
                 case publicSlug = "public_slug"
                 case mood
                 case isPublished = "is_published"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.title = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .title
+                )
+                self.tagline = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .tagline
+                )
+                self.description = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .description
+                )
+                self.publicSlug = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .publicSlug
+                )
+                self.mood = try container.decodeIfPresent(
+                    Components.Schemas.Mood.self,
+                    forKey: .mood
+                )
+                self.isPublished = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .isPublished
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "title",
+                    "tagline",
+                    "description",
+                    "public_slug",
+                    "mood",
+                    "is_published"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.title,
+                    forKey: .title
+                )
+                try container.encodeIfPresent(
+                    self.tagline,
+                    forKey: .tagline
+                )
+                try container.encodeIfPresent(
+                    self.description,
+                    forKey: .description
+                )
+                try container.encodeIfPresent(
+                    self.publicSlug,
+                    forKey: .publicSlug
+                )
+                try container.encodeIfPresent(
+                    self.mood,
+                    forKey: .mood
+                )
+                try container.encodeIfPresent(
+                    self.isPublished,
+                    forKey: .isPublished
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/SlugCheck`.
@@ -980,21 +1175,53 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/PostCreate/images`.
             public var images: [Swift.String]?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `PostCreate`.
             ///
             /// - Parameters:
             ///   - content: 1–5000 characters as sent, not blank; stored as sent.
             ///   - images: Keys (or URLs) from POST …/images of this project; one that is not this project's upload is 409 `unknown_image`.
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 content: Swift.String,
-                images: [Swift.String]? = nil
+                images: [Swift.String]? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.content = content
                 self.images = images
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case content
                 case images
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.content = try container.decode(
+                    Swift.String.self,
+                    forKey: .content
+                )
+                self.images = try container.decodeIfPresent(
+                    [Swift.String].self,
+                    forKey: .images
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "content",
+                    "images"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.content,
+                    forKey: .content
+                )
+                try container.encodeIfPresent(
+                    self.images,
+                    forKey: .images
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/PostUpdate`.
@@ -1007,21 +1234,53 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/PostUpdate/images`.
             public var images: [Swift.String]?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `PostUpdate`.
             ///
             /// - Parameters:
             ///   - content: 1–5000 characters as sent, not blank; stored as sent.
             ///   - images: The whole new list; an image that is neither this project's upload nor already in this post is 409 `unknown_image`.
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 content: Swift.String? = nil,
-                images: [Swift.String]? = nil
+                images: [Swift.String]? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.content = content
                 self.images = images
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case content
                 case images
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.content = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .content
+                )
+                self.images = try container.decodeIfPresent(
+                    [Swift.String].self,
+                    forKey: .images
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "content",
+                    "images"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.content,
+                    forKey: .content
+                )
+                try container.encodeIfPresent(
+                    self.images,
+                    forKey: .images
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/UploadedImage`.
@@ -1169,25 +1428,66 @@ extension Components {
             public var description: Swift.String?
             /// - Remark: Generated from `#/components/schemas/MilestoneCreate/target_date`.
             public var targetDate: Swift.String?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `MilestoneCreate`.
             ///
             /// - Parameters:
             ///   - title: 1–200 characters as sent, not blank; stored trimmed.
             ///   - description: At most 2000 characters as sent; stored trimmed; null, empty or blank clears it.
             ///   - targetDate:
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 title: Swift.String,
                 description: Swift.String? = nil,
-                targetDate: Swift.String? = nil
+                targetDate: Swift.String? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.title = title
                 self.description = description
                 self.targetDate = targetDate
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case title
                 case description
                 case targetDate = "target_date"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.title = try container.decode(
+                    Swift.String.self,
+                    forKey: .title
+                )
+                self.description = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .description
+                )
+                self.targetDate = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .targetDate
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "title",
+                    "description",
+                    "target_date"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.title,
+                    forKey: .title
+                )
+                try container.encodeIfPresent(
+                    self.description,
+                    forKey: .description
+                )
+                try container.encodeIfPresent(
+                    self.targetDate,
+                    forKey: .targetDate
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/MilestoneUpdate`.
@@ -1206,6 +1506,8 @@ extension Components {
             public var targetDate: Swift.String?
             /// - Remark: Generated from `#/components/schemas/MilestoneUpdate/is_completed`.
             public var isCompleted: Swift.Bool?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `MilestoneUpdate`.
             ///
             /// - Parameters:
@@ -1213,22 +1515,70 @@ extension Components {
             ///   - description: At most 2000 characters as sent; stored trimmed; null, empty or blank clears it.
             ///   - targetDate: null clears it.
             ///   - isCompleted:
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 title: Swift.String? = nil,
                 description: Swift.String? = nil,
                 targetDate: Swift.String? = nil,
-                isCompleted: Swift.Bool? = nil
+                isCompleted: Swift.Bool? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.title = title
                 self.description = description
                 self.targetDate = targetDate
                 self.isCompleted = isCompleted
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case title
                 case description
                 case targetDate = "target_date"
                 case isCompleted = "is_completed"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.title = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .title
+                )
+                self.description = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .description
+                )
+                self.targetDate = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .targetDate
+                )
+                self.isCompleted = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .isCompleted
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "title",
+                    "description",
+                    "target_date",
+                    "is_completed"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.title,
+                    forKey: .title
+                )
+                try container.encodeIfPresent(
+                    self.description,
+                    forKey: .description
+                )
+                try container.encodeIfPresent(
+                    self.targetDate,
+                    forKey: .targetDate
+                )
+                try container.encodeIfPresent(
+                    self.isCompleted,
+                    forKey: .isCompleted
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/MilestoneToggle`.
@@ -1237,15 +1587,40 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/MilestoneToggle/is_completed`.
             public var isCompleted: Swift.Bool?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `MilestoneToggle`.
             ///
             /// - Parameters:
             ///   - isCompleted: Absent: flip.
-            public init(isCompleted: Swift.Bool? = nil) {
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                isCompleted: Swift.Bool? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+            ) {
                 self.isCompleted = isCompleted
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case isCompleted = "is_completed"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.isCompleted = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .isCompleted
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "is_completed"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.isCompleted,
+                    forKey: .isCompleted
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/SupportMessage`.
@@ -1315,21 +1690,53 @@ extension Components {
             public var message: Swift.String
             /// - Remark: Generated from `#/components/schemas/SupportMessageCreate/is_anonymous`.
             public var isAnonymous: Swift.Bool?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
             /// Creates a new `SupportMessageCreate`.
             ///
             /// - Parameters:
             ///   - message: 1–1000 characters as sent, not blank; stored trimmed.
             ///   - isAnonymous:
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 message: Swift.String,
-                isAnonymous: Swift.Bool? = nil
+                isAnonymous: Swift.Bool? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
             ) {
                 self.message = message
                 self.isAnonymous = isAnonymous
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case message
                 case isAnonymous = "is_anonymous"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.message = try container.decode(
+                    Swift.String.self,
+                    forKey: .message
+                )
+                self.isAnonymous = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .isAnonymous
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "message",
+                    "is_anonymous"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.message,
+                    forKey: .message
+                )
+                try container.encodeIfPresent(
+                    self.isAnonymous,
+                    forKey: .isAnonymous
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/SupportSent`.
@@ -1359,6 +1766,97 @@ extension Components {
                 case message
                 case karmaEarned = "karma_earned"
                 case karma
+            }
+        }
+        /// Any JSON value whose strings and keys hold no NUL (U+0000): what a field this document does not list may hold. Such fields are ignored, but NUL anywhere in a body is refused (422 `validation_failed`).
+        ///
+        /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL`.
+        public struct AnyWithoutNUL: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value1`.
+            public var value1: Swift.Bool?
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value2`.
+            public var value2: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value3`.
+            public var value3: [Components.Schemas.AnyWithoutNUL]?
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
+            public struct Value4Payload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+                /// Creates a new `Value4Payload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                public init(additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
+            public var value4: Components.Schemas.AnyWithoutNUL.Value4Payload?
+            /// Creates a new `AnyWithoutNUL`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            ///   - value3:
+            ///   - value4:
+            public init(
+                value1: Swift.Bool? = nil,
+                value2: Swift.String? = nil,
+                value3: [Components.Schemas.AnyWithoutNUL]? = nil,
+                value4: Components.Schemas.AnyWithoutNUL.Value4Payload? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+                self.value3 = value3
+                self.value4 = value4
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value3 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value4 = try .init(from: decoder)
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2,
+                        self.value3,
+                        self.value4
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2,
+                    self.value3
+                ])
+                try self.value4?.encode(to: encoder)
             }
         }
     }
