@@ -1,6 +1,7 @@
 import ColonyModels
 import ColonyPlatform
 import Foundation
+import Metrics
 import Synchronization
 
 /// Where realtime asks about a membership its projection has not seen yet: each owning
@@ -73,12 +74,20 @@ public struct MembershipLookup: Sendable {
                 answer = try await client.isMember(user, of: scope, id, base: base)
             } catch {
                 cache.end(ticket)
+                Self.count(scope, "failed")
                 throw error
             }
+            Self.count(scope, answer ? "member" : "not_member")
             // A removal that arrived while the owner answered may postdate the answer: ask again.
             if cache.finish(ticket, user, scope, id, isMember: answer) { return answer }
         }
         return false
+    }
+
+    /// `colony_realtime_membership_lookups_total{scope, answer}`: how often the projection was behind
+    /// a join (`member`), a non-member was asked about (`not_member`), or the owner failed (`failed`).
+    static func count(_ scope: MembershipScope, _ answer: String) {
+        Counter(label: "colony_realtime_membership_lookups_total", dimensions: [("scope", scope.rawValue), ("answer", answer)]).increment()
     }
 
     /// Users the owner vouched for who are not in the projection yet (row changes go to them too).
