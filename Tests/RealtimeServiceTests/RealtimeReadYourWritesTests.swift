@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CirclesService
+import HabitsService
 import ColonyModels
 import ColonyPlatform
 import ColonyStorage
@@ -40,6 +41,31 @@ func withRealtimeAskingCircles(brokerUp: Bool, owners: MembershipOwners = Member
         }, topicPrefix: prefix, tokens: tokens, definition: { _, _ in RealtimeService.definition(settings: configured) }) { realtime in
             if brokerUp { try await waitForConsumerAssignment(base: realtime.base, group: "-live-") }
             try await body(realtime, circles)
+        }
+    }
+}
+
+/// Realtime and habits with the broker unreachable: realtime asks habits about hives.
+func withRealtimeAskingHabitsBrokerDown(_ body: @Sendable (_ realtime: RunningService, _ habits: RunningService) async throws -> Void) async throws {
+    let prefix = TestKafka.topicPrefix()
+    let tokens = TestTokens()
+    let deadBroker = "127.0.0.1:\(try freePort())"
+    try await withRunningService(.habits, app: .habithive, apiPrefix: "/habits/v1", configure: { configuration in
+        configuration.internalKey = testInternalKey
+        configuration.kafkaBrokers = deadBroker
+    }, topicPrefix: prefix, tokens: tokens, definition: { catalog, _ in
+        HabitsService.definition(settings: HabitsSettings(phonePepper: "rt-tests-pepper"), catalog: catalog)
+    }) { habits in
+        var settings = RealtimeSettings()
+        settings.owners.urls = [.hive: habits.base]
+        let configured = settings
+        try await withRunningService(.realtime, app: .unify, apiPrefix: "/realtime/v1", configure: { configuration in
+            configuration.app = nil
+            configuration.tokens.audience = nil
+            configuration.internalKey = testInternalKey
+            configuration.kafkaBrokers = deadBroker
+        }, topicPrefix: prefix, tokens: tokens, definition: { _, _ in RealtimeService.definition(settings: configured) }) { realtime in
+            try await body(realtime, habits)
         }
     }
 }
@@ -98,6 +124,37 @@ struct RealtimeReadYourWritesTests {
             #expect(left.status < 300, "\(left.body)")
             let leaverJoin = try await socket.join("realtime:circle:\(circle.lowercased)", token: leaver.token)
             #expect(leaverJoin.payload["status"] == "error", "\(leaverJoin.payload)")
+        }
+    }
+
+    @Test("with the broker down, a member who joined a hive by its code joins hive:{id} at once; a stranger is refused")
+    func hiveJoinDuringBrokerOutage() async throws {
+        try await withRealtimeAskingHabitsBrokerDown { realtime, habits in
+            let owner = try await habits.user(), member = try await habits.user()
+            for user in [owner, member] {
+                let profile = try await habits.request(.GET, "/profile", as: user)
+                try #require(profile.status == 200, "\(profile.body)")
+            }
+            let created = try await habits.request(.POST, "/hives", as: owner, json: ["name": "Morning run", "emoji": "🏃"])
+            try #require(created.status == 201, "\(created.body)")
+            let hive = try #require(created.body["hive"]?["id"]?.stringValue.flatMap(UUID.init(uuidString:)))
+            let invite = try await habits.request(.POST, "/hives/\(hive)/invites", as: owner, json: ["max_uses": 5])
+            try #require(invite.status == 201, "\(invite.body)")
+            let code = invite.body["code"]?.stringValue ?? ""
+            let joinedHive = try await habits.request(.POST, "/hives/join", as: member, json: ["code": code])
+            try #require(joinedHive.status == 200, "\(joinedHive.body)")
+
+            let socket = TestSocket(base: realtime.base, apiKey: try await realtime.tokens.apiKey(app: .habithive))
+            defer { socket.close() }
+            let topic = "realtime:hive:\(hive.lowercased)"
+            let joined = try await socket.join(topic, token: member.token)
+            #expect(joined.payload["status"] == "ok", "\(joined.payload)")
+            let owners = try await socket.join(topic + ":chat", token: owner.token)
+            #expect(owners.payload["status"] == "ok", "\(owners.payload)")
+
+            let stranger = try await habits.user()
+            let refused = try await socket.join(topic, token: stranger.token)
+            #expect(refused.payload["status"] == "error", "\(refused.payload)")
         }
     }
 
