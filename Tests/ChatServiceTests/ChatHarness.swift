@@ -56,8 +56,9 @@ enum AudioFixtures {
     static let png = ByteBuffer(bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D] + Array("IHDR".utf8) + [UInt8](repeating: 1, count: 64))
 }
 
-/// Starts the chat service with filesystem storage in a fresh directory and small upload limits.
-func withRunningChat(settings: ChatSettings = ChatSettings(maxImageBytes: 64 << 10, maxVoiceBytes: 256 << 10), _ body: @Sendable (RunningChat) async throws -> Void) async throws {
+/// Starts the chat service with filesystem storage in a fresh directory, small upload limits and
+/// a budget of member lookups no test reaches unless it sets its own (`MemberLookupBudgetTests`).
+func withRunningChat(settings: ChatSettings = ChatSettings(maxImageBytes: 64 << 10, maxVoiceBytes: 256 << 10, memberEmailLookups: Quota(1_000_000, perSeconds: 3600)), _ body: @Sendable (RunningChat) async throws -> Void) async throws {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-chat-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: root) }
     try await withRunningService(.chat, app: .unify, apiPrefix: "/chat/v1", configure: { $0.maxUploadBytes = settings.maxUploadBytes }, definition: { catalog, base in

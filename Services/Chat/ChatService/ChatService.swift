@@ -10,20 +10,24 @@ public struct ChatSettings: Sendable {
     public var maxImageBytes: Int
     public var maxVoiceBytes: Int
     public var maxVoiceSeconds: Double
+    /// Addresses a user may look up when adding members by email (`MemberLookupBudget`).
+    public var memberEmailLookups: Quota
 
-    public init(maxImageBytes: Int = 5 << 20, maxVoiceBytes: Int = 10 << 20, maxVoiceSeconds: Double = 600) {
+    public init(maxImageBytes: Int = 5 << 20, maxVoiceBytes: Int = 10 << 20, maxVoiceSeconds: Double = 600, memberEmailLookups: Quota = Quota(100, perSeconds: 3600)) {
         self.maxImageBytes = maxImageBytes
         self.maxVoiceBytes = maxVoiceBytes
         self.maxVoiceSeconds = maxVoiceSeconds
+        self.memberEmailLookups = memberEmailLookups
     }
 
     /// `COLONY_CHAT_MAX_IMAGE_BYTES` (5 MiB), `COLONY_CHAT_MAX_VOICE_BYTES` (10 MiB),
-    /// `COLONY_CHAT_MAX_VOICE_SECONDS` (600).
+    /// `COLONY_CHAT_MAX_VOICE_SECONDS` (600), `COLONY_CHAT_EMAIL_LOOKUP_RATE` (100/3600).
     public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> ChatSettings {
         ChatSettings(
             maxImageBytes: try environment.int("COLONY_CHAT_MAX_IMAGE_BYTES", default: 5 << 20, range: 1024...(64 << 20)),
             maxVoiceBytes: try environment.int("COLONY_CHAT_MAX_VOICE_BYTES", default: 10 << 20, range: 1024...(64 << 20)),
-            maxVoiceSeconds: Double(try environment.int("COLONY_CHAT_MAX_VOICE_SECONDS", default: 600, range: 1...7200))
+            maxVoiceSeconds: Double(try environment.int("COLONY_CHAT_MAX_VOICE_SECONDS", default: 600, range: 1...7200)),
+            memberEmailLookups: try environment.quota("COLONY_CHAT_EMAIL_LOOKUP_RATE", default: Quota(100, perSeconds: 3600))
         )
     }
 
@@ -46,6 +50,11 @@ public enum ChatService {
                 let groups = Groups(outbox: context.outbox, media: media, logger: context.logger)
                 try await AuthEventHandler(users: groups.users, groups: groups).handle(event, on: connection)
             },
+            jobs: { _ in [
+                ScheduledJob(name: "chat.sweep_quotas", interval: .seconds(3600)) { database, logger in
+                    try await database.withConnection { try await Quotas(logger: logger).sweep(on: $0) }
+                },
+            ] },
             addRoutes: { router, context in
                 // Voice messages (`{group_id}/{message_id}`) are for the group's members.
                 let members = StorageAccess.firstSegment { user, group in
@@ -61,7 +70,8 @@ public enum ChatService {
                     groups: Groups(outbox: context.outbox, media: media, logger: context.logger),
                     messages: Messages(outbox: context.outbox, media: media, maxVoiceSeconds: settings.maxVoiceSeconds, logger: context.logger),
                     events: CalendarEvents(outbox: context.outbox, logger: context.logger),
-                    uploadLimit: settings.maxUploadBytes
+                    uploadLimit: settings.maxUploadBytes,
+                    lookups: MemberLookupBudget(database: context.database, quota: settings.memberEmailLookups, logger: context.logger)
                 ).add(to: router, tokenMiddleware: context.tokenMiddleware, catalog: catalog)
                 InternalMemberRoutes.add(to: router, context: context)
             }

@@ -87,5 +87,9 @@ enum ChatMigrations {
             ALTER TABLE users ADD COLUMN auth_name text;
             UPDATE users SET auth_name = display_name;
             """),
+        Migration(version: 3, name: "member email lookup budget", sql: """
+            -- Per-user budgets (MemberLookupBudget: addresses looked up when adding members by email).
+            \(Quotas.tableSQL)
+            """),
     ]
 }

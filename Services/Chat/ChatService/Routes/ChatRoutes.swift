@@ -16,6 +16,8 @@ struct ChatRoutes: Sendable {
     let messages: Messages
     let events: CalendarEvents
     let uploadLimit: Int
+    /// Adding members by email: each address asked counts against the caller's budget.
+    let lookups: MemberLookupBudget
 
     static let prefix = "/chat/v1"
     typealias R = RouteSupport
@@ -26,6 +28,7 @@ struct ChatRoutes: Sendable {
         catalog.record(RouteKey(method: "GET", path: "\(Self.prefix)/openapi.json"))
         let routes = DocumentedRoutes(group: router.group(RouterPath(Self.prefix)).add(middleware: tokenMiddleware), prefix: Self.prefix, catalog: catalog)
         let support = self.support
+        let lookups = self.lookups
 
         // Me
         routes.on(.get, "me") { _, context in
@@ -58,6 +61,7 @@ struct ChatRoutes: Sendable {
         routes.on(.post, "groups") { request, context in
             try await support.write(request, context, status: .created) { body, user, connection in
                 let create = try R.decode(CreateGroup.self, body)
+                try await lookups.spend(try ChatRules.emails(create.memberEmails ?? []).count, user: user)
                 return try await groups.create(name: create.name, memberEmails: create.memberEmails ?? [], userID: user, on: connection)
             }
         }
@@ -120,7 +124,9 @@ struct ChatRoutes: Sendable {
         routes.on(.post, "groups/{group_id}/members") { request, context in
             let id = try R.uuid(context, "group_id", ChatErrors.groupNotFound)
             return try await support.write(request, context) { body, user, connection in
-                try await groups.addMembers(id, emails: try R.decode(AddMembers.self, body).emails, userID: user, on: connection)
+                let emails = try R.decode(AddMembers.self, body).emails
+                try await lookups.spend(try ChatRules.emails(emails).count, user: user)
+                return try await groups.addMembers(id, emails: emails, userID: user, on: connection)
             }
         }
         routes.on(.patch, "groups/{group_id}/members/{user_id}") { request, context in
