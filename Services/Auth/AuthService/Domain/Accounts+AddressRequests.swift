@@ -27,9 +27,9 @@ extension Accounts {
             let message: OutgoingMessage?
             do {
                 message = try await database.transaction { connection in
-                    let message = try await handle(request, on: connection)
-                    try await addressRequests.delete(id: request.id, on: connection)
-                    return message
+                    // Taken first: a replica that leased it again after this lease ran out finds it gone.
+                    guard try await addressRequests.take(id: request.id, on: connection) else { return nil }
+                    return try await handle(request, on: connection)
                 }
             } catch {
                 // Left leased: tried again once the lease ends, up to the limit.

@@ -47,6 +47,12 @@ struct AddressRequestStore {
         return leased
     }
 
+    /// Deletes the request in the caller's transaction: false when another dispatcher took it.
+    func take(id: UUID, on connection: PostgresConnection) async throws -> Bool {
+        for try await _ in try await connection.query("DELETE FROM address_requests WHERE id = \(id) RETURNING id", logger: logger).decode(UUID.self) { return true }
+        return false
+    }
+
     func delete(id: UUID, on connection: PostgresConnection) async throws {
         try await connection.query("DELETE FROM address_requests WHERE id = \(id)", logger: logger)
     }
