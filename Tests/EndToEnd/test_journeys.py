@@ -158,10 +158,13 @@ def test_unify_group_message_and_unread_count(api: Api):
         email, secret = unique_email(f"unify-{tag}"), password()
         created = api.sign_up("unify", email, secret, full_name=name)
         assert not created.get("access_token") and created.get("email") == email and not created.get("email_confirmed_at"), created
+        # The account is made a moment after the answer (a sign-up answers alike whether or not the
+        # address has an account): it exists once its confirmation was mailed.
+        mail = api.mailbox.wait_for_mail(email)
         refused = api.http.post("/auth/v1/token", params={"grant_type": "password"}, headers=api.anon("unify"),
                                 json={"email": email, "password": secret})
         assert refused.status_code == 400 and refused.json().get("code") == "email_not_confirmed", refused.text
-        people[tag] = (email, secret, name, api.mailbox.wait_for_mail(email))
+        people[tag] = (email, secret, name, mail)
 
     # The confirmation went through the SMTP mail catcher: Unify's German wording, text and HTML.
     # Alice taps the link in the mail: the gateway's /auth/v1/verify redirects to the app with the session.
