@@ -5,8 +5,8 @@ prints one summary line per service. Exits non-zero on any failure or error.
 Run by scripts/e2e after the journeys (a stack started by scripts/run); scripts/fuzz runs it
 alone with a bigger budget. Settings (environment):
   COLONY_GATEWAY_URL, COLONY_API_KEYS_FILE, COLONY_MAIL_DIR   as for the journeys (scripts/e2e sets them)
-  COLONY_FUZZ_EXAMPLES    examples per operation and phase (default 50: CI's stage, about 400 s for the six
-                          services on 2 cores, some 16,700 requests)
+  COLONY_FUZZ_EXAMPLES    examples per operation and phase (default 50: CI's stage, 270-400 s for the six
+                          services on 2 cores, some 17,000 requests)
   COLONY_FUZZ_SEED        the generator's seed (default 21: CI runs the same requests every time;
                           scripts/fuzz picks a new one and prints it)
   COLONY_FUZZ_SERVICES    which services (default all: circles chat habits nearby projects notifications)
