@@ -33,4 +33,10 @@ def stack_alive(stack_baseline: dict[str, int]):
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
+    # A fuzzer's own line: `protocol_fuzz_summary()` of its module, when it defines one.
+    for name, module in sorted(sys.modules.items()):
+        summary = getattr(module, "protocol_fuzz_summary", None) if name.startswith("test_") else None
+        line = summary() if callable(summary) else None
+        if line:
+            terminalreporter.write_line(line)
     terminalreporter.write_line(f"protocol fuzz: {len(DEATHS)} process deaths" + (f" ({', '.join(DEATHS)})" if DEATHS else ""))

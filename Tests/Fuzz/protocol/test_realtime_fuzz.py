@@ -40,7 +40,25 @@ EXAMPLES = int(os.environ.get("COLONY_PROTOCOL_FUZZ_EXAMPLES", "150"))
 SEED = os.environ.get("COLONY_FUZZ_SEED")
 TIMEOUT = 10.0
 FRAME_LIMIT = 1 << 20
-STATS = {"cases": 0, "text": 0, "binary": 0, "fragmented": 0, "server_closes": 0, "upgrades_refused": 0}
+STATS = {"cases": 0, "text": 0, "binary": 0, "fragmented": 0, "server_closes": 0, "upgrades_refused": 0,
+         "process deaths": 0, "5xx": 0, "timeouts": 0, "closes without a close frame": 0}
+
+
+def failed(kind: str, message: str) -> "Failure":
+    STATS[kind] += 1
+    return Failure(message)
+
+
+def protocol_fuzz_summary() -> Optional[str]:
+    """The line the protocol conftest prints at the end of the session."""
+    if not STATS["cases"]:
+        return None
+    frames = STATS["text"] + STATS["binary"]
+    return (f"realtime protocol fuzz: {EXAMPLES} examples per test, {STATS['cases']} cases, {frames} frames "
+            f"({STATS['text']} text, {STATS['binary']} binary, {STATS['fragmented']} fragmented messages), "
+            f"{STATS['server_closes']} sockets ended by the server with a close frame, {STATS['upgrades_refused']} upgrades refused (4xx); "
+            f"{STATS['process deaths']} process deaths, {STATS['5xx']} 5xx, {STATS['timeouts']} timeouts, "
+            f"{STATS['closes without a close frame']} closes without a close frame")
 
 
 def fuzz(test):
@@ -79,15 +97,15 @@ class Realtime:
         except websockets.InvalidStatus as refused:
             status = refused.response.status_code
             if status >= 500:
-                raise Failure(f"the upgrade answered {status}: {refused.response.body[:300]!r}")
+                raise failed("5xx", f"the upgrade answered {status}: {refused.response.body[:300]!r}")
             raise
         except TimeoutError as error:
-            raise Failure(f"the upgrade was not answered within {TIMEOUT:g}s") from error
+            raise failed("timeouts", f"the upgrade was not answered within {TIMEOUT:g}s") from error
 
     def check_alive(self, case: str) -> None:
         gone = dead(self.pids)
         if gone:
-            raise Failure(f"{', '.join(gone)} died after: {case}")
+            raise failed("process deaths", f"{', '.join(gone)} died after: {case}")
 
     def heartbeat(self, socket: ClientConnection, vsn: Optional[str], case: str) -> None:
         """Sends a heartbeat and waits up to 10 s for its reply (frames before it are skipped)."""
@@ -98,7 +116,7 @@ class Realtime:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise Failure(f"no heartbeat reply within {TIMEOUT:g}s after: {case}")
+                raise failed("timeouts", f"no heartbeat reply within {TIMEOUT:g}s after: {case}")
             try:
                 frame = socket.recv(timeout=left)
             except TimeoutError:
@@ -130,11 +148,6 @@ def realtime() -> Realtime:
     expect(member.post("/circles/v1/invites/claim", json={"code": code}), 200)
     yield Realtime(stack, owner, member, circle)
     api.close()
-    frames = STATS["text"] + STATS["binary"]
-    print(f"\nrealtime protocol fuzz: {EXAMPLES} examples per test, {STATS['cases']} cases, {frames} frames "
-          f"({STATS['text']} text, {STATS['binary']} binary, {STATS['fragmented']} fragmented messages), "
-          f"{STATS['server_closes']} sockets closed by the server with a close frame, {STATS['upgrades_refused']} upgrades refused (4xx); "
-          f"0 process deaths, 0 5xx, 0 timeouts", file=sys.__stderr__)
 
 
 # --------------------------------------------------------------------------------------- strategies
@@ -309,7 +322,7 @@ def run_case(rt: Realtime, vsn: Optional[str], frames: list[Any], member: Option
                 STATS["binary" if isinstance(frame, bytes) else "text"] += 1
                 socket.send(frame)
         # What the server answers (replies, broadcasts, a close) within a moment.
-        deadline = time.monotonic() + 0.3
+        deadline = time.monotonic() + 0.05
         while time.monotonic() < deadline:
             try:
                 socket.recv(timeout=max(0.01, deadline - time.monotonic()))
@@ -321,7 +334,7 @@ def run_case(rt: Realtime, vsn: Optional[str], frames: list[Any], member: Option
         STATS["server_closes"] += 1
         if ended.rcvd is None:
             rt.check_alive(case)
-            raise Failure(f"the server ended the socket without a close frame after: {case}") from ended
+            raise failed("closes without a close frame", f"the server ended the socket without a close frame after: {case}") from ended
     finally:
         if not closed:
             socket.close()
