@@ -36,7 +36,8 @@ public struct TestTokens: Sendable {
         issuer: String? = nil,
         audience: String? = nil,
         role: String = "authenticated",
-        email: String? = nil
+        email: String? = nil,
+        userMetadata: [String: JSONValue]? = nil
     ) async throws -> String {
         let claims = AccessTokenClaims(
             sub: user.uuidString.lowercased(),
@@ -46,7 +47,8 @@ public struct TestTokens: Sendable {
             iat: Date(),
             role: role,
             sessionId: UUID().uuidString.lowercased(),
-            email: email
+            email: email,
+            userMetadata: userMetadata
         )
         return try await sign(claims)
     }

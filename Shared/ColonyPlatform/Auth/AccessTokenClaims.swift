@@ -60,6 +60,8 @@ public struct AuthenticatedUser: Sendable, Equatable {
     public var sessionID: String?
     public var email: String?
     public var phone: String?
+    /// The token's `user_metadata` (the sign-up's name, read by `SignUpProfile`).
+    public var userMetadata: [String: JSONValue] = [:]
 
     public init(id: UUID, role: String, app: App, sessionID: String? = nil, email: String? = nil, phone: String? = nil) {
         self.id = id

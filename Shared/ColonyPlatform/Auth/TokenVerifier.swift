@@ -97,7 +97,9 @@ public actor TokenVerifier {
         guard let id = UUID(uuidString: claims.sub.value) else {
             throw APIError.unauthorized("token subject is not a user id", code: "invalid_token")
         }
-        return AuthenticatedUser(id: id, role: claims.role, app: app, sessionID: claims.sessionId, email: claims.email, phone: claims.phone)
+        var user = AuthenticatedUser(id: id, role: claims.role, app: app, sessionID: claims.sessionId, email: claims.email, phone: claims.phone)
+        user.userMetadata = claims.userMetadata ?? [:]
+        return user
     }
 
     /// An app's API key (the socket's `apikey` on realtime): one auth issued, signed by its keys,

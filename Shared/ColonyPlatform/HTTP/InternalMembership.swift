@@ -93,13 +93,7 @@ public struct InternalMembershipClient: Sendable {
     /// The owning service's answer (`base` is its root URL, e.g. `http://circles:8080`); throws
     /// when it cannot be reached or answers anything but 200 with `{"member": bool}`.
     public func isMember(_ user: UUID, of scope: MembershipScope, _ id: UUID, base: String) async throws -> Bool {
-        let root = base.hasSuffix("/") ? String(base.dropLast()) : base
-        var request = HTTPClientRequest(url: "\(root)\(InternalMembershipRoute.path)/\(scope.rawValue)/\(id.lowercased)/\(user.lowercased)")
-        request.method = .GET
-        request.headers.add(name: "Authorization", value: key.authorization)
-        let response = try await httpClient.execute(request, timeout: timeout)
-        let body = try await response.body.collect(upTo: 4096)
-        guard response.status == .ok else { throw Failure(description: "\(scope.rawValue) membership lookup answered \(response.status.code)") }
-        return try JSONDecoder().decode(InternalMembershipRoute.Answer.self, from: Data(buffer: body)).member
+        try await get("\(InternalMembershipRoute.path)/\(scope.rawValue)/\(id.lowercased)/\(user.lowercased)", base: base,
+                      as: InternalMembershipRoute.Answer.self, limit: 4096).member
     }
 }

@@ -24,8 +24,8 @@ struct UserStore: Sendable {
     private func create(_ userID: UUID, email: String?, on connection: PostgresConnection) async throws -> StoredUser? {
         let user = try await connection.query("""
             WITH inserted AS (
-                INSERT INTO users (id, display_name, email)
-                SELECT \(userID), \(Self.defaultName(email: email)), \(email)
+                INSERT INTO users (id, display_name, email, auth_name)
+                SELECT \(userID), \(SignUpProfile.name(of: userID, maxLength: ChatRules.maxDisplayName) ?? Self.defaultName(email: email)), \(email), \(SignUpProfile.name(of: userID, maxLength: ChatRules.maxDisplayName))
                 WHERE NOT EXISTS (SELECT 1 FROM deleted_users WHERE user_id = \(userID))
                 ON CONFLICT (id) DO NOTHING
                 RETURNING \(unescaped: StoredUser.columns)

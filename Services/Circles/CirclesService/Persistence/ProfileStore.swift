@@ -22,7 +22,10 @@ struct ProfileStore: Sendable {
     /// late; nil once the account was deleted.
     func ensure(_ userID: UUID, email: String?, on connection: PostgresConnection) async throws -> MyProfile? {
         try await AccountLock.findOrCreate(userID, on: connection, logger: logger, find: { try await find(userID, on: connection) }, create: {
-            try await insert(userID, name: email?.split(separator: "@").first.map(String.init) ?? "New member", email: email, phone: nil, on: connection)
+            // The token's sign-up name, as the event will bring it (the event still decides).
+            let signUpName = SignUpProfile.name(of: userID)
+            try await insert(userID, name: signUpName ?? email?.split(separator: "@").first.map(String.init) ?? "New member", authName: signUpName,
+                             email: email, phone: nil, on: connection)
             return try await find(userID, on: connection)
         })
     }

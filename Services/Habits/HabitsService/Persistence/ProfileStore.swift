@@ -24,7 +24,7 @@ struct ProfileStore: Sendable {
         let rows = try await connection.query("""
             WITH inserted AS (
                 INSERT INTO profiles (id, display_name)
-                SELECT \(userID), \(Self.defaultName(for: userID))
+                SELECT \(userID), \(SignUpProfile.name(of: userID) ?? Self.defaultName(for: userID))
                 WHERE NOT EXISTS (SELECT 1 FROM deleted_users WHERE user_id = \(userID))
                 ON CONFLICT (id) DO NOTHING
                 RETURNING \(unescaped: ProfileRow.columns)

@@ -17,7 +17,7 @@ struct ProfileStore: Sendable {
     private func create(_ userID: UUID, on connection: PostgresConnection) async throws -> StoredProfile? {
         let created = try await connection.query("""
             WITH inserted AS (
-                INSERT INTO profiles (id) SELECT \(userID)
+                INSERT INTO profiles (id, name) SELECT \(userID), \(SignUpProfile.name(of: userID, maxLength: NearbyRules.maxName) ?? "")
                 WHERE NOT EXISTS (SELECT 1 FROM deleted_users WHERE user_id = \(userID))
                 ON CONFLICT (id) DO NOTHING
                 RETURNING \(unescaped: StoredProfile.columns)

@@ -19,7 +19,7 @@ struct BuilderStore: Sendable {
     /// arrived yet (one prepared statement); nil when the account was deleted.
     func ensure(_ userID: UUID, email: String?, on connection: PostgresConnection) async throws -> StoredBuilder? {
         try await AccountLock.findOrCreate(userID, on: connection, logger: logger, find: { try await find(userID: userID, on: connection) }, create: {
-            let statement = EnsureBuilder(userID: userID, builderID: .timeOrdered(), karmaID: .timeOrdered(), name: Self.defaultName(email: email))
+            let statement = EnsureBuilder(userID: userID, builderID: .timeOrdered(), karmaID: .timeOrdered(), name: SignUpProfile.name(of: userID, maxLength: ProjectsRules.maxName) ?? Self.defaultName(email: email))
             var found: StoredBuilder?
             for try await builder in try await connection.execute(statement, logger: logger) where found == nil { found = builder }
             if let found { return found }

@@ -1,0 +1,113 @@
+import ChatService
+import CirclesService
+import ColonyModels
+import ColonyPlatform
+import ColonyStorage
+import ColonyTesting
+import Foundation
+import HabitsService
+import NearbyService
+import ProjectsService
+import Testing
+
+/// Profile names across services (issue 33.5): a user's first request to a service whose
+/// projection has not received auth's `user_registered` yet already shows the name they signed up
+/// with, read from their access token's `user_metadata` (`SignUpProfile`); the event still decides
+/// when it arrives. Here with the broker unreachable: no event arrives at all.
+@Suite("Profile names: the first answer shows the sign-up name (read-your-writes)", .serialized)
+struct ProfileNamesReadYourWritesTests {
+    struct Case: Sendable {
+        var service: ColonyService
+        var app: App
+        var prefix: String
+        var path: String
+        /// Where the name is in the answer.
+        var key: String
+        var extensions: [String] = []
+        var definition: @Sendable (_ catalog: RouteCatalog, _ base: String, _ root: String) -> ServiceDefinition
+    }
+
+    static func storage(_ root: String, _ base: String) -> Storage {
+        Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("ryw-names-signing-key-0123456789abcdef".utf8))
+    }
+
+    static let cases: [Case] = [
+        Case(service: .circles, app: .mycirclee, prefix: "/circles/v1", path: "/profile", key: "display_name") { catalog, base, root in
+            CirclesService.definition(settings: CirclesSettings(), storage: storage(root, base), catalog: catalog)
+        },
+        Case(service: .chat, app: .unify, prefix: "/chat/v1", path: "/me", key: "display_name") { catalog, base, root in
+            ChatService.definition(settings: ChatSettings(), storage: storage(root, base), catalog: catalog)
+        },
+        Case(service: .habits, app: .habithive, prefix: "/habits/v1", path: "/profile", key: "display_name") { catalog, _, _ in
+            HabitsService.definition(settings: HabitsSettings(phonePepper: "ryw-names-pepper"), catalog: catalog)
+        },
+        Case(service: .nearby, app: .socialspot, prefix: "/nearby/v1", path: "/profile", key: "name", extensions: NearbyService.extensions) { catalog, base, root in
+            NearbyService.definition(settings: NearbySettings(), storage: storage(root, base), catalog: catalog)
+        },
+        Case(service: .projects, app: .ibelieveinyou, prefix: "/projects/v1", path: "/me", key: "name") { catalog, base, root in
+            ProjectsService.definition(settings: ProjectsSettings(), storage: storage(root, base), catalog: catalog)
+        },
+    ]
+
+    /// Runs one case's service with the broker unreachable (`brokerUp: false`) or on the shared one.
+    static func run(_ test: Case, brokerUp: Bool, _ body: @Sendable (RunningService) async throws -> Void) async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-ryw-names-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let deadBroker = "127.0.0.1:\(try freePort())"
+        try await withRunningService(test.service, app: test.app, apiPrefix: test.prefix, extensions: test.extensions, configure: { configuration in
+            if !brokerUp { configuration.kafkaBrokers = deadBroker }
+        }, definition: { catalog, base in test.definition(catalog, base, root) }, body)
+    }
+
+    static func name(_ reply: RunningService.Reply, _ key: String) -> String? {
+        reply.body[key]?.stringValue ?? reply.body["profile"]?[key]?.stringValue ?? reply.body["builder"]?[key]?.stringValue
+    }
+
+    @Test("with the broker down, each service's first answer to a new user shows the name from the token's user_metadata", arguments: 0..<5)
+    func firstAnswerShowsTheSignUpName(_ index: Int) async throws {
+        let test = Self.cases[index]
+        try await Self.run(test, brokerUp: false) { service in
+            let id = UUID()
+            let email = "ada.\(id.uuidString.prefix(8).lowercased())@example.com"
+            let token = try await service.tokens.token(user: id, app: test.app, email: email, userMetadata: ["full_name": .string("  Ada Lovelace ")])
+            let reply = try await service.request(.GET, test.path, as: RunningService.User(id: id, token: token))
+            #expect(reply.status == 200, "\(test.service): \(reply.status) \(reply.body)")
+            #expect(Self.name(reply, test.key) == "Ada Lovelace", "\(test.service): \(reply.body)")
+
+            // Without a name in the token, the placeholder as before.
+            let other = UUID()
+            let plain = try await service.tokens.token(user: other, app: test.app, email: "grace@example.com")
+            let placeholder = try await service.request(.GET, test.path, as: RunningService.User(id: other, token: plain))
+            #expect(placeholder.status == 200, "\(test.service): \(placeholder.body)")
+            #expect(Self.name(placeholder, test.key) != "Ada Lovelace", "\(test.service): \(placeholder.body)")
+        }
+    }
+
+    @Test("the event still wins: a name auth sends later replaces the token's, a repeat of the sign-up name keeps a rename", arguments: [0, 1])
+    func theEventWins(_ index: Int) async throws {
+        let test = Self.cases[index]
+        try await Self.run(test, brokerUp: true) { service in
+            let id = UUID()
+            let email = "ada.\(id.uuidString.prefix(8).lowercased())@example.com"
+            let user = RunningService.User(id: id, token: try await service.tokens.token(user: id, app: test.app, email: email,
+                                                                                         userMetadata: ["full_name": .string("Ada Lovelace")]))
+            #expect(Self.name(try await service.request(.GET, test.path, as: user), test.key) == "Ada Lovelace")
+
+            // A rename made here is kept when the sign-up's event (the token's name) arrives; the
+            // email change that follows is the sign that the event was applied.
+            let patch = test.path == "/me" ? "/me" : "/profile"
+            #expect(try await service.request(.PATCH, patch, as: user, json: ["display_name": "Countess"]).status == 200)
+            try await service.publishAuthEvent(UserRegistered(userId: id, app: test.app, email: email, phone: nil, phoneHash: nil,
+                                                              userMetadata: ["full_name": .string("Ada Lovelace")], createdAt: Date()), user: id)
+            let changed = "new.\(email)"
+            try await service.publishAuthEvent(UserUpdated(userId: id, app: test.app, email: changed, phone: nil, phoneHash: nil,
+                                                           userMetadata: ["full_name": .string("Ada Lovelace")], updatedAt: Date()), user: id)
+            try await waitUntil(timeout: .seconds(60)) { "\(try await service.request(.GET, test.path, as: user).body)".contains(changed) }
+            #expect(Self.name(try await service.request(.GET, test.path, as: user), test.key) == "Countess")
+            // A name changed through auth follows.
+            try await service.publishAuthEvent(UserUpdated(userId: id, app: test.app, email: email, phone: nil, phoneHash: nil,
+                                                           userMetadata: ["full_name": .string("Ada King")], updatedAt: Date()), user: id)
+            try await waitUntil(timeout: .seconds(60)) { Self.name(try await service.request(.GET, test.path, as: user), test.key) == "Ada King" }
+        }
+    }
+}
