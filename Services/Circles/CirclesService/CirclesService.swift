@@ -72,6 +72,7 @@ public enum CirclesService {
                     uploadLimit: settings.maxUploadBytes
                 ).add(to: router, tokenMiddleware: context.tokenMiddleware, catalog: catalog)
                 InternalMemberRoutes.add(to: router, context: context)
+                InternalEventPostRoutes.add(to: router, context: context)
             }
         )
     }

@@ -26,6 +26,8 @@ public struct NotificationsSettings: Sendable {
     /// more drops the least recently registered.
     public var maxDevicesPerUser: Int
     public var maxLiveActivitiesPerUser: Int
+    /// Circles' root URL, asked about Live Activities the projection cannot vouch for yet (`EventPostOwner`).
+    public var circlesURL: String? = nil
 
     public init(apns: APNsSettings? = nil, concurrency: Int = 64, maxAttempts: Int = 8, retention: Duration = .seconds(30 * 86_400),
                 jobInterval: Duration = .seconds(60), liveActivityEndAfter: Duration = .seconds(3600), pollInterval: Duration = .seconds(1),
@@ -52,7 +54,7 @@ public struct NotificationsSettings: Sendable {
     /// `COLONY_NOTIFICATIONS_RETENTION_DAYS` (30), `COLONY_NOTIFICATIONS_JOB_INTERVAL_SECONDS` (60),
     /// `COLONY_NOTIFICATIONS_MAX_DEVICES_PER_USER` (10), `COLONY_NOTIFICATIONS_MAX_LIVE_ACTIVITIES_PER_USER` (20).
     public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> NotificationsSettings {
-        NotificationsSettings(
+        var settings = NotificationsSettings(
             apns: try loadAPNs(environment: environment),
             concurrency: try environment.int("COLONY_NOTIFICATIONS_CONCURRENCY", default: 64, range: 1...1000),
             maxAttempts: try environment.int("COLONY_NOTIFICATIONS_MAX_ATTEMPTS", default: 8, range: 1...50),
@@ -61,6 +63,8 @@ public struct NotificationsSettings: Sendable {
             maxDevicesPerUser: try environment.int("COLONY_NOTIFICATIONS_MAX_DEVICES_PER_USER", default: 10, range: 1...1000),
             maxLiveActivitiesPerUser: try environment.int("COLONY_NOTIFICATIONS_MAX_LIVE_ACTIVITIES_PER_USER", default: 20, range: 1...1000)
         )
+        settings.circlesURL = try environment.url("COLONY_CIRCLES_URL")?.absoluteString  // unset: circles is not asked
+        return settings
     }
 
     static func loadAPNs(environment: EnvironmentReader) throws(ConfigurationError) -> APNsSettings? {
@@ -130,7 +134,9 @@ public enum NotificationsService {
                 PushDispatcher(database: context.database, apns: apns, settings: settings, signal: signal, metrics: context.metrics, logger: context.logger),
             ] },
             addRoutes: { router, context in
-                NotificationsRoutes(support: RouteSupport(database: context.database), notifications: notifications(context.logger))
+                var routed = notifications(context.logger)
+                routed.eventPosts = EventPostOwner.make(key: context.configuration.internalKey, circlesURL: settings.circlesURL)
+                NotificationsRoutes(support: RouteSupport(database: context.database), notifications: routed)
                     .add(to: router, tokenMiddleware: context.tokenMiddleware, catalog: catalog)
             }
         )

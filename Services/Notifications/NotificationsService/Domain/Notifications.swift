@@ -9,6 +9,8 @@ import PostgresNIO
 struct Notifications: Sendable {
     let settings: NotificationsSettings
     let logger: Logger
+    /// Circles, asked when the projection cannot vouch for a Live Activity's event (nil: not asked).
+    var eventPosts: EventPostOwner? = nil
 
     var devices: DeviceStore { DeviceStore(logger: logger) }
     var preferences: PreferenceStore { PreferenceStore(logger: logger) }
@@ -42,9 +44,14 @@ struct Notifications: Sendable {
     func registerActivity(_ activityID: String, post: UUID, token: String, environment: APNsEnvironment, caller: AuthenticatedUser,
                           on connection: PostgresConnection) async throws -> DeviceRow {
         guard caller.app == .mycirclee else { throw NotificationsErrors.liveActivitiesMyCircleeOnly }
-        guard let event = try await projections.eventPost(post, upcomingOnly: true, on: connection),
-              try await memberships.isMember(caller.id, of: .circle, event.circleID, on: connection)
-        else { throw NotificationsErrors.eventNotFound }
+        let upcoming = try await projections.eventPost(post, upcomingOnly: true, on: connection)
+        if let event = upcoming, try await memberships.isMember(caller.id, of: .circle, event.circleID, on: connection) {
+            // The projection vouches.
+        } else if upcoming == nil, try await projections.eventPost(post, on: connection) != nil {
+            throw NotificationsErrors.eventNotFound  // ended
+        } else if await eventPosts?.vouches(for: caller.id, post: post, logger: logger) != true {
+            throw NotificationsErrors.eventNotFound
+        }
         let row = try await devices.registerActivity(activityID, post: post, token: token, environment: environment, app: caller.app, user: caller.id, now: now, on: connection)
         try await devices.keepNewest(settings.maxLiveActivitiesPerUser, kind: "live_activity", app: caller.app, user: caller.id, on: connection)
         return row

@@ -1,0 +1,119 @@
+import CirclesService
+import ColonyModels
+import ColonyPlatform
+import ColonyStorage
+import ColonyTesting
+import Foundation
+import Testing
+@testable import NotificationsService
+
+/// The deployment's service credential in these tests.
+let liveActivityInternalKey = InternalKey("ntf-internal-key-2b7e151628aed2a6abf7158809cf4f3c")
+
+/// Circles and notifications on one token key with the broker unreachable: nothing circles
+/// publishes reaches notifications, so a Live Activity it accepts was vouched for by circles.
+func withNotificationsAskingCircles(_ body: @Sendable (_ notifications: RunningService, _ circles: RunningService) async throws -> Void) async throws {
+    let prefix = TestKafka.topicPrefix()
+    let tokens = TestTokens()
+    let deadBroker = "127.0.0.1:\(try freePort())"
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-ntf-ryw-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    try await withRunningService(.circles, app: .mycirclee, apiPrefix: "/circles/v1", configure: { configuration in
+        configuration.internalKey = liveActivityInternalKey
+        configuration.kafkaBrokers = deadBroker
+    }, topicPrefix: prefix, tokens: tokens, definition: { catalog, base in
+        let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("ntf-tests-signing-key-0123456789abcdef".utf8))
+        return CirclesService.definition(settings: CirclesSettings(), storage: storage, catalog: catalog)
+    }) { circles in
+        var settings = NotificationsSettings()
+        settings.circlesURL = circles.base
+        let configured = settings
+        try await withRunningService(.notifications, app: .mycirclee, apiPrefix: "/notifications/v1", configure: { configuration in
+            configuration.app = nil
+            configuration.tokens.audience = nil
+            configuration.internalKey = liveActivityInternalKey
+            configuration.kafkaBrokers = deadBroker
+        }, topicPrefix: prefix, tokens: tokens, definition: { catalog, _ in
+            try! NotificationsService.definition(settings: configured, catalog: catalog)
+        }) { notifications in
+            try await body(notifications, circles)
+        }
+    }
+}
+
+@Suite("Notifications: a Live Activity for an event just created or a circle just joined is accepted at once (read-your-writes)", .serialized)
+struct LiveActivityReadYourWritesTests {
+    static func activity(_ post: String, _ id: String = "act-\(UUID().uuidString.prefix(8))") -> [String: Any] {
+        ["activity_id": id, "post_id": post, "token": RunningNotifications.randomToken(), "environment": "sandbox"]
+    }
+
+    @Test("with the broker down: the event's author and a member who just claimed an invite register at once; a stranger and a leaver get 404")
+    func registerDuringBrokerOutage() async throws {
+        try await withNotificationsAskingCircles { notifications, circles in
+            let owner = try await circles.user(), member = try await circles.user(), stranger = try await circles.user(), leaver = try await circles.user()
+            for user in [owner, member, stranger, leaver] { #expect(try await circles.request(.GET, "/profile", as: user).status == 200) }
+            let circle = try #require(try await circles.request(.POST, "/circles", as: owner, json: ["name": "Hikers"]).body["id"]?.stringValue)
+            let post = try await circles.request(.POST, "/circles/\(circle)/posts", as: owner,
+                                                 json: ["type": "event", "body": "Hike", "starts_at": "2030-01-01T09:00:00Z"])
+            try #require(post.status == 201, "\(post.body)")
+            let event = try #require(post.body["id"]?.stringValue)
+
+            // Notifications' projection has heard of neither the circle nor the post.
+            let projected = try await notifications.withDatabase { db in
+                try await db.query("SELECT count(*)::int FROM event_posts").collect().first?.decode(Int.self) ?? -1
+            }
+            #expect(projected == 0)
+
+            let authors = try await notifications.request(.POST, "/live-activities", as: owner, json: Self.activity(event))
+            #expect(authors.status == 200, "\(authors.body)")
+            let code = try await circles.request(.POST, "/circles/\(circle)/invites", as: owner).body["code"]?.stringValue ?? ""
+            #expect(try await circles.request(.POST, "/invites/claim", as: member, json: ["code": code]).status == 200)
+            let members = try await notifications.request(.POST, "/live-activities", as: member, json: Self.activity(event))
+            #expect(members.status == 200, "\(members.body)")
+            // A second registration is answered from the kept yes, as the first.
+            #expect(try await notifications.request(.POST, "/live-activities", as: member, json: Self.activity(event)).status == 200)
+
+            let strangers = try await notifications.request(.POST, "/live-activities", as: stranger, json: Self.activity(event))
+            #expect(strangers.status == 404 && strangers.code == "event_not_found", "\(strangers.body)")
+            let unknown = try await notifications.request(.POST, "/live-activities", as: owner, json: Self.activity(UUID().uuidString.lowercased()))
+            #expect(unknown.status == 404, "\(unknown.body)")
+
+            // Claimed and left before registering: circles says no.
+            let again = try await circles.request(.POST, "/circles/\(circle)/invites", as: owner).body["code"]?.stringValue ?? ""
+            #expect(try await circles.request(.POST, "/invites/claim", as: leaver, json: ["code": again]).status == 200)
+            #expect(try await circles.request(.POST, "/circles/\(circle)/leave", as: leaver).status < 300)
+            let leavers = try await notifications.request(.POST, "/live-activities", as: leaver, json: Self.activity(event))
+            #expect(leavers.status == 404, "\(leavers.body)")
+        }
+    }
+
+    @Test("circles' internal event-post route answers the service credential only")
+    func internalRouteRefusesEverythingElse() async throws {
+        try await withNotificationsAskingCircles { _, circles in
+            let owner = try await circles.user()
+            #expect(try await circles.request(.GET, "/profile", as: owner).status == 200)
+            let circle = try #require(try await circles.request(.POST, "/circles", as: owner, json: ["name": "Internal"]).body["id"]?.stringValue)
+            let post = try await circles.request(.POST, "/circles/\(circle)/posts", as: owner,
+                                                 json: ["type": "event", "body": "Hike", "starts_at": "2030-01-01T09:00:00Z"])
+            let event = try #require(post.body["id"]?.stringValue)
+            let url = "\(circles.base)\(InternalEventPostRoute.path)/\(event.lowercased())/members/\(owner.id.lowercased)"
+            let anon = try await circles.tokens.apiKey(app: .mycirclee)
+            let attempts: [(String, [(String, String)])] = [
+                ("no credential", []),
+                ("a user's access token", [("Authorization", "Bearer \(owner.token)")]),
+                ("the anon key", [("Authorization", "Bearer \(anon)"), ("apikey", anon)]),
+                ("the service-role key", [("Authorization", "Bearer \(try await circles.tokens.serviceKey(app: .mycirclee))")]),
+                ("another key", [("Authorization", "Bearer ntf-internal-key-2b7e151628aed2a6abf7158809cf4f3d")]),
+            ]
+            for (name, headers) in attempts {
+                let reply = try await circles.request(.GET, url, as: nil, headers: headers)
+                #expect(reply.status == 401 && reply.code == "invalid_service_credential", "\(name): \(reply.status) \(reply.body)")
+            }
+            let granted = try await circles.request(.GET, url, as: nil, headers: [("Authorization", liveActivityInternalKey.authorization)])
+            #expect(granted.status == 200 && granted.body["member"] == .bool(true), "\(granted.body)")
+            let stranger = try await circles.request(.GET, "\(circles.base)\(InternalEventPostRoute.path)/\(event.lowercased())/members/\(UUID().lowercased)",
+                                                     as: nil, headers: [("Authorization", liveActivityInternalKey.authorization)])
+            #expect(stranger.body["member"] == .bool(false), "\(stranger.body)")
+        }
+    }
+}
