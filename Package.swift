@@ -219,6 +219,9 @@ let package = Package(
             name: "AuthServiceTests",
             dependencies: [
                 "AuthService",
+                // Chat's add-by-email asks auth (read-your-writes across services).
+                "ChatService",
+                "ColonyStorage",
                 // The Supabase import's accounts step and engine.
                 "ColonyImport",
                 "ColonyTesting",

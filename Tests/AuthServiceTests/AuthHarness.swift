@@ -88,7 +88,8 @@ func testAuthSettings(port: Int, mailDirectory: String, appleKeysURL: URL? = nil
 }
 
 /// Starts the auth service (migrations, keys, HTTP, outbox relay) and runs `body` against it.
-func withRunningAuth(configure: @escaping @Sendable (inout AuthSettings) -> Void = { _ in }, appleKeysURL: URL? = nil, _ body: @Sendable (RunningAuth) async throws -> Void) async throws {
+func withRunningAuth(configure: @escaping @Sendable (inout AuthSettings) -> Void = { _ in }, appleKeysURL: URL? = nil,
+                     service configureService: @Sendable (inout ServiceConfiguration) -> Void = { _ in }, _ body: @Sendable (RunningAuth) async throws -> Void) async throws {
     let environment = try TestEnvironment.current()
     let port = try freePort()
     let prefix = TestKafka.topicPrefix()
@@ -96,11 +97,13 @@ func withRunningAuth(configure: @escaping @Sendable (inout AuthSettings) -> Void
     defer { try? FileManager.default.removeItem(atPath: mailDirectory) }
     try await withTestSchema { databaseConfiguration in
         let settings = testAuthSettings(port: port, mailDirectory: mailDirectory, appleKeysURL: appleKeysURL, configure: configure)
-        let configuration = ServiceConfiguration(
+        var configuring = ServiceConfiguration(
             service: .auth, app: nil, httpHost: "127.0.0.1", httpPort: port, maxBodyBytes: AuthSettings.defaultMaxBodyBytes, logLevel: .error,
             database: databaseConfiguration, kafkaBrokers: environment.kafkaBrokers, topicPrefix: prefix,
             tokens: TestTokens().verifierConfiguration(audience: nil)
         )
+        configureService(&configuring)
+        let configuration = configuring
         // The keys exist before the first request, as `colony-auth keys` leaves them.
         try await ServiceHost.migrate(AuthService.migrations, configuration: configuration, logger: TestEnvironment.logger)
         let database = Database(configuration: databaseConfiguration, logger: TestEnvironment.logger)

@@ -40,6 +40,7 @@ public enum AuthService {
             addRoutes: { router, context in
                 let keyRing = keyRing(context)
                 AuthRoutes(accounts: accounts(context, keyRing: keyRing), keyRing: keyRing, settings: settings).add(to: router)
+                InternalUserRoutes.add(to: router, context: context)
             }
         )
     }

@@ -13,6 +13,8 @@ struct Groups: Sendable {
     let outbox: Outbox
     let media: ChatMedia
     let logger: Logger
+    /// Auth, asked about addresses chat's projection does not know yet (nil: not asked).
+    var directory: AccountDirectory? = nil
     var store: GroupStore { GroupStore(logger: logger) }
     var users: Users { Users(outbox: outbox, media: media, logger: logger) }
 
@@ -217,7 +219,11 @@ struct Groups: Sendable {
     /// User ids for these emails; any unknown address fails the whole request.
     func resolve(_ emails: [String], on connection: PostgresConnection) async throws -> [UUID] {
         guard !emails.isEmpty else { return [] }
-        let found = try await UserStore(logger: logger).byEmail(emails, on: connection)
+        var found = try await UserStore(logger: logger).byEmail(emails, on: connection)
+        let missing = emails.filter { found[$0.lowercased()] == nil }
+        if !missing.isEmpty, let directory {
+            found.merge(try await directory.accounts(missing, on: connection, logger: logger)) { known, _ in known }
+        }
         let unknown = emails.filter { found[$0.lowercased()] == nil }
         guard unknown.isEmpty else { throw ChatErrors.unknownEmails(unknown) }
         return emails.compactMap { found[$0.lowercased()] }
