@@ -108,10 +108,16 @@ def gateway():
         if len(parts) == 3 and parts[1] == "service_role":
             keys[f"{parts[0]}:service"] = parts[2]
     yield Gateway(url, keys)
+
+
+def protocol_fuzz_summary() -> Optional[str]:
+    """The session's line (the protocol conftest prints it): requests per endpoint and their statuses."""
+    if not CASES:
+        return None
     summary = ", ".join(f"{name} {count} ({', '.join(f'{s}: {n}' for s, n in sorted(STATUSES.get(name, {}).items()))})"
                         for name, count in sorted(CASES.items()))
-    print(f"\nauth forms protocol fuzz: {EXAMPLES} examples per test, {sum(CASES.values())} requests, 0 5xx, 0 timeouts ({summary})",
-          file=sys.__stderr__)
+    fives = sum(n for tally in STATUSES.values() for s, n in tally.items() if s >= 500)
+    return f"auth forms protocol fuzz: {EXAMPLES} examples per test, {sum(CASES.values())} requests, {fives} 5xx ({summary})"
 
 
 # ------------------------------------------------------------------------------------------ strategies
