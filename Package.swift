@@ -301,6 +301,7 @@ let package = Package(
                 "ColonyStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             path: "Services/Chat/ChatService",
             // The OpenAPI document the service serves, compiled into the library.
@@ -535,6 +536,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 // colony-notifications' command line.
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

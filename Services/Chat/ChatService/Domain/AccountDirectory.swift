@@ -2,6 +2,7 @@ import ColonyModels
 import ColonyPlatform
 import Foundation
 import Logging
+import Metrics
 import PostgresNIO
 
 /// Read-your-writes for adding members by email: an address whose sign-up committed in auth but
@@ -22,8 +23,10 @@ struct AccountDirectory: Sendable {
             answered = try await client.usersByEmail(emails, app: .unify, base: authURL)
         } catch {
             logger.warning("auth's account lookup failed; the addresses stay unknown", metadata: ["error": "\(error)"])
+            Self.count("failed")
             return [:]
         }
+        Self.count(answered.isEmpty ? "none" : "found")
         guard !answered.isEmpty else { return [:] }
         let store = UserStore(logger: logger)
         for account in answered.values.sorted(by: { $0.id.uuidString < $1.id.uuidString }) {
@@ -47,6 +50,12 @@ extension UserStore {
 }
 
 extension AccountDirectory {
+    /// `colony_chat_account_lookups_total{answer}`: how often chat's projection was behind an add
+    /// (`found`), the addresses had no account (`none`), or auth could not be asked (`failed`).
+    static func count(_ answer: String) {
+        Counter(label: "colony_chat_account_lookups_total", dimensions: [("answer", answer)]).increment()
+    }
+
     /// nil unless the deployment has both the service credential and auth's URL.
     static func make(key: InternalKey?, authURL: String?) -> AccountDirectory? {
         guard let key, let authURL else { return nil }

@@ -2,6 +2,7 @@ import ColonyModels
 import ColonyPlatform
 import Foundation
 import Logging
+import Metrics
 import Synchronization
 
 /// Read-your-writes for Live Activities: a circle joined, or an event post created, a moment
@@ -31,13 +32,24 @@ struct EventPostOwner: Sendable {
     func vouches(for user: UUID, post: UUID, logger: Logger) async -> Bool {
         if kept.contains(user, post) { return true }
         do {
-            guard try await client.canSeeEventPost(post, user: user, base: circlesURL) else { return false }
+            guard try await client.canSeeEventPost(post, user: user, base: circlesURL) else {
+                Self.count("not_member")
+                return false
+            }
+            Self.count("member")
             kept.keep(user, post)
             return true
         } catch {
             logger.warning("circles could not be asked about an event post", metadata: ["error": "\(error)"])
+            Self.count("failed")
             return false
         }
+    }
+
+    /// `colony_notifications_event_post_lookups_total{answer}`: how often the projection was behind a
+    /// registration (`member`), circles said no (`not_member`), or could not be asked (`failed`).
+    static func count(_ answer: String) {
+        Counter(label: "colony_notifications_event_post_lookups_total", dimensions: [("answer", answer)]).increment()
     }
 
     /// Circles' yeses by (user, post), each until its lifetime ends.
