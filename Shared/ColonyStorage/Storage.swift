@@ -236,6 +236,16 @@ extension Storage {
                 catalog.record(RouteKey(method: "POST", path: "/storage/v1/object/sign/\(bucket.name)/\(keys)"))
                 catalog.record(RouteKey(method: "GET", path: "/storage/v1/object/sign/\(bucket.name)/\(keys)"))
             }
+            // `…/{bucket}/` without a key: the routes below need at least one segment, and the
+            // router's miss would otherwise become a 405 naming the very method asked.
+            let noKey: @Sendable (Request, ColonyRequestContext) async throws -> Response = { _, _ in
+                try StorageKey.validate("")  // always throws: 400 invalid_key
+                throw APIError.notFound("object not found")
+            }
+            router.get(RouterPath("/storage/v1/object/public/\(bucket.name)"), use: noKey)
+            router.get(RouterPath("/storage/v1/object/sign/\(bucket.name)"), use: noKey)
+            router.post(RouterPath("/storage/v1/object/sign/\(bucket.name)"), use: noKey)
+            router.get(RouterPath("/storage/v1/object/authenticated/\(bucket.name)"), use: noKey)
             router.get(RouterPath("/storage/v1/object/public/\(bucket.name)/**")) { request, context -> Response in
                 guard bucket.isPublic else { throw APIError.notFound("object not found") }
                 let key = try Self.key(context)

@@ -166,6 +166,21 @@ struct SignedURLSignerTests {
         }
     }
 
+    @Test("a bucket's path without a key is 400 invalid_key on every route, never a 405 naming the method asked")
+    func noKey() async throws {
+        try await withApp(signerCheckTTL: .seconds(30)) { _, _, client in
+            let member = UUID()
+            for bucket in [avatars.name, voice.name] {
+                for (method, kind) in [(HTTPRequest.Method.get, "public"), (.get, "sign"), (.post, "sign"), (.get, "authenticated")] {
+                    for tail in ["/", "//", ""] {
+                        let response = try await client.execute(uri: "/storage/v1/object/\(kind)/\(bucket)\(tail)", method: method, headers: try await bearer(member))
+                        #expect(response.status == .badRequest && code(response) == "invalid_key", "\(method) \(kind)/\(bucket)\(tail): \(response.status)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("the memory of answers is bounded and never older than its TTL")
     func boundedMemory() async throws {
         let checks = SignerChecks(ttl: .seconds(30), capacity: 100)

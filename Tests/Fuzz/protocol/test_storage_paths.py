@@ -236,8 +236,11 @@ def object_path(draw, known: Known):
 
 
 def encoded(text: str) -> bytes:
-    """As a client would put it on the wire: UTF-8, with whatever the text says (percent signs stay)."""
-    return text.encode("utf-8", "surrogatepass")
+    """As a client would put it on the wire: UTF-8, with whatever the text says (percent signs stay).
+    Space, CR and LF end the request line (HTTP/0.9 or a second request, not a path), so they go
+    percent-encoded; NUL, tab and other controls go raw."""
+    raw = text.encode("utf-8", "surrogatepass")
+    return raw.replace(b" ", b"%20").replace(b"\r", b"%0D").replace(b"\n", b"%0A")
 
 
 EXPIRIES = ["", "0", "-1", "+1", " 1", "1 ", "1e300", "1.5", "NaN", "inf", "0x10", "9" * 19, "9" * 20, str(2**63), str(2**64),
