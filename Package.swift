@@ -481,6 +481,9 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                // FrameLimitHandler sits in NIO's WebSocket pipeline (a close frame for oversized messages).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Services/Realtime/RealtimeService",
