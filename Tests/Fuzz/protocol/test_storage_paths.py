@@ -325,6 +325,10 @@ SIGN_BODIES = st.one_of(
 def check_served(answer: Answer, method: str, kind: str, bucket: str, raw_key: str, known: Known) -> None:
     """No 5xx; a 200 serves exactly the object its path names, in its own bucket."""
     assert answer.status < 500, f"{answer.status} for {method} {kind}/{bucket}/{raw_key[:300]!r}: {answer.body[:300]!r}"
+    if answer.status == 405:  # a refused method is never one the path serves
+        allowed = [m.strip() for m in answer.headers.get("allow", "").split(",")]
+        assert method not in allowed and f"serves {method}" not in answer.body.decode("utf-8", "replace"), \
+            f"405 naming {method} for {method} {kind}/{bucket}/{raw_key[:300]!r}: {answer.body[:300]!r}"
     if answer.status != 200 or method != "GET":
         return
     if kind == "public":
