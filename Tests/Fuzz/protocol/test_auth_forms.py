@@ -18,35 +18,24 @@ Examples per test: COLONY_PROTOCOL_FUZZ_EXAMPLES (150); derandomized unless COLO
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import random
-import socket
 import sys
 from pathlib import Path
 from typing import Optional
 from urllib.parse import quote, quote_from_bytes, urlencode, urlsplit
 
 import pytest
-from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "EndToEnd"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from e2e_support import ROOT, read_anon_keys  # noqa: E402
+from fuzz_support import EXAMPLES, RequestTally, fuzz, raw_request  # noqa: E402
 
-EXAMPLES = int(os.environ.get("COLONY_PROTOCOL_FUZZ_EXAMPLES", "150"))
-SEED = os.environ.get("COLONY_FUZZ_SEED")
-TIMEOUT = 10.0
-CASES: dict[str, int] = {}
-STATUSES: dict[str, dict[int, int]] = {}
-
-
-def fuzz(test):
-    """The shared protocol-fuzz settings: examples from the environment, no deadline, derandomized."""
-    configured = settings(max_examples=EXAMPLES, deadline=None, derandomize=SEED is None, database=None,
-                          suppress_health_check=list(HealthCheck))(test)
-    return seed(int(SEED))(configured) if SEED is not None else configured
+TALLY = RequestTally()
 
 
 # ------------------------------------------------------------------------------------------ the gateway
@@ -62,29 +51,11 @@ class Gateway:
     def send(self, counter: str, method: str, target: bytes, headers: list[tuple[str, bytes]], body: Optional[bytes]) -> int:
         """One request, written as given, from a loopback address of its own; fails the case on a
         5xx, a timeout or a dropped connection. The status."""
-        CASES[counter] = CASES.get(counter, 0) + 1
-        lines = [method.encode() + b" " + target + b" HTTP/1.1", f"Host: {self.host}:{self.port}".encode(), b"Connection: close"]
-        lines += [name.encode() + b": " + value for name, value in headers]
-        if body is not None:
-            lines.append(f"Content-Length: {len(body)}".encode())
-        request = b"\r\n".join(lines) + b"\r\n\r\n" + (body or b"")
         source = f"127.{self.sources.randint(1, 254)}.{self.sources.randint(0, 255)}.{self.sources.randint(2, 254)}"
-        sock = socket.create_connection((self.host, self.port), timeout=TIMEOUT, source_address=(source, 0))
         described = f"{method} {target[:300]!r} headers={headers!r} body={(body or b'')[:300]!r}"
-        try:
-            sock.sendall(request)
-            response = http.client.HTTPResponse(sock, method=method)
-            try:
-                response.begin()
-                data = response.read()
-            except socket.timeout:
-                pytest.fail(f"no answer within {TIMEOUT:g}s: {described}")
-            except (http.client.RemoteDisconnected, ConnectionResetError, http.client.IncompleteRead) as error:
-                pytest.fail(f"connection dropped ({error!r}): {described}")
-        finally:
-            sock.close()
-        tally = STATUSES.setdefault(counter, {})
-        tally[response.status] = tally.get(response.status, 0) + 1
+        response = raw_request(self.host, self.port, method, target, [name.encode() + b": " + value for name, value in headers], body,
+                               TALLY, counter, source=source, described=described)
+        data = response.body
         assert response.status < 500, f"{response.status} {data[:500]!r} for {described}"
         if response.status >= 400 and response.status != 404 and data:
             # Auth's own refusals are {"code","message"} (the gateway's 400/413 for what never reached it are its own).
@@ -92,7 +63,7 @@ class Gateway:
                 error = json.loads(data)
             except ValueError:
                 error = None
-            if isinstance(error, dict) and response.getheader("X-Supabase-Api-Version"):
+            if isinstance(error, dict) and "x-supabase-api-version" in response.headers:
                 assert isinstance(error.get("code"), str) and isinstance(error.get("message"), str), f"{data[:300]!r} for {described}"
         return response.status
 
@@ -112,12 +83,10 @@ def gateway():
 
 def protocol_fuzz_summary() -> Optional[str]:
     """The session's line (the protocol conftest prints it): requests per endpoint and their statuses."""
-    if not CASES:
+    if not TALLY.total:
         return None
-    summary = ", ".join(f"{name} {count} ({', '.join(f'{s}: {n}' for s, n in sorted(STATUSES.get(name, {}).items()))})"
-                        for name, count in sorted(CASES.items()))
-    fives = sum(n for tally in STATUSES.values() for s, n in tally.items() if s >= 500)
-    return f"auth forms protocol fuzz: {EXAMPLES} examples per test, {sum(CASES.values())} requests, {fives} 5xx ({summary})"
+    return (f"auth forms protocol fuzz: {EXAMPLES} examples per test, {TALLY.total} requests, "
+            f"{TALLY.server_errors} 5xx ({TALLY.describe()})")
 
 
 # ------------------------------------------------------------------------------------------ strategies

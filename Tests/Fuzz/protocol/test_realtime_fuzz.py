@@ -27,18 +27,16 @@ from typing import Any, Optional
 
 import pytest
 import websockets
-from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from websockets.sync.client import ClientConnection, connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "EndToEnd"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from e2e_support import EVENTUAL_TIMEOUT, Api, Stack, User, expect, read_anon_keys  # noqa: E402
+from e2e_support import Api, Stack, User, expect, read_anon_keys  # noqa: E402
+from fuzz_support import EXAMPLES, TIMEOUT, fuzz  # noqa: E402
 from stack_processes import dead, stack_pids  # noqa: E402
 
-EXAMPLES = int(os.environ.get("COLONY_PROTOCOL_FUZZ_EXAMPLES", "150"))
-SEED = os.environ.get("COLONY_FUZZ_SEED")
-TIMEOUT = 10.0
 FRAME_LIMIT = 1 << 20
 STATS = {"cases": 0, "text": 0, "binary": 0, "fragmented": 0, "server_closes": 0, "upgrades_refused": 0,
          "process deaths": 0, "5xx": 0, "timeouts": 0, "closes without a close frame": 0}
@@ -59,13 +57,6 @@ def protocol_fuzz_summary() -> Optional[str]:
             f"{STATS['server_closes']} sockets ended by the server with a close frame, {STATS['upgrades_refused']} upgrades refused (4xx); "
             f"{STATS['process deaths']} process deaths, {STATS['5xx']} 5xx, {STATS['timeouts']} timeouts, "
             f"{STATS['closes without a close frame']} closes without a close frame")
-
-
-def fuzz(test):
-    """The shared protocol-fuzz settings: examples from the environment, no deadline, derandomized."""
-    configured = settings(max_examples=EXAMPLES, deadline=None, derandomize=SEED is None, database=None,
-                          suppress_health_check=list(HealthCheck))(test)
-    return seed(int(SEED))(configured) if SEED is not None else configured
 
 
 class Failure(AssertionError):

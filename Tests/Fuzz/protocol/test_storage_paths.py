@@ -17,10 +17,8 @@ Examples per test: COLONY_PROTOCOL_FUZZ_EXAMPLES (150); derandomized unless COLO
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
-import socket
 import sys
 import uuid
 from dataclasses import dataclass
@@ -29,15 +27,13 @@ from typing import Optional
 from urllib.parse import quote, unquote, unquote_to_bytes, urlsplit
 
 import pytest
-from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "EndToEnd"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from e2e_support import ROOT, Api, Stack, User, expect, password, read_anon_keys, unique_email  # noqa: E402
-
-EXAMPLES = int(os.environ.get("COLONY_PROTOCOL_FUZZ_EXAMPLES", "150"))
-SEED = os.environ.get("COLONY_FUZZ_SEED")
-TIMEOUT = 10.0
+from fuzz_support import EXAMPLES, Answer, RequestTally, fuzz, raw_request  # noqa: E402
 
 # Every bucket the gateway routes, with the service (app) that owns it and whether it is public.
 BUCKETS = {
@@ -46,25 +42,10 @@ BUCKETS = {
     "builder-avatars": ("ibelieveinyou", True), "project-covers": ("ibelieveinyou", True), "post-images": ("ibelieveinyou", True),
 }
 KINDS = ("public", "sign", "authenticated")
-CASES: dict[str, int] = {}
-STATUSES: dict[str, dict[int, int]] = {}
-
-
-def fuzz(test):
-    """The shared protocol-fuzz settings (see /work/notes: examples from the environment, no deadline)."""
-    configured = settings(max_examples=EXAMPLES, deadline=None, derandomize=SEED is None, database=None,
-                          suppress_health_check=list(HealthCheck))(test)
-    return seed(int(SEED))(configured) if SEED is not None else configured
+TALLY = RequestTally()
 
 
 # ------------------------------------------------------------------------------------------ raw HTTP
-
-
-@dataclass
-class Answer:
-    status: int
-    headers: dict[str, str]
-    body: bytes
 
 
 class Gateway:
@@ -74,29 +55,9 @@ class Gateway:
 
     def send(self, method: str, target: bytes, headers: Optional[dict[str, str]] = None, body: bytes = b"", counter: str = "") -> Answer:
         """One request, written as given; fails the case on a timeout or a dropped connection."""
-        CASES[counter] = CASES.get(counter, 0) + 1
-        lines = [method.encode() + b" " + target + b" HTTP/1.1", f"Host: {self.host}:{self.port}".encode(), b"Connection: close"]
-        for name, value in (headers or {}).items():
-            lines.append(f"{name}: {value}".encode("utf-8", "surrogateescape"))
-        if body or method in ("POST", "PUT", "PATCH"):
-            lines.append(f"Content-Length: {len(body)}".encode())
-        request = b"\r\n".join(lines) + b"\r\n\r\n" + body
-        sock = socket.create_connection((self.host, self.port), timeout=TIMEOUT)
-        try:
-            sock.sendall(request)
-            response = http.client.HTTPResponse(sock, method=method)
-            try:
-                response.begin()
-                data = response.read()
-            except socket.timeout:
-                pytest.fail(f"no answer within {TIMEOUT:g}s: {method} {target[:300]!r}")
-            except (http.client.RemoteDisconnected, ConnectionResetError, http.client.IncompleteRead) as error:
-                pytest.fail(f"connection dropped ({error!r}): {method} {target[:300]!r}")
-            tally = STATUSES.setdefault(counter, {})
-            tally[response.status] = tally.get(response.status, 0) + 1
-            return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, data)
-        finally:
-            sock.close()
+        lines = [f"{name}: {value}".encode("utf-8", "surrogateescape") for name, value in (headers or {}).items()]
+        sent_body = body if body or method in ("POST", "PUT", "PATCH") else None
+        return raw_request(self.host, self.port, method, target, lines, sent_body, TALLY, counter)
 
 
 # ------------------------------------------------------------------------------------------ the stack
@@ -181,9 +142,6 @@ def known(gateway_url: str):
 
     yield Known(objects=objects, tokens=tokens, users={"unify": unify, "mycirclee": circles, "socialspot": nearby, "ibelieveinyou": projects})
     api.close()
-    summary = "; ".join(f"{name}: {count} (" + ", ".join(f"{status}: {n}" for status, n in sorted(STATUSES.get(name, {}).items())) + ")"
-                        for name, count in sorted(CASES.items()))
-    print(f"\nstorage protocol fuzz: {EXAMPLES} examples per test, {sum(CASES.values())} requests ({summary})", file=sys.__stderr__)
 
 
 @pytest.fixture(scope="module")
@@ -418,3 +376,10 @@ def test_sign_requests(gateway: Gateway, known: Known):
         check_served(gateway.send("GET", ("/storage/v1" + signed).encode(), counter="sign_requests"), "GET", "sign", bucket, key, known)
 
     case()
+
+
+def protocol_fuzz_summary() -> Optional[str]:
+    """The session's line (the protocol conftest prints it): requests per kind and their statuses."""
+    if not TALLY.total:
+        return None
+    return f"storage protocol fuzz: {EXAMPLES} examples per test, {TALLY.total} requests, {TALLY.server_errors} 5xx ({TALLY.describe()})"
