@@ -42,6 +42,7 @@ struct HTTPScaffoldingTests {
         api.get("items/special") { _, _ -> String in "special" }
         api.get("items/{id}") { _, _ -> String in "item" }
         api.delete("items/{id}") { _, _ -> String in "deleted" }
+        api.get("files/**") { _, _ -> String in "file" }
         return Application(router: router)
     }
 
@@ -211,6 +212,14 @@ struct HTTPScaffoldingTests {
             let unknown = try await client.execute(uri: "/habits/v1/items/42/more", method: .get)
             #expect(unknown.status == .notFound)
             #expect(try errorBody(unknown)["code"] == "route_not_found")
+            // `**` takes one segment or more, as the router's recursive wildcard does: with none it is
+            // no route (a 405 there would refuse the very method it names).
+            let wildcard = try await client.execute(uri: "/habits/v1/files/a/b", method: .post)
+            #expect(wildcard.status == .methodNotAllowed)
+            #expect(wildcard.headers[.allow] == "GET")
+            let bare = try await client.execute(uri: "/habits/v1/files", method: .get)
+            #expect(bare.status == .notFound)
+            #expect(try errorBody(bare)["code"] == "route_not_found")
         }
     }
 }

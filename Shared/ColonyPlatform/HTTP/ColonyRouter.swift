@@ -117,7 +117,8 @@ public final class RouteMethods: @unchecked Sendable {
         for (index, element) in template.components.enumerated() {
             // (The element's kind is not public; its description spells it: `{id}`, `*`, `**`.)
             let text = element.description
-            if text == "**" { return rank + [0] }
+            // `**` takes one segment or more, as the router's recursive wildcard does.
+            if text == "**" { return index < segments.count ? rank + [0] : nil }
             guard index < segments.count, element ~= segments[index] else { return nil }
             let whole = text == "*" || (text.hasPrefix("{") && text.hasSuffix("}") && text.dropFirst().dropLast().allSatisfy { $0 != "{" && $0 != "}" })
             rank.append(!text.contains("{") && !text.contains("*") ? 3 : whole ? 1 : 2)
