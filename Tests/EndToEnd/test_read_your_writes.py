@@ -8,9 +8,10 @@ A removed member is still refused: the removal closes their channel and a new jo
 internal membership routes the owning services answer realtime on are not reachable through the
 gateway, and refuse users' tokens and the apps' keys even when called directly.
 
-The broker-outage case (realtime asking circles while no event can arrive at all) is the Swift
-test RealtimeReadYourWritesTests.joinDuringBrokerOutage: stopping the shared broker here would
-disturb every other test run on it."""
+During a broker outage no event can arrive at all: `test_while_the_broker_is_silent` stops the
+broker's process (SIGSTOP: it keeps its sockets and its data, and answers nothing, as a broker cut
+off by a silent network), so the owners must be asked; the broker is resumed before the test ends.
+The Swift test RealtimeReadYourWritesTests covers a broker that refuses connections."""
 
 from __future__ import annotations
 
@@ -18,16 +19,18 @@ import asyncio
 import os
 import re
 import secrets
+import signal
 import time
 import uuid
 import warnings
-from typing import Awaitable, Callable
+from contextlib import contextmanager
+from typing import Awaitable, Callable, Iterator
 
 import httpx
 import pytest
 from realtime import AsyncRealtimeClient, RealtimeSubscribeStates
 
-from e2e_support import EVENTUAL_TIMEOUT, Api, Stack, User, expect, password, unique_email
+from e2e_support import EVENTUAL_TIMEOUT, ROOT, Api, Stack, User, expect, password, unique_email
 from supabase_source import service_role_key
 from test_realtime_attacks import Phoenix
 
@@ -311,3 +314,59 @@ def test_internal_lookup_routes_are_not_for_clients(api: Api, stack: Stack):
                 assert response.json()["code"] == "invalid_service_credential", response.text[:300]
         except httpx.ConnectError:
             pytest.skip(f"port {port} is not reachable directly")
+
+
+# ---------------------------------------------------------------- while the broker is silent
+
+@contextmanager
+def broker_silent() -> Iterator[None]:
+    """The local broker (scripts/infra's Tansu) stopped in place: connections stay open, nothing is
+    answered, nothing is lost; resumed on the way out, whatever happened."""
+    pid_file = ROOT / ".local" / "tansu.pid"
+    if not pid_file.exists():
+        pytest.skip("no .local/tansu.pid: the broker was not started by scripts/infra")
+    pid = int(pid_file.read_text().strip())
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+
+def test_while_the_broker_is_silent(api: Api, stack: Stack):
+    """With no event able to reach anyone, a circle member who claimed an invite joins its channel
+    at once (realtime asks circles), registers a Live Activity for its event (notifications asks
+    circles), and a Unify account made in that moment is found by chat's add-by-email (chat asks
+    auth). Each owner's answer is counted, so the test shows it was asked."""
+    owner = api.sign_up_confirmed("mycirclee", "ryw-silent-owner")
+    member = api.sign_up_confirmed("mycirclee", "ryw-silent-member")
+    for user in (owner, member):
+        expect(user.get("/circles/v1/profile"), 200)
+    circle = expect(owner.post("/circles/v1/circles", json={"name": "Silent broker"}), 201)["id"].lower()
+    code = expect(owner.post(f"/circles/v1/circles/{circle}/invites"), 201)["code"]
+    starts = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 86_400))
+    post = expect(owner.post(f"/circles/v1/circles/{circle}/posts", json={"type": "event", "body": "Hike", "starts_at": starts}), 201)["id"].lower()
+    group_owner = unify_user(api, "ryw-silent-group-owner")
+    key = service_role_key("unify")
+
+    realtime_before = realtime_lookups("circle")
+    activities_before = service_metric(7, "colony_notifications_event_post_lookups_total", "member")
+    accounts_before = service_metric(2, "colony_chat_account_lookups_total", "found")
+    with broker_silent():
+        async def claim(http: httpx.AsyncClient) -> str:
+            expect(await http.post("/circles/v1/invites/claim", headers=member.headers(), json={"code": code}), 200)
+            return f"circle:{circle}"
+
+        topic, (status, error), _ = asyncio.run(join_right_after(stack, "mycirclee", member, claim))
+        assert status == RealtimeSubscribeStates.SUBSCRIBED, f"the join of {topic} during the outage was refused: {status} {error}"
+        expect(member.post("/notifications/v1/live-activities", json=live_activity(post)), 200)
+
+        email, name = unique_email("ryw-silent-new"), f"Ada {uuid.uuid4().hex[:6]}"
+        created = expect(api.http.post("/auth/v1/admin/users", headers={"apikey": key, "Authorization": f"Bearer {key}"},
+                                       json={"email": email, "password": password(), "email_confirm": True, "user_metadata": {"full_name": name}}), 200, 201)
+        group = expect(group_owner.post("/chat/v1/groups", json={"name": "Silent", "member_emails": [email]}), 201)["id"].lower()
+        members = expect(group_owner.get(f"/chat/v1/groups/{group}/members"), 200)
+        assert any(m["user_id"].lower() == created["id"].lower() and m["display_name"] == name for m in members), members
+    assert realtime_lookups("circle") > realtime_before >= 0, "realtime did not ask circles"
+    assert service_metric(7, "colony_notifications_event_post_lookups_total", "member") > activities_before >= 0, "notifications did not ask circles"
+    assert service_metric(2, "colony_chat_account_lookups_total", "found") > accounts_before >= 0, "chat did not ask auth"
