@@ -17,6 +17,7 @@ import email.policy
 import json
 import os
 import random
+import re
 import statistics
 import time
 import uuid
@@ -60,6 +61,9 @@ def masked(body: Any, email: str) -> Any:
         return {key: ("<random>" if key in RANDOM_KEYS or key.endswith("_at") else masked(value, email)) for key, value in body.items()}
     if isinstance(body, list):
         return [masked(item, email) for item in body]
+    if isinstance(body, str) and body != email:
+        # A rate limit's wait counts down with the clock ("after 24 seconds"), whoever asked.
+        return re.sub(r"[0-9]+", "<n>", body)
     return "<email>" if body == email else body
 
 

@@ -34,12 +34,18 @@ struct NearbyServiceTests {
                             try await database.withDedicatedConnection { request in try await store.ensure(userID, on: request) }
                         }
                         // Committed only once the request's insert waits for it (a lock wait on the row).
-                        try await waitUntil(timeout: .seconds(60)) {
-                            let waiting = try await database.query("""
-                                SELECT count(*)::int FROM pg_stat_activity
-                                WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO profiles (id)%'
-                                """).collect()
-                            return try waiting.first?.decode(Int.self) == 1
+                        do {
+                            try await waitUntil(timeout: .seconds(60)) {
+                                let waiting = try await database.query("""
+                                    SELECT count(*)::int FROM pg_stat_activity
+                                    WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO profiles (id%'
+                                    """).collect()
+                                return try waiting.first?.decode(Int.self) == 1
+                            }
+                        } catch {
+                            // Let the waiting request go, or the group would wait for it forever.
+                            try await event.query("ROLLBACK", logger: TestEnvironment.logger)
+                            throw error
                         }
                         try await event.query("COMMIT", logger: TestEnvironment.logger)
                         let profile = try await group.next() ?? nil
