@@ -19,6 +19,7 @@ import json
 import time
 from typing import Any, Optional
 
+import httpx
 import pytest
 import websockets
 from websockets.sync.client import ClientConnection, connect
@@ -208,3 +209,20 @@ def test_the_1e300_heartbeat_and_an_oversized_message(stack: Stack):
         assert after.reply("alive")["payload"]["status"] == "ok"
     finally:
         after.close()
+
+
+def test_an_upgrade_after_plain_requests_to_realtime(stack: Stack):
+    """Plain HTTP requests to realtime (a refused apikey, an unknown path, TRACE) must not leave a
+    gateway connection that a later WebSocket upgrade reuses: the server upgrades only a fresh
+    connection and answers a reused one 307, which no client follows."""
+    with httpx.Client(base_url=stack.gateway, timeout=30.0) as http:
+        for _ in range(20):
+            assert http.get("/realtime/v1/websocket", params={"apikey": "made-up"}).status_code == 401
+            assert http.request("TRACE", "/realtime/v1/no-such-route").status_code in (404, 405)
+    for _ in range(20):
+        socket = Socket(stack, "mycirclee")
+        try:
+            socket.message(None, "up", "phoenix", "heartbeat", {})
+            assert socket.reply("up")["payload"]["status"] == "ok"
+        finally:
+            socket.close()
