@@ -133,3 +133,20 @@ func withRunningAuth(configure: @escaping @Sendable (inout AuthSettings) -> Void
 func authEvents(brokers: String, prefix: String, until done: @escaping @Sendable ([ReceivedEvent]) -> Bool) async throws -> [ReceivedEvent] {
     try await collectEvents(brokers: brokers, topic: EventTopics.topic(for: .auth, prefix: prefix), until: done)
 }
+
+/// Runs one file of `Tests/AuthClientTests` (the official Supabase Python client) against `auth`;
+/// each area's suite configures its own service and passes what else its tests read.
+func runSupabasePythonClient(_ file: String, against auth: RunningAuth, environment extra: [String: String?] = [:], sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    var environment: [String: String?] = [
+        "COLONY_AUTH_URL": auth.authURL,
+        "COLONY_ANON_KEY": auth.anonKeys[.mycirclee],
+        "COLONY_ANON_KEY_HABITHIVE": auth.anonKeys[.habithive],
+        "COLONY_ANON_KEY_UNIFY": auth.anonKeys[.unify],
+        "COLONY_ANON_KEY_IBELIEVEINYOU": auth.anonKeys[.ibelieveinyou],
+        "COLONY_ANON_KEY_SOCIALSPOT": auth.anonKeys[.socialspot],
+        "COLONY_DEV_MAIL_DIR": auth.mailDirectory,
+    ]
+    environment.merge(extra) { _, new in new }
+    let (status, output) = try await PythonClient.run(["-m", "pytest", "-q", "-p", "no:cacheprovider", PythonClient.path("Tests/AuthClientTests/\(file)")], environment: environment)
+    #expect(status == 0, "pytest \(file) failed:\n\(output)", sourceLocation: sourceLocation)
+}
