@@ -169,6 +169,10 @@ class Provider:
             except (binascii.Error, UnicodeDecodeError, ValueError):
                 raise ProtocolError("invalid_client", "malformed Basic credentials", 401)
         posted = form.get("client_secret")
+        # Apple takes the client secret in the body only; its errors are 400s.
+        refused = 400 if flavour == "apple" else 401
+        if basic and flavour == "apple":
+            raise ProtocolError("invalid_client", "Apple takes client_secret_post only", refused)
         if basic and posted is not None:
             raise ProtocolError("invalid_request", "more than one client authentication method (RFC 6749 2.3)")
         if basic:
@@ -180,11 +184,11 @@ class Provider:
         with self.lock:
             client = self.clients.get(client_id)
         if not client_id or client is None:
-            raise ProtocolError("invalid_client", "unknown client", 401)
+            raise ProtocolError("invalid_client", "unknown client", refused)
         if secret is None:
-            raise ProtocolError("invalid_client", "client authentication required", 401)
+            raise ProtocolError("invalid_client", "client authentication required", refused)
         if not self.secret_matches(client, client_id, secret, flavour):
-            raise ProtocolError("invalid_client", "client authentication failed", 401)
+            raise ProtocolError("invalid_client", "client authentication failed", refused)
         return client_id, method
 
     def secret_matches(self, client: dict, client_id: str, secret: str, flavour: str) -> bool:
@@ -288,7 +292,9 @@ class Handler(BaseHTTPRequestHandler):
     # Plumbing.
 
     def log_message(self, format: str, *args) -> None:  # noqa: A002 (BaseHTTPRequestHandler's name)
-        sys.stderr.write("oauth-provider: %s %s\n" % (self.address_string(), format % args))
+        # Garbage is logged escaped and cut short: one readable line per request.
+        message = (format % args).encode("ascii", "backslashreplace").decode()
+        sys.stderr.write("oauth-provider: %s %s\n" % (self.address_string(), message[:400]))
         sys.stderr.flush()
 
     def handle_one_request(self) -> None:
@@ -314,12 +320,16 @@ class Handler(BaseHTTPRequestHandler):
 
     def read_body(self) -> bytes:
         if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            self.close_connection = True
             raise ProtocolError("invalid_request", "chunked bodies are not accepted here; send Content-Length")
         try:
             length = int(self.headers.get("Content-Length") or 0)
         except ValueError:
+            self.close_connection = True
             raise ProtocolError("invalid_request", "bad Content-Length")
         if length < 0 or length > MAX_BODY:
+            # The body stays unread: the connection cannot carry another request.
+            self.close_connection = True
             raise ProtocolError("invalid_request", "body too large", 413)
         return self.rfile.read(length) if length else b""
 
@@ -354,7 +364,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def send_error_json(self, error: ProtocolError) -> None:
         headers = {}
-        if error.status == 401:
+        if error.status == 401 and self.headers.get("Authorization", "")[:6].lower() == "basic ":
             headers["WWW-Authenticate"] = 'Basic realm="oauth-provider"'
         self.send_json(error.status, {"error": error.error, "error_description": error.description}, headers)
 
