@@ -18,6 +18,10 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
     public var aal: String?
     public var amr: [JSONValue]?
     public var isAnonymous: Bool?
+    /// Colony's claim (GoTrue has none): whether the user had a verified MFA factor when the
+    /// token was issued, so that services can apply an app's `require_aal2` (`AppAccessPolicy`)
+    /// without reading auth's tables. Auth writes it on every token; absent reads as false.
+    public var colonyMfaEnrolled: Bool?
 
     enum CodingKeys: String, CodingKey {
         case sub, aud, iss, exp, iat, role, email, phone, aal, amr
@@ -25,9 +29,10 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
         case appMetadata = "app_metadata"
         case userMetadata = "user_metadata"
         case isAnonymous = "is_anonymous"
+        case colonyMfaEnrolled = "colony_mfa_enrolled"
     }
 
-    public init(sub: String, aud: String, iss: String, exp: Date, iat: Date = Date(), role: String = "authenticated", sessionId: String? = nil, email: String? = nil, phone: String? = nil, appMetadata: [String: JSONValue]? = nil, userMetadata: [String: JSONValue]? = nil, aal: String? = "aal1", amr: [JSONValue]? = nil, isAnonymous: Bool? = false) {
+    public init(sub: String, aud: String, iss: String, exp: Date, iat: Date = Date(), role: String = "authenticated", sessionId: String? = nil, email: String? = nil, phone: String? = nil, appMetadata: [String: JSONValue]? = nil, userMetadata: [String: JSONValue]? = nil, aal: String? = "aal1", amr: [JSONValue]? = nil, isAnonymous: Bool? = false, colonyMfaEnrolled: Bool? = nil) {
         self.sub = SubjectClaim(value: sub)
         self.aud = AudienceClaim(value: aud)
         self.iss = IssuerClaim(value: iss)
@@ -42,6 +47,7 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
         self.aal = aal
         self.amr = amr
         self.isAnonymous = isAnonymous
+        self.colonyMfaEnrolled = colonyMfaEnrolled
     }
 
     /// Signature is checked by the key collection; this checks the time. Issuer and audience
@@ -62,6 +68,8 @@ public struct AuthenticatedUser: Sendable, Equatable {
     public var phone: String?
     /// The token's `user_metadata` (the sign-up's name, read by `SignUpProfile`).
     public var userMetadata: [String: JSONValue] = [:]
+    /// The token's `aal`: `aal2` once the session passed an MFA challenge.
+    public var aal: String = "aal1"
 
     public init(id: UUID, role: String, app: App, sessionID: String? = nil, email: String? = nil, phone: String? = nil) {
         self.id = id

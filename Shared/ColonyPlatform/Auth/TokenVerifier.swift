@@ -22,6 +22,9 @@ public struct TokenVerifierConfiguration: Sendable {
     public var audience: App?
     /// How long fetched keys are trusted before a refresh.
     public var cacheLifetime: Duration
+    /// Per app: `aal2` required of users with a verified factor, anonymous users accepted or not
+    /// (`COLONY_APP_ACCESS_FILE`).
+    public var accessPolicies: AppAccessPolicies = .open
 
     public init(keySource: KeySource, issuer: String, audience: App?, cacheLifetime: Duration = .seconds(600)) {
         self.keySource = keySource
@@ -31,6 +34,12 @@ public struct TokenVerifierConfiguration: Sendable {
     }
 
     static func load(audience: App?, environment: EnvironmentReader) throws(ConfigurationError) -> TokenVerifierConfiguration {
+        var configuration = try loadKeys(audience: audience, environment: environment)
+        configuration.accessPolicies = try AppAccessPolicies.load(environment: environment)
+        return configuration
+    }
+
+    private static func loadKeys(audience: App?, environment: EnvironmentReader) throws(ConfigurationError) -> TokenVerifierConfiguration {
         let issuer = environment.string("COLONY_JWT_ISSUER", default: "colony-auth")
         if let pem = environment.optionalString("COLONY_JWT_PUBLIC_KEY") {
             return TokenVerifierConfiguration(keySource: .staticPEM(pem.replacingOccurrences(of: "\\n", with: "\n")), issuer: issuer, audience: audience)
@@ -79,12 +88,14 @@ public actor TokenVerifier {
         } catch {
             throw APIError.unauthorized("invalid access token", code: "invalid_token")
         }
-        return try Self.user(from: claims, issuer: configuration.issuer, audience: configuration.audience)
+        return try Self.user(from: claims, issuer: configuration.issuer, audience: configuration.audience, policies: configuration.accessPolicies)
     }
 
     /// Checks the claims a verified signature vouches for: issuer, audience (the app, when the
-    /// caller serves one app) and a user id as subject.
-    public static func user(from claims: AccessTokenClaims, issuer: String, audience: App?) throws(APIError) -> AuthenticatedUser {
+    /// caller serves one app) and a user id as subject; then the app's access policy (a 403 for
+    /// an `aal1` token where the app requires `aal2`, or an anonymous user it refuses). Auth's
+    /// own endpoints pass `.open`: a user must reach `/factors` to get to `aal2`.
+    public static func user(from claims: AccessTokenClaims, issuer: String, audience: App?, policies: AppAccessPolicies = .open) throws(APIError) -> AuthenticatedUser {
         guard claims.iss.value == issuer else {
             throw APIError.unauthorized("token was not issued by Colony auth", code: "invalid_token")
         }
@@ -97,8 +108,10 @@ public actor TokenVerifier {
         guard let id = UUID(uuidString: claims.sub.value) else {
             throw APIError.unauthorized("token subject is not a user id", code: "invalid_token")
         }
+        try policies.policy(for: app).check(claims)
         var user = AuthenticatedUser(id: id, role: claims.role, app: app, sessionID: claims.sessionId, email: claims.email, phone: claims.phone)
         user.userMetadata = claims.userMetadata ?? [:]
+        user.aal = claims.aal ?? "aal1"
         return user
     }
 

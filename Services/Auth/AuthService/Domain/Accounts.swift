@@ -328,7 +328,7 @@ public struct Accounts: Sendable {
         return try await sessionResponse(user: user, session: session, refreshToken: refreshToken)
     }
 
-    private func sessionResponse(user: UserRecord, session: SessionRecord, refreshToken: String) async throws -> SessionResponse {
+    func sessionResponse(user: UserRecord, session: SessionRecord, refreshToken: String) async throws -> SessionResponse {
         let lifetime = settings.app(user.app).accessTokenLifetimeSeconds
         // Whole seconds: clients parse `iat` and `exp` as integers.
         let issuedAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
@@ -336,7 +336,8 @@ public struct Accounts: Sendable {
         let claims = AccessTokenClaims(
             sub: user.id.uuidString.lowercased(), aud: user.app.rawValue, iss: settings.issuer, exp: expiresAt, iat: issuedAt,
             role: "authenticated", sessionId: session.id.uuidString.lowercased(), email: user.email ?? "", phone: user.phone ?? "",
-            appMetadata: user.appMetadata, userMetadata: user.userMetadata, aal: session.aal, amr: session.amr, isAnonymous: false
+            appMetadata: user.appMetadata, userMetadata: user.userMetadata, aal: session.aal, amr: session.amr, isAnonymous: false,
+            colonyMfaEnrolled: user.factors.contains(where: \.isVerified)
         )
         let (kid, key) = try await keyRing.signingKey()
         let accessToken = try CompactJWS.sign(claims, kid: kid, key: key)

@@ -51,7 +51,12 @@ public struct AppAuthSettings: Codable, Sendable, Equatable {
     /// The `From` of its mails (`Name <address>`), instead of `COLONY_AUTH_SMTP_FROM`.
     public var mailFrom: String?
 
-    public init(emailEnabled: Bool = true, magicLinkEnabled: Bool = false, phoneEnabled: Bool = false, phonePasswordEnabled: Bool = false, appleEnabled: Bool = false, disableSignup: Bool = false, otpCreateUser: Bool = true, emailAutoconfirm: Bool = true, redirectUrls: [String], siteUrl: String, appleBundleIds: [String] = [], accessTokenLifetimeSeconds: Int = 3600, refreshTokenReuseIntervalSeconds: Int = 10, sessionTimeboxSeconds: Int? = nil, sessionInactivityTimeoutSeconds: Int? = nil, securePasswordChange: Bool = true, secureEmailChange: Bool = true, reauthenticationWindowSeconds: Int = 86_400, displayName: String = "Colony", defaultLocale: String = "en", mailFrom: String? = nil) {
+    /// MFA: users may enroll TOTP factors (GoTrue: on) and phone factors, whose challenges are
+    /// texted (GoTrue: off; each challenge is an SMS the operator pays for).
+    public var mfaTotpEnabled = true
+    public var mfaPhoneEnabled = false
+
+    public init(emailEnabled: Bool = true, magicLinkEnabled: Bool = false, phoneEnabled: Bool = false, phonePasswordEnabled: Bool = false, appleEnabled: Bool = false, disableSignup: Bool = false, otpCreateUser: Bool = true, emailAutoconfirm: Bool = true, redirectUrls: [String], siteUrl: String, appleBundleIds: [String] = [], accessTokenLifetimeSeconds: Int = 3600, refreshTokenReuseIntervalSeconds: Int = 10, sessionTimeboxSeconds: Int? = nil, sessionInactivityTimeoutSeconds: Int? = nil, securePasswordChange: Bool = true, secureEmailChange: Bool = true, reauthenticationWindowSeconds: Int = 86_400, displayName: String = "Colony", defaultLocale: String = "en", mailFrom: String? = nil, mfaTotpEnabled: Bool = true, mfaPhoneEnabled: Bool = false) {
         self.emailEnabled = emailEnabled
         self.magicLinkEnabled = magicLinkEnabled
         self.phoneEnabled = phoneEnabled
@@ -73,6 +78,8 @@ public struct AppAuthSettings: Codable, Sendable, Equatable {
         self.displayName = displayName
         self.defaultLocale = defaultLocale
         self.mailFrom = mailFrom
+        self.mfaTotpEnabled = mfaTotpEnabled
+        self.mfaPhoneEnabled = mfaPhoneEnabled
     }
 
     /// The seeds' sign-in methods per app.
@@ -147,6 +154,10 @@ public struct RateLimitSettings: Sendable, Equatable {
     /// The operator's SMS bill: per app and in total, per hour.
     public var smsPerApp = RateLimitRule(500, per: 3600)
     public var smsGlobal = RateLimitRule(1000, per: 3600)
+    /// MFA challenges and verifications per address (GoTrue: 15 a minute).
+    public var mfaVerifyPerIP = RateLimitRule(15, per: 60)
+    /// Failed MFA verifications per user, all factors together (counted in Postgres).
+    public var mfaFailuresPerUser = RateLimitRule(5, per: 300)
 
     public init() {}
 
@@ -165,6 +176,8 @@ public struct RateLimitSettings: Sendable, Equatable {
         settings.smsPerNumber = open
         settings.smsPerApp = open
         settings.smsGlobal = open
+        settings.mfaVerifyPerIP = open
+        settings.mfaFailuresPerUser = open
         return settings
     }()
 }
@@ -216,6 +229,7 @@ public struct AuthSettings: Sendable {
     public var sender: SenderConfiguration
     /// The wording of every mail and SMS: the shipped templates, under the operator's folder.
     public var templates: MessageTemplates = .shipped
+    public var mfa = MFASettings()
     public var appleKeysURL: URL
     /// Codes and links by mail stay valid this long; SMS codes a shorter while.
     public var emailCodeLifetimeSeconds = 3600
@@ -246,7 +260,8 @@ public struct AuthSettings: Sendable {
     /// mail and SMS go (`senders`), `TEMPLATES_DIR`, `APPS_FILE`, `BCRYPT_COST` (10),
     /// `HASH_THREADS`, `APPLE_KEYS_URL`, and rate limits as `COLONY_AUTH_RATE_<NAME>=COUNT/SECONDS`
     /// (`SIGNUP_IP`, `OTP_IP`, `SIGNIN_IP`, `SIGNIN_ACCOUNT`, `REFRESH_IP`, `VERIFY_IP`,
-    /// `VERIFY_RECIPIENT`, `SEND_RECIPIENT`, `SMS_NUMBER`, `SMS_APP`, `SMS_GLOBAL`).
+    /// `VERIFY_RECIPIENT`, `SEND_RECIPIENT`, `SMS_NUMBER`, `SMS_APP`, `SMS_GLOBAL`, `MFA_VERIFY_IP`,
+    /// `MFA_FAILURES_USER`); MFA's own settings in `MFASettings.load`.
     public static func load(environment: EnvironmentReader = EnvironmentReader(), port: Int, issuer: String) throws(ConfigurationError) -> AuthSettings {
         let publicURL = environment.string("COLONY_AUTH_PUBLIC_URL", default: "http://127.0.0.1:\(port)/auth/v1")
         // Links are built from it with `URLComponents(string:)!`: refused here, not at the first mail.
@@ -266,12 +281,14 @@ public struct AuthSettings: Sendable {
         if let file = environment.optionalString("COLONY_AUTH_APPS_FILE") {
             settings.apps = try loadApps(file: file, variable: "COLONY_AUTH_APPS_FILE")
         }
+        settings.mfa = try MFASettings.load(environment: environment)
         settings.templates = try MessageTemplates.load(overrides: environment.optionalString("COLONY_AUTH_TEMPLATES_DIR"))
         let rules: [(String, WritableKeyPath<RateLimitSettings, RateLimitRule>)] = [
             ("SIGNUP_IP", \.signUpPerIP), ("OTP_IP", \.otpPerIP), ("SIGNIN_IP", \.signInPerIP),
             ("SIGNIN_ACCOUNT", \.signInPerAccount), ("REFRESH_IP", \.refreshPerIP), ("VERIFY_IP", \.verifyPerIP),
             ("VERIFY_RECIPIENT", \.verifyFailuresPerRecipient), ("SEND_RECIPIENT", \.sendPerRecipient), ("SMS_NUMBER", \.smsPerNumber),
             ("SMS_APP", \.smsPerApp), ("SMS_GLOBAL", \.smsGlobal),
+            ("MFA_VERIFY_IP", \.mfaVerifyPerIP), ("MFA_FAILURES_USER", \.mfaFailuresPerUser),
         ]
         for (name, keyPath) in rules {
             let variable = "COLONY_AUTH_RATE_\(name)"

@@ -26,6 +26,8 @@ public struct UserResource: ResponseCodable, Equatable, Sendable {
     public var createdAt: Date
     public var updatedAt: Date
     public var isAnonymous: Bool
+    /// Its MFA factors; left out when it has none, as GoTrue does.
+    public var factors: [FactorResource]?
 
     public init(_ user: UserRecord) {
         id = user.id.uuidString.lowercased()
@@ -49,6 +51,7 @@ public struct UserResource: ResponseCodable, Equatable, Sendable {
         createdAt = user.createdAt
         updatedAt = user.updatedAt
         isAnonymous = false
+        factors = user.factors.isEmpty ? nil : user.factors.map(FactorResource.init)
     }
 }
 

@@ -165,5 +165,43 @@ enum AuthMigrations {
             );
             CREATE INDEX address_requests_due ON address_requests (due_at);
             """),
+        Migration(version: 4, name: "mfa factors and challenges", sql: """
+            -- TOTP and phone factors (GoTrue's mfa_factors). The TOTP secret is kept as GoTrue
+            -- keeps it without its optional encryption: verifying needs it in clear.
+            CREATE TABLE mfa_factors (
+                id uuid PRIMARY KEY,
+                user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                app text NOT NULL,
+                factor_type text NOT NULL CHECK (factor_type IN ('totp', 'phone')),
+                status text NOT NULL CHECK (status IN ('unverified', 'verified')),
+                friendly_name text NOT NULL DEFAULT '',
+                secret text,
+                phone text,
+                -- The last TOTP time step accepted: a code is good once.
+                last_totp_step bigint,
+                last_challenged_at timestamptz,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                updated_at timestamptz NOT NULL DEFAULT now()
+            );
+            CREATE INDEX mfa_factors_user ON mfa_factors (user_id, created_at);
+            CREATE UNIQUE INDEX mfa_factors_user_friendly_name ON mfa_factors (user_id, friendly_name) WHERE friendly_name <> '';
+
+            -- A challenge is verified once, from the address that asked for it, before it expires.
+            -- A phone challenge keeps its texted code's hash.
+            CREATE TABLE mfa_challenges (
+                id uuid PRIMARY KEY,
+                factor_id uuid NOT NULL REFERENCES mfa_factors (id) ON DELETE CASCADE,
+                ip text NOT NULL,
+                code_hash bytea,
+                expires_at timestamptz NOT NULL,
+                verified_at timestamptz,
+                created_at timestamptz NOT NULL DEFAULT now()
+            );
+            CREATE INDEX mfa_challenges_factor ON mfa_challenges (factor_id, expires_at);
+
+            -- The factor a session reached aal2 with: removing the factor takes the session back to aal1.
+            ALTER TABLE sessions ADD COLUMN factor_id uuid REFERENCES mfa_factors (id) ON DELETE SET NULL;
+            CREATE INDEX sessions_factor ON sessions (factor_id) WHERE factor_id IS NOT NULL;
+            """),
     ]
 }

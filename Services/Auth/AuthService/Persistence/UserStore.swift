@@ -34,6 +34,8 @@ public struct UserRecord: Sendable, Equatable {
     public var passwordUnproven = false
     /// A secure email change: 0 while both addresses must still confirm, 1 once one has.
     public var emailChangeConfirmStatus = 0
+    /// Its MFA factors, verified or not (`FactorStore.column`).
+    public var factors: [FactorRecord] = []
 
     public var isBanned: Bool { bannedUntil.map { $0 > Date() } ?? false }
 }
@@ -63,7 +65,8 @@ struct UserStore {
             'created_at', to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
             'updated_at', to_char(i.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) ORDER BY i.created_at), '[]')::text
          FROM identities i WHERE i.user_id = users.id) AS identities,
-        email_proven_at, phone_proven_at, password_unproven, email_change_confirm_status
+        email_proven_at, phone_proven_at, password_unproven, email_change_confirm_status,
+        \(FactorStore.column)
         """
 
     /// By id: the hot path of refresh and `GET /user`, so a prepared statement (parsed and
@@ -294,7 +297,8 @@ struct UserStore {
                 emailProvenAt: try columns[offset + 20].decode(Date?.self),
                 phoneProvenAt: try columns[offset + 21].decode(Date?.self),
                 passwordUnproven: try columns[offset + 22].decode(Bool.self),
-                emailChangeConfirmStatus: try columns[offset + 23].decode(Int.self)
+                emailChangeConfirmStatus: try columns[offset + 23].decode(Int.self),
+                factors: try FactorStore.factors(fromJSON: try columns[offset + 24].decode(String.self))
             )
     }
 
