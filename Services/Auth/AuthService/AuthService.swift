@@ -25,12 +25,15 @@ public enum AuthService {
         }
         return ServiceDefinition(
             migrations: AuthMigrations.all,
-            jobs: { _ in [
+            jobs: { context in [
                 ScheduledJob(name: "auth.expire_codes_and_limits", interval: .seconds(600)) { database, logger in
                     try await database.transaction { connection in
                         try await OneTimeTokenStore(logger: logger).deleteExpired(on: connection)
                     }
                     try await RateLimiter(database: database, logger: logger).deleteOldWindows()
+                },
+                ScheduledJob(name: "auth.delete_unconverted_anonymous_users", interval: .seconds(3600)) { database, logger in
+                    try await AnonymousUserCleanup.run(settings: settings, database: database, outbox: context.outbox, logger: logger)
                 },
             ] },
             services: { context in [

@@ -364,6 +364,7 @@ extension Accounts {
     /// A confirmed new email or phone: saved, its identity added, announced.
     private func saveChangedAddress(_ user: inout UserRecord, provider: String, on connection: PostgresConnection) async throws -> UserRecord {
         addProvider(provider, to: &user)
+        Self.markPermanent(&user)
         try await users.update(user, on: connection)
         try await addIdentity(for: user, provider: provider, on: connection)
         try await publishUpdated(user, on: connection)

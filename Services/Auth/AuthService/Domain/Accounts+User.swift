@@ -87,7 +87,11 @@ extension Accounts {
         var newHash: String?
         if let password = changes.password {
             try validateNewPassword(password)
-            if appSettings.securePasswordChange, try await needsReauthentication(app: app, caller: caller) {
+            // An anonymous account's password comes with the address that makes it permanent, and
+            // needs no reauthentication code: there is no address to send one to.
+            let anonymous = try await isAnonymous(app: app, userID: caller.userID)
+            if anonymous, newEmail == nil, newPhone == nil { throw Self.anonymousPasswordWithoutAddress }
+            if !anonymous, appSettings.securePasswordChange, try await needsReauthentication(app: app, caller: caller) {
                 try await consumeReauthentication(app: app, userID: caller.userID, nonce: changes.nonce)
             }
             newHash = try await hasher.hash(password)
@@ -108,6 +112,10 @@ extension Accounts {
                 user.encryptedPassword = newHash
                 // A new password ends every other session, as Supabase Auth does.
                 try await sessions.deleteAll(userID: user.id, except: caller.sessionID, on: connection)
+            }
+            if let newEmail, user.isAnonymous, appSettings.emailAutoconfirm, appSettings.emailEnabled, newEmail != user.email {
+                try await adoptAutoconfirmedEmail(newEmail, for: &user, on: connection)
+                changed = true
             }
             if let newEmail, newEmail != user.email {
                 guard appSettings.emailEnabled || appSettings.magicLinkEnabled else { throw AuthErrors.emailProviderDisabled }
@@ -246,6 +254,8 @@ extension Accounts {
             if let hash { (user.encryptedPassword, user.passwordUnproven) = (hash, false) }
             if attributes.emailConfirm == true, user.emailConfirmedAt == nil { user.emailConfirmedAt = Date() }
             if attributes.phoneConfirm == true, user.phoneConfirmedAt == nil { user.phoneConfirmedAt = Date() }
+            // An operator's confirmation of an address makes an anonymous account permanent (GoTrue).
+            if (attributes.emailConfirm == true && user.email != nil) || (attributes.phoneConfirm == true && user.phone != nil) { Self.markPermanent(&user) }
             if let metadata = attributes.userMetadata { user.userMetadata.merge(metadata) { _, new in new }; announce = true }
             if let metadata = attributes.appMetadata { user.appMetadata.merge(metadata) { _, new in new } }
             try MetadataLimits.check(user: user.userMetadata, app: user.appMetadata)

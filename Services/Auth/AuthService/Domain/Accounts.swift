@@ -336,7 +336,7 @@ public struct Accounts: Sendable {
         let claims = AccessTokenClaims(
             sub: user.id.uuidString.lowercased(), aud: user.app.rawValue, iss: settings.issuer, exp: expiresAt, iat: issuedAt,
             role: "authenticated", sessionId: session.id.uuidString.lowercased(), email: user.email ?? "", phone: user.phone ?? "",
-            appMetadata: user.appMetadata, userMetadata: user.userMetadata, aal: session.aal, amr: session.amr, isAnonymous: false,
+            appMetadata: user.appMetadata, userMetadata: user.userMetadata, aal: session.aal, amr: session.amr, isAnonymous: user.isAnonymous,
             colonyMfaEnrolled: user.factors.contains(where: \.isVerified)
         )
         let (kid, key) = try await keyRing.signingKey()

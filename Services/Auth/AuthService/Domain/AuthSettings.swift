@@ -50,13 +50,19 @@ public struct AppAuthSettings: Codable, Sendable, Equatable {
     public var defaultLocale: String
     /// The `From` of its mails (`Name <address>`), instead of `COLONY_AUTH_SMTP_FROM`.
     public var mailFrom: String?
+    /// `POST /signup` with neither email nor phone makes an anonymous account (GoTrue's
+    /// `GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED`); off for every app unless its operator says so.
+    public var anonymousSignIns: Bool = false
+    /// Anonymous accounts never converted are erased (with `user_deleted`) this many days after
+    /// they were made; nil: kept.
+    public var anonymousCleanupDays: Int? = nil
 
     /// MFA: users may enroll TOTP factors (GoTrue: on) and phone factors, whose challenges are
     /// texted (GoTrue: off; each challenge is an SMS the operator pays for).
     public var mfaTotpEnabled = true
     public var mfaPhoneEnabled = false
 
-    public init(emailEnabled: Bool = true, magicLinkEnabled: Bool = false, phoneEnabled: Bool = false, phonePasswordEnabled: Bool = false, appleEnabled: Bool = false, disableSignup: Bool = false, otpCreateUser: Bool = true, emailAutoconfirm: Bool = true, redirectUrls: [String], siteUrl: String, appleBundleIds: [String] = [], accessTokenLifetimeSeconds: Int = 3600, refreshTokenReuseIntervalSeconds: Int = 10, sessionTimeboxSeconds: Int? = nil, sessionInactivityTimeoutSeconds: Int? = nil, securePasswordChange: Bool = true, secureEmailChange: Bool = true, reauthenticationWindowSeconds: Int = 86_400, displayName: String = "Colony", defaultLocale: String = "en", mailFrom: String? = nil, mfaTotpEnabled: Bool = true, mfaPhoneEnabled: Bool = false) {
+    public init(emailEnabled: Bool = true, magicLinkEnabled: Bool = false, phoneEnabled: Bool = false, phonePasswordEnabled: Bool = false, appleEnabled: Bool = false, disableSignup: Bool = false, otpCreateUser: Bool = true, emailAutoconfirm: Bool = true, redirectUrls: [String], siteUrl: String, appleBundleIds: [String] = [], accessTokenLifetimeSeconds: Int = 3600, refreshTokenReuseIntervalSeconds: Int = 10, sessionTimeboxSeconds: Int? = nil, sessionInactivityTimeoutSeconds: Int? = nil, securePasswordChange: Bool = true, secureEmailChange: Bool = true, reauthenticationWindowSeconds: Int = 86_400, displayName: String = "Colony", defaultLocale: String = "en", mailFrom: String? = nil, mfaTotpEnabled: Bool = true, mfaPhoneEnabled: Bool = false, anonymousSignIns: Bool = false, anonymousCleanupDays: Int? = nil) {
         self.emailEnabled = emailEnabled
         self.magicLinkEnabled = magicLinkEnabled
         self.phoneEnabled = phoneEnabled
@@ -78,6 +84,8 @@ public struct AppAuthSettings: Codable, Sendable, Equatable {
         self.displayName = displayName
         self.defaultLocale = defaultLocale
         self.mailFrom = mailFrom
+        self.anonymousSignIns = anonymousSignIns
+        self.anonymousCleanupDays = anonymousCleanupDays
         self.mfaTotpEnabled = mfaTotpEnabled
         self.mfaPhoneEnabled = mfaPhoneEnabled
     }
@@ -154,6 +162,8 @@ public struct RateLimitSettings: Sendable, Equatable {
     /// The operator's SMS bill: per app and in total, per hour.
     public var smsPerApp = RateLimitRule(500, per: 3600)
     public var smsGlobal = RateLimitRule(1000, per: 3600)
+    /// Anonymous sign-ins per address (GoTrue: 30 an hour), counted in Postgres: each one is an account.
+    public var anonymousPerIP = RateLimitRule(30, per: 3600)
     /// MFA challenges and verifications per address (GoTrue: 15 a minute).
     public var mfaVerifyPerIP = RateLimitRule(15, per: 60)
     /// Failed MFA verifications per user, all factors together (counted in Postgres).
@@ -176,6 +186,7 @@ public struct RateLimitSettings: Sendable, Equatable {
         settings.smsPerNumber = open
         settings.smsPerApp = open
         settings.smsGlobal = open
+        settings.anonymousPerIP = open
         settings.mfaVerifyPerIP = open
         settings.mfaFailuresPerUser = open
         return settings
@@ -260,7 +271,7 @@ public struct AuthSettings: Sendable {
     /// mail and SMS go (`senders`), `TEMPLATES_DIR`, `APPS_FILE`, `BCRYPT_COST` (10),
     /// `HASH_THREADS`, `APPLE_KEYS_URL`, and rate limits as `COLONY_AUTH_RATE_<NAME>=COUNT/SECONDS`
     /// (`SIGNUP_IP`, `OTP_IP`, `SIGNIN_IP`, `SIGNIN_ACCOUNT`, `REFRESH_IP`, `VERIFY_IP`,
-    /// `VERIFY_RECIPIENT`, `SEND_RECIPIENT`, `SMS_NUMBER`, `SMS_APP`, `SMS_GLOBAL`, `MFA_VERIFY_IP`,
+    /// `VERIFY_RECIPIENT`, `SEND_RECIPIENT`, `SMS_NUMBER`, `SMS_APP`, `SMS_GLOBAL`, `ANONYMOUS_IP`, `MFA_VERIFY_IP`,
     /// `MFA_FAILURES_USER`); MFA's own settings in `MFASettings.load`.
     public static func load(environment: EnvironmentReader = EnvironmentReader(), port: Int, issuer: String) throws(ConfigurationError) -> AuthSettings {
         let publicURL = environment.string("COLONY_AUTH_PUBLIC_URL", default: "http://127.0.0.1:\(port)/auth/v1")
@@ -287,7 +298,7 @@ public struct AuthSettings: Sendable {
             ("SIGNUP_IP", \.signUpPerIP), ("OTP_IP", \.otpPerIP), ("SIGNIN_IP", \.signInPerIP),
             ("SIGNIN_ACCOUNT", \.signInPerAccount), ("REFRESH_IP", \.refreshPerIP), ("VERIFY_IP", \.verifyPerIP),
             ("VERIFY_RECIPIENT", \.verifyFailuresPerRecipient), ("SEND_RECIPIENT", \.sendPerRecipient), ("SMS_NUMBER", \.smsPerNumber),
-            ("SMS_APP", \.smsPerApp), ("SMS_GLOBAL", \.smsGlobal),
+            ("SMS_APP", \.smsPerApp), ("SMS_GLOBAL", \.smsGlobal), ("ANONYMOUS_IP", \.anonymousPerIP),
             ("MFA_VERIFY_IP", \.mfaVerifyPerIP), ("MFA_FAILURES_USER", \.mfaFailuresPerUser),
         ]
         for (name, keyPath) in rules {
@@ -338,6 +349,9 @@ public struct AuthSettings: Sendable {
                 ]
                 for case let (name, seconds?) in durations where !(0...315_360_000).contains(seconds) {
                     throw ConfigurationError(variable: variable, problem: "settings for \(app.rawValue): \(name) must be between 0 and 315360000 (ten years), got \(seconds)")
+                }
+                if let days = settings.anonymousCleanupDays, !(1...3650).contains(days) {
+                    throw ConfigurationError(variable: variable, problem: "settings for \(app.rawValue): anonymous_cleanup_days must be between 1 and 3650, got \(days)")
                 }
             }
         }

@@ -50,7 +50,7 @@ public struct UserResource: ResponseCodable, Equatable, Sendable {
         identities = user.identities.map(IdentityResource.init)
         createdAt = user.createdAt
         updatedAt = user.updatedAt
-        isAnonymous = false
+        isAnonymous = user.isAnonymous
         factors = user.factors.isEmpty ? nil : user.factors.map(FactorResource.init)
     }
 }

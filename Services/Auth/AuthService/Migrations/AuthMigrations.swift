@@ -203,5 +203,12 @@ enum AuthMigrations {
             ALTER TABLE sessions ADD COLUMN factor_id uuid REFERENCES mfa_factors (id) ON DELETE SET NULL;
             CREATE INDEX sessions_factor ON sessions (factor_id) WHERE factor_id IS NOT NULL;
             """),
+        Migration(version: 6, name: "anonymous users", sql: """
+            -- Signed in with no address (`POST /signup` with neither email nor phone); false once
+            -- an address is confirmed or an identity linked, the id kept.
+            ALTER TABLE users ADD COLUMN is_anonymous boolean NOT NULL DEFAULT false;
+            -- The cleanup of accounts never converted reads the oldest first.
+            CREATE INDEX users_anonymous_created ON users (app, created_at) WHERE is_anonymous;
+            """),
     ]
 }

@@ -34,6 +34,8 @@ public struct UserRecord: Sendable, Equatable {
     public var passwordUnproven = false
     /// A secure email change: 0 while both addresses must still confirm, 1 once one has.
     public var emailChangeConfirmStatus = 0
+    /// Signed in with no address; false once one is confirmed or an identity linked (GoTrue's `is_anonymous`).
+    public var isAnonymous = false
     /// Its MFA factors, verified or not (`FactorStore.column`).
     public var factors: [FactorRecord] = []
 
@@ -65,7 +67,7 @@ struct UserStore {
             'created_at', to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
             'updated_at', to_char(i.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) ORDER BY i.created_at), '[]')::text
          FROM identities i WHERE i.user_id = users.id) AS identities,
-        email_proven_at, phone_proven_at, password_unproven, email_change_confirm_status,
+        email_proven_at, phone_proven_at, password_unproven, email_change_confirm_status, is_anonymous,
         \(FactorStore.column)
         """
 
@@ -156,10 +158,10 @@ struct UserStore {
             try await connection.query("""
                 INSERT INTO users (id, app, email, phone, encrypted_password, email_confirmed_at, phone_confirmed_at,
                     confirmation_sent_at, raw_app_meta_data, raw_user_meta_data, last_sign_in_at, banned_until, created_at, updated_at,
-                    email_proven_at, phone_proven_at, password_unproven)
+                    email_proven_at, phone_proven_at, password_unproven, is_anonymous)
                 VALUES (\(user.id), \(user.app.rawValue), \(user.email), \(user.phone), \(user.encryptedPassword), \(user.emailConfirmedAt), \(user.phoneConfirmedAt),
                     \(user.confirmationSentAt), \(try json(user.appMetadata))::jsonb, \(try json(user.userMetadata))::jsonb, \(user.lastSignInAt), \(user.bannedUntil), \(user.createdAt), \(user.updatedAt),
-                    \(user.emailProvenAt), \(user.phoneProvenAt), \(user.passwordUnproven))
+                    \(user.emailProvenAt), \(user.phoneProvenAt), \(user.passwordUnproven), \(user.isAnonymous))
                 """, logger: logger)
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
             throw AuthErrors.userAlreadyExists
@@ -178,7 +180,7 @@ struct UserStore {
                     raw_app_meta_data = \(try json(user.appMetadata))::jsonb, raw_user_meta_data = \(try json(user.userMetadata))::jsonb,
                     last_sign_in_at = \(user.lastSignInAt), banned_until = \(user.bannedUntil), updated_at = now(),
                     email_proven_at = \(user.emailProvenAt), phone_proven_at = \(user.phoneProvenAt), password_unproven = \(user.passwordUnproven),
-                    email_change_confirm_status = \(user.emailChangeConfirmStatus)
+                    email_change_confirm_status = \(user.emailChangeConfirmStatus), is_anonymous = \(user.isAnonymous)
                 WHERE id = \(user.id)
                 """, logger: logger)
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
@@ -298,7 +300,8 @@ struct UserStore {
                 phoneProvenAt: try columns[offset + 21].decode(Date?.self),
                 passwordUnproven: try columns[offset + 22].decode(Bool.self),
                 emailChangeConfirmStatus: try columns[offset + 23].decode(Int.self),
-                factors: try FactorStore.factors(fromJSON: try columns[offset + 24].decode(String.self))
+                isAnonymous: try columns[offset + 24].decode(Bool.self),
+                factors: try FactorStore.factors(fromJSON: try columns[offset + 25].decode(String.self))
             )
     }
 

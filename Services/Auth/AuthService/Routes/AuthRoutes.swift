@@ -97,6 +97,10 @@ struct AuthRoutes {
     @Sendable func signUp(_ request: Request, context: ColonyRequestContext) async throws -> Response {
         let app = try await anonApp(request)
         let body = try await context.requestDecoder.decode(SignUpBody.self, from: request, context: context)
+        // No address and no password: an anonymous sign-in (supabase `signInAnonymously`).
+        if (body.email ?? "").isEmpty, (body.phone ?? "").isEmpty, body.password == nil {
+            return try json(try await accounts.signInAnonymously(app: app, data: body.data ?? [:], client: client(request, context)), request, context)
+        }
         guard let password = body.password else { throw AuthErrors.validation("Signup requires a valid password") }
         let result = try await accounts.signUp(
             app: app, email: body.email, phone: body.phone, password: password, data: body.data ?? [:],
@@ -229,7 +233,7 @@ struct AuthRoutes {
         let body: [String: JSONValue] = [
             "external": .object([
                 "email": .bool(settings.emailEnabled || settings.magicLinkEnabled), "phone": .bool(settings.phoneEnabled),
-                "apple": .bool(settings.appleEnabled), "anonymous_users": .bool(false),
+                "apple": .bool(settings.appleEnabled), "anonymous_users": .bool(settings.anonymousSignIns),
             ]),
             "disable_signup": .bool(settings.disableSignup),
             "mailer_autoconfirm": .bool(settings.emailAutoconfirm),
