@@ -33,3 +33,16 @@ def api(stack: Stack):
     client = Api(stack)
     yield client
     client.close()
+
+
+@pytest.fixture
+def oauth_provider():
+    """The stand-in OAuth/OIDC provider scripts/e2e starts (oauth_standin.py), its queue and log cleared."""
+    from oauth_standin import OAuthProvider
+
+    provider = OAuthProvider.from_environment()
+    if provider is None:
+        raise pytest.UsageError("COLONY_OAUTH_PROVIDER_URL is not set: the stand-in OAuth provider runs with scripts/e2e")
+    provider.clear()
+    yield provider
+    provider.close()
