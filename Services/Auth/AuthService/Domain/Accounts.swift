@@ -37,6 +37,8 @@ public struct Accounts: Sendable {
     let hasher: PasswordHasher
     let sender: any MessageSender
     let apple: AppleIdentityVerifier
+    /// OAuth/OIDC providers' discovery documents and key sets (web flow, `grant_type=id_token`).
+    let oidc: OIDCVerifier
     let logger: Logger
     let users: UserStore
     let sessions: SessionStore
@@ -47,7 +49,7 @@ public struct Accounts: Sendable {
     /// Wakes this replica's `AddressRequestDispatcher` when a request is queued.
     let addressRequestQueued: WakeSignal
 
-    public init(settings: AuthSettings, database: Database, outbox: Outbox, keyRing: KeyRing, hasher: PasswordHasher, sender: any MessageSender, apple: AppleIdentityVerifier, logger: Logger, addressRequestQueued: WakeSignal = WakeSignal()) {
+    public init(settings: AuthSettings, database: Database, outbox: Outbox, keyRing: KeyRing, hasher: PasswordHasher, sender: any MessageSender, apple: AppleIdentityVerifier, logger: Logger, addressRequestQueued: WakeSignal = WakeSignal(), oidc: OIDCVerifier = OIDCVerifier()) {
         self.settings = settings
         self.database = database
         self.outbox = outbox
@@ -55,6 +57,7 @@ public struct Accounts: Sendable {
         self.hasher = hasher
         self.sender = sender
         self.apple = apple
+        self.oidc = oidc
         self.logger = logger
         self.users = UserStore(logger: logger)
         self.sessions = SessionStore(logger: logger)
@@ -214,7 +217,8 @@ public struct Accounts: Sendable {
 
     public func signInWithIDToken(app: App, provider: String, idToken: String, nonce: String?, data: [String: JSONValue], client: ClientInfo) async throws -> SessionResponse {
         let appSettings = settings.app(app)
-        guard provider == "apple" else { throw APIError(.badRequest, code: "validation_failed", message: "Custom OIDC provider \"\(provider)\" not allowed") }
+        // Google and the app's other OIDC providers: `Accounts+OAuth.swift`.
+        guard provider == "apple" else { return try await signInWithProviderIDToken(app: app, provider: provider, idToken: idToken, nonce: nonce, client: client) }
         guard appSettings.appleEnabled else { throw AuthErrors.providerDisabled }
         try MetadataLimits.check(user: data, app: [:])
         try ipLimiter.check("signin:ip:\(client.ip)", rule: settings.rateLimits.signInPerIP)

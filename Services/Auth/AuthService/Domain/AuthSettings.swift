@@ -56,13 +56,18 @@ public struct AppAuthSettings: Codable, Sendable, Equatable {
     /// Anonymous accounts never converted are erased (with `user_deleted`) this many days after
     /// they were made; nil: kept.
     public var anonymousCleanupDays: Int? = nil
+    /// OAuth/OIDC providers by name (`google`, `apple`, `github`, any OIDC issuer): the web flow
+    /// (`GET /authorize`) and `grant_type=id_token` (see `OAuthProviderSettings`).
+    public var oauthProviders: [String: OAuthProviderSettings] = [:]
+    /// Signed-in users may link and unlink identities (GoTrue's `GOTRUE_SECURITY_MANUAL_LINKING_ENABLED`).
+    public var manualLinking = false
 
     /// MFA: users may enroll TOTP factors (GoTrue: on) and phone factors, whose challenges are
     /// texted (GoTrue: off; each challenge is an SMS the operator pays for).
     public var mfaTotpEnabled = true
     public var mfaPhoneEnabled = false
 
-    public init(emailEnabled: Bool = true, magicLinkEnabled: Bool = false, phoneEnabled: Bool = false, phonePasswordEnabled: Bool = false, appleEnabled: Bool = false, disableSignup: Bool = false, otpCreateUser: Bool = true, emailAutoconfirm: Bool = true, redirectUrls: [String], siteUrl: String, appleBundleIds: [String] = [], accessTokenLifetimeSeconds: Int = 3600, refreshTokenReuseIntervalSeconds: Int = 10, sessionTimeboxSeconds: Int? = nil, sessionInactivityTimeoutSeconds: Int? = nil, securePasswordChange: Bool = true, secureEmailChange: Bool = true, reauthenticationWindowSeconds: Int = 86_400, displayName: String = "Colony", defaultLocale: String = "en", mailFrom: String? = nil, mfaTotpEnabled: Bool = true, mfaPhoneEnabled: Bool = false, anonymousSignIns: Bool = false, anonymousCleanupDays: Int? = nil) {
+    public init(emailEnabled: Bool = true, magicLinkEnabled: Bool = false, phoneEnabled: Bool = false, phonePasswordEnabled: Bool = false, appleEnabled: Bool = false, disableSignup: Bool = false, otpCreateUser: Bool = true, emailAutoconfirm: Bool = true, redirectUrls: [String], siteUrl: String, appleBundleIds: [String] = [], accessTokenLifetimeSeconds: Int = 3600, refreshTokenReuseIntervalSeconds: Int = 10, sessionTimeboxSeconds: Int? = nil, sessionInactivityTimeoutSeconds: Int? = nil, securePasswordChange: Bool = true, secureEmailChange: Bool = true, reauthenticationWindowSeconds: Int = 86_400, displayName: String = "Colony", defaultLocale: String = "en", mailFrom: String? = nil, mfaTotpEnabled: Bool = true, mfaPhoneEnabled: Bool = false, anonymousSignIns: Bool = false, anonymousCleanupDays: Int? = nil, oauthProviders: [String: OAuthProviderSettings] = [:], manualLinking: Bool = false) {
         self.emailEnabled = emailEnabled
         self.magicLinkEnabled = magicLinkEnabled
         self.phoneEnabled = phoneEnabled
@@ -86,6 +91,8 @@ public struct AppAuthSettings: Codable, Sendable, Equatable {
         self.mailFrom = mailFrom
         self.anonymousSignIns = anonymousSignIns
         self.anonymousCleanupDays = anonymousCleanupDays
+        self.oauthProviders = oauthProviders
+        self.manualLinking = manualLinking
         self.mfaTotpEnabled = mfaTotpEnabled
         self.mfaPhoneEnabled = mfaPhoneEnabled
     }

@@ -64,6 +64,8 @@ public struct IdentityResource: Codable, Sendable, Equatable {
     public var lastSignInAt: Date?
     public var createdAt: Date
     public var updatedAt: Date
+    /// The address the provider gave, as GoTrue lists it (absent when it gave none).
+    public var email: String?
 
     init(_ identity: IdentityRecord) {
         identityId = identity.id.uuidString.lowercased()
@@ -74,6 +76,7 @@ public struct IdentityResource: Codable, Sendable, Equatable {
         lastSignInAt = identity.lastSignInAt
         createdAt = identity.createdAt
         updatedAt = identity.updatedAt
+        if case .string(let address)? = identity.identityData["email"], !address.isEmpty { email = address.lowercased() }
     }
 }
 

@@ -203,6 +203,28 @@ enum AuthMigrations {
             ALTER TABLE sessions ADD COLUMN factor_id uuid REFERENCES mfa_factors (id) ON DELETE SET NULL;
             CREATE INDEX sessions_factor ON sessions (factor_id) WHERE factor_id IS NOT NULL;
             """),
+        Migration(version: 5, name: "oauth states, identity emails", sql: """
+            -- The web flow's authorizations in progress: GET /authorize makes one, the provider's
+            -- callback uses it once (used_at), within minutes. The state handed to the provider is
+            -- signed and names the row; the row keeps what must not travel (nonce, verifiers).
+            CREATE TABLE oauth_states (
+                id uuid PRIMARY KEY,
+                app text NOT NULL,
+                provider text NOT NULL,
+                redirect_to text NOT NULL,
+                code_challenge text,
+                code_challenge_method text,
+                nonce text NOT NULL,
+                provider_code_verifier text,
+                linking_user_id uuid REFERENCES users (id) ON DELETE CASCADE,
+                expires_at timestamptz NOT NULL,
+                used_at timestamptz,
+                created_at timestamptz NOT NULL DEFAULT now()
+            );
+            CREATE INDEX oauth_states_expires ON oauth_states (expires_at);
+            -- Account linking looks identities up by the address their provider verified.
+            CREATE INDEX identities_app_email ON identities (app, lower(identity_data->>'email')) WHERE identity_data ? 'email';
+            """),
         Migration(version: 6, name: "anonymous users", sql: """
             -- Signed in with no address (`POST /signup` with neither email nor phone); false once
             -- an address is confirmed or an identity linked, the id kept.

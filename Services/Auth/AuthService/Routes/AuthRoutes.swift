@@ -27,6 +27,7 @@ struct AuthRoutes {
         group.get("settings", use: appSettings)
         group.get(".well-known/jwks.json", use: jwks)
         AdminRoutes(accounts: accounts, keyRing: keyRing).add(to: group)
+        OAuthRoutes(auth: self).add(to: group)
         FactorRoutes(auth: self).add(to: group)
     }
 
@@ -230,11 +231,13 @@ struct AuthRoutes {
     @Sendable func appSettings(_ request: Request, context: ColonyRequestContext) async throws -> Response {
         let app = try await anonApp(request)
         let settings = settings.app(app)
+        // The app's OAuth providers, listed as GoTrue lists its enabled providers.
+        let providers: [String: JSONValue] = settings.oauthProviders.reduce(into: [:]) { $0[$1.key] = .bool($1.value.isEnabled) }
         let body: [String: JSONValue] = [
-            "external": .object([
+            "external": .object(providers.merging([
                 "email": .bool(settings.emailEnabled || settings.magicLinkEnabled), "phone": .bool(settings.phoneEnabled),
                 "apple": .bool(settings.appleEnabled), "anonymous_users": .bool(settings.anonymousSignIns),
-            ]),
+            ]) { provider, own in provider == .bool(true) ? provider : own }),
             "disable_signup": .bool(settings.disableSignup),
             "mailer_autoconfirm": .bool(settings.emailAutoconfirm),
             "phone_autoconfirm": .bool(false),
