@@ -25,12 +25,16 @@ public enum QRCode {
     public struct TooLong: Error, Equatable, CustomStringConvertible {
         public let byteCount: Int
         public let limit: Int
+        public init(byteCount: Int, limit: Int) {
+            self.byteCount = byteCount
+            self.limit = limit
+        }
         public var description: String { "QR code input of \(byteCount) bytes is longer than the \(limit) bytes a version 40 symbol holds" }
     }
 
     /// The level of `svg`: M, as authenticator apps and most generators use. It recovers 15 % of the
-    /// symbol (a glare or a notch on a phone screen) and keeps a ~120-byte otpauth URI at version 6-7,
-    /// sparse enough for a phone camera at arm's length (H, GoTrue's, needs about twice the area).
+    /// symbol (a glare or a notch on a phone screen) and keeps a typical 100-150-byte otpauth URI at
+    /// version 6-8 (41-49 modules a side), easy for a phone camera; H, GoTrue's, needs versions 10-12.
     public static let defaultLevel = ErrorCorrection.medium
 
     /// A compact SVG of the symbol: one `<path>` of the dark modules on a white square, viewBox in
