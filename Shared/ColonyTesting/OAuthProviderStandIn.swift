@@ -48,10 +48,11 @@ public final class OAuthProviderStandIn: Sendable {
         self.process = Mutex(process)
     }
 
-    /// Starts the provider on a free port with `clients` (`(id, secret)`) registered.
-    public static func start(clients: [(id: String, secret: String)] = []) async throws -> OAuthProviderStandIn {
+    /// Starts the provider on a free port with `clients` (`(id, secret)`) registered; its codes
+    /// expire `codeLifetimeSeconds` after the authorization (60, as short as real providers keep them).
+    public static func start(clients: [(id: String, secret: String)] = [], codeLifetimeSeconds: Int = 60) async throws -> OAuthProviderStandIn {
         let port = try freePort()
-        var arguments = ["python3", PythonClient.path("scripts/lib/oauth-provider.py"), "serve", "--port", "\(port)"]
+        var arguments = ["python3", PythonClient.path("scripts/lib/oauth-provider.py"), "serve", "--port", "\(port)", "--code-lifetime", "\(codeLifetimeSeconds)"]
         for client in clients { arguments += ["--client", "\(client.id):\(client.secret)"] }
         let process = try await ChildProcess.startServer("/usr/bin/env", arguments, port: port, hint: "the OAuth stand-in provider (is python3's cryptography installed? scripts/setup)")
         return OAuthProviderStandIn(port: port, process: process)

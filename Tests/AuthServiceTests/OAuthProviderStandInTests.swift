@@ -226,6 +226,21 @@ struct OAuthProviderStandInTests {
         }
     }
 
+    @Test("a code past its lifetime is refused")
+    func expiredCode() async throws {
+        let provider = try await OAuthProviderStandIn.start(clients: [("web-client", "s3cret")], codeLifetimeSeconds: 1)
+        defer { provider.stop() }
+        try await Self.withClient { client in
+            let issuer = provider.issuer(.oidc)
+            let authorize = try await Self.send(client, "\(issuer)/authorize?" + Self.query(["response_type": "code", "client_id": "web-client", "redirect_uri": Self.redirect, "scope": "openid"]))
+            let code = try #require(authorize.redirectParameters["code"])
+            try await Task.sleep(for: .milliseconds(1500))
+            let late = try await Self.send(client, .POST, "\(issuer)/token", form: ["grant_type": "authorization_code", "code": code, "redirect_uri": Self.redirect], headers: [Self.basic("web-client", "s3cret")])
+            #expect(late.status == 400)
+            #expect(late.json["error_description"] as? String == "authorization code expired")
+        }
+    }
+
     @Test("GitHub: the code exchanged as JSON and as a form, the user and its emails")
     func github() async throws {
         let provider = try await OAuthProviderStandIn.start(clients: [("gh-client", "gh-secret")])
