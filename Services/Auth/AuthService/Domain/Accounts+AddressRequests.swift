@@ -24,12 +24,13 @@ extension Accounts {
             try await addressRequests.lease(limit: limit, leaseSeconds: 60, on: connection)
         }
         for request in leased {
-            let message: OutgoingMessage?
+            let messages: [OutgoingMessage]
             do {
-                message = try await database.transaction { connection in
+                messages = try await database.transaction { connection in
                     // Taken first: a replica that leased it again after this lease ran out finds it gone.
-                    guard try await addressRequests.take(id: request.id, on: connection) else { return nil }
-                    return try await handle(request, on: connection)
+                    guard try await addressRequests.take(id: request.id, on: connection) else { return [] }
+                    if let resend = ResendType(request.kind) { return try await handleResend(resend, request, on: connection) }
+                    return try await handle(request, on: connection).map { [$0] } ?? []
                 }
             } catch {
                 // Left leased: tried again once the lease ends, up to the limit.
@@ -40,7 +41,7 @@ extension Accounts {
                 }
                 continue
             }
-            if let message {
+            for message in messages {
                 do { try await sender.send(message) } catch {
                     logger.error("could not send \(message.channel.rawValue)", metadata: ["kind": "\(message.kind)", "error": "\(error)"])
                 }

@@ -110,7 +110,7 @@ extension Accounts {
         )
         let now = Date()
         switch kind {
-        case .signup, .magiclink, .sms: user.confirmationSentAt = now
+        case .signup, .invite, .magiclink, .sms: user.confirmationSentAt = now
         case .recovery: user.recoverySentAt = now
         case .emailChange, .emailChangeCurrent: user.emailChangeSentAt = now
         case .phoneChange: user.phoneChangeSentAt = now
@@ -119,12 +119,7 @@ extension Accounts {
         guard channel == .email else {
             return try compose(.init(kind: kind), channel: .sms, user: user, to: "+" + recipient, kind: kind.messageKind, code: issued.code, link: nil, acceptLanguage: acceptLanguage, now: now)
         }
-        var link: String?
-        if let linkToken = issued.linkToken {
-            var components = URLComponents(string: "\(settings.publicURL)/verify")!
-            components.queryItems = [URLQueryItem(name: "token", value: linkToken), URLQueryItem(name: "type", value: kind.messageKind), URLQueryItem(name: "redirect_to", value: redirect)]
-            link = components.string!
-        }
+        let link = issued.linkToken.map { verificationLink(linkToken: $0, type: kind.messageKind, redirect: redirect) }
         return try compose(.init(kind: kind), channel: .email, user: user, to: recipient, kind: kind.messageKind, code: issued.code, link: link, acceptLanguage: acceptLanguage, now: now)
     }
 
@@ -180,7 +175,7 @@ extension Accounts {
 
         var kinds: [OneTimeTokenKind] {
             switch self {
-            case .signup, .invite, .magiclink, .email: [.signup, .magiclink]
+            case .signup, .invite, .magiclink, .email: [.signup, .invite, .magiclink]
             case .recovery: [.recovery]
             case .emailChange: [.emailChange, .emailChangeCurrent]
             case .sms: [.sms]
@@ -321,7 +316,7 @@ extension Accounts {
         guard !user.isBanned else { throw AuthErrors.userBanned }
         let now = Date()
         switch token.kind {
-        case .signup, .magiclink, .recovery, .sms:
+        case .signup, .invite, .magiclink, .recovery, .sms:
             let address: AccountProof.Address = token.kind == .sms ? .phone : .email
             if AccountProof.apply(address, confirmsSignUp: token.confirmsSignUp, to: &user, now: now) == .reclaimed {
                 try await reclaim(user, on: connection)

@@ -363,6 +363,7 @@ public struct Accounts: Sendable {
     static func amrMethod(for kind: OneTimeTokenKind) -> String {
         switch kind {
         case .signup, .magiclink, .sms: "otp"
+        case .invite: "invite"
         case .recovery: "recovery"
         case .emailChange, .emailChangeCurrent: "email_change"
         case .phoneChange: "phone_change"

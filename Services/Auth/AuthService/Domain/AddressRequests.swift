@@ -9,6 +9,11 @@ import Foundation
 /// status, the body and the time of the answer are the same for every address.
 public enum AddressRequestKind: String, Codable, Sendable, CaseIterable {
     case recovery, magiclink, signup
+    /// `POST /resend` (`ResendRules`); the SMS kinds carry a number where the others carry an address.
+    case resendSignup = "resend_signup"
+    case resendEmailChange = "resend_email_change"
+    case resendSMS = "resend_sms"
+    case resendPhoneChange = "resend_phone_change"
 }
 
 /// What a queued request carries besides its address.
@@ -67,6 +72,9 @@ enum AddressRequestRules {
         case .signup:
             guard let account else { return app.disableSignup ? .nothing : .create(.signup, confirmsSignUp: true) }
             return account.emailConfirmed ? .nothing : .send(.signup, confirmsSignUp: false)
+        case .resendSignup, .resendEmailChange, .resendSMS, .resendPhoneChange:
+            // Planned by `ResendRules`, which sees more of the account (Accounts+Resend.swift).
+            return .nothing
         }
     }
 

@@ -7,6 +7,8 @@ import Mustache
 /// `<name>.<part>.mustache`: mails have `subject`, `text` and optionally `html`; SMS have `sms`.
 public enum MessageTemplateName: String, CaseIterable, Sendable {
     case confirmation
+    /// An operator's invitation (`POST /invite`).
+    case invite
     case magicLink = "magic_link"
     case recovery
     /// To the new address of an email change.
@@ -23,6 +25,7 @@ public enum MessageTemplateName: String, CaseIterable, Sendable {
     init(kind: OneTimeTokenKind) {
         switch kind {
         case .signup: self = .confirmation
+        case .invite: self = .invite
         case .magiclink: self = .magicLink
         case .recovery: self = .recovery
         case .emailChange: self = .emailChange

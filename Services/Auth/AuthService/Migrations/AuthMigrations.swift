@@ -232,5 +232,17 @@ enum AuthMigrations {
             -- The cleanup of accounts never converted reads the oldest first.
             CREATE INDEX users_anonymous_created ON users (app, created_at) WHERE is_anonymous;
             """),
+        Migration(version: 7, name: "invitations, queued resends", sql: """
+            -- An operator's invitation (POST /invite, generate_link type invite): its own kind, so
+            -- its mail and link say `invite`.
+            ALTER TABLE one_time_tokens DROP CONSTRAINT one_time_tokens_kind_check;
+            ALTER TABLE one_time_tokens ADD CONSTRAINT one_time_tokens_kind_check CHECK (kind IN (
+                'signup', 'invite', 'magiclink', 'recovery', 'email_change', 'email_change_current', 'sms', 'phone_change', 'reauthentication'));
+            -- POST /resend is queued like recover: answered alike whether or not the address or
+            -- number has an account. The `email` column holds the number for the SMS kinds.
+            ALTER TABLE address_requests DROP CONSTRAINT address_requests_kind_check;
+            ALTER TABLE address_requests ADD CONSTRAINT address_requests_kind_check CHECK (kind IN (
+                'recovery', 'magiclink', 'signup', 'resend_signup', 'resend_email_change', 'resend_sms', 'resend_phone_change'));
+            """),
     ]
 }

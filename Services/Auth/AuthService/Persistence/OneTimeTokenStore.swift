@@ -6,6 +6,8 @@ import PostgresNIO
 /// What a mailed or texted code is for.
 public enum OneTimeTokenKind: String, Sendable, CaseIterable {
     case signup, magiclink, recovery
+    /// An operator's invitation (`POST /invite`): confirms the address like a sign-up's code.
+    case invite
     case emailChange = "email_change"
     /// A secure email change's code to the current address.
     case emailChangeCurrent = "email_change_current"

@@ -15,6 +15,41 @@ struct AdminRoutes {
         group.get("admin/users/:id", use: get)
         group.put("admin/users/:id", use: update)
         group.delete("admin/users/:id", use: delete)
+        group.post("invite", use: invite)
+        group.post("admin/generate_link", use: generateLink)
+    }
+
+    struct InviteBody: Decodable {
+        var email: String?
+        var data: [String: JSONValue]?
+    }
+
+    struct GenerateLinkBody: Decodable {
+        var type: String?
+        var email: String?
+        var newEmail: String?
+        var password: String?
+        var data: [String: JSONValue]?
+        var redirectTo: String?
+    }
+
+    /// `POST /invite`: the new (or unconfirmed) account, its invitation mailed.
+    @Sendable func invite(_ request: Request, context: ColonyRequestContext) async throws -> Response {
+        let app = try await serviceRoleApp(request)
+        let body = try await context.requestDecoder.decode(InviteBody.self, from: request, context: context)
+        let user = try await accounts.invite(app: app, email: body.email, data: body.data ?? [:], redirectTo: request.uri.queryParameters["redirect_to"].map(String.init),
+                                             acceptLanguage: request.headers[.acceptLanguage])
+        return try json(user, request, context)
+    }
+
+    /// `POST /admin/generate_link`: the link and code, returned rather than mailed. `redirect_to`
+    /// from the body, else the query (where the clients put it).
+    @Sendable func generateLink(_ request: Request, context: ColonyRequestContext) async throws -> Response {
+        let app = try await serviceRoleApp(request)
+        let body = try await context.requestDecoder.decode(GenerateLinkBody.self, from: request, context: context)
+        let redirectTo = body.redirectTo.flatMap { $0.isEmpty ? nil : $0 } ?? request.uri.queryParameters["redirect_to"].map(String.init)
+        let link = try await accounts.generateLink(app: app, type: body.type, email: body.email, newEmail: body.newEmail, password: body.password, data: body.data, redirectTo: redirectTo)
+        return try json(link, request, context)
     }
 
     struct UserAttributesBody: Decodable {

@@ -29,6 +29,7 @@ struct AuthRoutes {
         AdminRoutes(accounts: accounts, keyRing: keyRing).add(to: group)
         OAuthRoutes(auth: self).add(to: group)
         FactorRoutes(auth: self).add(to: group)
+        addResendAndHealth(to: group)
     }
 
     // MARK: bodies
