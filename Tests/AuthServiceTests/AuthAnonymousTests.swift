@@ -183,6 +183,31 @@ struct AuthAnonymousTests {
         }
     }
 
+    @Test("an anonymous account needs no reauthentication code (it has no address to get one): converting and deleting from an old session")
+    func noReauthenticationWithoutAddress() async throws {
+        try await withRunningAuth(configure: { settings in
+            settings.apps[.mycirclee]?.anonymousSignIns = true
+            settings.apps[.mycirclee]?.reauthenticationWindowSeconds = 0  // every session counts as signed in long ago
+        }) { auth in
+            let first = try await signInAnonymously(auth)
+            let converting = try #require(first.json["access_token"] as? String)
+            let email = "\(uniqueName("old"))@example.com"
+            let converted = try await auth.request(.PUT, "/user", bearer: converting, json: ["email": email, "password": password])
+            #expect(converted.status == 200, "\(converted.json)")
+            #expect(converted.json["is_anonymous"] as? Bool == false)
+            // Permanent now: the next password change needs the code, as for everyone.
+            let again = try await auth.request(.PUT, "/user", bearer: converting, json: ["password": "another-horse-2"])
+            #expect(again.status == 400)
+            #expect(again.json["code"] as? String == "reauthentication_needed")
+
+            let second = try await signInAnonymously(auth)
+            let leaving = try #require(second.json["access_token"] as? String)
+            let deleted = try await auth.request(.DELETE, "/user", bearer: leaving)
+            #expect(deleted.status == 204, "\(deleted.json)")
+            #expect(try await auth.request(.GET, "/user", bearer: leaving).status == 403)
+        }
+    }
+
     @Test("an address another account holds is refused with email_exists, and the account stays anonymous")
     func emailTaken() async throws {
         try await withRunningAuth(configure: anonymousOn(.mycirclee, .unify)) { auth in

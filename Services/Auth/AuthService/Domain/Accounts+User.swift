@@ -151,7 +151,8 @@ extension Accounts {
     /// `DELETE /user`, the seeds' `delete_user_account`: from a session that signed in long ago
     /// only with a reauthentication `nonce` (a stolen session must not erase the account).
     public func deleteOwnAccount(app: App, caller: AuthenticatedCaller, nonce: String?) async throws {
-        if try await needsReauthentication(app: app, caller: caller) {
+        // An anonymous account has no address to get a code at: its session is all it has.
+        if try await needsReauthentication(app: app, caller: caller), try await !isAnonymous(app: app, userID: caller.userID) {
             try await consumeReauthentication(app: app, userID: caller.userID, nonce: nonce)
         }
         try await deleteUser(app: app, id: caller.userID)
