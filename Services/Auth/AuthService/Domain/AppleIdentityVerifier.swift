@@ -1,9 +1,6 @@
 import AsyncHTTPClient
 import ColonyPlatform
-import Crypto
 import Foundation
-import JWTKit
-import Logging
 
 /// What a verified Sign in with Apple identity token says about the user.
 public struct AppleIdentity: Sendable, Equatable {
@@ -13,29 +10,7 @@ public struct AppleIdentity: Sendable, Equatable {
     public var isPrivateEmail: Bool
 }
 
-/// The claims of Apple's identity token. Apple sends `email_verified` and `is_private_email` as
-/// booleans or as the strings "true"/"false".
-struct AppleIdentityClaims: JWTPayload {
-    var iss: IssuerClaim
-    var aud: AudienceClaim
-    var exp: ExpirationClaim
-    var sub: SubjectClaim
-    var nonce: String?
-    var email: String?
-    var emailVerified: FlexibleBool?
-    var isPrivateEmail: FlexibleBool?
-
-    enum CodingKeys: String, CodingKey {
-        case iss, aud, exp, sub, nonce, email
-        case emailVerified = "email_verified"
-        case isPrivateEmail = "is_private_email"
-    }
-
-    func verify(using algorithm: some JWTAlgorithm) async throws {
-        try exp.verifyNotExpired()
-    }
-}
-
+/// `email_verified` and the like: booleans, or (Apple) the strings "true"/"false".
 struct FlexibleBool: Codable, Sendable {
     var value: Bool
     init(from decoder: any Decoder) throws {
@@ -48,18 +23,17 @@ struct FlexibleBool: Codable, Sendable {
     }
 }
 
-/// Verifies Apple identity tokens: signature against Apple's key set (fetched from a
-/// configurable URL and cached), issuer, audience (the app's bundle id), expiry and nonce.
-public actor AppleIdentityVerifier {
+/// Sign in with Apple's native identity tokens: the generic `OIDCVerifier` with Apple's issuer,
+/// its key set (a configurable URL, `COLONY_AUTH_APPLE_KEYS_URL`), the app's bundle ids as
+/// audiences, and the hashed nonce required.
+public struct AppleIdentityVerifier: Sendable {
     public static let issuer = "https://appleid.apple.com"
     private let keysURL: URL
-    private let httpClient: HTTPClient
-    private var keys: JWTKeyCollection?
-    private var fetchedAt: ContinuousClock.Instant?
+    private let verifier: OIDCVerifier
 
     public init(keysURL: URL, httpClient: HTTPClient = .shared) {
         self.keysURL = keysURL
-        self.httpClient = httpClient
+        self.verifier = OIDCVerifier(httpClient: httpClient)
     }
 
     /// - Parameter nonce: the raw nonce the app generated; Apple's token must carry its SHA-256.
@@ -67,43 +41,13 @@ public actor AppleIdentityVerifier {
     ///   the same bundle id, a log) could be replayed here.
     public func verify(idToken: String, bundleIDs: [String], nonce: String?) async throws -> AppleIdentity {
         guard let nonce, !nonce.isEmpty else { throw AuthErrors.appleNonceRequired }
-        let claims: AppleIdentityClaims
         do {
-            claims = try await verifiedClaims(idToken)
-        } catch {
+            let identity = try await verifier.verify(idToken: idToken, issuer: Self.issuer, jwksURL: keysURL.absoluteString, audiences: bundleIDs, nonce: .hashedRequired(nonce))
+            return AppleIdentity(subject: identity.subject, email: identity.email, emailVerified: identity.emailVerified, isPrivateEmail: identity.isPrivateEmail)
+        } catch OIDCError.invalid(let message) {
+            throw APIError(.badRequest, code: "bad_oauth_callback", message: message == "Bad ID token" ? AuthErrors.badOAuthCallback.message : message)
+        } catch is OIDCError {
             throw AuthErrors.badOAuthCallback
         }
-        guard claims.iss.value == Self.issuer else { throw AuthErrors.badOAuthCallback }
-        guard claims.aud.value.contains(where: bundleIDs.contains) else {
-            throw APIError(.badRequest, code: "bad_oauth_callback", message: "Unacceptable audience in id_token")
-        }
-        guard let hashed = claims.nonce, hex(SHA256.hash(data: Data(nonce.utf8))) == hashed else {
-            throw APIError(.badRequest, code: "bad_oauth_callback", message: "Nonces mismatch")
-        }
-        return AppleIdentity(subject: claims.sub.value, email: claims.email?.lowercased(), emailVerified: claims.emailVerified?.value ?? false, isPrivateEmail: claims.isPrivateEmail?.value ?? false)
-    }
-
-    private func verifiedClaims(_ token: String) async throws -> AppleIdentityClaims {
-        let keys = try await currentKeys(refresh: false)
-        do {
-            return try await keys.verify(token, as: AppleIdentityClaims.self)
-        } catch let error as JWTError where error.errorType == .unknownKID {
-            // Apple rotated its keys since we fetched them.
-            return try await currentKeys(refresh: true).verify(token, as: AppleIdentityClaims.self)
-        }
-    }
-
-    private func currentKeys(refresh: Bool) async throws -> JWTKeyCollection {
-        if !refresh, let keys, let fetchedAt, ContinuousClock.now - fetchedAt < .seconds(3600) { return keys }
-        if refresh, let fetchedAt, ContinuousClock.now - fetchedAt < .seconds(10), let keys { return keys }
-        var request = HTTPClientRequest(url: keysURL.absoluteString)
-        request.method = .GET
-        let response = try await httpClient.execute(request, timeout: .seconds(5))
-        guard response.status == .ok else { throw AuthErrors.badOAuthCallback }
-        let body = try await response.body.collect(upTo: 1 << 20)
-        let collection = try await JWTKeyCollection().add(jwksJSON: String(buffer: body))
-        keys = collection
-        fetchedAt = .now
-        return collection
     }
 }

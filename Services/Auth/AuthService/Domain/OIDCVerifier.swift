@@ -80,7 +80,7 @@ struct OIDCClaims: JWTPayload {
 /// provider rotated its keys), at most every 10 seconds per set.
 public actor OIDCVerifier {
     private let httpClient: HTTPClient
-    private var keySets: [String: (keys: JWTKeyCollection, kids: Set<String>, fetchedAt: ContinuousClock.Instant)] = [:]
+    private var keySets: [String: (keys: JWTKeyCollection, fetchedAt: ContinuousClock.Instant)] = [:]
     private var documents: [String: (document: OIDCDiscoveryDocument, fetchedAt: ContinuousClock.Instant)] = [:]
 
     public init(httpClient: HTTPClient = .shared) {
@@ -165,7 +165,7 @@ public actor OIDCVerifier {
         } catch {
             throw OIDCError.unavailable("the key set at \(url) is not valid")
         }
-        keySets[url] = (collection, [], .now)
+        keySets[url] = (collection, .now)
         return collection
     }
 
