@@ -110,6 +110,23 @@ struct QRCodeTests {
             let svg = try QRCode.svg(text)
             #expect(svg.hasPrefix("<svg ") && svg.hasSuffix("</svg>"))
         }
+        // Random texts: a symbol of the smallest version that holds them, or TooLong exactly past version 40.
+        var random = QRSeededRandom(seed: 18004)
+        for round in 0..<220 {
+            let ascii = random.below(2) == 0
+            let length = round < 200 ? random.below(ascii ? 400 : 120) : (ascii ? 2320 : 575) + random.below(20)
+            let scalars = (0..<length).compactMap { _ in UnicodeScalar(UInt32(ascii ? random.below(128) : random.below(0x11_0000))) }
+            let text = String(String.UnicodeScalarView(scalars))
+            let bytes = text.utf8.count
+            let eci = text.utf8.contains { $0 >= 0x80 }
+            if let version = QRCode.version(forByteCount: bytes, eci: eci) {
+                let symbol = try QRCode.encode(text)
+                #expect(symbol.version == version && (version == 1 || QRCode.capacity(version: version - 1, level: .medium, eci: eci) < bytes))
+                #expect(symbol.svg.hasSuffix("\"/></svg>"))
+            } else {
+                #expect(throws: QRCode.TooLong(byteCount: bytes, limit: QRCode.capacity(version: 40, level: .medium, eci: eci))) { try QRCode.svg(text) }
+            }
+        }
         // A forced mask out of range falls back to the scored choice.
         #expect(try QRCode.encode("a", mask: 99) == QRCode.encode("a"))
         #expect(try QRCode.encode("a", mask: -1) == QRCode.encode("a"))
