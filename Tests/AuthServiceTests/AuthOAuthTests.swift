@@ -463,6 +463,56 @@ struct AuthOAuthTests {
         #expect(OAuthLinking.unprovenIdentities(of: [google, github, identity("email", email: "e@example.com", verified: false, age: 1)], except: nil).map(\.id) == [github.id])
     }
 
+    @Test("hostile input to /authorize, /callback and the identity routes never answers 5xx")
+    func hostileInput() async throws {
+        try await Self.withProvider { auth, _, browser in
+            let key = auth.anonKeys[.socialspot]!
+            let signUp = try await auth.request(.POST, "/signup", app: .socialspot, json: ["email": "\(uniqueName("hostile"))@example.com", "password": "hostile-pass-1"])
+            let access = try #require(signUp.json["access_token"] as? String)
+            let long = String(repeating: "a", count: 20_000)
+            let gets = [
+                "/authorize?provider=google&apikey=\(key)&redirect_to=\(long)", "/authorize?provider=\(long)&apikey=\(key)",
+                "/authorize?provider=google&apikey=\(key)&code_challenge=\(String(repeating: "b", count: 200))&code_challenge_method=s256",
+                "/authorize?provider=google&apikey=\(key)&code_challenge=\(String(repeating: "b", count: 43))&code_challenge_method=md5",
+                "/authorize?provider=%00&apikey=\(key)", "/authorize?apikey=\(key)", "/authorize?provider=google&apikey=\(key)&scopes=\(long)&state=x&redirect_uri=https://evil.example.com",
+                "/callback", "/callback?state=%ZZ", "/callback?state=\(long)", "/callback?state=a.b.c&code=x", "/callback?state=\(access)&code=x",
+                "/callback?error=access_denied", "/user/identities/authorize", "/user/identities/authorize?provider=nope",
+            ]
+            for path in gets {
+                let response = try await auth.request(.GET, path, app: .socialspot, bearer: path.hasPrefix("/user") ? access : nil)
+                #expect(response.status < 500 && response.status != 0, "GET \(path.prefix(120)): \(response.status) \(response.json)")
+            }
+            for body in ["state=%ZZ&code=%", "\u{FF}\u{FE}=\u{00}", String(repeating: "x=y&", count: 10_000), "user=\(long)&state=&code="] {
+                var request = HTTPClientRequest(url: "\(auth.authURL)/callback")
+                request.method = .POST
+                request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+                request.body = .bytes(ByteBuffer(string: body))
+                let response = try await browser.client.execute(request, timeout: .seconds(15))
+                #expect(response.status.code < 500, "POST /callback \(body.prefix(40)): \(response.status)")
+            }
+            for path in ["/user/identities/\(long)", "/user/identities/%00", "/user/identities/"] {
+                let response = try await auth.request(.DELETE, path, app: .socialspot, bearer: access)
+                #expect(response.status < 500, "DELETE \(path.prefix(60)): \(response.status)")
+            }
+        }
+    }
+
+    @Test("the apps file's oauth_providers keep their names and fields")
+    func appsFileProviders() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("apps") + ".json").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try #"{"socialspot": {"manual_linking": true, "oauth_providers": {"google": {"client_id": "web", "client_secret": "s", "native_client_ids": ["ios"]}, "my_idp": {"kind": "oidc", "issuer": "https://idp.example.com/", "client_id": "c", "client_secret_file": "/run/secret"}, "acme-sso": {"kind": "oidc", "issuer": "https://acme.example.com", "client_id": "a", "enabled": false}}}}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        let apps = try AuthSettings.loadApps(file: file, variable: "COLONY_AUTH_APPS_FILE")
+        let socialspot = try #require(apps[.socialspot])
+        #expect(socialspot.manualLinking)
+        #expect(Set(socialspot.oauthProviders.keys) == ["google", "my_idp", "acme-sso"], "\(socialspot.oauthProviders.keys)")
+        #expect(socialspot.oauthProviders["google"]?.audiences == ["web", "ios"])
+        #expect(socialspot.oauthProviders["my_idp"]?.resolvedIssuer(kind: .oidc) == "https://idp.example.com")
+        #expect(socialspot.oauthProviders["my_idp"]?.clientSecretFile == "/run/secret")
+        #expect(socialspot.oauthProviders["acme-sso"]?.isEnabled == false)
+        #expect(apps[.unify]?.oauthProviders.isEmpty == true && apps[.unify]?.manualLinking == false)
+    }
+
     @Test("nonce rules, error redirects, Apple's client secret, form fields")
     func plainRules() throws {
         let raw = "n-1"

@@ -170,7 +170,8 @@ extension Accounts {
             ]
             if let token = providerUser.providerAccessToken { items.append(("provider_token", token)) }
             if let token = providerUser.providerRefreshToken { items.append(("provider_refresh_token", token)) }
-            items += [("refresh_token", session.refreshToken), ("token_type", "bearer")]
+            // `sb`: GoTrue's mark that tells clients the redirect is Supabase Auth's.
+            items += [("refresh_token", session.refreshToken), ("sb", ""), ("token_type", "bearer")]
             return Self.appending(fragment: items, to: Self.withoutFragment(state.redirectTo))
         }
     }
