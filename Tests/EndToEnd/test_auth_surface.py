@@ -122,7 +122,7 @@ EXCLUDED: dict[str, str] = {
 
 
 def excluded(path: str) -> str | None:
-    return next((reason for prefix, reason in EXCLUDED.items() if path == prefix or path.startswith(prefix.rstrip("/") + "/") or path.startswith(prefix)), None)
+    return next((reason for prefix, reason in EXCLUDED.items() if path == prefix or path.startswith(prefix.rstrip("/") + "/")), None)
 
 
 SERVED = [(method, path) for method, path in GOTRUE_ROUTES if excluded(path) is None]
