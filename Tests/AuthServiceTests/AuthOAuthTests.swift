@@ -106,6 +106,7 @@ struct AuthOAuthTests {
             "github": OAuthProviderSettings(clientId: "ss-github", clientSecret: secret, authorizeUrl: provider.githubAuthorizeURL, tokenUrl: provider.githubTokenURL, apiUrl: provider.githubAPIURL),
         ]
         settings.apps[.socialspot]?.manualLinking = manualLinking
+        settings.apps[.socialspot]?.anonymousSignIns = true
         settings.apps[.unify]?.oauthProviders = [
             "google": OAuthProviderSettings(clientId: "unify-google", clientSecret: secret, issuer: provider.issuer(.oidc)),
         ]
@@ -408,6 +409,29 @@ struct AuthOAuthTests {
             #expect(try await auth.request(.DELETE, "/user/identities/not-a-uuid", app: .socialspot, bearer: access).status == 404)
             #expect(try await auth.request(.DELETE, "/user/identities/\(UUID().uuidString.lowercased())", app: .socialspot, bearer: access).json["code"] as? String == "single_identity_not_deletable")
             #expect(try await auth.request(.GET, "/user/identities/authorize?provider=github", app: .socialspot).status == 401)
+        }
+    }
+
+    @Test("linking a provider's verified identity converts an anonymous user, keeping the id")
+    func linkingConvertsAnonymous() async throws {
+        try await Self.withProvider { auth, provider, browser in
+            let anonymous = try await auth.request(.POST, "/signup", app: .socialspot, json: [:])
+            let access = try #require(anonymous.json["access_token"] as? String, "\(anonymous.json)")
+            let userID = try #require((anonymous.json["user"] as? [String: Any])?["id"] as? String)
+            #expect((anonymous.json["user"] as? [String: Any])?["is_anonymous"] as? Bool == true)
+            let email = "\(uniqueName("converted"))@example.com"
+            _ = try await provider.next(flavour: .oidc, email: email)
+            let start = try await auth.request(.GET, "/user/identities/authorize?provider=google&skip_http_redirect=true", app: .socialspot, bearer: access)
+            let stops = try await browser.follow(try #require(start.json["url"] as? String, "\(start.json)"), until: Self.isApp)
+            let landing = try #require(stops.last)
+            let fragment = urlItems(landing).fragment
+            let newAccess = try #require(fragment["access_token"], "\(landing)")
+            let me = try await auth.request(.GET, "/user", app: .socialspot, bearer: newAccess)
+            #expect(me.json["id"] as? String == userID)
+            #expect(me.json["is_anonymous"] as? Bool == false, "\(me.json)")
+            #expect(me.json["email"] as? String == email)
+            #expect(Self.identities(me.json).map { $0["provider"] as? String } == ["google"])
+            #expect(try decodedClaims(newAccess)["is_anonymous"] as? Bool == false)
         }
     }
 
