@@ -243,6 +243,12 @@ struct AuthOperatorCallsTests {
             let taken = try await generate(["type": "signup", "email": fresh, "password": password])
             #expect(taken.status == 422 && taken.json["code"] as? String == "email_exists")
             #expect(try await generate(["type": "signup", "email": email("nopass")]).status == 422)
+            // An unconfirmed account needs no password (it keeps its own).
+            let waiting = email("waiting")
+            try await createUser(auth, app: .mycirclee, ["email": waiting, "password": password])
+            let again = try await generate(["type": "signup", "email": waiting, "data": ["plan": "team"]])
+            try expectShape(again.json, type: "signup", linkType: "signup", email: waiting, auth: auth)
+            #expect((again.json["user_metadata"] as? [String: Any])?["plan"] as? String == "team")
 
             // magiclink: an existing account's; for a new address a signup link and a new account.
             let magic = try await generate(["type": "magiclink", "email": fresh, "redirect_to": "mycirclee://auth-callback"])

@@ -75,9 +75,12 @@ extension Accounts {
         var hash: String?
         switch type {
         case .signup:
-            guard let password, !password.isEmpty else { throw AuthErrors.validation("Signup requires a valid password") }
-            try validateNewPassword(password)
-            hash = try await hasher.hash(password)
+            // Hashed before the transaction (bcrypt is slow); a new account needs it, an
+            // unconfirmed one keeps its own (as in GoTrue).
+            if let password, !password.isEmpty {
+                try validateNewPassword(password)
+                hash = try await hasher.hash(password)
+            }
         case .emailChangeCurrent, .emailChangeNew:
             if type == .emailChangeCurrent, !appSettings.secureEmailChange {
                 throw AuthErrors.badRequest("Enable secure email change to generate link for current email")
@@ -107,6 +110,7 @@ extension Accounts {
                     }
                     user = existing
                 } else {
+                    guard let hash else { throw AuthErrors.validation("Signup requires a valid password") }
                     user = try await createEmailAccount(app: app, email: email, encryptedPassword: hash, data: data ?? [:], on: connection)
                     confirmsSignUp = true
                 }
