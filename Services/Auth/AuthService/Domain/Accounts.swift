@@ -222,7 +222,8 @@ public struct Accounts: Sendable {
         guard appSettings.appleEnabled else { throw AuthErrors.providerDisabled }
         try MetadataLimits.check(user: data, app: [:])
         try ipLimiter.check("signin:ip:\(client.ip)", rule: settings.rateLimits.signInPerIP)
-        let identity = try await apple.verify(idToken: idToken, bundleIDs: appSettings.appleBundleIds, nonce: nonce)
+        // GoTrue accepts the web flow's Services ID too (an app signing in with Apple's JS SDK).
+        let identity = try await apple.verify(idToken: idToken, bundleIDs: appSettings.appleBundleIds + (appSettings.oauthProviders["apple"]?.audiences ?? []), nonce: nonce)
         var identityData: [String: JSONValue] = [
             "sub": .string(identity.subject), "iss": .string(AppleIdentityVerifier.issuer),
             "email_verified": .bool(identity.emailVerified), "is_private_email": .bool(identity.isPrivateEmail),
