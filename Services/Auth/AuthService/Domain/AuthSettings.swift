@@ -67,7 +67,7 @@ public struct AppAuthSettings: Codable, Sendable, Equatable {
     public var mfaTotpEnabled = true
     public var mfaPhoneEnabled = false
 
-    public init(emailEnabled: Bool = true, magicLinkEnabled: Bool = false, phoneEnabled: Bool = false, phonePasswordEnabled: Bool = false, appleEnabled: Bool = false, disableSignup: Bool = false, otpCreateUser: Bool = true, emailAutoconfirm: Bool = true, redirectUrls: [String], siteUrl: String, appleBundleIds: [String] = [], accessTokenLifetimeSeconds: Int = 3600, refreshTokenReuseIntervalSeconds: Int = 10, sessionTimeboxSeconds: Int? = nil, sessionInactivityTimeoutSeconds: Int? = nil, securePasswordChange: Bool = true, secureEmailChange: Bool = true, reauthenticationWindowSeconds: Int = 86_400, displayName: String = "Colony", defaultLocale: String = "en", mailFrom: String? = nil, mfaTotpEnabled: Bool = true, mfaPhoneEnabled: Bool = false, anonymousSignIns: Bool = false, anonymousCleanupDays: Int? = nil, oauthProviders: [String: OAuthProviderSettings] = [:], manualLinking: Bool = false) {
+    public init(emailEnabled: Bool = true, magicLinkEnabled: Bool = false, phoneEnabled: Bool = false, phonePasswordEnabled: Bool = false, appleEnabled: Bool = false, disableSignup: Bool = false, otpCreateUser: Bool = true, emailAutoconfirm: Bool = true, redirectUrls: [String], siteUrl: String, appleBundleIds: [String] = [], accessTokenLifetimeSeconds: Int = 3600, refreshTokenReuseIntervalSeconds: Int = 10, sessionTimeboxSeconds: Int? = nil, sessionInactivityTimeoutSeconds: Int? = nil, securePasswordChange: Bool = true, secureEmailChange: Bool = true, reauthenticationWindowSeconds: Int = 86_400, displayName: String = "Colony", defaultLocale: String = "en", mailFrom: String? = nil, anonymousSignIns: Bool = false, anonymousCleanupDays: Int? = nil, oauthProviders: [String: OAuthProviderSettings] = [:], manualLinking: Bool = false, mfaTotpEnabled: Bool = true, mfaPhoneEnabled: Bool = false) {
         self.emailEnabled = emailEnabled
         self.magicLinkEnabled = magicLinkEnabled
         self.phoneEnabled = phoneEnabled
@@ -89,12 +89,12 @@ public struct AppAuthSettings: Codable, Sendable, Equatable {
         self.displayName = displayName
         self.defaultLocale = defaultLocale
         self.mailFrom = mailFrom
+        self.mfaTotpEnabled = mfaTotpEnabled
+        self.mfaPhoneEnabled = mfaPhoneEnabled
         self.anonymousSignIns = anonymousSignIns
         self.anonymousCleanupDays = anonymousCleanupDays
         self.oauthProviders = oauthProviders
         self.manualLinking = manualLinking
-        self.mfaTotpEnabled = mfaTotpEnabled
-        self.mfaPhoneEnabled = mfaPhoneEnabled
     }
 
     /// The seeds' sign-in methods per app.
@@ -169,12 +169,12 @@ public struct RateLimitSettings: Sendable, Equatable {
     /// The operator's SMS bill: per app and in total, per hour.
     public var smsPerApp = RateLimitRule(500, per: 3600)
     public var smsGlobal = RateLimitRule(1000, per: 3600)
-    /// Anonymous sign-ins per address (GoTrue: 30 an hour), counted in Postgres: each one is an account.
-    public var anonymousPerIP = RateLimitRule(30, per: 3600)
     /// MFA challenges and verifications per address (GoTrue: 15 a minute).
     public var mfaVerifyPerIP = RateLimitRule(15, per: 60)
     /// Failed MFA verifications per user, all factors together (counted in Postgres).
     public var mfaFailuresPerUser = RateLimitRule(5, per: 300)
+    /// Anonymous sign-ins per address (GoTrue: 30 an hour), counted in Postgres: each one is an account.
+    public var anonymousPerIP = RateLimitRule(30, per: 3600)
 
     public init() {}
 
@@ -193,9 +193,9 @@ public struct RateLimitSettings: Sendable, Equatable {
         settings.smsPerNumber = open
         settings.smsPerApp = open
         settings.smsGlobal = open
-        settings.anonymousPerIP = open
         settings.mfaVerifyPerIP = open
         settings.mfaFailuresPerUser = open
+        settings.anonymousPerIP = open
         return settings
     }()
 }
