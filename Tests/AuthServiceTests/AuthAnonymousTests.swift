@@ -101,6 +101,12 @@ struct AuthAnonymousTests {
             let passwordOnly = try await auth.request(.PUT, "/user", bearer: token, json: ["password": password])
             #expect(passwordOnly.status == 422)
             #expect(passwordOnly.json["code"] as? String == "validation_failed")
+            // No second factor for an account with no address (GoTrue's requireNotAnonymous).
+            let enroll = try await auth.request(.POST, "/factors", bearer: token, json: ["factor_type": "totp", "friendly_name": "phone"])
+            #expect(enroll.status == 403, "\(enroll.json)")
+            #expect(enroll.json["code"] as? String == "no_authorization")
+            let unknownFactor = try await auth.request(.POST, "/factors/\(UUID().uuidString.lowercased())/challenge", bearer: token, json: [:])
+            #expect(unknownFactor.status == 403)
         }
     }
 

@@ -37,7 +37,7 @@ struct FactorRoutes {
 
     @Sendable func enroll(_ request: Request, context: ColonyRequestContext) async throws -> Response {
         let app = try await auth.anonApp(request)
-        let caller = try await accounts.authenticate(app: app, bearer: auth.bearer(request))
+        let caller = try await factorOwner(app: app, request)
         let body = try await context.requestDecoder.decode(EnrollBody.self, from: request, context: context)
         let enrolled = try await accounts.enrollFactor(app: app, caller: caller, request: .init(factorType: body.factorType, friendlyName: body.friendlyName, issuer: body.issuer, phone: body.phone))
         return try json(enrolled, request, context)
@@ -45,7 +45,7 @@ struct FactorRoutes {
 
     @Sendable func challenge(_ request: Request, context: ColonyRequestContext) async throws -> Response {
         let app = try await auth.anonApp(request)
-        let caller = try await accounts.authenticate(app: app, bearer: auth.bearer(request))
+        let caller = try await factorOwner(app: app, request)
         let factorID = try factorID(context)
         // The body is optional (`{"channel": "sms"}` for a phone factor).
         let bytes = try await request.body.collect(upTo: context.maxUploadSize)
@@ -56,7 +56,7 @@ struct FactorRoutes {
 
     @Sendable func verify(_ request: Request, context: ColonyRequestContext) async throws -> Response {
         let app = try await auth.anonApp(request)
-        let caller = try await accounts.authenticate(app: app, bearer: auth.bearer(request))
+        let caller = try await factorOwner(app: app, request)
         let factorID = try factorID(context)
         let body = try await context.requestDecoder.decode(VerifyBody.self, from: request, context: context)
         let session = try await accounts.verifyFactor(app: app, caller: caller, factorID: factorID, challengeID: body.challengeId, code: body.code, client: auth.client(request, context))
@@ -65,8 +65,18 @@ struct FactorRoutes {
 
     @Sendable func unenroll(_ request: Request, context: ColonyRequestContext) async throws -> Response {
         let app = try await auth.anonApp(request)
-        let caller = try await accounts.authenticate(app: app, bearer: auth.bearer(request))
+        let caller = try await factorOwner(app: app, request)
         return try json(try await accounts.unenrollFactor(app: app, caller: caller, factorID: try factorID(context)), request, context)
+    }
+
+    /// The signed-in caller, who may not be anonymous: an account with no address has nothing a
+    /// second factor would protect (GoTrue's `requireNotAnonymous` on every `/factors` route).
+    func factorOwner(app: App, _ request: Request) async throws -> AuthenticatedCaller {
+        let caller = try await accounts.authenticate(app: app, bearer: auth.bearer(request))
+        if caller.claims.isAnonymous == true {
+            throw APIError(.forbidden, code: "no_authorization", message: "Anonymous user not allowed to perform these actions")
+        }
+        return caller
     }
 
     @Sendable func adminList(_ request: Request, context: ColonyRequestContext) async throws -> Response {
