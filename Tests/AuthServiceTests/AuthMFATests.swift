@@ -227,7 +227,7 @@ struct AuthMFATests {
         }
     }
 
-    @Test("operators list and delete a user's factors with the service-role key only; deleting recovers the account")
+    @Test("operators list, rename and delete a user's factors with the service-role key only; deleting recovers the account")
     func adminFactors() async throws {
         try await withRunningAuth { auth in
             let (_, userID, session) = try await account(auth)
@@ -246,6 +246,13 @@ struct AuthMFATests {
             let listed = try await request.send(.GET, "/admin/users/\(userID)/factors")
             let factors = try #require(listed.array)
             #expect(listed.status == 200 && factors.count == 1 && factors[0]["id"] as? String == factorID && factors[0]["status"] as? String == "verified")
+            // Renamed by an operator (GoTrue's PUT); a user's own token may not.
+            let renamed = try await auth.request(.PUT, "/admin/users/\(userID)/factors/\(factorID)", bearer: serviceKey, apiKey: serviceKey, json: ["friendly_name": "Backup phone"])
+            #expect(renamed.status == 200 && renamed.json["friendly_name"] as? String == "Backup phone" && renamed.json["status"] as? String == "verified", "\(renamed.json)")
+            #expect(try await auth.request(.PUT, "/admin/users/\(userID)/factors/\(factorID)", bearer: bearer, json: ["friendly_name": "mine"]).status == 403)
+            let badNumber = try await auth.request(.PUT, "/admin/users/\(userID)/factors/\(factorID)", bearer: serviceKey, apiKey: serviceKey, json: ["phone": "not a number"])
+            #expect(badNumber.status == 400 && badNumber.json["code"] as? String == "validation_failed")
+            #expect(try await request.send(.GET, "/admin/users/\(userID)/factors").array?.first?["friendly_name"] as? String == "Backup phone")
             #expect(try await request.send(.DELETE, "/admin/users/\(userID)/factors/\(UUID().uuidString.lowercased())").status == 404)
             let deleted = try await request.send(.DELETE, "/admin/users/\(userID)/factors/\(factorID)")
             #expect(deleted.status == 200 && deleted.object?["id"] as? String == factorID)

@@ -346,6 +346,37 @@ extension Accounts {
         }
     }
 
+    /// `PUT /admin/users/{id}/factors/{factor_id}`: an operator renames a factor, or corrects a phone
+    /// factor's number (GoTrue's adminUserUpdateFactor; empty fields change nothing; the number of a
+    /// TOTP factor is ignored). Answers with the factor as it is now.
+    func adminUpdateFactor(app: App, userID: UUID, factorID: UUID, friendlyName: String?, phone: String?) async throws -> FactorResource {
+        let name = (friendlyName ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard name.count <= FactorRules.maxNameLength, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw AuthErrors.badRequest("friendly_name must be at most \(FactorRules.maxNameLength) characters, without control characters")
+        }
+        var number: String?
+        if let phone, !phone.isEmpty {
+            guard let normalized = Credentials.normalizedPhone(phone) else {
+                throw APIError(.badRequest, code: "validation_failed", message: "Invalid phone number format (E.164 required)")
+            }
+            number = normalized
+        }
+        return try await database.transaction { connection in
+            guard try await users.find(id: userID, app: app, on: connection, forUpdate: true) != nil else { throw AuthErrors.userNotFound }
+            guard var factor = try await factors.find(id: factorID, userID: userID, on: connection)?.factor else { throw FactorErrors.notFound }
+            if !name.isEmpty, name != factor.friendlyName {
+                let others = try await factors.list(userID: userID, on: connection)
+                if others.contains(where: { $0.id != factorID && $0.friendlyName == name }) { throw FactorErrors.nameConflict(name) }
+                factor.friendlyName = name
+            }
+            if let number, factor.kind == .phone { factor.phone = number }
+            factor.updatedAt = Date()
+            try await factors.update(factor, on: connection)
+            logger.notice("MFA factor updated by an operator", metadata: ["user_id": "\(userID.uuidString.lowercased())", "factor_id": "\(factorID.uuidString.lowercased())"])
+            return FactorResource(factor)
+        }
+    }
+
     private func removeFactor(_ factor: FactorRecord, on connection: PostgresConnection) async throws {
         if let kind = factor.kind {
             try await factors.downgradeSessions(factorID: factor.id, method: FactorRules.amrMethod(kind), on: connection)

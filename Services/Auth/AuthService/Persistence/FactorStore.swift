@@ -127,6 +127,13 @@ struct FactorStore {
         try await connection.query("DELETE FROM mfa_factors WHERE user_id = \(userID) AND factor_type = \(type) AND status = 'unverified'", logger: logger)
     }
 
+    /// An operator's correction: the name and a phone factor's number.
+    func update(_ factor: FactorRecord, on connection: PostgresConnection) async throws {
+        try await connection.query("""
+            UPDATE mfa_factors SET friendly_name = \(factor.friendlyName), phone = \(factor.phone), updated_at = \(factor.updatedAt) WHERE id = \(factor.id)
+            """, logger: logger)
+    }
+
     func delete(id: UUID, on connection: PostgresConnection) async throws {
         try await connection.query("DELETE FROM mfa_factors WHERE id = \(id)", logger: logger)
     }

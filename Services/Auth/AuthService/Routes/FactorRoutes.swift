@@ -16,6 +16,7 @@ struct FactorRoutes {
         group.post("factors/:factor_id/verify", use: verify)
         group.delete("factors/:factor_id", use: unenroll)
         group.get("admin/users/:id/factors", use: adminList)
+        group.put("admin/users/:id/factors/:factor_id", use: adminUpdate)
         group.delete("admin/users/:id/factors/:factor_id", use: adminDelete)
     }
 
@@ -83,6 +84,20 @@ struct FactorRoutes {
         let admin = AdminRoutes(accounts: accounts, keyRing: auth.keyRing)
         let app = try await admin.serviceRoleApp(request)
         return try json(try await accounts.adminFactors(app: app, userID: try admin.userID(context)), request, context)
+    }
+
+    struct AdminUpdateBody: Decodable {
+        var friendlyName: String?
+        var phone: String?
+    }
+
+    @Sendable func adminUpdate(_ request: Request, context: ColonyRequestContext) async throws -> Response {
+        let admin = AdminRoutes(accounts: accounts, keyRing: auth.keyRing)
+        let app = try await admin.serviceRoleApp(request)
+        let userID = try admin.userID(context)
+        let factorID = try factorID(context)
+        let body = try await context.requestDecoder.decode(AdminUpdateBody.self, from: request, context: context)
+        return try json(try await accounts.adminUpdateFactor(app: app, userID: userID, factorID: factorID, friendlyName: body.friendlyName, phone: body.phone), request, context)
     }
 
     @Sendable func adminDelete(_ request: Request, context: ColonyRequestContext) async throws -> Response {
