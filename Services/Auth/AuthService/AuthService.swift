@@ -35,6 +35,12 @@ public enum AuthService {
                 ScheduledJob(name: "auth.delete_unconverted_anonymous_users", interval: .seconds(3600)) { database, logger in
                     try await AnonymousUserCleanup.run(settings: settings, database: database, outbox: context.outbox, logger: logger)
                 },
+                ScheduledJob(name: "auth.expire_audit_log", interval: .seconds(3600)) { database, logger in
+                    guard settings.auditRetentionDays > 0 else { return }
+                    _ = try await database.transaction { connection in
+                        try await AuditLogStore(logger: logger).deleteOlder(thanDays: settings.auditRetentionDays, on: connection)
+                    }
+                },
             ] },
             services: { context in [
                 hasher,

@@ -89,6 +89,13 @@ extension Accounts {
         let message = try await prepareMessage(user: &user, kind: kind, recipient: request.email, redirectTo: details.redirectTo, pkce: pkce,
                                                confirmsSignUp: confirmsSignUp, acceptLanguage: details.acceptLanguage, spend: false, on: connection)
         try await users.update(user, on: connection)
+        // Recorded here, where the account is known, never on the request path (which answers
+        // alike for every address).
+        let recorded: AuditAction = switch kind {
+        case .recovery, .magiclink: .userRecoveryRequested
+        default: existing != nil && request.kind == .signup ? .userRepeatedSignUp : .userConfirmationRequested
+        }
+        try await audit(recorded, actor: .user(user), app: request.app, on: connection)
         return message
     }
 }

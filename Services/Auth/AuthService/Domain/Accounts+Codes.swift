@@ -87,6 +87,7 @@ extension Accounts {
             } else {
                 throw AuthErrors.badRequest("Reauthentication requires the user to have an email or a phone number")
             }
+            try await audit(.userReauthenticateRequested, actor: .user(user), app: app, on: connection)
             return try await prepareMessage(user: &user, kind: .reauthentication, recipient: recipient, redirectTo: nil, pkce: nil, acceptLanguage: acceptLanguage, on: connection)
         }
         try await deliver(message)
@@ -322,6 +323,7 @@ extension Accounts {
                 try await reclaim(user, on: connection)
             }
             try await users.update(user, on: connection)
+            if token.kind == .invite { try await audit(.inviteAccepted, actor: .user(user), app: app, on: connection) }
             return .done(user, notice: nil)
         case .emailChange, .emailChangeCurrent:
             guard let newEmail = user.newEmail, token.recipient == (token.kind == .emailChange ? newEmail : user.email) else { throw AuthErrors.otpExpired }

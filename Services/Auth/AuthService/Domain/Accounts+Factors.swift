@@ -195,6 +195,7 @@ extension Accounts {
             if let refusal = FactorRules.enrollmentRefusal(existing: existing, name: name, sessionAAL: aal, settings: mfa) { throw refusal }
             let now = Date()
             let factor = FactorRecord(id: UUID(), factorType: kind.rawValue, status: "unverified", friendlyName: name, phone: phone, lastChallengedAt: nil, createdAt: now, updatedAt: now)
+            try await audit(.factorInProgress, actor: .user(user), traits: Self.factorAuditTraits(factor), app: app, on: connection)
             switch kind {
             case .totp:
                 guard let totp = TOTP(secret: TOTP.newSecret()) else { throw AuthErrors.senderFailed }
@@ -247,6 +248,11 @@ extension Accounts {
                 outgoing = try compose(.phoneOTP, channel: .sms, user: user, to: "+" + phone, kind: "mfa", code: code, link: nil, acceptLanguage: client.acceptLanguage, now: now)
             }
             try await factors.insertChallenge(challenge, on: connection)
+            if let user = try await users.find(id: caller.userID, app: app, on: connection) {
+                var traits = Self.factorAuditTraits(found.factor)
+                traits["challenge_id"] = .string(challenge.id.uuidString.lowercased())
+                try await audit(.challengeCreated, actor: .user(user), traits: traits, ip: client.ip, app: app, on: connection)
+            }
             return ChallengeResponse(id: challenge.id.uuidString.lowercased(), type: kind.rawValue, expiresAt: Int(challenge.expiresAt.timeIntervalSince1970.rounded(.down)))
         }
         if let outgoing { try await deliver(outgoing) }
@@ -300,6 +306,9 @@ extension Accounts {
             try await factors.endSessionsBelowAAL2(userID: caller.userID, on: connection)
             try await factors.deleteUnverified(userID: caller.userID, type: kind.rawValue, on: connection)
             guard let user = try await users.find(id: caller.userID, app: app, on: connection), !user.isBanned else { return .failure(AuthErrors.userNotFound) }
+            var traits = Self.factorAuditTraits(found.factor)
+            traits["challenge_id"] = .string(challenge.id.uuidString.lowercased())
+            try await audit(.verificationAttempted, actor: .user(user), traits: traits, ip: client.ip, app: app, on: connection)
             return .session(try await sessionResponse(user: user, session: session, refreshToken: refreshToken))
         }
         switch outcome {
@@ -322,6 +331,9 @@ extension Accounts {
             guard let aal = try await factors.sessionAAL(id: sessionID, userID: caller.userID, on: connection) else { throw AuthErrors.sessionNotFound }
             if found.factor.isVerified, aal != "aal2" { throw FactorErrors.aal2ToUnenroll }
             try await removeFactor(found.factor, on: connection)
+            if let user = try await users.find(id: caller.userID, app: app, on: connection) {
+                try await audit(.factorUnenrolled, actor: .user(user), traits: Self.factorAuditTraits(found.factor), app: app, on: connection)
+            }
             return FactorIDResponse(id: factorID.uuidString.lowercased())
         }
     }
@@ -338,9 +350,11 @@ extension Accounts {
     /// their authenticator. Answers with the deleted factor, as GoTrue does.
     func adminDeleteFactor(app: App, userID: UUID, factorID: UUID) async throws -> FactorResource {
         try await database.transaction { connection in
-            guard try await users.find(id: userID, app: app, on: connection, forUpdate: true) != nil else { throw AuthErrors.userNotFound }
+            guard let user = try await users.find(id: userID, app: app, on: connection, forUpdate: true) else { throw AuthErrors.userNotFound }
             guard let found = try await factors.find(id: factorID, userID: userID, on: connection) else { throw FactorErrors.notFound }
             try await removeFactor(found.factor, on: connection)
+            // GoTrue records the factor's owner as the actor of an operator's deletion.
+            try await audit(.factorDeleted, actor: .user(user), traits: Self.factorAuditTraits(found.factor), app: app, on: connection)
             logger.notice("MFA factor deleted by an operator", metadata: ["user_id": "\(userID.uuidString.lowercased())", "factor_id": "\(factorID.uuidString.lowercased())"])
             return FactorResource(found.factor)
         }
@@ -372,9 +386,17 @@ extension Accounts {
             if let number, factor.kind == .phone { factor.phone = number }
             factor.updatedAt = Date()
             try await factors.update(factor, on: connection)
+            var traits = Self.factorAuditTraits(factor)
+            traits["user_id"] = .string(userID.uuidString.lowercased())
+            try await audit(.factorUpdated, actor: .serviceRole, traits: traits, app: app, on: connection)
             logger.notice("MFA factor updated by an operator", metadata: ["user_id": "\(userID.uuidString.lowercased())", "factor_id": "\(factorID.uuidString.lowercased())"])
             return FactorResource(factor)
         }
+    }
+
+    /// A factor's audit traits: which factor, never its secret or codes.
+    static func factorAuditTraits(_ factor: FactorRecord) -> [String: JSONValue] {
+        ["factor_id": .string(factor.id.uuidString.lowercased()), "factor_type": .string(factor.factorType), "factor_status": .string(factor.status)]
     }
 
     private func removeFactor(_ factor: FactorRecord, on connection: PostgresConnection) async throws {

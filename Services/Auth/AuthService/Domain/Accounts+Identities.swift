@@ -105,6 +105,9 @@ extension Accounts {
             }
             try await users.update(user, on: connection)
             if before != (user.email, user.phone) { try await publishUpdated(user, on: connection) }
+            try await audit(.identityUnlinked, actor: .user(user), traits: [
+                "identity_id": .string(identity.id.uuidString.lowercased()), "provider": .string(identity.provider), "provider_id": .string(identity.providerId),
+            ], app: app, on: connection)
         }
     }
 

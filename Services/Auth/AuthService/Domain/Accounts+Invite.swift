@@ -50,6 +50,8 @@ extension Accounts {
         try MetadataLimits.check(user: data, app: Self.emailAppMetadata)
         let (resource, message): (UserResource, OutgoingMessage) = try await database.transaction { connection in
             var user = try await invitee(app: app, email: email, data: data, on: connection).user
+            user.invitedAt = Date()
+            try await audit(.userInvited, actor: .serviceRole, traits: auditTraits(of: user), app: app, on: connection)
             let message = try await prepareMessage(user: &user, kind: .invite, recipient: email, redirectTo: redirectTo, pkce: nil, acceptLanguage: acceptLanguage, on: connection)
             try await users.update(user, on: connection)
             user.identities = try await users.identities(of: user.id, on: connection)
@@ -117,6 +119,8 @@ extension Accounts {
                 kind = .signup
             case .invite:
                 user = try await invitee(app: app, email: email, data: data ?? [:], existing: existing, on: connection).user
+                user.invitedAt = Date()
+                try await audit(.userInvited, actor: .serviceRole, traits: auditTraits(of: user), app: app, on: connection)
                 kind = .invite
             case .magiclink:
                 if let existing {
@@ -182,18 +186,20 @@ extension Accounts {
             guard found.emailConfirmedAt == nil else { throw AuthErrors.emailOrPhoneTaken }
             return (found, false)
         }
-        return (try await createEmailAccount(app: app, email: email, encryptedPassword: nil, data: data, on: connection), true)
+        return (try await createEmailAccount(app: app, email: email, encryptedPassword: nil, data: data, recordedAs: nil, on: connection), true)
     }
 
     /// A new, unconfirmed email account made by an operator (its password, if any, is the
     /// operator's, not an unproven sign-up's), with its identity, announced.
-    private func createEmailAccount(app: App, email: String, encryptedPassword: String?, data: [String: JSONValue], on connection: PostgresConnection) async throws -> UserRecord {
+    /// `recordedAs`: the audit entry of its creation (nil when the caller records the invitation).
+    private func createEmailAccount(app: App, email: String, encryptedPassword: String?, data: [String: JSONValue], recordedAs action: AuditAction? = .userSignedUp, on connection: PostgresConnection) async throws -> UserRecord {
         let now = Date()
         let user = UserRecord(id: UUID(), app: app, email: email, phone: nil, encryptedPassword: encryptedPassword, emailConfirmedAt: nil, phoneConfirmedAt: nil,
                               appMetadata: Self.emailAppMetadata, userMetadata: data, createdAt: now, updatedAt: now)
         try await users.insert(user, on: connection)
         try await addIdentity(for: user, provider: "email", on: connection)
-        try await publishRegistered(user, nameFrom: data, on: connection)
+        try await outbox.publish(Self.registered(user, phonePepper: settings.phonePepper, nameFrom: data), on: connection, logger: logger)
+        if let action { try await audit(action, actor: .serviceRole, traits: auditTraits(of: user), app: app, on: connection) }
         return user
     }
 }

@@ -159,7 +159,7 @@ extension Accounts {
                                                         method: pkce.method.rawValue, authenticationMethod: "oauth", on: connection)
                 return .code(authCode)
             }
-            return .session(try await issueSession(userID: user.id, app: state.app, method: "oauth", client: client, on: connection))
+            return .session(try await issueSession(userID: user.id, app: state.app, method: "oauth", client: client, provider: state.provider, on: connection))
         }
         switch outcome {
         case .code(let authCode):
@@ -202,7 +202,7 @@ extension Accounts {
         }
         return try await database.transaction { connection in
             let user = try await signInWithExternalIdentity(app: app, provider: provider.name, providerUser: providerUser, on: connection)
-            return try await issueSession(userID: user.id, app: app, method: "oauth", client: client, on: connection)
+            return try await issueSession(userID: user.id, app: app, method: "oauth", client: client, provider: provider.name, on: connection)
         }
     }
 
@@ -316,6 +316,7 @@ extension Accounts {
         }
         addProvider(provider, to: &user)
         try MetadataLimits.check(user: user.userMetadata, app: user.appMetadata)
+        try await audit(.identityLinked, actor: .user(user), traits: ["provider": .string(provider)], app: app, on: connection)
         if try await convertAnonymousByLinking(&user, on: connection) { return user }
         try await users.update(user, on: connection)
         if emailAdopted { try await publishUpdated(user, on: connection) }

@@ -142,6 +142,8 @@ extension Accounts {
             }
             try await users.update(user, on: connection)
             if changed { try await publishUpdated(user, on: connection) }
+            if newHash != nil { try await audit(.userUpdatedPassword, actor: .user(user), app: app, on: connection) }
+            try await audit(.userModified, actor: .user(user), app: app, on: connection)
             return UserResource(try await users.find(id: user.id, app: app, on: connection) ?? user)
         }
         for message in messages { try await deliver(message) }
@@ -155,15 +157,17 @@ extension Accounts {
         if try await needsReauthentication(app: app, caller: caller), try await !isAnonymous(app: app, userID: caller.userID) {
             try await consumeReauthentication(app: app, userID: caller.userID, nonce: nonce)
         }
-        try await deleteUser(app: app, id: caller.userID)
+        try await deleteUser(app: app, id: caller.userID, byOwner: true)
     }
 
     /// The account and its sessions go; every service hears `user_deleted` and erases the
     /// user's data.
-    public func deleteUser(app: App, id: UUID) async throws {
+    /// Recorded as `user_deleted` by the owner or (`byOwner` false) the app's service-role key.
+    public func deleteUser(app: App, id: UUID, byOwner: Bool = false) async throws {
         try await database.transaction { connection in
-            guard try await users.find(id: id, app: app, on: connection, forUpdate: true) != nil else { throw AuthErrors.userNotFound }
+            guard let user = try await users.find(id: id, app: app, on: connection, forUpdate: true) else { throw AuthErrors.userNotFound }
             try await users.delete(id: id, on: connection)
+            try await audit(.userDeleted, actor: byOwner ? .user(user) : .serviceRole, traits: auditTraits(of: user), app: app, on: connection)
             try await outbox.publish(EventEnvelope(app: app, aggregateId: id.uuidString.lowercased(), actor: id, payload: UserDeleted(userId: id, app: app, deletedAt: Date())), on: connection, logger: logger)
         }
     }
@@ -172,6 +176,9 @@ extension Accounts {
 
     public func logout(app: App, caller: AuthenticatedCaller, scope: LogoutScope) async throws {
         try await database.transaction { connection in
+            if let user = try await users.find(id: caller.userID, app: app, on: connection) {
+                try await audit(.logout, actor: .user(user), app: app, on: connection)
+            }
             switch scope {
             case .local:
                 if let sessionID = caller.sessionID { try await sessions.delete(id: sessionID, on: connection) }
@@ -227,7 +234,7 @@ extension Accounts {
         return try await database.transaction { connection in
             try await users.insert(user, on: connection)
             try await addIdentity(for: user, provider: provider, on: connection)
-            try await publishRegistered(user, on: connection)
+            try await publishRegistered(user, operatorAction: .userSignedUp, on: connection)
             return UserResource(try await users.find(id: user.id, app: app, on: connection) ?? user)
         }
     }
@@ -266,6 +273,7 @@ extension Accounts {
             }
             try await users.update(user, on: connection)
             if announce { try await publishUpdated(user, on: connection) }
+            try await audit(.userModified, actor: .serviceRole, traits: auditTraits(of: user), app: app, on: connection)
             return UserResource(try await users.find(id: user.id, app: app, on: connection) ?? user)
         }
     }

@@ -165,7 +165,8 @@ public struct Accounts: Sendable {
         let salt = RefreshTokenRules.newSalt()
         let child = RefreshTokenRules.childToken(parent: refreshToken, salt: salt)
         let rotated = try await database.withConnection { connection in
-            try await sessions.rotateIfActive(presentedHash: presentedHash, app: app, inactivityTimeoutSeconds: appSettings.sessionInactivityTimeoutSeconds, childHash: Secrets.hash(child), salt: salt, on: connection)
+            // The statement records `token_refreshed` too (GoTrue's entry), in the same statement.
+            try await sessions.rotateIfActive(presentedHash: presentedHash, app: app, inactivityTimeoutSeconds: appSettings.sessionInactivityTimeoutSeconds, childHash: Secrets.hash(child), salt: salt, ip: client.ip, on: connection)
         }
         if let (session, user) = rotated {
             return try await sessionResponse(user: user, session: session, refreshToken: child)
@@ -194,6 +195,7 @@ public struct Accounts: Sendable {
             case .reuseDetected:
                 logger.warning("refresh token reused outside the reuse interval; session revoked", metadata: ["session_id": "\(session.id)"])
                 try await sessions.delete(id: session.id, on: connection)
+                try await audit(.tokenRevoked, actor: .user(user), traits: ["reason": .string("refresh_token_reused")], ip: client.ip, app: app, on: connection)
                 return .failure(AuthErrors.refreshTokenAlreadyUsed)
             case .returnActive:
                 guard let active, let salt = active.salt else { return .failure(AuthErrors.refreshTokenNotFound) }
@@ -205,6 +207,7 @@ public struct Accounts: Sendable {
                 newToken = RefreshTokenRules.childToken(parent: refreshToken, salt: salt)
                 try await sessions.rotate(tokenID: token.id, sessionID: session.id, childHash: Secrets.hash(newToken), parentHash: presentedHash, salt: salt, on: connection)
             }
+            try await audit(.tokenRefreshed, actor: .user(user), ip: client.ip, app: app, on: connection)
             return .session(try await sessionResponse(user: user, session: session, refreshToken: newToken))
         }
         switch outcome {
@@ -276,7 +279,7 @@ public struct Accounts: Sendable {
             try await users.update(user, on: connection)
             try await users.upsertIdentity(userID: user.id, app: app, provider: "apple", providerID: identity.subject, data: identityData, signedIn: true, on: connection)
             if changed { try await publishUpdated(user, on: connection) }
-            return try await issueSession(userID: user.id, app: app, method: "oauth", client: client, on: connection)
+            return try await issueSession(userID: user.id, app: app, method: "oauth", client: client, provider: "apple", on: connection)
         }
     }
 
@@ -316,7 +319,7 @@ public struct Accounts: Sendable {
     }
 
     /// Creates a session with its first refresh token and answers with both tokens.
-    func issueSession(userID: UUID, app: App, method: String, client: ClientInfo, on connection: PostgresConnection) async throws -> SessionResponse {
+    func issueSession(userID: UUID, app: App, method: String, client: ClientInfo, provider: String? = nil, on connection: PostgresConnection) async throws -> SessionResponse {
         guard var user = try await users.find(id: userID, app: app, on: connection) else { throw AuthErrors.userNotFound }
         guard !user.isBanned else { throw AuthErrors.userBanned }
         let now = Date()
@@ -330,6 +333,7 @@ public struct Accounts: Sendable {
         let refreshToken = Secrets.opaqueToken()
         try await sessions.create(session, firstTokenHash: Secrets.hash(refreshToken), userAgent: client.userAgent, ip: client.ip, on: connection)
         user.lastSignInAt = try await users.touchSignIn(id: userID, on: connection)
+        try await audit(.login, actor: .user(user), traits: ["provider": .string(provider ?? Self.loginProvider(method: method, user: user))], ip: client.ip, app: app, on: connection)
         return try await sessionResponse(user: user, session: session, refreshToken: refreshToken)
     }
 
@@ -376,8 +380,23 @@ public struct Accounts: Sendable {
         user.phone.map { Credentials.phoneHash(digits: $0, pepper: settings.phonePepper) }
     }
 
-    func publishRegistered(_ user: UserRecord, nameFrom data: [String: JSONValue] = [:], on connection: PostgresConnection) async throws {
+    /// Announces a new account and records it: `user_signedup` by the user itself, or
+    /// `operatorAction` (`user_signedup`, `user_invited`) by the app's service-role key.
+    func publishRegistered(_ user: UserRecord, nameFrom data: [String: JSONValue] = [:], operatorAction: AuditAction? = nil, on connection: PostgresConnection) async throws {
         try await outbox.publish(Self.registered(user, phonePepper: settings.phonePepper, nameFrom: data), on: connection, logger: logger)
+        if let operatorAction {
+            try await audit(operatorAction, actor: .serviceRole, traits: auditTraits(of: user), app: user.app, on: connection)
+        } else {
+            let provider = user.isAnonymous ? "anonymous" : Self.loginProvider(method: "", user: user)
+            try await audit(.userSignedUp, actor: .user(user), traits: ["provider": .string(provider)], app: user.app, on: connection)
+        }
+    }
+
+    /// The provider a login entry names (GoTrue's `provider` trait) when the caller gave none.
+    static func loginProvider(method: String, user: UserRecord) -> String {
+        if method == "anonymous" || user.isAnonymous { return "anonymous" }
+        if method == "oauth", case .string(let provider)? = user.appMetadata["provider"] { return provider }
+        return user.email == nil && user.phone != nil ? "phone" : "email"
     }
 
     /// `user_registered` for an account: its addresses, the phone's hash for contact matching,

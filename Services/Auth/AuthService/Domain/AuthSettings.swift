@@ -255,6 +255,9 @@ public struct AuthSettings: Sendable {
     public var maxCodeAttempts = 5
     /// Retired signing keys stay in the JWKS this long, so tokens they signed keep verifying.
     public var retiredKeyRetentionSeconds = AuthSettings.retiredKeyRetention
+    /// Audit log entries older than this many days are deleted (0 keeps them):
+    /// `COLONY_AUTH_AUDIT_RETENTION_DAYS`, default 90.
+    public var auditRetentionDays = 90
     /// How long a retired signing key stays in the JWKS: longer than any access token lives.
     public static let retiredKeyRetention = 86_400
 
@@ -296,6 +299,7 @@ public struct AuthSettings: Sendable {
             sender: sender
         )
         if let apple = try environment.url("COLONY_AUTH_APPLE_KEYS_URL") { settings.appleKeysURL = apple }
+        settings.auditRetentionDays = try environment.int("COLONY_AUTH_AUDIT_RETENTION_DAYS", default: 90, range: 0...36_500)
         if let file = environment.optionalString("COLONY_AUTH_APPS_FILE") {
             settings.apps = try loadApps(file: file, variable: "COLONY_AUTH_APPS_FILE")
         }

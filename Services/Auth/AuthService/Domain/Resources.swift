@@ -28,6 +28,8 @@ public struct UserResource: ResponseCodable, Equatable, Sendable {
     public var isAnonymous: Bool
     /// Its MFA factors; left out when it has none, as GoTrue does.
     public var factors: [FactorResource]?
+    /// When an operator invited the account (`POST /invite`, generate_link type invite).
+    public var invitedAt: Date?
 
     public init(_ user: UserRecord) {
         id = user.id.uuidString.lowercased()
@@ -52,6 +54,7 @@ public struct UserResource: ResponseCodable, Equatable, Sendable {
         updatedAt = user.updatedAt
         isAnonymous = user.isAnonymous
         factors = user.factors.isEmpty ? nil : user.factors.map(FactorResource.init)
+        invitedAt = user.invitedAt
     }
 }
 

@@ -244,5 +244,23 @@ enum AuthMigrations {
             ALTER TABLE address_requests ADD CONSTRAINT address_requests_kind_check CHECK (kind IN (
                 'recovery', 'magiclink', 'signup', 'resend_signup', 'resend_email_change', 'resend_sms', 'resend_phone_change'));
             """),
+        Migration(version: 8, name: "audit log, invited_at", sql: """
+            -- GoTrue's audit log (GET /admin/audit), per app: an app's service-role key reads only
+            -- its own. `payload` as GoTrue's: actor_id, actor_username, actor_via_sso, action,
+            -- log_type, traits. Written in the transaction of the action it records.
+            CREATE TABLE audit_log_entries (
+                id uuid PRIMARY KEY,
+                app text NOT NULL,
+                payload jsonb NOT NULL,
+                ip_address text NOT NULL DEFAULT '',
+                -- The clock, not the transaction's start: entries of one action keep their order.
+                created_at timestamptz NOT NULL DEFAULT clock_timestamp()
+            );
+            -- The listing is newest first per app; retention deletes by age.
+            CREATE INDEX audit_log_entries_app_created ON audit_log_entries (app, created_at DESC, id DESC);
+            CREATE INDEX audit_log_entries_created ON audit_log_entries (created_at);
+            -- When an operator invited the account (POST /invite, generate_link type invite).
+            ALTER TABLE users ADD COLUMN invited_at timestamptz;
+            """),
     ]
 }

@@ -115,6 +115,15 @@ struct SessionStore {
             ),
             inserted AS (
                 INSERT INTO refresh_tokens (session_id, token_hash, parent_hash, salt) SELECT id, $4, $1, $5 FROM touched
+            ),
+            -- GoTrue's `token_refreshed` entry (payload as `AuditActor.payload`), with the rotation.
+            audited AS (
+                INSERT INTO audit_log_entries (id, app, payload, ip_address)
+                SELECT $6, t.app, jsonb_build_object('actor_id', u.id, 'actor_username', coalesce(nullif(u.phone, ''), u.email, ''),
+                    'actor_via_sso', false, 'action', 'token_refreshed', 'log_type', 'token')
+                    || CASE WHEN u.raw_user_meta_data ? 'full_name' THEN jsonb_build_object('actor_name', u.raw_user_meta_data->'full_name') ELSE '{}'::jsonb END,
+                    $7
+                FROM touched t JOIN users u ON u.id = t.user_id
             )
             SELECT touched.id, touched.user_id, touched.app, touched.aal, touched.amr::text, touched.not_after, touched.refreshed_at, touched.created_at, u.*
             FROM touched, LATERAL (SELECT \(UserStore.columns) FROM users WHERE users.id = touched.user_id) u
@@ -124,6 +133,8 @@ struct SessionStore {
         var inactivityTimeoutSeconds: Int?
         var childHash: [UInt8]
         var salt: [UInt8]
+        var auditID: UUID
+        var ip: String
         func makeBindings() throws -> PostgresBindings {
             var b = PostgresBindings()
             b.append(ByteBuffer(bytes: presentedHash))
@@ -131,6 +142,8 @@ struct SessionStore {
             b.append(inactivityTimeoutSeconds)
             b.append(ByteBuffer(bytes: childHash))
             b.append(ByteBuffer(bytes: salt))
+            b.append(auditID)
+            b.append(ip)
             return b
         }
         func decodeRow(_ row: PostgresRow) throws -> (SessionRecord, UserRecord)? {
@@ -143,8 +156,8 @@ struct SessionStore {
         }
     }
 
-    func rotateIfActive(presentedHash: [UInt8], app: App, inactivityTimeoutSeconds: Int?, childHash: [UInt8], salt: [UInt8], on connection: PostgresConnection) async throws -> (SessionRecord, UserRecord)? {
-        let statement = RotateIfActive(presentedHash: presentedHash, app: app.rawValue, inactivityTimeoutSeconds: inactivityTimeoutSeconds, childHash: childHash, salt: salt)
+    func rotateIfActive(presentedHash: [UInt8], app: App, inactivityTimeoutSeconds: Int?, childHash: [UInt8], salt: [UInt8], ip: String, on connection: PostgresConnection) async throws -> (SessionRecord, UserRecord)? {
+        let statement = RotateIfActive(presentedHash: presentedHash, app: app.rawValue, inactivityTimeoutSeconds: inactivityTimeoutSeconds, childHash: childHash, salt: salt, auditID: UUID.timeOrdered(), ip: ip)
         for try await found in try await connection.execute(statement, logger: logger) { return found }
         return nil
     }

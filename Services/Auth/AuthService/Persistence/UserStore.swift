@@ -38,6 +38,8 @@ public struct UserRecord: Sendable, Equatable {
     public var isAnonymous = false
     /// Its MFA factors, verified or not (`FactorStore.column`).
     public var factors: [FactorRecord] = []
+    /// When an operator invited the account (GoTrue's `invited_at`).
+    public var invitedAt: Date? = nil
 
     public var isBanned: Bool { bannedUntil.map { $0 > Date() } ?? false }
 }
@@ -68,7 +70,7 @@ struct UserStore {
             'updated_at', to_char(i.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) ORDER BY i.created_at), '[]')::text
          FROM identities i WHERE i.user_id = users.id) AS identities,
         email_proven_at, phone_proven_at, password_unproven, email_change_confirm_status, is_anonymous,
-        \(FactorStore.column)
+        \(FactorStore.column), invited_at
         """
 
     /// By id: the hot path of refresh and `GET /user`, so a prepared statement (parsed and
@@ -158,10 +160,10 @@ struct UserStore {
             try await connection.query("""
                 INSERT INTO users (id, app, email, phone, encrypted_password, email_confirmed_at, phone_confirmed_at,
                     confirmation_sent_at, raw_app_meta_data, raw_user_meta_data, last_sign_in_at, banned_until, created_at, updated_at,
-                    email_proven_at, phone_proven_at, password_unproven, is_anonymous)
+                    email_proven_at, phone_proven_at, password_unproven, is_anonymous, invited_at)
                 VALUES (\(user.id), \(user.app.rawValue), \(user.email), \(user.phone), \(user.encryptedPassword), \(user.emailConfirmedAt), \(user.phoneConfirmedAt),
                     \(user.confirmationSentAt), \(try json(user.appMetadata))::jsonb, \(try json(user.userMetadata))::jsonb, \(user.lastSignInAt), \(user.bannedUntil), \(user.createdAt), \(user.updatedAt),
-                    \(user.emailProvenAt), \(user.phoneProvenAt), \(user.passwordUnproven), \(user.isAnonymous))
+                    \(user.emailProvenAt), \(user.phoneProvenAt), \(user.passwordUnproven), \(user.isAnonymous), \(user.invitedAt))
                 """, logger: logger)
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
             throw AuthErrors.userAlreadyExists
@@ -180,7 +182,7 @@ struct UserStore {
                     raw_app_meta_data = \(try json(user.appMetadata))::jsonb, raw_user_meta_data = \(try json(user.userMetadata))::jsonb,
                     last_sign_in_at = \(user.lastSignInAt), banned_until = \(user.bannedUntil), updated_at = now(),
                     email_proven_at = \(user.emailProvenAt), phone_proven_at = \(user.phoneProvenAt), password_unproven = \(user.passwordUnproven),
-                    email_change_confirm_status = \(user.emailChangeConfirmStatus), is_anonymous = \(user.isAnonymous)
+                    email_change_confirm_status = \(user.emailChangeConfirmStatus), is_anonymous = \(user.isAnonymous), invited_at = \(user.invitedAt)
                 WHERE id = \(user.id)
                 """, logger: logger)
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
@@ -301,7 +303,8 @@ struct UserStore {
                 passwordUnproven: try columns[offset + 22].decode(Bool.self),
                 emailChangeConfirmStatus: try columns[offset + 23].decode(Int.self),
                 isAnonymous: try columns[offset + 24].decode(Bool.self),
-                factors: try FactorStore.factors(fromJSON: try columns[offset + 25].decode(String.self))
+                factors: try FactorStore.factors(fromJSON: try columns[offset + 25].decode(String.self)),
+                invitedAt: try columns[offset + 26].decode(Date?.self)
             )
     }
 

@@ -17,6 +17,22 @@ struct AdminRoutes {
         group.delete("admin/users/:id", use: delete)
         group.post("invite", use: invite)
         group.post("admin/generate_link", use: generateLink)
+        group.get("admin/audit", use: auditLog)
+    }
+
+    /// `GET /admin/audit`: the app's audit log, newest first, GoTrue's `query`, `page`,
+    /// `per_page`, `Link` and `X-Total-Count`.
+    @Sendable func auditLog(_ request: Request, context: ColonyRequestContext) async throws -> Response {
+        let app = try await serviceRoleApp(request)
+        let parameters = request.uri.queryParameters
+        let query = try AuditQuery.parse(parameters["query"].map(String.init))
+        let page = try AuditPage.parse(page: parameters["page"].map(String.init), perPage: parameters["per_page"].map(String.init))
+        let (entries, total) = try await accounts.auditLog(app: app, query: query, page: page)
+        var response = try json(entries, request, context)
+        let items = parameters.map { (String($0.key), String($0.value)) }
+        response.headers[HTTPField.Name("Link")!] = page.linkHeader(path: request.uri.path, query: items, total: total)
+        response.headers[HTTPField.Name("X-Total-Count")!] = "\(total)"
+        return response
     }
 
     struct InviteBody: Decodable {
