@@ -150,3 +150,11 @@ func runSupabasePythonClient(_ file: String, against auth: RunningAuth, environm
     let (status, output) = try await PythonClient.run(["-m", "pytest", "-q", "-p", "no:cacheprovider", PythonClient.path("Tests/AuthClientTests/\(file)")], environment: environment)
     #expect(status == 0, "pytest \(file) failed:\n\(output)", sourceLocation: sourceLocation)
 }
+
+/// The claims of an access token: its payload, unverified (the service under test signed it).
+func unverifiedClaims(_ token: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
+    let parts = token.split(separator: ".")
+    try #require(parts.count == 3, sourceLocation: sourceLocation)
+    let payload = try #require(Base64URL.decode(parts[1]), sourceLocation: sourceLocation)
+    return try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any], sourceLocation: sourceLocation)
+}
