@@ -64,7 +64,9 @@ public struct RunningService: Sendable {
             if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
             request.body = .bytes(bytes)
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        // The deadline counts the wait for one of the pool's connections too: a test that fires 400
+        // requests at once on a busy 2-core CI machine queued past 30 s (ProjectsKarmaTests).
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
         let collected = try await response.body.collect(upTo: 64 << 20)
         let value = try? JSONDecoder().decode(JSONValue.self, from: Data(buffer: collected))
         var body: [String: JSONValue] = [:]
