@@ -19,21 +19,17 @@ Examples per test: COLONY_PROTOCOL_FUZZ_EXAMPLES (150); derandomized unless COLO
 from __future__ import annotations
 
 import json
-import os
-import random
 import sys
 from pathlib import Path
 from typing import Optional
-from urllib.parse import quote, quote_from_bytes, urlencode, urlsplit
+from urllib.parse import quote, quote_from_bytes, urlencode
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "EndToEnd"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from e2e_support import ROOT, read_anon_keys  # noqa: E402
-from fuzz_support import EXAMPLES, RequestTally, fuzz, raw_request  # noqa: E402
+from fuzz_support import EXAMPLES, AuthGateway, RequestTally, fuzz  # noqa: E402
 
 TALLY = RequestTally()
 
@@ -41,44 +37,9 @@ TALLY = RequestTally()
 # ------------------------------------------------------------------------------------------ the gateway
 
 
-class Gateway:
-    def __init__(self, url: str, keys: dict[str, str]) -> None:
-        parts = urlsplit(url)
-        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
-        self.keys = keys
-        self.sources = random.Random(33)
-
-    def send(self, counter: str, method: str, target: bytes, headers: list[tuple[str, bytes]], body: Optional[bytes]) -> int:
-        """One request, written as given, from a loopback address of its own; fails the case on a
-        5xx, a timeout or a dropped connection. The status."""
-        source = f"127.{self.sources.randint(1, 254)}.{self.sources.randint(0, 255)}.{self.sources.randint(2, 254)}"
-        described = f"{method} {target[:300]!r} headers={headers!r} body={(body or b'')[:300]!r}"
-        response = raw_request(self.host, self.port, method, target, [name.encode() + b": " + value for name, value in headers], body,
-                               TALLY, counter, source=source, described=described)
-        data = response.body
-        assert response.status < 500, f"{response.status} {data[:500]!r} for {described}"
-        if response.status >= 400 and response.status != 404 and data:
-            # Auth's own refusals are {"code","message"} (the gateway's 400/413 for what never reached it are its own).
-            try:
-                error = json.loads(data)
-            except ValueError:
-                error = None
-            if isinstance(error, dict) and "x-supabase-api-version" in response.headers:
-                assert isinstance(error.get("code"), str) and isinstance(error.get("message"), str), f"{data[:300]!r} for {described}"
-        return response.status
-
-
 @pytest.fixture(scope="module")
 def gateway():
-    port = os.environ.get("COLONY_GATEWAY_PORT", "8080")
-    url = os.environ.get("COLONY_GATEWAY_URL", f"http://127.0.0.1:{port}").rstrip("/")
-    keys_file = Path(os.environ.get("COLONY_API_KEYS_FILE", ROOT / ".local" / "api-keys.txt"))
-    keys = read_anon_keys(keys_file)
-    for line in keys_file.read_text(encoding="utf-8").splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[1] == "service_role":
-            keys[f"{parts[0]}:service"] = parts[2]
-    yield Gateway(url, keys)
+    yield AuthGateway(TALLY, seed=33)
 
 
 def protocol_fuzz_summary() -> Optional[str]:
@@ -175,8 +136,8 @@ def auth_headers(draw, gateway_keys: tuple[str, ...]) -> list[tuple[str, bytes]]
     return headers
 
 
-def keys_of(gateway: Gateway) -> tuple[str, ...]:
-    return tuple(sorted(gateway.keys.values()))
+def keys_of(gateway: AuthGateway) -> tuple[str, ...]:
+    return tuple(sorted([*gateway.anon.values(), *gateway.service.values()]))
 
 
 # ------------------------------------------------------------------------------------------ the tests
@@ -184,7 +145,7 @@ def keys_of(gateway: Gateway) -> tuple[str, ...]:
 
 @fuzz
 @given(data=st.data())
-def test_token_grants(gateway: Gateway, data):
+def test_token_grants(gateway: AuthGateway, data):
     """POST /token?grant_type=…: every grant and none, with any body in any encoding."""
     grant = data.draw(st.one_of(st.sampled_from(("password", "refresh_token", "id_token", "pkce", "", "PASSWORD", "password%00",
                                                   "client_credentials", "authorization_code")), raw_query_values), label="grant")
@@ -197,7 +158,7 @@ def test_token_grants(gateway: Gateway, data):
 
 @fuzz
 @given(data=st.data())
-def test_verify_link_query(gateway: Gateway, data):
+def test_verify_link_query(gateway: AuthGateway, data):
     """GET /verify?token=&type=&redirect_to=: a mailed link, tampered with (no API key needed)."""
     target = "/auth/v1/verify?" + data.draw(query(("token", "type", "redirect_to")), label="query")
     headers = data.draw(auth_headers(keys_of(gateway)), label="headers")
@@ -206,7 +167,7 @@ def test_verify_link_query(gateway: Gateway, data):
 
 @fuzz
 @given(data=st.data())
-def test_address_forms(gateway: Gateway, data):
+def test_address_forms(gateway: AuthGateway, data):
     """POST /otp, /recover, /signup, /verify (and a /magiclink Colony does not have) with any body and redirect_to."""
     path = data.draw(st.sampled_from(("otp", "recover", "signup", "verify", "magiclink", "resend", "factors", "authorize")), label="path")
     extra = data.draw(query(("redirect_to",)), label="query")
@@ -222,7 +183,7 @@ def test_address_forms(gateway: Gateway, data):
 
 @fuzz
 @given(data=st.data())
-def test_session_and_admin_queries(gateway: Gateway, data):
+def test_session_and_admin_queries(gateway: AuthGateway, data):
     """/user, /logout?scope=, /reauthenticate, /settings, /admin/users?page=&per_page=, /admin/users/{id}: garbage credentials, queries and bodies."""
     method, path, names = data.draw(st.sampled_from((
         ("GET", "user", ()), ("PUT", "user", ("redirect_to",)), ("DELETE", "user", ()), ("POST", "logout", ("scope",)),

@@ -19,25 +19,21 @@ import base64
 import hashlib
 import hmac
 import json
-import os
-import random
 import struct
 import sys
 import time
 import uuid
 from pathlib import Path
 from typing import Optional
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "EndToEnd"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from e2e_support import ROOT, read_anon_keys  # noqa: E402
-from fuzz_support import EXAMPLES, RequestTally, fuzz, raw_request  # noqa: E402
+from fuzz_support import EXAMPLES, AuthGateway, RequestTally, fuzz  # noqa: E402
 
 TALLY = RequestTally()
 APP = "mycirclee"
@@ -50,15 +46,11 @@ def totp(secret: str) -> str:
     return f"{(struct.unpack('>I', mac[offset:offset + 4])[0] & 0x7FFFFFFF) % 1_000_000:06d}"
 
 
-class Gateway:
+class Gateway(AuthGateway):
     """Raw requests through the gateway, and a user with a verified and an unverified factor to aim at."""
 
-    def __init__(self, url: str, anon: dict[str, str], service: dict[str, str]) -> None:
-        parts = urlsplit(url)
-        self.url = url
-        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
-        self.anon, self.service = anon, service
-        self.sources = random.Random(344)
+    def __init__(self) -> None:
+        super().__init__(TALLY, seed=344)
         self.user_id = ""
         self.tokens: list[str] = []
         self.factors: list[str] = []
@@ -85,36 +77,10 @@ class Gateway:
         self.tokens = [aal1, aal2]
         self.factors = [verified["id"], pending["id"]]
 
-    def source(self) -> str:
-        return f"127.{self.sources.randint(1, 254)}.{self.sources.randint(0, 255)}.{self.sources.randint(2, 254)}"
-
-    def send(self, counter: str, method: str, target: bytes, headers: list[tuple[str, bytes]], body: Optional[bytes], source: Optional[str] = None) -> int:
-        source = source or self.source()
-        described = f"{method} {target[:300]!r} headers={headers!r} body={(body or b'')[:300]!r}"
-        response = raw_request(self.host, self.port, method, target, [name.encode() + b": " + value for name, value in headers], body,
-                               TALLY, counter, source=source, described=described)
-        assert response.status < 500, f"{response.status} {response.body[:500]!r} for {described}"
-        if response.status >= 400 and response.body and "x-supabase-api-version" in response.headers:
-            try:
-                error = json.loads(response.body)
-            except ValueError:
-                error = None
-            assert isinstance(error, dict) and isinstance(error.get("code"), str) and isinstance(error.get("message"), str), \
-                f"{response.body[:300]!r} for {described}"
-        return response.status
-
 
 @pytest.fixture(scope="module")
 def gateway():
-    port = os.environ.get("COLONY_GATEWAY_PORT", "8080")
-    url = os.environ.get("COLONY_GATEWAY_URL", f"http://127.0.0.1:{port}").rstrip("/")
-    keys_file = Path(os.environ.get("COLONY_API_KEYS_FILE", ROOT / ".local" / "api-keys.txt"))
-    service = {}
-    for line in keys_file.read_text(encoding="utf-8").splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[1] == "service_role":
-            service[parts[0]] = parts[2]
-    gateway = Gateway(url, read_anon_keys(keys_file), service)
+    gateway = Gateway()
     gateway.prepare()
     yield gateway
 

@@ -14,9 +14,6 @@ Examples per test: COLONY_PROTOCOL_FUZZ_EXAMPLES (150); derandomized unless COLO
 
 from __future__ import annotations
 
-import json
-import os
-import random
 import sys
 from pathlib import Path
 from typing import Optional
@@ -26,10 +23,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "EndToEnd"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from e2e_support import ROOT, read_anon_keys  # noqa: E402
-from fuzz_support import EXAMPLES, RequestTally, fuzz, raw_request  # noqa: E402
+from fuzz_support import EXAMPLES, AuthGateway, RequestTally, fuzz, raw_request  # noqa: E402
 
 TALLY = RequestTally()
 APPS = ("mycirclee", "unify", "habithive", "socialspot", "ibelieveinyou")
@@ -38,18 +33,11 @@ NASTY = ("", " ", "\u0000", "null", "%00", "x" * 3000, "socialspot://auth-callba
          "javascript:alert(1)", "S256", "s256", "plain", "md5", "a.b.c", "eyJhbGciOiJub25lIn0.e30.", "\u202e", "é" * 5)
 
 
-class Gateway:
-    def __init__(self, url: str, anon: dict[str, str]) -> None:
-        parts = urlsplit(url)
-        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
-        self.anon = anon
-        self.sources = random.Random(3434)
-
+class Gateway(AuthGateway):
     def state(self, provider: str) -> Optional[str]:
         """A genuine state: a well-formed authorization of SocialSpot's provider, read from the redirect."""
-        source = f"127.{self.sources.randint(1, 254)}.{self.sources.randint(0, 255)}.{self.sources.randint(2, 254)}"
         target = f"/auth/v1/authorize?provider={provider}&apikey={self.anon['socialspot']}".encode()
-        response = raw_request(self.host, self.port, "GET", target, [], None, TALLY, "authorize (for a state)", source=source)
+        response = raw_request(self.host, self.port, "GET", target, [], None, TALLY, "authorize (for a state)", source=self.source())
         assert response.status < 500, f"{response.status} {response.body[:300]!r}"
         location = response.headers.get("location", "")
         for part in urlsplit(location).query.split("&"):
@@ -57,27 +45,10 @@ class Gateway:
                 return part[len("state="):]
         return None
 
-    def send(self, counter: str, method: str, target: bytes, headers: list[bytes], body: Optional[bytes]) -> int:
-        source = f"127.{self.sources.randint(1, 254)}.{self.sources.randint(0, 255)}.{self.sources.randint(2, 254)}"
-        described = f"{method} {target[:300]!r} headers={headers!r} body={(body or b'')[:300]!r}"
-        response = raw_request(self.host, self.port, method, target, headers, body, TALLY, counter, source=source, described=described)
-        assert response.status < 500, f"{response.status} {response.body[:500]!r} for {described}"
-        if response.status >= 400 and response.body and "x-supabase-api-version" in response.headers:
-            try:
-                error = json.loads(response.body)
-            except ValueError:
-                error = None
-            assert isinstance(error, dict) and isinstance(error.get("code"), str) and isinstance(error.get("message"), str), \
-                f"{response.body[:300]!r} for {described}"
-        return response.status
-
 
 @pytest.fixture(scope="module")
 def gateway():
-    port = os.environ.get("COLONY_GATEWAY_PORT", "8080")
-    url = os.environ.get("COLONY_GATEWAY_URL", f"http://127.0.0.1:{port}").rstrip("/")
-    keys_file = Path(os.environ.get("COLONY_API_KEYS_FILE", ROOT / ".local" / "api-keys.txt"))
-    yield Gateway(url, read_anon_keys(keys_file))
+    yield Gateway(TALLY, seed=3434)
 
 
 def protocol_fuzz_summary() -> Optional[str]:

@@ -14,59 +14,24 @@ Examples per test: COLONY_PROTOCOL_FUZZ_EXAMPLES (150); derandomized unless COLO
 from __future__ import annotations
 
 import json
-import os
-import random
 import sys
 from pathlib import Path
 from typing import Optional
-from urllib.parse import quote, quote_from_bytes, urlencode, urlsplit
+from urllib.parse import quote, quote_from_bytes, urlencode
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "EndToEnd"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from e2e_support import ROOT, read_anon_keys  # noqa: E402
-from fuzz_support import EXAMPLES, RequestTally, fuzz, raw_request  # noqa: E402
+from fuzz_support import EXAMPLES, AuthGateway, RequestTally, fuzz  # noqa: E402
 
 TALLY = RequestTally()
 
 
-class Gateway:
-    def __init__(self, url: str, anon: dict[str, str], service: dict[str, str]) -> None:
-        parts = urlsplit(url)
-        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
-        self.anon, self.service = anon, service
-        self.sources = random.Random(34)
-
-    def send(self, counter: str, target: bytes, headers: list[tuple[str, bytes]], body: Optional[bytes]) -> int:
-        source = f"127.{self.sources.randint(1, 254)}.{self.sources.randint(0, 255)}.{self.sources.randint(2, 254)}"
-        described = f"POST {target[:300]!r} headers={headers!r} body={(body or b'')[:300]!r}"
-        response = raw_request(self.host, self.port, "POST", target, [name.encode() + b": " + value for name, value in headers], body,
-                               TALLY, counter, source=source, described=described)
-        assert response.status < 500, f"{response.status} {response.body[:500]!r} for {described}"
-        if response.status >= 400 and response.body and "x-supabase-api-version" in response.headers:
-            try:
-                error = json.loads(response.body)
-            except ValueError:
-                error = None
-            assert isinstance(error, dict) and isinstance(error.get("code"), str) and isinstance(error.get("message"), str), \
-                f"{response.body[:300]!r} for {described}"
-        return response.status
-
-
 @pytest.fixture(scope="module")
 def gateway():
-    port = os.environ.get("COLONY_GATEWAY_PORT", "8080")
-    url = os.environ.get("COLONY_GATEWAY_URL", f"http://127.0.0.1:{port}").rstrip("/")
-    keys_file = Path(os.environ.get("COLONY_API_KEYS_FILE", ROOT / ".local" / "api-keys.txt"))
-    service = {}
-    for line in keys_file.read_text(encoding="utf-8").splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[1] == "service_role":
-            service[parts[0]] = parts[2]
-    yield Gateway(url, read_anon_keys(keys_file), service)
+    yield AuthGateway(TALLY, seed=34)
 
 
 def protocol_fuzz_summary() -> Optional[str]:
@@ -172,7 +137,7 @@ def redirect_query(draw) -> str:
 
 
 @st.composite
-def keys(draw, gateway: Gateway, service_first: bool) -> list[tuple[str, bytes]]:
+def keys(draw, gateway: AuthGateway, service_first: bool) -> list[tuple[str, bytes]]:
     """apikey and Authorization: the app's service-role key (mostly, for the admin calls), its anon
     key, nothing, or garbage."""
     app = draw(st.sampled_from(APPS))
@@ -190,7 +155,7 @@ def keys(draw, gateway: Gateway, service_first: bool) -> list[tuple[str, bytes]]
 
 
 @st.composite
-def wellformed(draw, gateway: Gateway, call: str) -> tuple[bytes, list[tuple[str, bytes]]]:
+def wellformed(draw, gateway: AuthGateway, call: str) -> tuple[bytes, list[tuple[str, bytes]]]:
     """A request as a client sends it (JSON, the right key, a type the app serves, fresh recipients,
     a password that passes), so the deeper paths run too: queued resends, created and invited
     accounts, a link of each type. The fuzz is in which of them, in what order, and in `data`."""
@@ -222,35 +187,35 @@ def wellformed(draw, gateway: Gateway, call: str) -> tuple[bytes, list[tuple[str
 
 @fuzz
 @given(data=st.data())
-def test_resend(gateway: Gateway, data):
+def test_resend(gateway: AuthGateway, data):
     """POST /resend with every type and recipient shape (anon keys)."""
     if data.draw(st.integers(min_value=0, max_value=3), label="wellformed") == 0:
         body, headers = data.draw(wellformed(gateway, "resend"), label="request")
     else:
         body, content_type = data.draw(encoded(data.draw(st.one_of(resend_body(), st.dictionaries(texts, json_values, max_size=5)), label="body")), label="encoded")
         headers = data.draw(keys(gateway, service_first=False), label="keys") + [("Content-Type", content_type)]
-    gateway.send("resend", f"/auth/v1/resend{data.draw(redirect_query(), label='query')}".encode(), headers, body)
+    gateway.send("resend", "POST", f"/auth/v1/resend{data.draw(redirect_query(), label='query')}".encode(), headers, body)
 
 
 @fuzz
 @given(data=st.data())
-def test_invite(gateway: Gateway, data):
+def test_invite(gateway: AuthGateway, data):
     """POST /invite (service-role keys mostly; anon and garbage keys are refused)."""
     if data.draw(st.integers(min_value=0, max_value=3), label="wellformed") == 0:
         body, headers = data.draw(wellformed(gateway, "invite"), label="request")
     else:
         body, content_type = data.draw(encoded(data.draw(st.one_of(invite_body(), st.dictionaries(texts, json_values, max_size=5)), label="body")), label="encoded")
         headers = data.draw(keys(gateway, service_first=True), label="keys") + [("Content-Type", content_type)]
-    gateway.send("invite", f"/auth/v1/invite{data.draw(redirect_query(), label='query')}".encode(), headers, body)
+    gateway.send("invite", "POST", f"/auth/v1/invite{data.draw(redirect_query(), label='query')}".encode(), headers, body)
 
 
 @fuzz
 @given(data=st.data())
-def test_generate_link(gateway: Gateway, data):
+def test_generate_link(gateway: AuthGateway, data):
     """POST /admin/generate_link with every type, present or absent fields, any values."""
     if data.draw(st.integers(min_value=0, max_value=3), label="wellformed") == 0:
         body, headers = data.draw(wellformed(gateway, "generate_link"), label="request")
     else:
         body, content_type = data.draw(encoded(data.draw(st.one_of(generate_link_body(), st.dictionaries(texts, json_values, max_size=5)), label="body")), label="encoded")
         headers = data.draw(keys(gateway, service_first=True), label="keys") + [("Content-Type", content_type)]
-    gateway.send("generate_link", f"/auth/v1/admin/generate_link{data.draw(redirect_query(), label='query')}".encode(), headers, body)
+    gateway.send("generate_link", "POST", f"/auth/v1/admin/generate_link{data.draw(redirect_query(), label='query')}".encode(), headers, body)
