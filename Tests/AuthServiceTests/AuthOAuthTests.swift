@@ -435,6 +435,40 @@ struct AuthOAuthTests {
         }
     }
 
+    @Test("grant_type=id_token with link_identity: the provider's identity joins the signed-in account (linkIdentityWithIdToken)")
+    func linkWithIDToken() async throws {
+        try await Self.withProvider { auth, provider, _ in
+            let email = "\(uniqueName("idlink"))@example.com"
+            let signUp = try await auth.request(.POST, "/signup", app: .socialspot, json: ["email": email, "password": "idlink-pass-1"])
+            let access = try #require(signUp.json["access_token"] as? String, "\(signUp.json)")
+            let userID = try #require((signUp.json["user"] as? [String: Any])?["id"] as? String)
+            let sub = uniqueName("google-link")
+            let token = try await provider.idToken(audience: "ss-google-ios", sub: sub, email: "\(uniqueName("g"))@example.com")
+            let body: [String: Any] = ["provider": "google", "id_token": token, "link_identity": true]
+
+            let anonymous = try await auth.request(.POST, "/token?grant_type=id_token", app: .socialspot, json: body)
+            #expect(anonymous.status == 400 && anonymous.json["code"] as? String == "invalid_request", "\(anonymous.json)")
+            let linked = try await auth.request(.POST, "/token?grant_type=id_token", app: .socialspot, bearer: access, json: body)
+            #expect(linked.status == 200, "\(linked.json)")
+            let user = try #require(linked.json["user"] as? [String: Any])
+            #expect(user["id"] as? String == userID)
+            #expect(user["email"] as? String == email, "linking changed the account's email")
+            #expect(Set(Self.identities(user).compactMap { $0["provider"] as? String }) == ["email", "google"])
+            // Signing in with that identity now reaches the same account.
+            let signIn = try await auth.request(.POST, "/token?grant_type=id_token", app: .socialspot, json: ["provider": "google", "id_token": try await provider.idToken(audience: "ss-google-ios", sub: sub, email: "\(uniqueName("g"))@example.com")])
+            #expect((signIn.json["user"] as? [String: Any])?["id"] as? String == userID, "\(signIn.json)")
+            // The same identity for another account, and a token that is not the provider's: refused.
+            let other = try await auth.request(.POST, "/signup", app: .socialspot, json: ["email": "\(uniqueName("other"))@example.com", "password": "other-pass-1"])
+            let otherAccess = try #require(other.json["access_token"] as? String)
+            let taken = try await auth.request(.POST, "/token?grant_type=id_token", app: .socialspot, bearer: otherAccess,
+                                               json: ["provider": "google", "id_token": try await provider.idToken(audience: "ss-google-ios", sub: sub), "link_identity": true])
+            #expect(taken.status == 422 && taken.json["code"] as? String == "identity_already_exists", "\(taken.json)")
+            let forged = try await auth.request(.POST, "/token?grant_type=id_token", app: .socialspot, bearer: otherAccess,
+                                                json: ["provider": "google", "id_token": try await provider.idToken(audience: "ss-google-ios", sub: uniqueName("x"), untrustedKey: true), "link_identity": true])
+            #expect(forged.status == 400, "\(forged.json)")
+        }
+    }
+
     @Test("manual linking is off unless the app turns it on")
     func manualLinkingOff() async throws {
         try await Self.withProvider(manualLinking: false) { auth, _, _ in
@@ -445,6 +479,9 @@ struct AuthOAuthTests {
             let identity = try #require(((signUp.json["user"] as? [String: Any]).map(Self.identities))?.first?["identity_id"] as? String)
             let unlink = try await auth.request(.DELETE, "/user/identities/\(identity)", app: .socialspot, bearer: access)
             #expect(unlink.status == 404 && unlink.json["code"] as? String == "manual_linking_disabled")
+            let byToken = try await auth.request(.POST, "/token?grant_type=id_token", app: .socialspot, bearer: access,
+                                                 json: ["provider": "google", "id_token": "x.y.z", "link_identity": true])
+            #expect(byToken.status == 404 && byToken.json["code"] as? String == "manual_linking_disabled", "\(byToken.json)")
         }
     }
 

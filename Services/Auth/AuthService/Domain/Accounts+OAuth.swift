@@ -182,27 +182,55 @@ extension Accounts {
     /// audience one of the provider's client ids, GoTrue's nonce rule (the app's raw nonce and its
     /// SHA-256 in the token, or neither).
     func signInWithProviderIDToken(app: App, provider name: String, idToken: String, nonce: String?, client: ClientInfo) async throws -> SessionResponse {
+        try ipLimiter.check("signin:ip:\(client.ip)", rule: settings.rateLimits.signInPerIP)
+        let (provider, providerUser) = try await verifiedIDToken(app: app, provider: name, idToken: idToken, nonce: nonce)
+        return try await database.transaction { connection in
+            let user = try await signInWithExternalIdentity(app: app, provider: provider, providerUser: providerUser, on: connection)
+            return try await issueSession(userID: user.id, app: app, method: "oauth", client: client, provider: provider, on: connection)
+        }
+    }
+
+    /// `POST /token?grant_type=id_token` with `link_identity: true` (supabase-swift's
+    /// `linkIdentityWithIdToken`): the identity a provider's token proves joins the signed-in
+    /// caller's account under the rules of manual linking (`manual_linking` on, an identity linked
+    /// to nobody else); a new session of that account. Apple's native tokens are checked as at
+    /// sign-in (bundle ids, the hashed nonce).
+    func linkIdentityWithIDToken(app: App, caller: AuthenticatedCaller, provider name: String, idToken: String, nonce: String?, data: [String: JSONValue], client: ClientInfo) async throws -> SessionResponse {
         let appSettings = settings.app(app)
+        guard appSettings.manualLinking else { throw Self.manualLinkingDisabled }
+        try ipLimiter.check("signin:ip:\(client.ip)", rule: settings.rateLimits.signInPerIP)
+        let provider: String
+        let providerUser: ProviderUser
+        if name == "apple" {
+            guard appSettings.appleEnabled || appSettings.oauthProviders["apple"] != nil else { throw AuthErrors.providerDisabled }
+            let identity = try await apple.verify(idToken: idToken, bundleIDs: appSettings.appleBundleIds + (appSettings.oauthProviders["apple"]?.audiences ?? []), nonce: nonce)
+            (provider, providerUser) = ("apple", ProviderUser(apple: identity, names: data))
+        } else {
+            (provider, providerUser) = try await verifiedIDToken(app: app, provider: name, idToken: idToken, nonce: nonce)
+        }
+        return try await database.transaction { connection in
+            let user = try await linkIdentity(to: caller.userID, app: app, provider: provider, providerUser: providerUser, on: connection)
+            return try await issueSession(userID: user.id, app: app, method: "oauth", client: client, provider: provider, on: connection)
+        }
+    }
+
+    /// A Google or OIDC provider's id_token checked against the app's settings for it: the
+    /// provider's name and what the token proves.
+    private func verifiedIDToken(app: App, provider name: String, idToken: String, nonce: String?) async throws -> (String, ProviderUser) {
         let provider: OAuthProvider
         do {
-            provider = try OAuthProvider.resolve(name: name, app: appSettings, callbackURL: callbackURL, verifier: oidc)
+            provider = try OAuthProvider.resolve(name: name, app: settings.app(app), callbackURL: callbackURL, verifier: oidc)
         } catch let error as APIError where error.code == "validation_failed" {
             throw APIError(.badRequest, code: "validation_failed", message: "Custom OIDC provider \"\(name)\" not allowed")
         }
         guard provider.kind != .github else { throw APIError(.badRequest, code: "validation_failed", message: "Provider \(provider.name) issues no id_token") }
-        try ipLimiter.check("signin:ip:\(client.ip)", rule: settings.rateLimits.signInPerIP)
-        let providerUser: ProviderUser
         do {
             let endpoints = try await provider.endpoints()
             guard let issuer = endpoints.issuer, let jwks = endpoints.jwks else { throw OIDCError.unavailable("provider \(provider.name) has no key set") }
             let identity = try await oidc.verify(idToken: idToken, issuer: issuer, jwksURL: jwks, audiences: provider.settings.audiences, nonce: .hashedIfPresent(nonce))
-            providerUser = ProviderUser(identity)
+            return (provider.name, ProviderUser(identity))
         } catch let error as OIDCError {
             throw Self.apiError(error)
-        }
-        return try await database.transaction { connection in
-            let user = try await signInWithExternalIdentity(app: app, provider: provider.name, providerUser: providerUser, on: connection)
-            return try await issueSession(userID: user.id, app: app, method: "oauth", client: client, provider: provider.name, on: connection)
         }
     }
 

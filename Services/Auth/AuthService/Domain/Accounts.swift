@@ -227,14 +227,7 @@ public struct Accounts: Sendable {
         try ipLimiter.check("signin:ip:\(client.ip)", rule: settings.rateLimits.signInPerIP)
         // GoTrue accepts the web flow's Services ID too (an app signing in with Apple's JS SDK).
         let identity = try await apple.verify(idToken: idToken, bundleIDs: appSettings.appleBundleIds + (appSettings.oauthProviders["apple"]?.audiences ?? []), nonce: nonce)
-        var identityData: [String: JSONValue] = [
-            "sub": .string(identity.subject), "iss": .string(AppleIdentityVerifier.issuer),
-            "email_verified": .bool(identity.emailVerified), "is_private_email": .bool(identity.isPrivateEmail),
-            "provider_id": .string(identity.subject),
-        ]
-        if let email = identity.email { identityData["email"] = .string(email) }
-        // Apple sends the name only on the first sign-in; the app passes it along as metadata.
-        for key in ["full_name", "name", "given_name", "family_name"] { if let value = data[key] { identityData[key] = value } }
+        let identityData = ProviderUser(apple: identity, names: data).identityData
 
         return try await database.transaction { connection in
             var user: UserRecord

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import ColonyModels
 import ColonyPlatform
 import Foundation
 
@@ -8,6 +9,21 @@ public struct AppleIdentity: Sendable, Equatable {
     public var email: String?
     public var emailVerified: Bool
     public var isPrivateEmail: Bool
+}
+
+extension ProviderUser {
+    /// A verified Sign in with Apple identity as a provider user. Apple sends the name only on the
+    /// first sign-in; the app passes it along as metadata (`names`).
+    init(apple identity: AppleIdentity, names: [String: JSONValue]) {
+        var data: [String: JSONValue] = [
+            "sub": .string(identity.subject), "iss": .string(AppleIdentityVerifier.issuer),
+            "email_verified": .bool(identity.emailVerified), "is_private_email": .bool(identity.isPrivateEmail),
+            "provider_id": .string(identity.subject),
+        ]
+        if let email = identity.email { data["email"] = .string(email) }
+        for key in ["full_name", "name", "given_name", "family_name"] { if let value = names[key] { data[key] = value } }
+        self.init(subject: identity.subject, emails: identity.email.map { [ProviderEmail(email: $0, verified: identity.emailVerified, primary: true)] } ?? [], identityData: data)
+    }
 }
 
 /// `email_verified` and the like: booleans, or (Apple) the strings "true"/"false".

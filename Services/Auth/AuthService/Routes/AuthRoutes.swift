@@ -54,6 +54,8 @@ struct AuthRoutes {
         var data: [String: JSONValue]?
         var authCode: String?
         var codeVerifier: String?
+        /// With `id_token`: link the identity to the signed-in caller instead of signing in with it.
+        var linkIdentity: Bool?
     }
 
     struct OTPBody: Decodable {
@@ -130,7 +132,15 @@ struct AuthRoutes {
             session = try await accounts.refresh(app: app, refreshToken: refreshToken, client: client)
         case "id_token":
             guard let idToken = body.idToken, let provider = body.provider else { throw AuthErrors.badRequest("provider and id_token are required") }
-            session = try await accounts.signInWithIDToken(app: app, provider: provider, idToken: idToken, nonce: body.nonce, data: body.data ?? [:], client: client)
+            if body.linkIdentity == true {
+                guard let bearer = bearer(request) else {
+                    throw APIError(.badRequest, code: "invalid_request", message: "Linking requires a valid user access token in Authorization")
+                }
+                let caller = try await accounts.authenticate(app: app, bearer: bearer)
+                session = try await accounts.linkIdentityWithIDToken(app: app, caller: caller, provider: provider, idToken: idToken, nonce: body.nonce, data: body.data ?? [:], client: client)
+            } else {
+                session = try await accounts.signInWithIDToken(app: app, provider: provider, idToken: idToken, nonce: body.nonce, data: body.data ?? [:], client: client)
+            }
         case "pkce":
             guard let authCode = body.authCode, let verifier = body.codeVerifier else { throw AuthErrors.badRequest("invalid request: both auth code and code verifier should be non-empty") }
             session = try await accounts.exchangeAuthCode(app: app, authCode: authCode, codeVerifier: verifier, client: client)
