@@ -329,6 +329,29 @@ struct AuthOperatorCallsTests {
         }
     }
 
+    @Test("features Colony does not offer answer as GoTrue does with them off: 404 and the feature's code, never route_not_found")
+    func disabledFeatures() async throws {
+        try await withRunningAuth { auth in
+            let service = try #require(auth.serviceKeys[.mycirclee])
+            let cases: [(HTTPMethod, String, String)] = [
+                (.POST, "/sso", "saml_provider_disabled"), (.GET, "/sso/saml/metadata", "saml_provider_disabled"),
+                (.GET, "/admin/sso/providers", "saml_provider_disabled"), (.GET, "/oauth/authorize", "feature_disabled"),
+                (.POST, "/oauth/token", "feature_disabled"), (.GET, "/admin/oauth/clients", "feature_disabled"),
+                (.GET, "/user/oauth/grants", "feature_disabled"), (.GET, "/.well-known/openid-configuration", "feature_disabled"),
+                (.GET, "/.well-known/oauth-authorization-server", "feature_disabled"), (.PUT, "/admin/custom-providers/x", "feature_disabled"),
+                (.GET, "/scim/v2/Schemas", "feature_disabled"), (.POST, "/passkeys/registration/options", "passkey_disabled"),
+                (.GET, "/passkeys", "passkey_disabled"), (.DELETE, "/admin/users/\(UUID().uuidString.lowercased())/passkeys/x", "passkey_disabled"),
+            ]
+            for (method, path, code) in cases {
+                let response = try await auth.request(method, path, bearer: service, apiKey: service, json: method == .GET || method == .DELETE ? nil : [:])
+                #expect(response.status == 404 && response.json["code"] as? String == code, "\(method) \(path): \(response.status) \(response.json)")
+            }
+            // What is served is unchanged beside them.
+            #expect(try await auth.request(.GET, "/.well-known/jwks.json").status == 200)
+            #expect(try await auth.request(.GET, "/admin/users", bearer: service, apiKey: service).status == 200)
+        }
+    }
+
     @Test("the official Python client: resend, admin.invite_user_by_email, admin.generate_link")
     func supabasePythonClient() async throws {
         try await withRunningAuth(configure: { $0.apps[.habithive]?.phoneEnabled = true }) { auth in

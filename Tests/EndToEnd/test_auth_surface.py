@@ -5,7 +5,9 @@ gotrue-migrations/ comes from) must reach a handler. A route a client calls must
 `not_found` or a 405: any other answer, an error included (401 without a session, 404
 `user_not_found` for a made-up id, 400 for an empty body), shows the route is served.
 
-Routes left out, each with its reason, are in EXCLUDED below. Also: `GET /auth/v1/health` answers
+Left out: only the deprecated `/magiclink` (EXCLUDED). The features Colony does not offer (SAML,
+the OAuth 2.1 server, custom providers, SCIM, passkeys) answer as GoTrue does with them off: 404
+and the feature's code (DISABLED). Also: `GET /auth/v1/health` answers
 GoTrue's {"version", "name", "description"} through the gateway, and it is the only one of auth's
 health endpoints the gateway exposes (`/ready` and `/metrics` stay on the service's own port)."""
 
@@ -102,27 +104,35 @@ GOTRUE_ROUTES: list[tuple[str, str]] = [
     ("POST", "/logout"),
 ]
 
-# Path prefixes left out, and why. The feature switches named are GoTrue's; off (its default),
-# GoTrue itself answers these routes 404 (`saml_provider_disabled`, `feature_disabled`,
-# `passkey_disabled`), which is what an app sees from Colony too.
+# Path prefixes left out, and why.
 EXCLUDED: dict[str, str] = {
-    "/sso": "SAML single sign-on: out of scope (issue 34); GOTRUE_SAML_ENABLED off",
-    "/admin/sso": "SAML identity providers: out of scope (issue 34); GOTRUE_SAML_ENABLED off",
     "/magiclink": "deprecated by GoTrue (POST /otp replaces it; supabase clients no longer call it)",
-    "/oauth/": "GoTrue as an OAuth 2.1 server for third-party apps (GOTRUE_OAUTH_SERVER_ENABLED, off): not an auth-client call",
-    "/admin/oauth": "the OAuth 2.1 server's client registry (GOTRUE_OAUTH_SERVER_ENABLED, off)",
-    "/user/oauth/grants": "grants users gave third-party apps of the OAuth 2.1 server (GOTRUE_OAUTH_SERVER_ENABLED, off)",
-    "/.well-known/oauth-authorization-server": "the OAuth 2.1 server's metadata (GOTRUE_OAUTH_SERVER_ENABLED, off)",
-    "/.well-known/openid-configuration": "describes the OAuth 2.1 server's endpoints (/oauth/authorize, /oauth/token, /oauth/userinfo), which are off",
-    "/admin/custom-providers": "providers managed at runtime through the API (GOTRUE_CUSTOM_OAUTH_ENABLED, off); Colony's are configured per app in the apps file",
-    "/scim/v2": "SCIM provisioning (GOTRUE_SCIM_ENABLED, off)",
-    "/passkeys": "WebAuthn passkeys (GOTRUE_PASSKEY_ENABLED, off): not among issue 34's calls",
-    "/admin/users/{id}/passkeys": "WebAuthn passkeys (GOTRUE_PASSKEY_ENABLED, off): not among issue 34's calls",
+}
+
+# GoTrue features Colony does not offer, answered as GoTrue answers them switched off (its default):
+# 404 with the feature's code, never route_not_found (Routes/DisabledFeatureRoutes.swift).
+DISABLED: dict[str, str] = {
+    "/sso": "saml_provider_disabled",  # SAML single sign-on: out of scope (issue 34)
+    "/admin/sso": "saml_provider_disabled",
+    "/oauth/": "feature_disabled",  # GoTrue as an OAuth 2.1 server for third-party apps
+    "/admin/oauth": "feature_disabled",
+    "/user/oauth/grants": "feature_disabled",
+    "/.well-known/oauth-authorization-server": "feature_disabled",
+    "/.well-known/openid-configuration": "feature_disabled",  # describes the OAuth 2.1 server's endpoints
+    "/admin/custom-providers": "feature_disabled",  # Colony's providers are per app in the apps file
+    "/scim/v2": "feature_disabled",
+    "/passkeys": "passkey_disabled",
+    "/admin/users/{id}/passkeys": "passkey_disabled",
 }
 
 
+def under(path: str, prefixes) -> str | None:
+    return next((prefix for prefix in prefixes if path == prefix or path.startswith(prefix.rstrip("/") + "/")), None)
+
+
 def excluded(path: str) -> str | None:
-    return next((reason for prefix, reason in EXCLUDED.items() if path == prefix or path.startswith(prefix.rstrip("/") + "/")), None)
+    prefix = under(path, EXCLUDED)
+    return EXCLUDED[prefix] if prefix else None
 
 
 SERVED = [(method, path) for method, path in GOTRUE_ROUTES if excluded(path) is None]
@@ -146,7 +156,7 @@ def walker(stack: Stack):
 def test_the_walk_covers_the_router() -> None:
     # Every exclusion names a route that exists, and no route is listed twice.
     assert len(set(GOTRUE_ROUTES)) == len(GOTRUE_ROUTES)
-    for prefix in EXCLUDED:
+    for prefix in [*EXCLUDED, *DISABLED]:
         assert any(path.startswith(prefix) for _, path in GOTRUE_ROUTES), prefix
     assert len(SERVED) >= 30
 
@@ -165,6 +175,9 @@ def test_route_is_served(walker, method: str, path: str) -> None:
     code = response.json().get("code") if response.headers.get("content-type", "").startswith("application/json") and response.content else None
     unrouted = response.status_code == 405 or (response.status_code == 404 and code in ("route_not_found", "not_found"))
     assert not unrouted, f"{method} {path} is not routed: {response.status_code} {response.text[:300]}"
+    disabled = under(path, DISABLED)
+    if disabled:
+        assert response.status_code == 404 and code == DISABLED[disabled], f"{method} {path}: {response.status_code} {response.text[:300]}"
 
 
 def test_health_through_the_gateway_is_gotrues(stack: Stack) -> None:

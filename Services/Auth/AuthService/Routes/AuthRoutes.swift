@@ -27,6 +27,7 @@ struct AuthRoutes {
         group.get("settings", use: appSettings)
         group.get(".well-known/jwks.json", use: jwks)
         AdminRoutes(accounts: accounts, keyRing: keyRing).add(to: group)
+        DisabledFeatureRoutes().add(to: group)
         OAuthRoutes(auth: self).add(to: group)
         FactorRoutes(auth: self).add(to: group)
         addResendAndHealth(to: group)
