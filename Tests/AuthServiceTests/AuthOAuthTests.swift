@@ -190,7 +190,8 @@ struct AuthOAuthTests {
                 #expect((identity["identity_data"] as? [String: Any])?["email_verified"] as? Bool == true)
                 for key in ["identity_id", "user_id", "created_at", "updated_at", "last_sign_in_at"] { #expect(identity[key] != nil, "\(name): \(key) missing") }
                 #expect((user["user_metadata"] as? [String: Any])?["full_name"] as? String == "Ada Lovelace", "\(name): \(user)")
-                let amr = try #require(try decodedClaims(session["access_token"] as? String)["amr"] as? [[String: Any]])
+                let sessionToken = try #require(session["access_token"] as? String)
+                let amr = try #require(try unverifiedClaims(sessionToken)["amr"] as? [[String: Any]])
                 #expect(amr.first?["method"] as? String == "oauth")
 
                 // The same identity again, implicit: the same account, tokens in the fragment.
@@ -431,7 +432,7 @@ struct AuthOAuthTests {
             #expect(me.json["is_anonymous"] as? Bool == false, "\(me.json)")
             #expect(me.json["email"] as? String == email)
             #expect(Self.identities(me.json).map { $0["provider"] as? String } == ["google"])
-            #expect(try decodedClaims(newAccess)["is_anonymous"] as? Bool == false)
+            #expect(try unverifiedClaims(newAccess)["is_anonymous"] as? Bool == false)
         }
     }
 
@@ -607,10 +608,3 @@ struct AuthOAuthTests {
     }
 }
 
-/// The claims of a token, unverified (tests read what auth wrote).
-func decodedClaims(_ token: String?) throws -> [String: Any] {
-    let token = try #require(token)
-    let parts = token.split(separator: ".")
-    guard parts.count == 3, let bytes = Base64URL.decode(String(parts[1])) else { return [:] }
-    return (try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]) ?? [:]
-}

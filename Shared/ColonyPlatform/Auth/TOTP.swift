@@ -82,7 +82,7 @@ public struct TOTP: Sendable, Equatable {
         var matched: Int64?
         for step in (now - window)...(now + window) where step >= 0 {
             if let lastUsedStep, step <= lastUsedStep { continue }
-            if Self.constantTimeEqual(Array(self.code(forStep: step).utf8), Array(code.utf8)), matched == nil { matched = step }
+            if ConstantTime.equal(self.code(forStep: step).utf8, code.utf8), matched == nil { matched = step }
         }
         return matched
     }
@@ -103,12 +103,6 @@ public struct TOTP: Sendable, Equatable {
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
     }
 
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
-    }
 }
 
 /// RFC 4648 base32 (the alphabet A-Z2-7), as TOTP secrets are written. Encoding leaves out the

@@ -295,7 +295,7 @@ extension Accounts {
                       let matched = totp.verify(code, at: now, window: 1, after: found.lastTOTPStep) else { return .failure(FactorErrors.wrongTOTP) }
                 step = matched
             case .phone:
-                guard let expected = challenge.codeHash, Self.equal(Secrets.codeHash(code, recipient: challenge.id.uuidString), expected) else {
+                guard let expected = challenge.codeHash, ConstantTime.equal(Secrets.codeHash(code, recipient: challenge.id.uuidString), expected) else {
                     return .failure(FactorErrors.wrongPhoneCode)
                 }
             }
@@ -406,10 +406,4 @@ extension Accounts {
         try await factors.delete(id: factor.id, on: connection)
     }
 
-    static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
-    }
 }

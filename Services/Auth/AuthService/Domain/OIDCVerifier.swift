@@ -130,7 +130,7 @@ public actor OIDCVerifier {
         let tokenNonce = token.flatMap { $0.isEmpty ? nil : $0 }
         switch rule {
         case .exactly(let expected):
-            guard let tokenNonce, Bcrypt.constantTimeEqual(Array(tokenNonce.utf8), Array(expected.utf8)) else { throw OIDCError.invalid("Nonces mismatch") }
+            guard let tokenNonce, ConstantTime.equal(tokenNonce.utf8, expected.utf8) else { throw OIDCError.invalid("Nonces mismatch") }
         case .hashedIfPresent(let raw):
             let raw = raw.flatMap { $0.isEmpty ? nil : $0 }
             guard (raw == nil) == (tokenNonce == nil) else {

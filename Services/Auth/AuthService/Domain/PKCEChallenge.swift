@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Crypto
 import Foundation
 
@@ -50,6 +51,6 @@ public struct PKCEChallenge: Sendable, Equatable {
         case .s256: expected = Base64URL.encode(SHA256.hash(data: Data(verifier.utf8)))
         case .plain: expected = verifier
         }
-        return Bcrypt.constantTimeEqual(Array(expected.utf8), Array(challenge.utf8))
+        return ConstantTime.equal(expected.utf8, challenge.utf8)
     }
 }

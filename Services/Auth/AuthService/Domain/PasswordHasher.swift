@@ -1,4 +1,5 @@
 import CCrypt
+import ColonyPlatform
 import Foundation
 import NIOPosix
 import ServiceLifecycle
@@ -18,7 +19,7 @@ public enum Bcrypt {
 
     public static func verify(_ password: String, hash: String) -> Bool {
         guard hash.hasPrefix("$2"), let computed = try? crypt(password, setting: hash) else { return false }
-        return constantTimeEqual(Array(computed.utf8), Array(hash.utf8))
+        return ConstantTime.equal(computed.utf8, hash.utf8)
     }
 
     static func crypt(_ password: String, setting: String) throws -> String {
@@ -32,12 +33,6 @@ public enum Bcrypt {
         return text
     }
 
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
-    }
 }
 
 /// Hashes and verifies passwords on threads of its own, at a lower priority: bcrypt takes tens
