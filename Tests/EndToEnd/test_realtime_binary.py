@@ -15,8 +15,13 @@ Also: the heartbeat with `"ref":1e300` that once killed colony-realtime, and a m
 
 from __future__ import annotations
 
+import base64
 import json
+import os
+import socket as tcp
+import struct
 import time
+from urllib.parse import urlsplit
 from typing import Any, Optional
 
 import httpx
@@ -209,6 +214,45 @@ def test_the_1e300_heartbeat_and_an_oversized_message(stack: Stack):
         assert after.reply("alive")["payload"]["status"] == "ok"
     finally:
         after.close()
+
+
+def masked_text_frame(payload: bytes) -> bytes:
+    """One client text frame (RFC 6455 5.2), masked, with the 64-bit length for payloads over 64 KiB."""
+    mask = os.urandom(4)
+    length = len(payload)
+    header = bytes([0x81]) + (bytes([0x80 | length]) if length < 126 else bytes([0x80 | 126]) + struct.pack(">H", length) if length < 1 << 16
+                              else bytes([0x80 | 127]) + struct.pack(">Q", length))
+    key = int.from_bytes((mask * (length // 4 + 1))[:length], "big")
+    return header + mask + (int.from_bytes(payload, "big") ^ key).to_bytes(length, "big")
+
+
+@pytest.mark.parametrize("vsn", ["1.0.0", "2.0.0"])
+def test_an_oversized_message_sent_with_the_handshake_ends_with_a_close_frame(stack: Stack, vsn: str):
+    """The upgrade request and a message over the limit in one write, as a client on a fast link sends
+    them: the message arrives before the socket's own handlers are in place, and both realtime and the
+    gateway close while the client is still sending. Each close must linger (read the rest) so the
+    client gets the close frame and a FIN, never a TCP reset, which makes it lose the close frame."""
+    gateway = urlsplit(stack.gateway)
+    big = masked_text_frame(b'{"topic":"phoenix","event":"heartbeat","payload":{"x":"' + b"x" * (1 << 20) + b'"},"ref":"1"}')
+    outcomes: list[str] = []
+    for _ in range(20):
+        upgrade = (f"GET /realtime/v1/websocket?apikey={stack.keys['mycirclee']}&vsn={vsn} HTTP/1.1\r\nHost: {gateway.netloc}\r\n"
+                   f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\n"
+                   "Sec-WebSocket-Version: 13\r\n\r\n").encode()
+        received = b""
+        with tcp.create_connection((gateway.hostname, gateway.port or 80), timeout=EVENTUAL_TIMEOUT) as connection:
+            try:
+                connection.sendall(upgrade + big)
+                while chunk := connection.recv(1 << 16):
+                    received += chunk
+                ending = "fin"
+            except (ConnectionResetError, BrokenPipeError) as error:
+                ending = type(error).__name__
+        head, _, frames = received.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 101"), head[:200]
+        code = struct.unpack(">H", frames[2:4])[0] if frames[:1] == b"\x88" and len(frames) >= 4 else None
+        outcomes.append(f"{code} {ending}")
+    assert outcomes == ["1009 fin"] * 20, outcomes
 
 
 def test_an_upgrade_after_plain_requests_to_realtime(stack: Stack):

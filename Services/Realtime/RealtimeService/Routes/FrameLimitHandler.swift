@@ -2,24 +2,19 @@ import NIOCore
 import NIOWebSocket
 
 /// Stands in front of NIO's `WebSocketProtocolErrorHandler`, which answers a frame over the limit
-/// (or a malformed frame header) with a bare close frame and closes the connection at once: with the
-/// rest of the client's frame still unread, that close is a TCP reset, and the client (or the gateway
-/// in between) loses the close frame. This handler sends the close frame with a reason, then keeps
-/// reading and dropping what the client still sends for a moment before it closes, so the client
-/// reads the close frame and the connection ends with a FIN.
+/// (or a malformed frame header) with a bare close frame: this one says why in the close frame.
+/// The close itself lingers (`LingeringCloseHandler`), so the rest of the client's frame, still
+/// unread, does not turn it into a TCP reset that loses the close frame.
 final class FrameLimitHandler: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
     typealias InboundOut = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
     let maxFrameBytes: Int
-    /// How long the client's remaining bytes (and its own close frame) are read after ours.
-    let linger: TimeAmount
     private var closing = false
 
-    init(maxFrameBytes: Int, linger: TimeAmount = .seconds(2)) {
+    init(maxFrameBytes: Int) {
         self.maxFrameBytes = maxFrameBytes
-        self.linger = linger
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -35,8 +30,7 @@ final class FrameLimitHandler: ChannelInboundHandler {
             data.write(webSocketErrorCode: code)
             data.writeString(reason)
             context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data)), promise: nil)
-            let channel = context.channel
-            context.eventLoop.scheduleTask(in: linger) { channel.close(promise: nil) }
+            context.close(promise: nil)
         case is ByteToMessageDecoderError where closing:
             // The rest of the refused frame, or the client's close frame: read and dropped.
             return

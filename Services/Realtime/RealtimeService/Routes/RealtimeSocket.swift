@@ -29,6 +29,8 @@ struct RealtimeSocket: Sendable {
             guard let serializer = PhoenixSerializer(vsn: query.first { $0.name == "vsn" }?.value) else { return .dontUpgrade }
             let address = trustedProxies.clientAddress(peer: channel.remoteAddress?.ipAddress, forwardedFor: request.headerFields[values: .xForwardedFor])
             guard case .success(let identity) = await hub.admission(apiKey: apiKey, address: address), let apiKey else { return .dontUpgrade }
+            // Before the upgrade, so a frame the client sends at once meets it too.
+            await LingeringCloseHandler.install(on: channel)
             return .upgrade([:]) { inbound, outbound, _ in
                 await FrameLimitHandler.install(on: channel, maxFrameBytes: settings.maxFrameBytes)
                 let connection = RealtimeConnection(serializer: serializer, apiKey: apiKey, app: identity.app, address: address,
