@@ -52,6 +52,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        // Tests speak the generated client (Clients/, the apps' package) over AsyncHTTPClient.
+        .package(path: "Clients"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
     ],
     targets: [
         // librdkafka, as Debian's librdkafka-dev installs it.
@@ -153,6 +156,10 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // The generated clients' connection, over AsyncHTTPClient (TypedClient.swift).
+                .product(name: "ColonyClient", package: "Clients"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Shared/ColonyTesting",
             swiftSettings: swiftSettings
@@ -278,6 +285,8 @@ let package = Package(
                 "ColonyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // The service's generated client (Clients/), which the tests speak.
+                .product(name: "HabitsAPI", package: "Clients"),
             ],
             path: "Tests/HabitsServiceTests",
             swiftSettings: swiftSettings
@@ -322,6 +331,8 @@ let package = Package(
                 "ChatService",
                 "ColonyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // The service's generated client (Clients/), which the tests speak.
+                .product(name: "ChatAPI", package: "Clients"),
             ],
             path: "Tests/ChatServiceTests",
             swiftSettings: swiftSettings
