@@ -2,6 +2,7 @@ import ColonyModels
 import ColonyPlatform
 import ColonyTesting
 import Foundation
+import HabitsAPI
 import HabitsService
 import Testing
 
@@ -16,7 +17,7 @@ struct ContactMatchingTests {
         try await habits.publishAuthEvent(UserRegistered(userId: user.id, app: .habithive, email: nil, phone: phone,
                                                          phoneHash: PhoneHash.of(e164: phone, pepper: "test-pepper"),
                                                          userMetadata: ["display_name": .string(name)], createdAt: Date()), user: user.id)
-        try await waitUntil { try await habits.request(.GET, "/profile", as: user).body["display_name"]?.stringValue == name }
+        try await waitUntil { (try? await habits.api(user).getProfile().ok.body.json.displayName) == name }
         return user
     }
 
@@ -25,17 +26,20 @@ struct ContactMatchingTests {
         try await withRunningHabits { habits in
             let ada = try await registered(habits, phone: "+442071838750", name: "Ada")
             let bob = try await habits.user(timezone: "UTC")
+            let bobs = habits.api(bob)
+            // Raw: a route the document does not have (and must not).
             let pepper = try await habits.request(.GET, "/contacts/pepper", as: bob)
             #expect(pepper.status == 404 && pepper.code == "route_not_found" && !String(buffer: pepper.bytes).contains("test-pepper"))
-            // The old way: a client hashing numbers itself. Refused (no phone in it).
+            // The old way: a client hashing numbers itself. Refused (no phone in it). Raw: the typed
+            // client cannot leave out the required phone.
             let hashed = try await habits.request(.POST, "/contacts", as: bob, json: ["contacts": [["hash": PhoneHash.of(e164: "+442071838750", pepper: "test-pepper")]]])
             #expect(hashed.status == 422)
-            let first = try await habits.request(.POST, "/contacts", as: bob, json: ["contacts": [["phone": "+442071838750"]]])
-            #expect(first.body["matches"]?.arrayValue?.compactMap { $0["user_id"]?.stringValue?.lowercased() } == [ada.id.lowercased])
+            let first = try await bobs.uploadContacts(body: .json(.init(contacts: [.init(phone: "+442071838750")]))).ok.body.json
+            #expect(first.matches.map { $0.userId.lowercased() } == [ada.id.lowercased])
             // The next upload replaces the set: Ada is no longer among Bob's contacts.
-            let second = try await habits.request(.POST, "/contacts", as: bob, json: ["contacts": [["phone": "+442071838751"]]])
-            #expect(second.status == 200 && second.body["matches"]?.arrayValue?.isEmpty == true)
-            #expect(try await habits.request(.GET, "/contacts/matches", as: bob).body["matches"]?.arrayValue?.isEmpty == true)
+            let second = try await answer { try await bobs.uploadContacts(body: .json(.init(contacts: [.init(phone: "+442071838751")]))) }
+            #expect(try second.status == 200 && (try second.output.ok.body.json.matches.isEmpty))
+            #expect(try await bobs.listContactMatches().ok.body.json.matches.isEmpty)
             let stored = try await habits.withDatabase { database in
                 try await database.query("SELECT count(*)::int FROM contact_hashes WHERE user_id = \(bob.id)").collect()[0].decode(Int.self)
             }
@@ -49,26 +53,28 @@ struct ContactMatchingTests {
                                       contactNumberQuota: Quota(5000, perSeconds: 86_400), contactMatchQuota: Quota(2, perSeconds: 3600))
         try await withRunningHabits(settings: settings) { habits in
             let scraper = try await habits.user()
-            func numbers(_ start: Int, _ count: Int) -> [[String: String]] {
-                (start..<start + count).map { ["phone": "+1555\(String(format: "%07d", $0))"] }
+            let api = habits.api(scraper)
+            func upload(_ start: Int, _ count: Int) async throws -> Answer<HabitsAPI.Operations.UploadContacts.Output> {
+                let contacts = (start..<start + count).map { Schemas.ContactsUpload.ContactsPayloadPayload(phone: "+1555\(String(format: "%07d", $0))") }
+                return try await answer { try await api.uploadContacts(body: .json(.init(contacts: contacts))) }
             }
             // Over the per-upload limit: 422 before anything else.
-            #expect(try await habits.request(.POST, "/contacts", as: scraper, json: ["contacts": numbers(0, 2001)]).status == 422)
+            #expect(try await upload(0, 2001).status == 422)
             // 2000 + 2000 numbers fit the day's 5000; the next 2000 do not.
-            #expect(try await habits.request(.POST, "/contacts", as: scraper, json: ["contacts": numbers(0, 2000)]).status == 200)
-            #expect(try await habits.request(.POST, "/contacts", as: scraper, json: ["contacts": numbers(2000, 2000)]).status == 200)
-            let bulk = try await habits.request(.POST, "/contacts", as: scraper, json: ["contacts": numbers(4000, 2000)])
-            #expect(bulk.status == 429 && bulk.code == "contact_quota_exceeded" && bulk.headers.first(name: "Retry-After") != nil, "\(bulk.body)")
+            #expect(try await upload(0, 2000).status == 200)
+            #expect(try await upload(2000, 2000).status == 200)
+            let bulk = try await upload(4000, 2000)
+            #expect(try bulk.status == 429 && bulk.code == "contact_quota_exceeded" && (try bulk.output.tooManyRequests.headers.retryAfter) != nil, "\(bulk.body)")
             let stored = try await habits.withDatabase { database in
                 try await database.query("SELECT count(*)::int FROM contact_hashes WHERE user_id = \(scraper.id)").collect()[0].decode(Int.self)
             }
             #expect(stored == 2000, "the refused upload stored nothing (the set is still the second upload's)")
             // Uploads per day: the third small one fits, the fourth does not.
-            #expect(try await habits.request(.POST, "/contacts", as: scraper, json: ["contacts": numbers(0, 1)]).status == 200)
-            #expect(try await habits.request(.POST, "/contacts", as: scraper, json: ["contacts": numbers(1, 1)]).code == "contact_quota_exceeded")
+            #expect(try await upload(0, 1).status == 200)
+            #expect(try await upload(1, 1).code == "contact_quota_exceeded")
             // Match reads.
-            for _ in 0..<2 { #expect(try await habits.request(.GET, "/contacts/matches", as: scraper).status == 200) }
-            #expect(try await habits.request(.GET, "/contacts/matches", as: scraper).status == 429)
+            for _ in 0..<2 { #expect(try await answer { try await api.listContactMatches() }.status == 200) }
+            #expect(try await answer { try await api.listContactMatches() }.status == 429)
         }
     }
 }

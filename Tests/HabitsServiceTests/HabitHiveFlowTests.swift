@@ -2,6 +2,8 @@ import ColonyModels
 import ColonyPlatform
 import ColonyTesting
 import Foundation
+import HabitsAPI
+import HTTPTypes
 @testable import HabitsService
 import Testing
 
@@ -12,17 +14,15 @@ import Testing
 struct HabitHiveFlowTests {
     var today: LocalDate { UserClock.utc.localDay(at: Date()) }
 
-    func makeHive(_ habits: RunningHabits, _ owner: RunningHabits.User, _ fields: [String: Any] = [:]) async throws -> String {
-        var body: [String: Any] = ["name": "Stretch", "color_hex": "#4BBF8B"]
-        body.merge(fields) { $1 }
-        let reply = try await habits.request(.POST, "/hives", as: owner, json: body)
-        #expect(reply.status == 201, "\(reply.body)")
-        return try #require(reply.body["hive"]?["id"]?.stringValue).lowercased()
+    func makeHive(_ habits: RunningHabits, _ owner: RunningHabits.User, _ extra: [String: (any Sendable)?] = [:]) async throws -> String {
+        var body: [String: (any Sendable)?] = ["name": "Stretch", "color_hex": "#4BBF8B"]
+        body.merge(extra) { $1 }
+        return try await habits.api(owner).createHive(body: .json(.init(value1: fields(body)))).created.body.json.hive.id.lowercased()
     }
 
     func join(_ habits: RunningHabits, _ owner: RunningHabits.User, _ member: RunningHabits.User, hive: String) async throws {
-        let code = try #require(try await habits.request(.POST, "/hives/\(hive)/invites", as: owner, json: [:]).body["code"]?.stringValue)
-        #expect(try await habits.request(.POST, "/hives/join", as: member, json: ["code": code]).status == 200)
+        let code = try await habits.api(owner).createHiveInvite(path: .init(hiveId: hive), body: .json(.init())).created.body.json.code
+        _ = try await habits.api(member).joinHive(body: .json(.init(code: code))).ok
     }
 
     /// `owner` has `contacts` among their contact matches: each signed up with a number (auth
@@ -37,11 +37,11 @@ struct HabitHiveFlowTests {
                                                              userMetadata: ["display_name": .string("Contact")], createdAt: Date()), user: contact.id)
         }
         for contact in contacts {
-            try await waitUntil(timeout: .seconds(120)) { try await habits.request(.GET, "/profile", as: contact).body["display_name"]?.stringValue == "Contact" }
+            try await waitUntil(timeout: .seconds(120)) { (try? await habits.api(contact).getProfile().ok.body.json.displayName) == "Contact" }
         }
-        let upload = try await habits.request(.POST, "/contacts", as: owner, json: ["contacts": phones.map { ["phone": $0] }])
-        let matched = Set(upload.body["matches"]?.arrayValue?.compactMap { $0["user_id"]?.stringValue.flatMap(UUID.init(uuidString:)) } ?? [])
-        #expect(matched == Set(contacts.map(\.id)), "\(upload.body)")
+        let upload = try await habits.api(owner).uploadContacts(body: .json(.init(contacts: phones.map { .init(phone: $0) }))).ok.body.json
+        let matched = Set(upload.matches.compactMap { UUID(uuidString: $0.userId) })
+        #expect(matched == Set(contacts.map(\.id)), "\(upload)")
     }
 
     @Test("the owner invites a contact match: a pending invitation the invitee sees, accepts (and joins) or declines; nobody else can be invited or answer")
@@ -52,31 +52,35 @@ struct HabitHiveFlowTests {
             let hive = try await makeHive(habits, owner)
             try await match(habits, owner: owner, contacts: [friend, other])
 
+            let owners = habits.api(owner), friends = habits.api(friend), others = habits.api(other), strangers = habits.api(stranger)
+            func invite(_ api: HabitsAPI.Client, _ user: RunningHabits.User) async throws -> Answer<HabitsAPI.Operations.InviteContactToHive.Output> {
+                try await answer { try await api.inviteContactToHive(path: .init(hiveId: hive), body: .json(.init(userId: user.id.uuidString))) }
+            }
             // Only contact matches, only by the owner, one pending at a time.
-            #expect(try await habits.request(.POST, "/hives/\(hive)/invitations", as: owner, json: ["user_id": stranger.id.uuidString]).code == "contact_not_found")
-            #expect(try await habits.request(.POST, "/hives/\(hive)/invitations", as: owner, json: ["user_id": owner.id.uuidString]).code == "contact_not_found")
-            let invited = try await habits.request(.POST, "/hives/\(hive)/invitations", as: owner, json: ["user_id": friend.id.uuidString])
-            #expect(invited.status == 201 && invited.body["status"]?.stringValue == "pending", "\(invited.body)")
-            let invitation = try #require(invited.body["id"]?.stringValue)
-            #expect(try await habits.request(.POST, "/hives/\(hive)/invitations", as: owner, json: ["user_id": friend.id.uuidString]).code == "invitation_pending")
-            #expect(try await habits.request(.POST, "/hives/\(hive)/invitations", as: stranger, json: ["user_id": friend.id.uuidString]).code == "hive_not_found")
+            #expect(try await invite(owners, stranger).code == "contact_not_found")
+            #expect(try await invite(owners, owner).code == "contact_not_found")
+            let invited = try await invite(owners, friend)
+            #expect(try invited.status == 201 && (try invited.output.created.body.json.status) == .pending, "\(invited.body)")
+            let invitation = try invited.output.created.body.json.id
+            #expect(try await invite(owners, friend).code == "invitation_pending")
+            #expect(try await invite(strangers, friend).code == "hive_not_found")
 
-            let pending = try await habits.request(.GET, "/invitations", as: friend)
-            #expect(pending.array.count == 1 && pending.array.first?["hive_name"]?.stringValue == "Stretch" && pending.array.first?["member_count"]?.intValue == 1)
-            #expect(try await habits.request(.GET, "/invitations", as: stranger).array.isEmpty)
+            let pending = try await friends.listMyInvitations().ok.body.json
+            #expect(pending.count == 1 && pending.first?.hiveName == "Stretch" && pending.first?.memberCount == 1)
+            #expect(try await strangers.listMyInvitations().ok.body.json.isEmpty)
             // Someone else cannot answer it.
-            #expect(try await habits.request(.POST, "/invitations/\(invitation)/accept", as: stranger).code == "invitation_not_found")
-            #expect(try await habits.request(.GET, "/hives/\(hive)", as: stranger).status == 404)
+            #expect(try await answer { try await strangers.acceptHiveInvitation(path: .init(invitationId: invitation)) }.code == "invitation_not_found")
+            #expect(try await answer { try await strangers.getHive(path: .init(hiveId: hive)) }.status == 404)
 
-            let accepted = try await habits.request(.POST, "/invitations/\(invitation)/accept", as: friend)
-            #expect(accepted.status == 200 && accepted.body["members"]?.arrayValue?.count == 2, "\(accepted.body)")
-            #expect(try await habits.request(.POST, "/invitations/\(invitation)/accept", as: friend).code == "invitation_answered")
-            #expect(try await habits.request(.POST, "/hives/\(hive)/invitations", as: owner, json: ["user_id": friend.id.uuidString]).code == "already_member")
+            let accepted = try await answer { try await friends.acceptHiveInvitation(path: .init(invitationId: invitation)) }
+            #expect(try accepted.status == 200 && (try accepted.output.ok.body.json.members.count) == 2, "\(accepted.body)")
+            #expect(try await answer { try await friends.acceptHiveInvitation(path: .init(invitationId: invitation)) }.code == "invitation_answered")
+            #expect(try await invite(owners, friend).code == "already_member")
 
-            let second = try await habits.request(.POST, "/hives/\(hive)/invitations", as: owner, json: ["user_id": other.id.uuidString])
-            let declined = try await habits.request(.POST, "/invitations/\(second.body["id"]?.stringValue ?? "")/decline", as: other)
-            #expect(declined.status == 200 && declined.body["status"]?.stringValue == "declined")
-            #expect(try await habits.request(.GET, "/hives/\(hive)", as: other).status == 404)
+            let second = try await invite(owners, other).output.created.body.json.id
+            let declined = try await others.declineHiveInvitation(path: .init(invitationId: second)).ok.body.json
+            #expect(declined.status == .declined)
+            #expect(try await answer { try await others.getHive(path: .init(hiveId: hive)) }.status == 404)
 
             let events = try await habits.events { events in events.filter { $0.type == .hiveInvitationAnswered }.count == 2 }
             let sent = try events.filter { $0.type == .hiveInvited }.map { try $0.decode(HiveInvited.self) }
@@ -93,23 +97,30 @@ struct HabitHiveFlowTests {
             let owner = try await habits.user(timezone: "UTC", dayStartHour: 0), member = try await habits.user(timezone: "UTC", dayStartHour: 0)
             let hive = try await makeHive(habits, owner, ["type": "counter", "target_per_day": 3])
             try await join(habits, owner, member, hive: hive)
-            #expect(try await habits.request(.PATCH, "/hives/\(hive)", as: member, json: ["name": "Mine"]).code == "owner_only")
-            for bad: [String: Any] in [["name": " "], ["color_hex": "orange"], ["target_per_day": 0], ["schedule_weekmask": 0], ["schedule_weekmask": 128], ["target_per_day": "5"]] {
-                #expect(try await habits.request(.PATCH, "/hives/\(hive)", as: owner, json: bad).status == 422, "\(bad)")
+            let owners = habits.api(owner)
+            func edit(_ api: HabitsAPI.Client, _ hive: String, _ update: Schemas.HiveUpdate) async throws -> Answer<HabitsAPI.Operations.UpdateHive.Output> {
+                try await answer { try await api.updateHive(path: .init(hiveId: hive), body: .json(update)) }
             }
-            let edited = try await habits.request(.PATCH, "/hives/\(hive)", as: owner,
-                                                  json: ["name": "Evening stretch", "color_hex": "#ff9f1c", "target_per_day": 5, "schedule_daily": false, "schedule_weekmask": 31])
-            let row = edited.body["hive"]
-            #expect(edited.status == 200 && row?["name"]?.stringValue == "Evening stretch" && row?["color_hex"]?.stringValue == "#FF9F1C", "\(edited.body)")
-            #expect(row?["target_per_day"]?.intValue == 5 && row?["schedule_daily"]?.boolValue == false && row?["schedule_weekmask"]?.intValue == 31)
-            #expect(try await habits.request(.PATCH, "/hives/\(hive)", as: owner, json: ["name": "Evening stretch"]).status == 200, "the same values again")
+            #expect(try await edit(habits.api(member), hive, .init(name: "Mine")).code == "owner_only")
+            let bads: [Schemas.HiveUpdate] = [.init(name: " "), .init(colorHex: "orange"), .init(targetPerDay: 0), .init(scheduleWeekmask: 0), .init(scheduleWeekmask: 128)]
+            for bad in bads {
+                #expect(try await edit(owners, hive, bad).status == 422, "\(bad)")
+            }
+            // Raw: a number sent as a string, which the typed client cannot send.
+            #expect(try await habits.request(.PATCH, "/hives/\(hive)", as: owner, json: ["target_per_day": "5"]).status == 422)
+            let edited = try await edit(owners, hive, .init(name: "Evening stretch", colorHex: "#ff9f1c", targetPerDay: 5, scheduleDaily: false, scheduleWeekmask: 31))
+            let row = try edited.output.ok.body.json.hive
+            #expect(edited.status == 200 && row.name == "Evening stretch" && row.colorHex == "#FF9F1C", "\(edited.body)")
+            #expect(row.targetPerDay == 5 && row.scheduleDaily == false && row.scheduleWeekmask == 31)
+            #expect(try await edit(owners, hive, .init(name: "Evening stretch")).status == 200, "the same values again")
             let checkbox = try await makeHive(habits, owner)
-            let conflicting = try await habits.request(.PATCH, "/hives/\(checkbox)", as: owner, json: ["target_per_day": 2])
+            let conflicting = try await edit(owners, checkbox, .init(targetPerDay: 2))
             #expect(conflicting.status == 409 && conflicting.code == "checkbox_target", "a checkbox hive keeps target 1: \(conflicting.body)")
-            #expect(try await habits.request(.PATCH, "/hives/\(checkbox)", as: owner, json: ["target_per_day": 1001]).status == 422, "out of range whatever the type")
+            #expect(try await edit(owners, checkbox, .init(targetPerDay: 1001)).status == 422, "out of range whatever the type")
+            // Raw: explicit nulls, which the typed client leaves out (null keeps a field here, as leaving it out does).
             #expect(try await habits.request(.PATCH, "/hives/\(checkbox)", as: owner, raw: #"{"name": " ", "schedule_weekmask": null}"#).status == 422, "a blank name")
             #expect(try await habits.request(.PATCH, "/hives/\(checkbox)", as: owner, raw: #"{"name": null, "schedule_weekmask": null}"#).status == 200, "null keeps a field")
-            #expect(try await habits.request(.PATCH, "/hives/\(hive)", as: owner, json: ["name": "Final"]).status == 200)
+            #expect(try await edit(owners, hive, .init(name: "Final")).status == 200)
             // One event per real change, in order: the repeated values made none.
             let updates = try await habits.events { events in events.contains { $0.type == .hiveUpdated && (try? $0.decode(HiveUpdated.self).payload.hive.name) == "Final" } }
                 .filter { $0.type == .hiveUpdated }.map { try $0.decode(HiveUpdated.self).payload }
@@ -122,30 +133,31 @@ struct HabitHiveFlowTests {
     func convertedHabitCountsForBoth() async throws {
         try await withRunningHabits { habits in
             let owner = try await habits.user(timezone: "UTC", dayStartHour: 0), member = try await habits.user(timezone: "UTC", dayStartHour: 0)
-            let habit = try #require(try await habits.request(.POST, "/habits", as: owner, json: ["name": "Walk", "type": "counter", "target_per_day": 2]).body["id"]?.stringValue)
-            let converted = try await habits.request(.POST, "/habits/\(habit)/hive", as: owner, json: ["backfill_days": 0])
-            let hive = try #require(converted.body["hive"]?["id"]?.stringValue)
-            #expect(converted.body["hive"]?["source_habit_id"]?.stringValue?.lowercased() == habit.lowercased())
-            #expect(try await habits.request(.GET, "/habits/\(habit)", as: owner).body["hive_id"]?.stringValue?.lowercased() == hive.lowercased())
-            #expect(try await habits.request(.POST, "/habits/\(habit)/hive", as: owner, json: ["backfill_days": 0]).code == "habit_has_hive")
+            let owners = habits.api(owner), members = habits.api(member)
+            let habit = try await owners.createHabit(body: .json(.init(value1: fields(["name": "Walk", "type": "counter", "target_per_day": 2])))).created.body.json.id
+            let converted = try await owners.convertHabitToHive(path: .init(habitId: habit), body: .json(.init(backfillDays: 0))).created.body.json
+            let hive = converted.hive.id
+            #expect(converted.hive.sourceHabitId?.lowercased() == habit.lowercased())
+            #expect(try await owners.getHabit(path: .init(habitId: habit)).ok.body.json.hiveId?.lowercased() == hive.lowercased())
+            #expect(try await answer { try await owners.convertHabitToHive(path: .init(habitId: habit), body: .json(.init(backfillDays: 0))) }.code == "habit_has_hive")
             try await join(habits, owner, member, hive: hive)
 
             // Logging the habit counts in the hive…
-            #expect(try await habits.request(.POST, "/habits/\(habit)/logs", as: owner, json: ["value": 1]).status == 200)
-            var days = try await habits.request(.GET, "/hives/\(hive)/days?from=\(today)&to=\(today)", as: member)
-            #expect(days.body["member_days"]?.arrayValue?.map { $0["value"]?.intValue } == [1])
+            _ = try await owners.logHabit(path: .init(habitId: habit), body: .json(.init(value: 1))).ok
+            var days = try await members.listHiveDays(path: .init(hiveId: hive), query: .init(from: today.description, to: today.description)).ok.body.json
+            #expect(days.memberDays.map(\.value) == [1])
             // …and logging the hive counts for the habit (the owner's own habit only).
-            let logged = try await habits.request(.POST, "/hives/\(hive)/logs", as: owner, json: ["value": 2])
-            #expect(logged.status == 200 && logged.body["day"]?["value"]?.intValue == 2)
-            #expect(try await habits.request(.GET, "/habits/\(habit)/logs?from=\(today)&to=\(today)", as: owner).array.first?["value"]?.intValue == 2)
-            _ = try await habits.request(.POST, "/hives/\(hive)/logs", as: member, json: [:])
+            let logged = try await answer { try await owners.logHiveToday(path: .init(hiveId: hive), body: .json(.init(value: 2))) }
+            #expect(try logged.status == 200 && (try logged.output.ok.body.json.day.value) == 2)
+            #expect(try await owners.listHabitLogs(path: .init(habitId: habit), query: .init(from: today.description, to: today.description)).ok.body.json.first?.value == 2)
+            _ = try await members.logHiveToday(path: .init(hiveId: hive), body: .json(.init()))
             #expect(try await habits.count("habit_logs WHERE user_id = '\(member.id.uuidString.lowercased())'") == 0)
-            days = try await habits.request(.GET, "/hives/\(hive)/days?from=\(today)&to=\(today)", as: member)
-            #expect(days.body["hive_days"]?.arrayValue?.first?["advanced"]?.boolValue == true)
+            days = try await members.listHiveDays(path: .init(hiveId: hive), query: .init(from: today.description, to: today.description)).ok.body.json
+            #expect(days.hiveDays.first?.advanced == true)
 
             // Deleting the hive unlinks the habit.
-            #expect(try await habits.request(.DELETE, "/hives/\(hive)", as: owner).status == 204)
-            #expect(try await habits.request(.GET, "/habits/\(habit)", as: owner).body["hive_id"] == nil)
+            #expect(try await answer { try await owners.deleteHive(path: .init(hiveId: hive)) }.status == 204)
+            #expect(try await owners.getHabit(path: .init(habitId: habit)).ok.body.json.hiveId == nil)
         }
     }
 
@@ -155,8 +167,8 @@ struct HabitHiveFlowTests {
             let owner = try await habits.user(timezone: "UTC", dayStartHour: 0), member = try await habits.user(timezone: "UTC", dayStartHour: 0)
             let hive = try await makeHive(habits, owner)
             try await join(habits, owner, member, hive: hive)
-            _ = try await habits.request(.POST, "/hives/\(hive)/logs", as: owner, json: [:])
-            _ = try await habits.request(.POST, "/hives/\(hive)/logs", as: member, json: [:])
+            _ = try await habits.api(owner).logHiveToday(path: .init(hiveId: hive), body: .json(.init()))
+            _ = try await habits.api(member).logHiveToday(path: .init(hiveId: hive), body: .json(.init()))
             let advanced = try #require(try await habits.events(count: .hiveAdvanced, atLeast: 1).first).decode(HiveAdvanced.self)
             #expect(advanced.payload.completedBy == member.id && advanced.actor == member.id && advanced.payload.activity.actorId == member.id)
             #expect(advanced.payload.activity.data["completed_by"]?.stringValue == member.id.uuidString.lowercased())
@@ -170,10 +182,10 @@ struct HabitHiveFlowTests {
             let offDays = 127 & ~(1 << today.weekdayIndex)
             let hive = try await makeHive(habits, owner, ["schedule_daily": false, "schedule_weekmask": offDays])
             try await join(habits, owner, member, hive: hive)
-            _ = try await habits.request(.POST, "/hives/\(hive)/logs", as: owner, json: [:])
+            _ = try await habits.api(owner).logHiveToday(path: .init(hiveId: hive), body: .json(.init()))
             let evening = try #require(ISO8601.parse("\(today)T20:30:00.000Z"))
             #expect(try await habits.withDatabase { try await habits.jobs($0).alertHivesAtRisk(now: evening) } == 0, "today is not one of its days")
-            #expect(try await habits.request(.PATCH, "/hives/\(hive)", as: owner, json: ["schedule_daily": true]).status == 200)
+            _ = try await habits.api(owner).updateHive(path: .init(hiveId: hive), body: .json(.init(scheduleDaily: true))).ok
             #expect(try await habits.withDatabase { try await habits.jobs($0).alertHivesAtRisk(now: evening) } == 1)
         }
     }
@@ -182,11 +194,12 @@ struct HabitHiveFlowTests {
     func personalMilestone() async throws {
         try await withRunningHabits { habits in
             let user = try await habits.user(timezone: "UTC", dayStartHour: 0)
-            let habit = try #require(try await habits.request(.POST, "/habits", as: user, json: ["name": "Floss", "emoji": "🦷"]).body["id"]?.stringValue)
+            let api = habits.api(user)
+            let habit = try await api.createHabit(body: .json(.init(value1: fields(["name": "Floss", "emoji": "🦷"])))).created.body.json.id
             for offset in (1...6).reversed() {
-                #expect(try await habits.request(.POST, "/habits/\(habit)/logs", as: user, json: ["date": today.adding(days: -offset).description]).status == 200)
+                _ = try await api.logHabit(path: .init(habitId: habit), body: .json(.init(date: today.adding(days: -offset).description))).ok
             }
-            for _ in 0..<2 { _ = try await habits.request(.POST, "/habits/\(habit)/logs", as: user, json: [:]) }
+            for _ in 0..<2 { _ = try await api.logHabit(path: .init(habitId: habit), body: .json(.init())) }
             let milestones = try await habits.events(count: .habitStreakMilestone, atLeast: 1).map { try $0.decode(HabitStreakMilestone.self).payload }
             #expect(milestones.count == 1 && milestones.first?.length == 7 && milestones.first?.dayDate == today && milestones.first?.userId == user.id)
             #expect(milestones.first?.habitName == "Floss" && milestones.first?.activity.type == .streakMilestone && milestones.first?.activity.hiveId == nil)
@@ -197,18 +210,21 @@ struct HabitHiveFlowTests {
     func erasureRemovesSavedAnswers() async throws {
         try await withRunningHabits { habits in
             let user = try await habits.user(timezone: "UTC", dayStartHour: 0)
-            let created = try await habits.request(.POST, "/habits", as: user, json: ["name": "Journal"], headers: [("Idempotency-Key", "create-journal")])
-            #expect(created.status == 201)
+            let api = habits.api(user)
+            func create() async throws -> Answer<HabitsAPI.Operations.CreateHabit.Output> {
+                try await answer { try await api.createHabit(headers: .init(idempotencyKey: "create-journal"), body: .json(.init(value1: fields(["name": "Journal"])))) }
+            }
+            #expect(try await create().status == 201)
             #expect(try await habits.count("idempotency_keys WHERE user_id = '\(user.id.uuidString.lowercased())'") == 1)
             // The erasure `user_deleted` runs (HiveTests covers the event's way in), on the service's database.
             try await habits.withDatabase { database in
                 let profiles = Profiles(outbox: Outbox(schema: database.schema, topicPrefix: habits.topicPrefix), contacts: ContactMatching(settings: HabitsSettings(phonePepper: "test-pepper")), logger: TestEnvironment.logger)
                 try await database.transaction { connection in try await profiles.erase(user.id, on: connection) }
             }
-            #expect(try await habits.request(.GET, "/profile", as: user).status == 401)
+            #expect(try await answer { try await api.getProfile() }.status == 401)
             #expect(try await habits.count("idempotency_keys WHERE user_id = '\(user.id.uuidString.lowercased())'") == 0)
-            let replay = try await habits.request(.POST, "/habits", as: user, json: ["name": "Journal"], headers: [("Idempotency-Key", "create-journal")])
-            #expect(replay.status == 401 && replay.headers["Idempotent-Replayed"].isEmpty, "no saved answer is handed out after erasure")
+            let replay = try await create()
+            #expect(replay.status == 401 && replay.headers[HTTPField.Name("Idempotent-Replayed")!] == nil, "no saved answer is handed out after erasure")
         }
     }
 
@@ -216,11 +232,13 @@ struct HabitHiveFlowTests {
     func localDate() async throws {
         try await withRunningHabits { habits in
             let user = try await habits.user(timezone: "America/New_York", dayStartHour: 4)
-            let early = try await habits.request(.GET, "/local-date?at=2026-03-10T07:30:00Z", as: user)  // 03:30 in New York: still the 9th
-            #expect(early.status == 200 && early.body["date"]?.stringValue == "2026-03-09" && early.body["timezone"]?.stringValue == "America/New_York" && early.body["day_start_hour"]?.intValue == 4)
-            #expect(try await habits.request(.GET, "/local-date?at=2026-03-10T08:30:00Z", as: user).body["date"]?.stringValue == "2026-03-10")
-            let now = try await habits.request(.GET, "/local-date", as: user)
-            #expect(now.body["date"]?.stringValue == UserClock(timeZoneIdentifier: "America/New_York", dayStartHour: 4)?.localDay(at: Date()).description)
+            let api = habits.api(user)
+            let early = try await api.getLocalDate(query: .init(at: try #require(ISO8601.parse("2026-03-10T07:30:00.000Z")))).ok.body.json  // 03:30 in New York: still the 9th
+            #expect(early.date == "2026-03-09" && early.timezone == "America/New_York" && early.dayStartHour == 4)
+            #expect(try await api.getLocalDate(query: .init(at: try #require(ISO8601.parse("2026-03-10T08:30:00.000Z")))).ok.body.json.date == "2026-03-10")
+            let now = try await api.getLocalDate().ok.body.json
+            #expect(now.date == UserClock(timeZoneIdentifier: "America/New_York", dayStartHour: 4)?.localDay(at: Date()).description)
+            // Raw: a time that is not one, which the typed client cannot send.
             #expect(try await habits.request(.GET, "/local-date?at=yesterday", as: user).status == 422)
         }
     }

@@ -1,6 +1,7 @@
 import ColonyPlatform
 import ColonyTesting
 import Foundation
+import HabitsAPI
 import HabitsService
 import Testing
 
@@ -13,8 +14,9 @@ struct HabitsTrapTests {
     func hostileBodies() async throws {
         try await withRunningHabits { running in
             let user = try await running.user(timezone: "Europe/Berlin")
-            let habit = try #require(try await running.request(.POST, "/habits", as: user, json: ["name": "Walk", "type": "counter", "target_per_day": 2]).body["id"]?.stringValue)
-            let hive = try #require(try await running.request(.POST, "/hives", as: user, json: ["name": "Stretch"]).body["hive"]?["id"]?.stringValue)
+            let api = running.api(user)
+            let habit = try await api.createHabit(body: .json(.init(value1: fields(["name": "Walk", "type": "counter", "target_per_day": 2])))).created.body.json.id
+            let hive = try await api.createHive(body: .json(.init(value1: fields(["name": "Stretch"])))).created.body.json.hive.id
             let result = try await running.hostileBodyProblems(HabitsService.openAPIDocument, as: user, values: ["habit_id": habit.lowercased(), "hive_id": hive.lowercased()])
             #expect(result.problems == [])
             let query = try await running.hostileQueryProblems(HabitsService.openAPIDocument, as: user, values: ["habit_id": habit.lowercased(), "hive_id": hive.lowercased(), "date": "2026-01-01"])

@@ -2,6 +2,7 @@ import ColonyModels
 import ColonyPlatform
 import ColonyTesting
 import Foundation
+import HabitsAPI
 @testable import HabitsService
 import Testing
 
@@ -11,15 +12,15 @@ struct HiveTests {
     var today: LocalDate { UserClock.utc.localDay(at: Date()) }
 
     func createHive(_ habits: RunningHabits, _ owner: RunningHabits.User, name: String = "Morning run") async throws -> String {
-        let reply = try await habits.request(.POST, "/hives", as: owner, json: ["name": name, "color_hex": "#4BBF8B"])
-        #expect(reply.status == 201, "\(reply.body)")
-        return try #require(reply.body["hive"]?["id"]?.stringValue)
+        try await habits.api(owner).createHive(body: .json(.init(value1: fields(["name": name, "color_hex": "#4BBF8B"])))).created.body.json.hive.id
     }
 
     func invite(_ habits: RunningHabits, _ owner: RunningHabits.User, hive: String, maxUses: Int = 20) async throws -> String {
-        let reply = try await habits.request(.POST, "/hives/\(hive)/invites", as: owner, json: ["max_uses": maxUses])
-        #expect(reply.status == 201, "\(reply.body)")
-        return try #require(reply.body["code"]?.stringValue)
+        try await habits.api(owner).createHiveInvite(path: .init(hiveId: hive), body: .json(.init(maxUses: maxUses))).created.body.json.code
+    }
+
+    func join(_ api: HabitsAPI.Client, code: String) async throws -> Answer<HabitsAPI.Operations.JoinHive.Output> {
+        try await answer { try await api.joinHive(body: .json(.init(code: code))) }
     }
 
     @Test("a non-member learns nothing: 404 for the hive, its days, feed, invites and logs; members are not owners")
@@ -28,26 +29,38 @@ struct HiveTests {
             let owner = try await habits.user(timezone: "UTC", dayStartHour: 0)
             let member = try await habits.user(timezone: "UTC", dayStartHour: 0)
             let outsider = try await habits.user()
+            let owners = habits.api(owner), members = habits.api(member), outsiders = habits.api(outsider)
             let hive = try await createHive(habits, owner)
             let code = try await invite(habits, owner, hive: hive)
-            #expect(try await habits.request(.POST, "/hives/join", as: member, json: ["code": code]).status == 200)
-            for (method, path) in [("GET", "/hives/\(hive)"), ("GET", "/hives/\(hive)/days?from=\(today)&to=\(today)"), ("GET", "/hives/\(hive)/activity"),
-                                   ("GET", "/hives/\(hive)/invites"), ("POST", "/hives/\(hive)/logs"), ("POST", "/hives/\(hive)/leave"), ("DELETE", "/hives/\(hive)"),
-                                   ("POST", "/hives/\(hive)/invites"), ("POST", "/hives/\(hive)/advance")] {
-                let reply = try await habits.request(.init(rawValue: method), path, as: outsider, json: method == "POST" ? [:] : nil)
-                #expect(reply.status == 404 && reply.code == "hive_not_found", "\(method) \(path): \(reply.status)")
+            #expect(try await join(members, code: code).status == 200)
+            let path = HabitsAPI.Operations.GetHive.Input.Path(hiveId: hive)
+            let day = today.description
+            let attempts: [(String, () async throws -> (status: Int, code: String?))] = [
+                ("getHive", { try await outcome { try await outsiders.getHive(path: path) } }),
+                ("listHiveDays", { try await outcome { try await outsiders.listHiveDays(path: .init(hiveId: hive), query: .init(from: day, to: day)) } }),
+                ("listHiveActivity", { try await outcome { try await outsiders.listHiveActivity(path: .init(hiveId: hive)) } }),
+                ("listHiveInvites", { try await outcome { try await outsiders.listHiveInvites(path: .init(hiveId: hive)) } }),
+                ("logHiveToday", { try await outcome { try await outsiders.logHiveToday(path: .init(hiveId: hive), body: .json(.init())) } }),
+                ("leaveHive", { try await outcome { try await outsiders.leaveHive(path: .init(hiveId: hive)) } }),
+                ("deleteHive", { try await outcome { try await outsiders.deleteHive(path: .init(hiveId: hive)) } }),
+                ("createHiveInvite", { try await outcome { try await outsiders.createHiveInvite(path: .init(hiveId: hive), body: .json(.init())) } }),
+                ("advanceHive", { try await outcome { try await outsiders.advanceHive(path: .init(hiveId: hive), body: .json(.init())) } }),
+            ]
+            for (operation, attempt) in attempts {
+                let reply = try await attempt()
+                #expect(reply.status == 404 && reply.code == "hive_not_found", "\(operation): \(reply.status)")
             }
-            #expect(try await habits.request(.GET, "/hives", as: outsider).array.isEmpty)
+            #expect(try await outsiders.listHives().ok.body.json.isEmpty)
             // A member reads, but owner-only actions are 403.
-            #expect(try await habits.request(.GET, "/hives/\(hive)/invites", as: member).status == 200)
-            #expect(try await habits.request(.POST, "/hives/\(hive)/invites", as: member, json: [:]).code == "owner_only")
-            #expect(try await habits.request(.DELETE, "/hives/\(hive)", as: member).code == "owner_only")
-            #expect(try await habits.request(.DELETE, "/hives/\(hive)/members/\(owner.id)", as: member).code == "owner_only")
-            #expect(try await habits.request(.POST, "/hives/\(hive)/leave", as: owner).code == "owner_cannot_leave")
-            #expect(try await habits.request(.DELETE, "/hives/\(hive)/members/\(owner.id)", as: owner).code == "cannot_remove_owner")
+            _ = try await members.listHiveInvites(path: .init(hiveId: hive)).ok
+            #expect(try await answer { try await members.createHiveInvite(path: .init(hiveId: hive), body: .json(.init())) }.code == "owner_only")
+            #expect(try await answer { try await members.deleteHive(path: .init(hiveId: hive)) }.code == "owner_only")
+            #expect(try await answer { try await members.removeHiveMember(path: .init(hiveId: hive, userId: owner.id.uuidString)) }.code == "owner_only")
+            #expect(try await answer { try await owners.leaveHive(path: .init(hiveId: hive)) }.code == "owner_cannot_leave")
+            #expect(try await answer { try await owners.removeHiveMember(path: .init(hiveId: hive, userId: owner.id.uuidString)) }.code == "cannot_remove_owner")
             // The owner removes the member; then the member is an outsider.
-            #expect(try await habits.request(.DELETE, "/hives/\(hive)/members/\(member.id)", as: owner).status == 204)
-            #expect(try await habits.request(.GET, "/hives/\(hive)", as: member).status == 404)
+            #expect(try await answer { try await owners.removeHiveMember(path: .init(hiveId: hive, userId: member.id.uuidString)) }.status == 204)
+            #expect(try await answer { try await members.getHive(path: path) }.status == 404)
             let left = try await habits.events(count: .hiveLeft, atLeast: 1)
             #expect(try left.first?.decode(HiveLeft.self).payload.reason == .removed)
         }
@@ -57,9 +70,10 @@ struct HiveTests {
     func invitesUnderConcurrency() async throws {
         try await withRunningHabits { habits in
             let owner = try await habits.user(timezone: "UTC", dayStartHour: 0)
+            let owners = habits.api(owner)
             let hive = try await createHive(habits, owner)
-            #expect(try await habits.request(.POST, "/hives/join", as: owner, json: ["code": "nope"]).code == "invite_invalid")
-            #expect(try await habits.request(.POST, "/hives/\(hive)/invites", as: owner, json: ["ttl_minutes": 0]).status == 422)
+            #expect(try await join(owners, code: "nope").code == "invite_invalid")
+            #expect(try await answer { try await owners.createHiveInvite(path: .init(hiveId: hive), body: .json(.init(ttlMinutes: 0))) }.status == 422)
 
             // 14 people race for a 20-use code: 9 get in (10 members), 5 find the hive full.
             let code = try await invite(habits, owner, hive: hive)
@@ -68,7 +82,7 @@ struct HiveTests {
             let results = try await withThrowingTaskGroup(of: String.self) { group in
                 for joiner in joiners {
                     group.addTask {
-                        let reply = try await habits.request(.POST, "/hives/join", as: joiner, json: ["code": code])
+                        let reply = try await join(habits.api(joiner), code: code)
                         return reply.status == 200 ? "joined" : reply.code ?? "\(reply.status)"
                     }
                 }
@@ -76,33 +90,33 @@ struct HiveTests {
             }
             #expect(results.filter { $0 == "joined" }.count == 9, "\(results)")
             #expect(results.filter { $0 == "hive_full" }.count == 5, "\(results)")
-            let detail = try await habits.request(.GET, "/hives/\(hive)", as: owner)
-            #expect(detail.body["members"]?.arrayValue?.count == 10)
-            #expect(try await habits.request(.POST, "/hives/join", as: joiners[0], json: ["code": code]).code != "joined")
+            let detail = try await owners.getHive(path: .init(hiveId: hive)).ok.body.json
+            #expect(detail.members.count == 10)
+            #expect(try await join(habits.api(joiners[0]), code: code).code != "joined")
 
             // A 3-use code raced by 6 people: 3 join, 3 find it used up; uses counted exactly.
             let second = try await createHive(habits, owner, name: "Reading")
             let small = try await invite(habits, owner, hive: second, maxUses: 3)
             let outcomes = try await withThrowingTaskGroup(of: String.self) { group in
                 for joiner in joiners.prefix(6) {
-                    group.addTask { try await habits.request(.POST, "/hives/join", as: joiner, json: ["code": small]).code ?? "joined" }
+                    group.addTask { try await join(habits.api(joiner), code: small).code ?? "joined" }
                 }
                 return try await group.reduce(into: [String]()) { $0.append($1) }
             }
             #expect(outcomes.filter { $0 == "joined" }.count == 3 && outcomes.filter { $0 == "invite_exhausted" }.count == 3, "\(outcomes)")
-            let invites = try await habits.request(.GET, "/hives/\(second)/invites", as: owner)
-            #expect(invites.array.first?["use_count"]?.intValue == 3)
-            #expect(try await habits.request(.POST, "/hives/join", as: joiners[0], json: ["code": small]).code == "invite_exhausted")
+            let invites = try await owners.listHiveInvites(path: .init(hiveId: second)).ok.body.json
+            #expect(invites.first?.useCount == 3)
+            #expect(try await join(habits.api(joiners[0]), code: small).code == "invite_exhausted")
 
             // Already a member; then an expired code.
             let third = try await createHive(habits, owner, name: "Stretch")
             let fresh = try await invite(habits, owner, hive: third)
-            #expect(try await habits.request(.POST, "/hives/join", as: joiners[0], json: ["code": fresh]).status == 200)
-            #expect(try await habits.request(.POST, "/hives/join", as: joiners[0], json: ["code": fresh]).code == "already_member")
+            #expect(try await join(habits.api(joiners[0]), code: fresh).status == 200)
+            #expect(try await join(habits.api(joiners[0]), code: fresh).code == "already_member")
             _ = try await habits.withDatabase { database in
                 try await database.query("UPDATE hive_invites SET expires_at = now() - interval '1 minute' WHERE code = \(fresh)")
             }
-            #expect(try await habits.request(.POST, "/hives/join", as: joiners[1], json: ["code": fresh]).code == "invite_expired")
+            #expect(try await join(habits.api(joiners[1]), code: fresh).code == "invite_expired")
         }
     }
 
@@ -111,22 +125,23 @@ struct HiveTests {
         try await withRunningHabits { habits in
             let owner = try await habits.user(timezone: "UTC", dayStartHour: 0)
             let member = try await habits.user(timezone: "UTC", dayStartHour: 0)
+            let owners = habits.api(owner), members = habits.api(member)
             let hive = try await createHive(habits, owner)
             let code = try await invite(habits, owner, hive: hive)
-            #expect(try await habits.request(.POST, "/hives/join", as: member, json: ["code": code]).status == 200)
+            #expect(try await join(members, code: code).status == 200)
 
-            let first = try await habits.request(.POST, "/hives/\(hive)/logs", as: owner, json: [:])
-            #expect(first.status == 200 && first.body["hive"]?["current_length"]?.intValue == 0 && first.body["hive_day"]?["complete_count"]?.intValue == 1)
-            let list = try await habits.request(.GET, "/hives", as: member)
-            #expect(list.array.first?["today"]?["done"]?.intValue == 1 && list.array.first?["today"]?["done_by_me"]?.boolValue == false)
-            let last = try await habits.request(.POST, "/hives/\(hive)/logs", as: member, json: [:])
-            #expect(last.body["hive"]?["current_length"]?.intValue == 1 && last.body["hive"]?["last_advanced_on"]?.stringValue == today.description)
-            #expect(last.body["hive_day"]?["advanced"]?.boolValue == true)
+            let first = try await owners.logHiveToday(path: .init(hiveId: hive), body: .json(.init())).ok.body.json
+            #expect(first.hive.currentLength == 0 && first.hiveDay?.completeCount == 1)
+            let list = try await members.listHives().ok.body.json
+            #expect(list.first?.today.done == 1 && list.first?.today.doneByMe == false)
+            let last = try await members.logHiveToday(path: .init(hiveId: hive), body: .json(.init())).ok.body.json
+            #expect(last.hive.currentLength == 1 && last.hive.lastAdvancedOn == today.description)
+            #expect(last.hiveDay?.advanced == true)
             // Replays and "advance now" do not advance the same day twice.
-            #expect(try await habits.request(.POST, "/hives/\(hive)/logs", as: member, json: [:]).body["hive"]?["current_length"]?.intValue == 1)
-            let advance = try await habits.request(.POST, "/hives/\(hive)/advance", as: owner, json: [:])
-            #expect(advance.body["advanced"]?.boolValue == true && advance.body["complete_count"]?.intValue == 2 && advance.body["hive"]?["current_length"]?.intValue == 1)
-            #expect(try await habits.request(.POST, "/hives/\(hive)/advance", as: member, json: [:]).code == "owner_only")
+            #expect(try await members.logHiveToday(path: .init(hiveId: hive), body: .json(.init())).ok.body.json.hive.currentLength == 1)
+            let advance = try await owners.advanceHive(path: .init(hiveId: hive), body: .json(.init())).ok.body.json
+            #expect(advance.advanced == true && advance.completeCount == 2 && advance.hive.currentLength == 1)
+            #expect(try await answer { try await members.advanceHive(path: .init(hiveId: hive), body: .json(.init())) }.code == "owner_only")
 
             try await habits.withDatabase { database in
                 let jobs = habits.jobs(database)
@@ -137,21 +152,22 @@ struct HiveTests {
                 let report = try await jobs.closeDueDays(now: Date().addingTimeInterval(2 * 86400))
                 #expect(report.broken == 1)
             }
-            let detail = try await habits.request(.GET, "/hives/\(hive)", as: owner)
-            #expect(detail.body["hive"]?["current_length"]?.intValue == 0)
-            let days = try await habits.request(.GET, "/hives/\(hive)/days?from=\(today)&to=\(today.adding(days: 1))", as: member)
-            #expect(days.body["hive_days"]?.arrayValue?.map { $0["advanced"]?.boolValue } == [true, false])
-            #expect(days.body["member_days"]?.arrayValue?.count == 2)
+            let detail = try await owners.getHive(path: .init(hiveId: hive)).ok.body.json
+            #expect(detail.hive.currentLength == 0)
+            let days = try await members.listHiveDays(path: .init(hiveId: hive), query: .init(from: today.description, to: today.adding(days: 1).description)).ok.body.json
+            #expect(days.hiveDays.map(\.advanced) == [true, false])
+            #expect(days.memberDays.count == 2)
 
             let advanced = try await habits.events(count: .hiveAdvanced, atLeast: 1)
             #expect(advanced.count == 1)
             let broken = try await habits.events(count: .hiveBroken, atLeast: 1)
             #expect(try broken.first?.decode(HiveBroken.self).payload.previousLength == 1)
-            let feed = try await habits.request(.GET, "/hives/\(hive)/activity?limit=3", as: member)
-            #expect(feed.body["events"]?.arrayValue?.first?["type"]?.stringValue == "hive_broken")
-            let cursor = try #require(feed.body["next_cursor"]?.stringValue)
-            let older = try await habits.request(.GET, "/hives/\(hive)/activity?limit=10&before=\(cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)", as: member)
-            let types = older.body["events"]?.arrayValue?.compactMap { $0["type"]?.stringValue } ?? []
+            let feed = try await members.listHiveActivity(path: .init(hiveId: hive), query: .init(limit: 3)).ok.body.json
+            #expect(feed.events.first?._type.rawValue == "hive_broken")
+            let cursor = try #require(feed.nextCursor)
+            // The client encodes the cursor in the query as a browser would.
+            let older = try await members.listHiveActivity(path: .init(hiveId: hive), query: .init(before: cursor, limit: 10)).ok.body.json
+            let types = older.events.map(\._type.rawValue)
             #expect(types.contains("hive_joined") && types.count + 3 == 5, "\(types)")
         }
     }
@@ -162,8 +178,8 @@ struct HiveTests {
             let owner = try await habits.user(timezone: "UTC", dayStartHour: 0)
             let member = try await habits.user(timezone: "UTC", dayStartHour: 0)
             let hive = try await createHive(habits, owner)
-            #expect(try await habits.request(.POST, "/hives/join", as: member, json: ["code": try await invite(habits, owner, hive: hive)]).status == 200)
-            #expect(try await habits.request(.POST, "/hives/\(hive)/logs", as: owner, json: [:]).status == 200)
+            #expect(try await join(habits.api(member), code: try await invite(habits, owner, hive: hive)).status == 200)
+            _ = try await habits.api(owner).logHiveToday(path: .init(hiveId: hive), body: .json(.init())).ok
             let evening = ISO8601.parse("\(today)T20:30:00.000Z")!
             let sent = try await habits.withDatabase { database in
                 [try await habits.jobs(database).alertHivesAtRisk(now: ISO8601.parse("\(today)T19:30:00.000Z")!),
@@ -181,19 +197,18 @@ struct HiveTests {
     func convertHabit() async throws {
         try await withRunningHabits { habits in
             let owner = try await habits.user(timezone: "UTC", dayStartHour: 0)
-            let habit = try await habits.request(.POST, "/habits", as: owner, json: ["name": "Read", "type": "counter", "target_per_day": 20, "color_hex": "#5AC8FA"])
-            let habitID = try #require(habit.body["id"]?.stringValue)
+            let owners = habits.api(owner)
+            let habitID = try await owners.createHabit(body: .json(.init(value1: fields(["name": "Read", "type": "counter", "target_per_day": 20, "color_hex": "#5AC8FA"])))).created.body.json.id
             for offset in [1, 10, 40] {
-                _ = try await habits.request(.POST, "/habits/\(habitID)/logs", as: owner, json: ["date": today.adding(days: -offset).description, "value": 5])
+                _ = try await owners.logHabit(path: .init(habitId: habitID), body: .json(.init(value: 5, date: today.adding(days: -offset).description)))
             }
-            #expect(try await habits.request(.POST, "/habits/\(habitID)/hive", as: owner, json: ["backfill_days": 10]).status == 422)
-            let converted = try await habits.request(.POST, "/habits/\(habitID)/hive", as: owner, json: ["backfill_days": 30])
-            #expect(converted.status == 201)
-            #expect(converted.body["hive"]?["name"]?.stringValue == "Read" && converted.body["hive"]?["target_per_day"]?.intValue == 20 && converted.body["hive"]?["type"]?.stringValue == "counter")
-            #expect(converted.body["members"]?.arrayValue?.first?["role"]?.stringValue == "owner")
-            let hive = try #require(converted.body["hive"]?["id"]?.stringValue)
-            let days = try await habits.request(.GET, "/hives/\(hive)/days?from=\(today.adding(days: -60))&to=\(today)", as: owner)
-            #expect(days.body["member_days"]?.arrayValue?.count == 2)
+            #expect(try await answer { try await owners.convertHabitToHive(path: .init(habitId: habitID), body: .json(.init(backfillDays: 10))) }.status == 422)
+            let converted = try await owners.convertHabitToHive(path: .init(habitId: habitID), body: .json(.init(backfillDays: 30))).created.body.json
+            #expect(converted.hive.name == "Read" && converted.hive.targetPerDay == 20 && converted.hive._type == .counter)
+            #expect(converted.members.first?.role == .owner)
+            let hive = converted.hive.id
+            let days = try await owners.listHiveDays(path: .init(hiveId: hive), query: .init(from: today.adding(days: -60).description, to: today.description)).ok.body.json
+            #expect(days.memberDays.count == 2)
             let created = try await habits.events(count: .hiveCreated, atLeast: 1)
             #expect(try created.first?.decode(HiveCreated.self).payload.owner.role == "owner")
         }
@@ -207,8 +222,7 @@ struct HiveTests {
             try await habits.publishAuthEvent(UserRegistered(userId: ada.id, app: .habithive, email: nil, phone: "+14155550100", phoneHash: phoneHash,
                                                              userMetadata: ["display_name": .string("Ada")], createdAt: Date()), user: ada.id)
             try await waitUntil(timeout: .seconds(30)) {
-                let name = try await habits.request(.GET, "/profile", as: ada).body["display_name"]?.stringValue
-                return name == "Ada"
+                (try? await habits.api(ada).getProfile().ok.body.json.displayName) == "Ada"
             }
             // Another app's registration is not ours.
             let stranger = UUID()
@@ -216,23 +230,23 @@ struct HiveTests {
 
             // Contacts: Bob uploads Ada's number (and one unknown); only Ada comes back, with the number.
             let bob = try await habits.user(timezone: "UTC", dayStartHour: 0)
-            #expect(try await habits.request(.POST, "/contacts", as: bob, json: ["contacts": [["phone": "4155550100"]]]).status == 422)
-            let upload = try await habits.request(.POST, "/contacts", as: bob, json: ["contacts": [["phone": "+14155550100", "display_name": "Ada L."], ["phone": "+14155550199"]]])
-            let matches = upload.body["matches"]?.arrayValue ?? []
-            #expect(matches.count == 1 && matches.first?["user_id"]?.stringValue.flatMap(UUID.init(uuidString:)) == ada.id && matches.first?["contact_name"]?.stringValue == "Ada L.")
-            #expect(matches.first?["phone"]?.stringValue == "+14155550100" && matches.first?["contact_hash"]?.stringValue == phoneHash)
+            let bobs = habits.api(bob), adas = habits.api(ada)
+            #expect(try await answer { try await bobs.uploadContacts(body: .json(.init(contacts: [.init(phone: "4155550100")]))) }.status == 422)
+            let upload = try await bobs.uploadContacts(body: .json(.init(contacts: [.init(phone: "+14155550100", displayName: "Ada L."), .init(phone: "+14155550199")]))).ok.body.json
+            let matches = upload.matches
+            #expect(matches.count == 1 && matches.first.flatMap { UUID(uuidString: $0.userId) } == ada.id && matches.first?.contactName == "Ada L.")
+            #expect(matches.first?.phone == "+14155550100" && matches.first?.contactHash == phoneHash)
 
             // Ada owns a hive Bob joined; Ada's account is deleted.
-            let hiveReply = try await habits.request(.POST, "/hives", as: ada, json: ["name": "Ada's hive"])
-            let hive = try #require(hiveReply.body["hive"]?["id"]?.stringValue)
-            let code = try #require(try await habits.request(.POST, "/hives/\(hive)/invites", as: ada, json: [:]).body["code"]?.stringValue)
-            #expect(try await habits.request(.POST, "/hives/join", as: bob, json: ["code": code]).status == 200)
+            let hive = try await adas.createHive(body: .json(.init(value1: fields(["name": "Ada's hive"])))).created.body.json.hive.id
+            let code = try await adas.createHiveInvite(path: .init(hiveId: hive), body: .json(.init())).created.body.json.code
+            #expect(try await join(bobs, code: code).status == 200)
             try await habits.publishAuthEvent(UserDeleted(userId: ada.id, app: .habithive, deletedAt: Date()), user: ada.id)
             try await waitUntil(timeout: .seconds(30)) {
-                try await habits.request(.GET, "/hives/\(hive)", as: bob).status == 404
+                try await answer { try await bobs.getHive(path: .init(hiveId: hive)) }.status == 404
             }
-            #expect(try await habits.request(.GET, "/profile", as: ada).code == "account_deleted")
-            #expect(try await habits.request(.GET, "/contacts/matches", as: bob).body["matches"]?.arrayValue?.isEmpty == true)
+            #expect(try await answer { try await adas.getProfile() }.code == "account_deleted")
+            #expect(try await bobs.listContactMatches().ok.body.json.matches.isEmpty)
             let deleted = try await habits.events(count: .hiveDeleted, atLeast: 1)
             let payload = try #require(try deleted.first?.decode(HiveDeleted.self).payload)
             #expect(payload.reason == .accountDeleted && payload.memberIds.contains(bob.id))
@@ -242,4 +256,10 @@ struct HiveTests {
             #expect(leftovers == 0)
         }
     }
+}
+
+/// An answer's status and refusal code, for a list of different operations tried alike.
+func outcome<Output: Sendable>(_ call: () async throws -> Output) async throws -> (status: Int, code: String?) {
+    let reply = try await answer(call)
+    return (reply.status, reply.code)
 }
