@@ -1,4 +1,6 @@
+import ChatAPI
 import ChatService
+import ColonyClient
 import ColonyModels
 import ColonyPlatform
 import ColonyStorage
@@ -12,29 +14,29 @@ struct RunningChat: Sendable {
     let service: RunningService
     let storageRoot: String
 
+    /// The chat service's generated client, as `user` (nil sends no token).
+    func api(_ user: RunningService.User?) -> ChatAPI.Client { ChatAPI.Client(service.connection(as: user)) }
+
     /// A unify user whose row exists with this email (as `user_registered` would make it).
     func user(email: String? = nil) async throws -> RunningService.User {
         let id = UUID()
         let user = try await service.user(id, email: email ?? "u\(id.uuidString.prefix(8).lowercased())@example.com")
-        let reply = try await service.request(.GET, "/me", as: user)
-        #expect(reply.status == 200, "\(reply.body)")
+        _ = try await api(user).getMe().ok
         return user
     }
 
     func email(of user: RunningService.User) async throws -> String {
-        try await service.request(.GET, "/me", as: user).body["email"]?.stringValue ?? ""
+        try await api(user).getMe().ok.body.json.email ?? ""
     }
 
     /// A group owned by `owner` with `admins` (promoted) and `members` (plain users).
     func group(owner: RunningService.User, admins: [RunningService.User] = [], members: [RunningService.User] = [], name: String = "Crew") async throws -> UUID {
         var emails: [String] = []
         for user in admins + members { emails.append(try await email(of: user)) }
-        let created = try await service.request(.POST, "/groups", as: owner, json: ["name": name, "member_emails": emails])
-        #expect(created.status == 201, "\(created.body)")
-        let id = try #require(created.body["id"]?.stringValue.flatMap(UUID.init(uuidString:)))
+        let created = try await api(owner).createGroup(body: .json(.init(name: name, memberEmails: emails))).created.body.json
+        let id = try #require(UUID(uuidString: created.id))
         for admin in admins {
-            let promoted = try await service.request(.PATCH, "/groups/\(id)/members/\(admin.id)", as: owner, json: ["role": "admin"])
-            #expect(promoted.status == 200, "\(promoted.body)")
+            _ = try await api(owner).setMemberRole(path: .init(groupId: id.uuidString, userId: admin.id.uuidString), body: .json(.init(role: .admin))).ok
         }
         return id
     }
@@ -50,6 +52,11 @@ struct RunningChat: Sendable {
         return result.sorted()
     }
 }
+
+typealias Schemas = ChatAPI.Components.Schemas
+
+/// A fixture's bytes as a generated client's request body.
+func upload(_ buffer: ByteBuffer) -> HTTPBody { HTTPBody(Array(buffer: buffer)) }
 
 enum AudioFixtures {
     static let m4a = ByteBuffer(bytes: [0x00, 0x00, 0x00, 0x20] + Array("ftypM4A ".utf8) + [UInt8](repeating: 7, count: 200))

@@ -1,6 +1,8 @@
+import ChatAPI
 import ChatService
 import ColonyModels
 import ColonyTesting
+import ColonyClient
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -35,52 +37,54 @@ struct ChatRBACTests {
         let group: UUID
         let targetMessage: UUID
         let targetEvent: UUID
+        var groupID: String { group.uuidString }
     }
 
     struct Case: Sendable {
         let name: String
-        let method: HTTPMethod
-        let path: @Sendable (Fixture, Cast) -> String
-        var json: (@Sendable (Fixture, Cast) -> [String: any Sendable])? = nil
-        var upload: (ByteBuffer, String)? = nil
+        /// The operation through the actor's client; the answer's status.
+        let call: @Sendable (ChatAPI.Client, Fixture, Cast) async throws -> Int
         /// Expected status for owner, admin, user, outsider.
         let expected: [Int]
     }
 
+    static func status<Output: Sendable>(_ call: () async throws -> Output) async throws -> Int { try await answer(call).status }
+    static func time(_ text: String) throws -> Date { try #require(ISO8601.parse(text)) }
     static let start = "2030-05-01T10:00:00Z", end = "2030-05-01T11:00:00Z"
 
     static let cases: [Case] = [
-        Case(name: "rename group", method: .PATCH, path: { f, _ in "/groups/\(f.group)" }, json: { _, _ in ["name": "Renamed"] }, expected: [200, 403, 403, 404]),
-        Case(name: "delete group", method: .DELETE, path: { f, _ in "/groups/\(f.group)" }, expected: [204, 403, 403, 404]),
-        Case(name: "set group picture", method: .PUT, path: { f, _ in "/groups/\(f.group)/picture" }, upload: (AudioFixtures.png, "image/png"), expected: [200, 200, 403, 404]),
-        Case(name: "remove group picture", method: .DELETE, path: { f, _ in "/groups/\(f.group)/picture" }, expected: [200, 200, 403, 404]),
-        Case(name: "add members", method: .POST, path: { f, _ in "/groups/\(f.group)/members" }, json: { _, c in ["emails": [c.extraEmail]] }, expected: [200, 200, 403, 404]),
-        Case(name: "remove a user", method: .DELETE, path: { f, c in "/groups/\(f.group)/members/\(c.target.id)" }, expected: [204, 204, 403, 404]),
-        Case(name: "remove an admin", method: .DELETE, path: { f, c in "/groups/\(f.group)/members/\(c.admin2.id)" }, expected: [204, 403, 403, 404]),
-        Case(name: "remove the owner", method: .DELETE, path: { f, c in "/groups/\(f.group)/members/\(c.owner.id)" }, expected: [409, 403, 403, 404]),
-        Case(name: "promote", method: .PATCH, path: { f, c in "/groups/\(f.group)/members/\(c.target.id)" }, json: { _, _ in ["role": "admin"] }, expected: [200, 403, 403, 404]),
-        Case(name: "demote", method: .PATCH, path: { f, c in "/groups/\(f.group)/members/\(c.admin2.id)" }, json: { _, _ in ["role": "user"] }, expected: [200, 403, 403, 404]),
-        Case(name: "transfer ownership", method: .POST, path: { f, _ in "/groups/\(f.group)/transfer" }, json: { _, c in ["new_owner_id": c.target.id.uuidString] }, expected: [200, 403, 403, 404]),
-        Case(name: "leave without successor", method: .POST, path: { f, _ in "/groups/\(f.group)/leave" }, expected: [409, 204, 204, 404]),
-        Case(name: "mark read", method: .POST, path: { f, _ in "/groups/\(f.group)/read" }, expected: [200, 200, 200, 404]),
-        Case(name: "send text", method: .POST, path: { f, _ in "/groups/\(f.group)/messages" }, json: { _, _ in ["content": "hi"] }, expected: [201, 201, 201, 404]),
-        Case(name: "send voice", method: .POST, path: { f, _ in "/groups/\(f.group)/messages/voice?duration=3.5" }, upload: (AudioFixtures.m4a, "audio/mp4"), expected: [201, 201, 201, 404]),
-        Case(name: "edit someone's message", method: .PATCH, path: { f, _ in "/groups/\(f.group)/messages/\(f.targetMessage)" }, json: { _, _ in ["content": "edited"] }, expected: [403, 403, 403, 404]),
-        Case(name: "delete someone's message", method: .DELETE, path: { f, _ in "/groups/\(f.group)/messages/\(f.targetMessage)" }, expected: [204, 204, 403, 404]),
-        Case(name: "create group event", method: .POST, path: { _, _ in "/events" },
-             json: { f, _ in ["title": "Standup", "starts_at": start, "ends_at": end, "group_id": f.group.uuidString] }, expected: [201, 201, 201, 404]),
-        Case(name: "update someone's event", method: .PATCH, path: { f, _ in "/events/\(f.targetEvent)" }, json: { _, _ in ["title": "Moved"] }, expected: [200, 200, 403, 404]),
-        Case(name: "delete someone's event", method: .DELETE, path: { f, _ in "/events/\(f.targetEvent)" }, expected: [204, 204, 403, 404]),
+        Case(name: "rename group", call: { api, f, _ in try await status { try await api.renameGroup(path: .init(groupId: f.groupID), body: .json(.init(name: "Renamed"))) } }, expected: [200, 403, 403, 404]),
+        Case(name: "delete group", call: { api, f, _ in try await status { try await api.deleteGroup(path: .init(groupId: f.groupID)) } }, expected: [204, 403, 403, 404]),
+        Case(name: "set group picture", call: { api, f, _ in try await status { try await api.setGroupPicture(path: .init(groupId: f.groupID), body: .png(upload(AudioFixtures.png))) } }, expected: [200, 200, 403, 404]),
+        Case(name: "remove group picture", call: { api, f, _ in try await status { try await api.removeGroupPicture(path: .init(groupId: f.groupID)) } }, expected: [200, 200, 403, 404]),
+        Case(name: "add members", call: { api, f, c in try await status { try await api.addMembers(path: .init(groupId: f.groupID), body: .json(.init(emails: [c.extraEmail]))) } }, expected: [200, 200, 403, 404]),
+        Case(name: "remove a user", call: { api, f, c in try await status { try await api.removeMember(path: .init(groupId: f.groupID, userId: c.target.id.uuidString)) } }, expected: [204, 204, 403, 404]),
+        Case(name: "remove an admin", call: { api, f, c in try await status { try await api.removeMember(path: .init(groupId: f.groupID, userId: c.admin2.id.uuidString)) } }, expected: [204, 403, 403, 404]),
+        Case(name: "remove the owner", call: { api, f, c in try await status { try await api.removeMember(path: .init(groupId: f.groupID, userId: c.owner.id.uuidString)) } }, expected: [409, 403, 403, 404]),
+        Case(name: "promote", call: { api, f, c in try await status { try await api.setMemberRole(path: .init(groupId: f.groupID, userId: c.target.id.uuidString), body: .json(.init(role: .admin))) } }, expected: [200, 403, 403, 404]),
+        Case(name: "demote", call: { api, f, c in try await status { try await api.setMemberRole(path: .init(groupId: f.groupID, userId: c.admin2.id.uuidString), body: .json(.init(role: .user))) } }, expected: [200, 403, 403, 404]),
+        Case(name: "transfer ownership", call: { api, f, c in try await status { try await api.transferGroupOwnership(path: .init(groupId: f.groupID), body: .json(.init(newOwnerId: c.target.id.uuidString))) } }, expected: [200, 403, 403, 404]),
+        Case(name: "leave without successor", call: { api, f, _ in try await status { try await api.leaveGroup(path: .init(groupId: f.groupID), body: .json(.init())) } }, expected: [409, 204, 204, 404]),
+        Case(name: "mark read", call: { api, f, _ in try await status { try await api.markGroupRead(path: .init(groupId: f.groupID), body: .json(.init())) } }, expected: [200, 200, 200, 404]),
+        Case(name: "send text", call: { api, f, _ in try await status { try await api.sendTextMessage(path: .init(groupId: f.groupID), body: .json(.init(content: "hi"))) } }, expected: [201, 201, 201, 404]),
+        Case(name: "send voice", call: { api, f, _ in try await status { try await api.sendVoiceMessage(path: .init(groupId: f.groupID), query: .init(duration: 3.5), body: .audioMp4(upload(AudioFixtures.m4a))) } }, expected: [201, 201, 201, 404]),
+        Case(name: "edit someone's message", call: { api, f, _ in try await status { try await api.editMessage(path: .init(groupId: f.groupID, messageId: f.targetMessage.uuidString), body: .json(.init(content: "edited"))) } }, expected: [403, 403, 403, 404]),
+        Case(name: "delete someone's message", call: { api, f, _ in try await status { try await api.deleteMessage(path: .init(groupId: f.groupID, messageId: f.targetMessage.uuidString)) } }, expected: [204, 204, 403, 404]),
+        Case(name: "create group event", call: { api, f, _ in
+            try await status { try await api.createEvent(body: .json(.init(title: "Standup", startsAt: time(start), endsAt: time(end), groupId: f.groupID))) }
+        }, expected: [201, 201, 201, 404]),
+        Case(name: "update someone's event", call: { api, f, _ in try await status { try await api.updateEvent(path: .init(eventId: f.targetEvent.uuidString), body: .json(.init(title: "Moved"))) } }, expected: [200, 200, 403, 404]),
+        Case(name: "delete someone's event", call: { api, f, _ in try await status { try await api.deleteEvent(path: .init(eventId: f.targetEvent.uuidString)) } }, expected: [204, 204, 403, 404]),
     ]
 
     func fixture(_ chat: RunningChat, _ cast: Cast) async throws -> Fixture {
         let group = try await chat.group(owner: cast.owner, admins: [cast.admin, cast.admin2], members: [cast.user, cast.target])
-        let message = try await chat.service.request(.POST, "/groups/\(group)/messages", as: cast.target, json: ["content": "target's"])
-        let event = try await chat.service.request(.POST, "/events", as: cast.target, json: ["title": "Target's", "starts_at": Self.start, "ends_at": Self.end, "group_id": group.uuidString])
-        #expect(message.status == 201 && event.status == 201)
+        let targets = chat.api(cast.target)
+        let message = try await targets.sendTextMessage(path: .init(groupId: group.uuidString), body: .json(.init(content: "target's"))).created.body.json
+        let event = try await targets.createEvent(body: .json(.init(title: "Target's", startsAt: Self.time(Self.start), endsAt: Self.time(Self.end), groupId: group.uuidString))).created.body.json
         return Fixture(group: group,
-                       targetMessage: try #require(message.body["id"]?.stringValue.flatMap(UUID.init(uuidString:))),
-                       targetEvent: try #require(event.body["id"]?.stringValue.flatMap(UUID.init(uuidString:))))
+                       targetMessage: try #require(UUID(uuidString: message.id)),
+                       targetEvent: try #require(UUID(uuidString: event.id)))
     }
 
     @Test("every mutating route × owner, admin, user, outsider")
@@ -93,14 +97,8 @@ struct ChatRBACTests {
             for testCase in Self.cases {
                 for (index, actor) in Actor.allCases.enumerated() {
                     let fixture = try await fixture(chat, cast)
-                    let path = testCase.path(fixture, cast)
-                    let reply: RunningService.Reply
-                    if let upload = testCase.upload {
-                        reply = try await chat.service.request(testCase.method, path, as: cast.actor(actor), bytes: upload.0, contentType: upload.1)
-                    } else {
-                        reply = try await chat.service.request(testCase.method, path, as: cast.actor(actor), json: testCase.json?(fixture, cast) ?? [:])
-                    }
-                    #expect(reply.status == testCase.expected[index], "\(testCase.name) as \(actor): \(reply.status) \(reply.body)")
+                    let status = try await testCase.call(chat.api(cast.actor(actor)), fixture, cast)
+                    #expect(status == testCase.expected[index], "\(testCase.name) as \(actor): \(status)")
                 }
             }
         }
@@ -111,18 +109,23 @@ struct ChatRBACTests {
         try await withRunningChat { chat in
             let owner = try await chat.user(), outsider = try await chat.user()
             let group = try await chat.group(owner: owner)
-            let sent = try await chat.service.request(.POST, "/groups/\(group)/messages", as: owner, json: ["content": "secret"])
-            let event = try await chat.service.request(.POST, "/events", as: owner, json: ["title": "Secret", "starts_at": Self.start, "ends_at": Self.end, "group_id": group.uuidString])
-            for path in ["/groups/\(group)", "/groups/\(group)/members", "/groups/\(group)/messages",
-                         "/events?from=2030-01-01T00:00:00Z&to=2030-12-31T00:00:00Z&group_id=\(group)",
-                         "/events/\(event.body["id"]?.stringValue ?? "")"] {
-                let reply = try await chat.service.request(.GET, path, as: outsider)
-                #expect(reply.status == 404, "\(path): \(reply.status)")
+            let owners = chat.api(owner), outsiders = chat.api(outsider)
+            let sent = try await answer { try await owners.sendTextMessage(path: .init(groupId: group.uuidString), body: .json(.init(content: "secret"))) }
+            let event = try await owners.createEvent(body: .json(.init(title: "Secret", startsAt: Self.time(Self.start), endsAt: Self.time(Self.end), groupId: group.uuidString))).created.body.json.id
+            let year = ChatAPI.Operations.ListEvents.Input.Query(from: try Self.time("2030-01-01T00:00:00Z"), to: try Self.time("2030-12-31T00:00:00Z"))
+            let reads: [(String, () async throws -> Int)] = [
+                ("getGroup", { try await Self.status { try await outsiders.getGroup(path: .init(groupId: group.uuidString)) } }),
+                ("listMembers", { try await Self.status { try await outsiders.listMembers(path: .init(groupId: group.uuidString)) } }),
+                ("listMessages", { try await Self.status { try await outsiders.listMessages(path: .init(groupId: group.uuidString)) } }),
+                ("listEvents of the group", { try await Self.status { try await outsiders.listEvents(query: .init(from: year.from, to: year.to, groupId: group.uuidString)) } }),
+                ("getEvent", { try await Self.status { try await outsiders.getEvent(path: .init(eventId: event)) } }),
+            ]
+            for (operation, read) in reads {
+                let status = try await read()
+                #expect(status == 404, "\(operation): \(status)")
             }
-            let mine = try await chat.service.request(.GET, "/groups", as: outsider)
-            #expect(mine.status == 200 && mine.array.isEmpty)
-            let all = try await chat.service.request(.GET, "/events?from=2030-01-01T00:00:00Z&to=2030-12-31T00:00:00Z", as: outsider)
-            #expect(all.status == 200 && all.array.isEmpty)
+            #expect(try await outsiders.listGroups().ok.body.json.isEmpty)
+            #expect(try await outsiders.listEvents(query: year).ok.body.json.isEmpty)
             #expect(sent.status == 201)
         }
     }
@@ -132,12 +135,12 @@ struct ChatRBACTests {
         try await withRunningChat { chat in
             let owner = try await chat.user(), member = try await chat.user()
             let group = try await chat.group(owner: owner, members: [member])
-            let sent = try await chat.service.request(.POST, "/groups/\(group)/messages", as: member, json: ["content": "typo"])
-            let id = sent.body["id"]?.stringValue ?? ""
-            let edited = try await chat.service.request(.PATCH, "/groups/\(group)/messages/\(id)", as: member, json: ["content": "fixed"])
-            #expect(edited.status == 200 && edited.body["is_edited"]?.boolValue == true && edited.body["content"]?.stringValue == "fixed")
-            let voice = try await chat.service.request(.POST, "/groups/\(group)/messages/voice?duration=2", as: member, bytes: AudioFixtures.m4a, contentType: "audio/mp4")
-            let voiceEdit = try await chat.service.request(.PATCH, "/groups/\(group)/messages/\(voice.body["id"]?.stringValue ?? "")", as: member, json: ["content": "x"])
+            let members = chat.api(member), path = ChatAPI.Operations.SendTextMessage.Input.Path(groupId: group.uuidString)
+            let id = try await members.sendTextMessage(path: path, body: .json(.init(content: "typo"))).created.body.json.id
+            let edited = try await members.editMessage(path: .init(groupId: group.uuidString, messageId: id), body: .json(.init(content: "fixed"))).ok.body.json
+            #expect(edited.isEdited == true && edited.content == "fixed")
+            let voice = try await members.sendVoiceMessage(path: .init(groupId: group.uuidString), query: .init(duration: 2), body: .audioMp4(upload(AudioFixtures.m4a))).created.body.json.id
+            let voiceEdit = try await answer { try await members.editMessage(path: .init(groupId: group.uuidString, messageId: voice), body: .json(.init(content: "x"))) }
             #expect(voiceEdit.status == 409 && voiceEdit.code == "voice_not_editable")
         }
     }

@@ -1,4 +1,6 @@
+import ChatAPI
 import ChatService
+import ColonyClient
 import ColonyModels
 import ColonyPlatform
 import ColonyTesting
@@ -12,9 +14,11 @@ import Testing
 struct ChatServiceTests {
     typealias User = RunningService.User
 
-    func id(_ reply: RunningService.Reply) throws -> String { try #require(reply.body["id"]?.stringValue).lowercased() }
     /// JSON ids compared as UUIDs (their case is not part of the contract).
     func uuid(_ value: JSONValue?) -> UUID? { value?.stringValue.flatMap(UUID.init(uuidString:)) }
+    func uuid(_ value: String?) -> UUID? { value.flatMap(UUID.init(uuidString:)) }
+    /// A time the test names, as the typed client sends it.
+    func time(_ text: String) throws -> Date { try #require(ISO8601.parse(text)) }
 
     @Test("the OpenAPI document lists exactly the routes the service registered, and each answers")
     func openAPIMatchesRoutes() async throws {
@@ -27,15 +31,16 @@ struct ChatServiceTests {
     @Test("tokens of other apps get 401; the user row appears on first request with the token's email")
     func authentication() async throws {
         try await withRunningChat { chat in
-            #expect(try await chat.service.request(.GET, "/me", as: nil).status == 401)
+            #expect(try await answer { try await chat.api(nil).getMe() }.status == 401)
             let other = try await chat.service.user(app: .habithive)
-            #expect(try await chat.service.request(.GET, "/me", as: other).status == 401)
+            #expect(try await answer { try await chat.api(other).getMe() }.status == 401)
             let user = try await chat.service.user(email: "Ada@Example.com")
-            let me = try await chat.service.request(.GET, "/me", as: user)
-            #expect(me.status == 200 && me.body["email"]?.stringValue == "Ada@Example.com" && me.body["display_name"]?.stringValue == "Ada")
-            let renamed = try await chat.service.request(.PATCH, "/me", as: user, json: ["display_name": "Ada L."])
-            #expect(renamed.status == 200 && renamed.body["display_name"]?.stringValue == "Ada L.")
-            let blank = try await chat.service.request(.PATCH, "/me", as: user, json: ["display_name": "  "])
+            let api = chat.api(user)
+            let me = try await api.getMe().ok.body.json
+            #expect(me.email == "Ada@Example.com" && me.displayName == "Ada")
+            let renamed = try await api.updateMe(body: .json(.init(displayName: "Ada L."))).ok.body.json
+            #expect(renamed.displayName == "Ada L.")
+            let blank = try await answer { try await api.updateMe(body: .json(.init(displayName: "  "))) }
             #expect(blank.status == 422)
         }
     }
@@ -44,30 +49,34 @@ struct ChatServiceTests {
     func createAndAddByEmail() async throws {
         try await withRunningChat { chat in
             let owner = try await chat.user(), friend = try await chat.user(email: "friend@example.com")
-            let unknown = try await chat.service.request(.POST, "/groups", as: owner, json: ["name": "Trip", "member_emails": ["FRIEND@example.com", "ghost@example.com"]])
+            let owners = chat.api(owner)
+            let unknown = try await answer { try await owners.createGroup(body: .json(.init(name: "Trip", memberEmails: ["FRIEND@example.com", "ghost@example.com"]))) }
             #expect(unknown.status == 409 && unknown.code == "unknown_emails")
             #expect(unknown.body["unknown_emails"]?.arrayValue?.compactMap(\.stringValue) == ["ghost@example.com"], "\(unknown.body)")
-            #expect(try await chat.service.request(.GET, "/groups", as: owner).array.isEmpty)
+            #expect(try await owners.listGroups().ok.body.json.isEmpty)
 
-            let empty = try await chat.service.request(.POST, "/groups", as: owner, json: ["name": "   "])
+            let empty = try await answer { try await owners.createGroup(body: .json(.init(name: "   "))) }
             #expect(empty.status == 422)
-            #expect(try await chat.service.request(.GET, "/groups", as: owner).array.isEmpty)
+            #expect(try await owners.listGroups().ok.body.json.isEmpty)
 
-            let created = try await chat.service.request(.POST, "/groups", as: owner, json: ["name": " Trip ", "member_emails": ["FRIEND@example.com"]])
-            #expect(created.status == 201 && created.body["name"]?.stringValue == "Trip" && created.body["role"]?.stringValue == "owner")
-            let group = try id(created)
-            let members = try await chat.service.request(.GET, "/groups/\(group)/members", as: friend)
-            #expect(members.array.map { $0["role"]?.stringValue } == ["owner", "user"])
-            #expect(members.array.allSatisfy { $0["email"] == nil }, "co-members' emails stay private")
+            let created = try await owners.createGroup(body: .json(.init(name: " Trip ", memberEmails: ["FRIEND@example.com"]))).created.body.json
+            #expect(created.name == "Trip" && created.role == .owner)
+            let group = created.id
+            let members = try await answer { try await chat.api(friend).listMembers(path: .init(groupId: group)) }
+            #expect(try members.output.ok.body.json.map(\.role) == [.owner, .user])
+            #expect(members.json?.arrayValue?.allSatisfy { $0["email"] == nil } == true, "co-members' emails stay private")
 
             let third = try await chat.user()
-            let add = try await chat.service.request(.POST, "/groups/\(group)/members", as: owner, json: ["emails": [try await chat.email(of: third), "nobody@example.com"]])
-            #expect(add.status == 409 && add.code == "unknown_emails")
-            #expect(try await chat.service.request(.GET, "/groups/\(group)", as: third).status == 404)
-            let added = try await chat.service.request(.POST, "/groups/\(group)/members", as: owner, json: ["emails": [try await chat.email(of: third)]])
-            #expect(added.status == 200 && added.body["added"]?.arrayValue?.count == 1)
-            let again = try await chat.service.request(.POST, "/groups/\(group)/members", as: owner, json: ["emails": [try await chat.email(of: third)]])
-            #expect(again.status == 200 && again.body["added"]?.arrayValue?.isEmpty == true)
+            func add(_ emails: [String]) async throws -> Answer<ChatAPI.Operations.AddMembers.Output> {
+                try await answer { try await owners.addMembers(path: .init(groupId: group), body: .json(.init(emails: emails))) }
+            }
+            let refused = try await add([try await chat.email(of: third), "nobody@example.com"])
+            #expect(refused.status == 409 && refused.code == "unknown_emails")
+            #expect(try await answer { try await chat.api(third).getGroup(path: .init(groupId: group)) }.status == 404)
+            let added = try await add([try await chat.email(of: third)])
+            #expect(try added.status == 200 && (try added.output.ok.body.json.added.count) == 1)
+            let again = try await add([try await chat.email(of: third)])
+            #expect(try again.status == 200 && (try again.output.ok.body.json.added.isEmpty))
         }
     }
 
@@ -75,26 +84,27 @@ struct ChatServiceTests {
     func ownershipAndLeaving() async throws {
         try await withRunningChat { chat in
             let owner = try await chat.user(), admin = try await chat.user(), member = try await chat.user(), outsider = try await chat.user()
-            let group = try await chat.group(owner: owner, admins: [admin], members: [member])
+            let group = try await chat.group(owner: owner, admins: [admin], members: [member]).uuidString
+            let owners = chat.api(owner), admins = chat.api(admin), members = chat.api(member)
 
-            let noSuccessor = try await chat.service.request(.POST, "/groups/\(group)/leave", as: owner)
+            let noSuccessor = try await answer { try await owners.leaveGroup(path: .init(groupId: group)) }
             #expect(noSuccessor.status == 409 && noSuccessor.code == "cannot_leave_as_owner_without_successor")
-            let badSuccessor = try await chat.service.request(.POST, "/groups/\(group)/leave", as: owner, json: ["successor_id": outsider.id.uuidString])
+            let badSuccessor = try await answer { try await owners.leaveGroup(path: .init(groupId: group), body: .json(.init(successorId: outsider.id.uuidString))) }
             #expect(badSuccessor.status == 409 && badSuccessor.code == "invalid_successor")
-            #expect(try await chat.service.request(.GET, "/groups/\(group)", as: owner).body["role"]?.stringValue == "owner")
+            #expect(try await owners.getGroup(path: .init(groupId: group)).ok.body.json.role == .owner)
 
-            let transferred = try await chat.service.request(.POST, "/groups/\(group)/transfer", as: owner, json: ["new_owner_id": member.id.uuidString])
-            #expect(transferred.status == 200 && uuid(transferred.body["owner_id"]) == member.id && transferred.body["role"]?.stringValue == "admin")
-            let oldOwnerNow = try await chat.service.request(.PATCH, "/groups/\(group)", as: owner, json: ["name": "Mine again"])
+            let transferred = try await owners.transferGroupOwnership(path: .init(groupId: group), body: .json(.init(newOwnerId: member.id.uuidString))).ok.body.json
+            #expect(UUID(uuidString: transferred.ownerId) == member.id && transferred.role == .admin)
+            let oldOwnerNow = try await answer { try await owners.renameGroup(path: .init(groupId: group), body: .json(.init(name: "Mine again"))) }
             #expect(oldOwnerNow.status == 403 && oldOwnerNow.code == "not_group_owner")
 
-            let left = try await chat.service.request(.POST, "/groups/\(group)/leave", as: member, json: ["successor_id": admin.id.uuidString])
+            let left = try await answer { try await members.leaveGroup(path: .init(groupId: group), body: .json(.init(successorId: admin.id.uuidString))) }
             #expect(left.status == 204)
-            let detail = try await chat.service.request(.GET, "/groups/\(group)", as: admin)
-            #expect(detail.body["role"]?.stringValue == "owner" && uuid(detail.body["owner_id"]) == admin.id)
-            #expect(try await chat.service.request(.GET, "/groups/\(group)", as: member).status == 404)
-            let roles = try await chat.service.request(.GET, "/groups/\(group)/members", as: admin).array.compactMap { $0["role"]?.stringValue }
-            #expect(roles == ["owner", "admin"])
+            let detail = try await admins.getGroup(path: .init(groupId: group)).ok.body.json
+            #expect(detail.role == .owner && UUID(uuidString: detail.ownerId) == admin.id)
+            #expect(try await answer { try await members.getGroup(path: .init(groupId: group)) }.status == 404)
+            let roles = try await admins.listMembers(path: .init(groupId: group)).ok.body.json.map(\.role)
+            #expect(roles == [.owner, .admin])
 
             let events = try await chat.service.events(of: .chat) { events in events.contains { $0.type == .groupMemberRemoved } }
             #expect(events.filter { $0.type == .groupRoleChanged }.count >= 5)
@@ -107,26 +117,28 @@ struct ChatServiceTests {
             let a = try await chat.user(), b = try await chat.user(), c = try await chat.user()
             let group = try await chat.group(owner: a, members: [b, c])
             let other = try await chat.group(owner: b, members: [c])
-            for text in ["one", "two", "three"] { _ = try await chat.service.request(.POST, "/groups/\(group)/messages", as: a, json: ["content": text]) }
-            _ = try await chat.service.request(.POST, "/groups/\(group)/messages", as: b, json: ["content": "four"])
-            _ = try await chat.service.request(.POST, "/groups/\(other)/messages", as: b, json: ["content": "elsewhere"])
+            func send(_ user: User, _ group: UUID, _ text: String) async throws {
+                _ = try await chat.api(user).sendTextMessage(path: .init(groupId: group.uuidString), body: .json(.init(content: text))).created
+            }
+            for text in ["one", "two", "three"] { try await send(a, group, text) }
+            try await send(b, group, "four")
+            try await send(b, other, "elsewhere")
 
             func counts(_ user: User) async throws -> [UUID: Int] {
-                let reply = try await chat.service.request(.GET, "/groups/unread", as: user)
-                return Dictionary(uniqueKeysWithValues: reply.array.map { (uuid($0["group_id"]) ?? UUID(), $0["unread_count"]?.intValue ?? -1) })
+                let counts = try await chat.api(user).listUnreadCounts().ok.body.json
+                return Dictionary(uniqueKeysWithValues: counts.map { (UUID(uuidString: $0.groupId) ?? UUID(), $0.unreadCount) })
             }
             let g = group, o = other
             #expect(try await counts(a) == [g: 1])
             #expect(try await counts(b) == [g: 3, o: 0])
             #expect(try await counts(c) == [g: 4, o: 1])
-            let list = try await chat.service.request(.GET, "/groups", as: c)
-            #expect(uuid(list.array.first?["id"]) == o, "most recently active first")
-            #expect(list.array.map { $0["unread_count"]?.intValue } == [1, 4])
+            let list = try await chat.api(c).listGroups().ok.body.json
+            #expect(list.first.flatMap { UUID(uuidString: $0.id) } == o, "most recently active first")
+            #expect(list.map(\.unreadCount) == [1, 4])
 
-            let read = try await chat.service.request(.POST, "/groups/\(group)/read", as: c)
-            #expect(read.status == 200)
+            _ = try await chat.api(c).markGroupRead(path: .init(groupId: group.uuidString)).ok
             #expect(try await counts(c) == [g: 0, o: 1])
-            _ = try await chat.service.request(.POST, "/groups/\(group)/messages", as: a, json: ["content": "five"])
+            try await send(a, group, "five")
             #expect(try await counts(c) == [g: 1, o: 1])
             #expect(try await counts(b) == [g: 4, o: 0])
         }
@@ -136,14 +148,17 @@ struct ChatServiceTests {
     func voiceMessages() async throws {
         try await withRunningChat { chat in
             let owner = try await chat.user(), member = try await chat.user(), outsider = try await chat.user()
-            let group = try await chat.group(owner: owner, members: [member])
-            let sent = try await chat.service.request(.POST, "/groups/\(group)/messages/voice?duration=4.25", as: member, bytes: AudioFixtures.m4a, contentType: "audio/mp4")
+            let group = try await chat.group(owner: owner, members: [member]).uuidString
+            let owners = chat.api(owner), members = chat.api(member)
+            let sent = try await answer { try await members.sendVoiceMessage(path: .init(groupId: group), query: .init(duration: 4.25), body: .audioMp4(upload(AudioFixtures.m4a))) }
             #expect(sent.status == 201, "\(sent.body)")
-            #expect(sent.body["message_type"]?.stringValue == "voice" && sent.body["voice_duration"]?.doubleValue == 4.25)
-            let url = try #require(sent.body["voice_url"]?.stringValue)
-            #expect(url.hasSuffix("/storage/v1/object/authenticated/voice-messages/\(group.uuidString.lowercased())/\(try id(sent))") && !url.contains("token"))
-            #expect(chat.storedFiles.contains { $0.contains(try! id(sent)) })
+            let message = try sent.output.created.body.json
+            #expect(message.messageType == .voice && message.voiceDuration == 4.25)
+            let url = try #require(message.voiceUrl)
+            #expect(url.hasSuffix("/storage/v1/object/authenticated/voice-messages/\(group.lowercased())/\(message.id.lowercased())") && !url.contains("token"))
+            #expect(chat.storedFiles.contains { $0.contains(message.id.lowercased()) })
 
+            // Raw: the URL exactly as the answer gave it (what an app's player is handed).
             for user in [owner, member] {
                 let download = try await chat.service.request(.GET, url, as: user)
                 #expect(download.status == 200 && download.bytes == AudioFixtures.m4a)
@@ -153,26 +168,26 @@ struct ChatServiceTests {
             let publicPath = url.replacingOccurrences(of: "/object/authenticated/", with: "/object/public/")
             #expect(try await chat.service.request(.GET, publicPath, as: nil).status == 404, "the voice bucket is private")
             // A player that cannot send a token gets it signed (Supabase's createSignedUrl).
-            let signPath = url.replacingOccurrences(of: "/object/authenticated/", with: "/object/sign/")
-            let signed = try await chat.service.request(.POST, signPath, as: member, json: ["expiresIn": 600])
-            let signedURL = try #require(signed.body["signed_url"]?.stringValue, "\(signed.body)")
-            #expect(try await chat.service.request(.GET, signedURL, as: nil).bytes == AudioFixtures.m4a)
-            #expect(try await chat.service.request(.POST, signPath, as: outsider, json: ["expiresIn": 600]).status == 404)
+            // A storage path names the object as stored: ids in lower case, as Colony writes them.
+            let path = ChatAPI.Operations.SignVoiceMessages.Input.Path(groupId: group.lowercased(), messageId: message.id.lowercased())
+            let signed = try await members.signVoiceMessages(path: path, body: .json(.init(expiresIn: 600))).ok.body.json
+            #expect(try await chat.service.request(.GET, signed.signedUrl, as: nil).bytes == AudioFixtures.m4a)
+            #expect(try await answer { try await chat.api(outsider).signVoiceMessages(path: path, body: .json(.init(expiresIn: 600))) }.status == 404)
 
             // The same stable URL is in the history and in the event realtime turns into the row.
-            let history = try await chat.service.request(.GET, "/groups/\(group)/messages", as: owner)
-            #expect(history.body["messages"]?.arrayValue?.first?["voice_url"]?.stringValue == url)
-            #expect(uuid(history.body["messages"]?.arrayValue?.first?["user"]?["id"]) == member.id)
+            let history = try await owners.listMessages(path: .init(groupId: group)).ok.body.json
+            #expect(history.messages.first?.voiceUrl == url)
+            #expect(uuid(history.messages.first?.user.id) == member.id)
             let events = try await chat.service.events(of: .chat) { events in events.contains { $0.type == .messageSent } }
             #expect(try events.first { $0.type == .messageSent }?.decode(MessageSent.self).payload.message.voiceUrl == url)
 
             // Removed from the group: the URL they kept leads nowhere.
-            #expect(try await chat.service.request(.DELETE, "/groups/\(group)/members/\(member.id)", as: owner).status < 300)
+            #expect(try await answer { try await owners.removeMember(path: .init(groupId: group, userId: member.id.uuidString)) }.status < 300)
             #expect(try await chat.service.request(.GET, url, as: member).status == 404)
 
-            let deleted = try await chat.service.request(.DELETE, "/groups/\(group)/messages/\(try id(sent))", as: owner)
+            let deleted = try await answer { try await owners.deleteMessage(path: .init(groupId: group, messageId: message.id)) }
             #expect(deleted.status == 204)
-            #expect(!chat.storedFiles.contains { $0.contains(try! id(sent)) }, "\(chat.storedFiles)")
+            #expect(!chat.storedFiles.contains { $0.contains(message.id.lowercased()) }, "\(chat.storedFiles)")
             #expect(try await chat.service.request(.GET, url, as: owner).status == 404)
         }
     }
@@ -182,37 +197,41 @@ struct ChatServiceTests {
         try await withRunningChat { chat in
             let owner = try await chat.user()
             let group = try await chat.group(owner: owner)
+            let api = chat.api(owner), path = ChatAPI.Operations.SendVoiceMessage.Input.Path(groupId: group.uuidString)
+            // Raw: a content type the document does not offer for voice, which the typed client cannot send.
             let wrongType = try await chat.service.request(.POST, "/groups/\(group)/messages/voice?duration=3", as: owner, bytes: AudioFixtures.png, contentType: "image/png")
             #expect(wrongType.status == 422 && wrongType.code == "unsupported_media_type", "\(wrongType.body)")
-            let lying = try await chat.service.request(.POST, "/groups/\(group)/messages/voice?duration=3", as: owner, bytes: AudioFixtures.png, contentType: "audio/mp4")
+            let lying = try await answer { try await api.sendVoiceMessage(path: path, query: .init(duration: 3), body: .audioMp4(upload(AudioFixtures.png))) }
             #expect(lying.status == 422 && lying.code == "unsupported_media_type")
             var big = ByteBuffer(bytes: [0x00, 0x00, 0x00, 0x20] + Array("ftypM4A ".utf8))
             big.writeRepeatingByte(1, count: (256 << 10))
-            let oversized = try await chat.service.request(.POST, "/groups/\(group)/messages/voice?duration=3", as: owner, bytes: big, contentType: "audio/mp4")
+            let oversized = try await answer { try await api.sendVoiceMessage(path: path, query: .init(duration: 3), body: .audioMp4(upload(big))) }
             #expect(oversized.status == 422 && oversized.code == "file_too_large", "\(oversized.status) \(oversized.body)")
+            // Raw: no duration, and one that is not a number, which the typed client cannot send.
             let noDuration = try await chat.service.request(.POST, "/groups/\(group)/messages/voice", as: owner, bytes: AudioFixtures.m4a, contentType: "audio/mp4")
             #expect(noDuration.status == 422)
             let nanDuration = try await chat.service.request(.POST, "/groups/\(group)/messages/voice?duration=nan", as: owner, bytes: AudioFixtures.m4a, contentType: "audio/mp4")
             #expect(nanDuration.status == 422)
-            let emptyText = try await chat.service.request(.POST, "/groups/\(group)/messages", as: owner, json: ["content": "  "])
+            let emptyText = try await answer { try await api.sendTextMessage(path: .init(groupId: group.uuidString), body: .json(.init(content: "  "))) }
             #expect(emptyText.status == 422)
+            // Raw: a body that is not JSON.
             let malformed = try await chat.service.request(.POST, "/groups/\(group)/messages", as: owner, raw: "{\"content\": 5")
             #expect(malformed.status == 400 || malformed.status == 422)
-            let emptyName = try await chat.service.request(.PATCH, "/groups/\(group)", as: owner, json: ["name": ""])
+            let emptyName = try await answer { try await api.renameGroup(path: .init(groupId: group.uuidString), body: .json(.init(name: ""))) }
             #expect(emptyName.status == 422)
-            let backwards = try await chat.service.request(.POST, "/events", as: owner, json: ["title": "Oops", "starts_at": "2030-01-02T10:00:00Z", "ends_at": "2030-01-02T09:00:00Z"])
-            #expect(backwards.status == 422 && backwards.body["message"]?.stringValue?.contains("ends_at") == true)
-            let badPicture = try await chat.service.request(.PUT, "/groups/\(group)/picture", as: owner, bytes: AudioFixtures.m4a, contentType: "image/jpeg")
+            let backwards = try await answer { try await api.createEvent(body: .json(.init(title: "Oops", startsAt: time("2030-01-02T10:00:00Z"), endsAt: time("2030-01-02T09:00:00Z")))) }
+            #expect(backwards.status == 422 && backwards.message?.contains("ends_at") == true)
+            let badPicture = try await answer { try await api.setGroupPicture(path: .init(groupId: group.uuidString), body: .jpeg(upload(AudioFixtures.m4a))) }
             #expect(badPicture.status == 422)
-            let badCursor = try await chat.service.request(.GET, "/groups/\(group)/messages?before=xyz", as: owner)
+            let badCursor = try await answer { try await api.listMessages(path: .init(groupId: group.uuidString), query: .init(before: "xyz")) }
             #expect(badCursor.status == 422)
 
-            let history = try await chat.service.request(.GET, "/groups/\(group)/messages", as: owner)
-            #expect(history.body["messages"]?.arrayValue?.isEmpty == true)
+            let history = try await api.listMessages(path: .init(groupId: group.uuidString)).ok.body.json
+            #expect(history.messages.isEmpty)
             #expect(chat.storedFiles.isEmpty, "\(chat.storedFiles)")
-            #expect(try await chat.service.request(.GET, "/groups/\(group)", as: owner).body["name"]?.stringValue == "Crew")
-            let events = try await chat.service.request(.GET, "/events?from=2030-01-01T00:00:00Z&to=2030-02-01T00:00:00Z", as: owner)
-            #expect(events.status == 200 && events.array.isEmpty)
+            #expect(try await api.getGroup(path: .init(groupId: group.uuidString)).ok.body.json.name == "Crew")
+            let events = try await api.listEvents(query: .init(from: time("2030-01-01T00:00:00Z"), to: time("2030-02-01T00:00:00Z"))).ok.body.json
+            #expect(events.isEmpty)
         }
     }
 
@@ -220,23 +239,27 @@ struct ChatServiceTests {
     func historyPaging() async throws {
         try await withRunningChat { chat in
             let owner = try await chat.user(), member = try await chat.user()
-            let group = try await chat.group(owner: owner, members: [member])
+            let group = try await chat.group(owner: owner, members: [member]).uuidString
             for index in 0..<25 {
-                let reply = try await chat.service.request(.POST, "/groups/\(group)/messages", as: index.isMultiple(of: 2) ? owner : member, json: ["content": "m\(index)"])
-                #expect(reply.status == 201)
+                _ = try await chat.api(index.isMultiple(of: 2) ? owner : member).sendTextMessage(path: .init(groupId: group), body: .json(.init(content: "m\(index)"))).created
             }
-            func contents(_ reply: RunningService.Reply) -> [String] { reply.body["messages"]?.arrayValue?.compactMap { $0["content"]?.stringValue } ?? [] }
-            let latest = try await chat.service.request(.GET, "/groups/\(group)/messages?limit=10", as: member)
+            let members = chat.api(member)
+            func page(limit: Int, before: String? = nil, after: String? = nil) async throws -> Answer<ChatAPI.Operations.ListMessages.Output> {
+                try await answer { try await members.listMessages(path: .init(groupId: group), query: .init(limit: limit, before: before, after: after)) }
+            }
+            func contents(_ page: Schemas.HistoryPage) -> [String] { page.messages.map(\.content) }
+            let latest = try await page(limit: 10).output.ok.body.json
             #expect(contents(latest) == (15..<25).map { "m\($0)" })
-            #expect(latest.body["has_more"]?.boolValue == true)
-            let older = try await chat.service.request(.GET, "/groups/\(group)/messages?limit=10&before=\(latest.body["older_cursor"]?.stringValue ?? "")", as: member)
+            #expect(latest.hasMore == true)
+            let older = try await page(limit: 10, before: latest.olderCursor ?? "").output.ok.body.json
             #expect(contents(older) == (5..<15).map { "m\($0)" })
-            let oldest = try await chat.service.request(.GET, "/groups/\(group)/messages?limit=10&before=\(older.body["older_cursor"]?.stringValue ?? "")", as: member)
-            #expect(contents(oldest) == (0..<5).map { "m\($0)" } && oldest.body["has_more"]?.boolValue == false && oldest.body["older_cursor"] == nil)
-            let newer = try await chat.service.request(.GET, "/groups/\(group)/messages?limit=7&after=\(oldest.body["newer_cursor"]?.stringValue ?? "")", as: member)
-            #expect(contents(newer) == (5..<12).map { "m\($0)" } && newer.body["has_more"]?.boolValue == true)
-            let first = latest.body["messages"]?.arrayValue?.first
-            #expect(first?["user"]?["display_name"]?.stringValue != nil && uuid(first?["sent_by"]) == member.id, "m15 is the member's")
+            let oldestAnswer = try await page(limit: 10, before: older.olderCursor ?? "")
+            let oldest = try oldestAnswer.output.ok.body.json
+            #expect(contents(oldest) == (0..<5).map { "m\($0)" } && oldest.hasMore == false && oldestAnswer.body["older_cursor"] == nil)
+            let newer = try await page(limit: 7, after: oldest.newerCursor ?? "").output.ok.body.json
+            #expect(contents(newer) == (5..<12).map { "m\($0)" } && newer.hasMore == true)
+            let first = latest.messages.first
+            #expect(first?.user.displayName != nil && uuid(first?.sentBy) == member.id, "m15 is the member's")
         }
     }
 
@@ -244,31 +267,41 @@ struct ChatServiceTests {
     func historyMatchesSentMessages() async throws {
         try await withRunningChat { chat in
             let owner = try await chat.user(), member = try await chat.user()
-            let group = try await chat.group(owner: owner, members: [member])
+            let group = try await chat.group(owner: owner, members: [member]).uuidString
+            let owners = chat.api(owner), members = chat.api(member)
             let tricky = "quote \" backslash \\ slash / newline \n tab \t cr \r bell \u{7} soh \u{1} esc \u{1B} del \u{7F} é 日本 🚀 \u{2028} end"
-            var sent: [RunningService.Reply] = []
-            sent.append(try await chat.service.request(.POST, "/groups/\(group)/messages", as: owner, json: ["content": tricky]))
-            sent.append(try await chat.service.request(.POST, "/groups/\(group)/messages/voice?duration=4.25", as: member, bytes: AudioFixtures.m4a, contentType: "audio/mp4"))
-            sent.append(try await chat.service.request(.POST, "/groups/\(group)/messages/voice?duration=3", as: owner, bytes: AudioFixtures.m4a, contentType: "audio/mp4"))
-            let plain = try await chat.service.request(.POST, "/groups/\(group)/messages", as: member, json: ["content": "before the edit"])
-            #expect(sent.allSatisfy { $0.status == 201 } && plain.status == 201)
-            let edited = try await chat.service.request(.PATCH, "/groups/\(group)/messages/\(try id(plain))", as: member, json: ["content": "after / the edit"])
-            #expect(edited.status == 200 && edited.body["is_edited"]?.boolValue == true)
-            sent.append(edited)
+            func text(_ api: ChatAPI.Client, _ content: String) async throws -> Answer<ChatAPI.Operations.SendTextMessage.Output> {
+                try await answer { try await api.sendTextMessage(path: .init(groupId: group), body: .json(.init(content: content))) }
+            }
+            func voice(_ api: ChatAPI.Client, _ duration: Double) async throws -> Answer<ChatAPI.Operations.SendVoiceMessage.Output> {
+                try await answer { try await api.sendVoiceMessage(path: .init(groupId: group), query: .init(duration: duration), body: .audioMp4(upload(AudioFixtures.m4a))) }
+            }
+            // Each answer's JSON as it came, so the page is compared byte for byte (after parsing), not only as the client reads it.
+            let first = try await text(owners, tricky), second = try await voice(members, 4.25), third = try await voice(owners, 3)
+            let plain = try await text(members, "before the edit")
+            #expect([first.status, second.status, third.status, plain.status] == [Int](repeating: 201, count: 4))
+            #expect(try first.output.created.body.json.content == tricky)
+            _ = try second.output.created
+            _ = try third.output.created
+            var sent = [first.body, second.body, third.body]
+            let edited = try await answer { try await members.editMessage(path: .init(groupId: group, messageId: plain.output.created.body.json.id), body: .json(.init(content: "after / the edit"))) }
+            #expect(try edited.status == 200 && (try edited.output.ok.body.json.isEdited) == true)
+            sent.append(edited.body)
 
-            let page = try await chat.service.request(.GET, "/groups/\(group)/messages", as: owner)
+            let page = try await answer { try await owners.listMessages(path: .init(groupId: group)) }
             let messages = page.body["messages"]?.arrayValue ?? []
-            #expect(page.status == 200 && messages.count == sent.count)
+            #expect(try page.status == 200 && messages.count == sent.count && (try page.output.ok.body.json.messages.count) == sent.count)
             for (listed, answered) in zip(messages, sent) {
-                var listed = listed.objectValue ?? [:], answered = answered.body
+                var listed = listed.objectValue ?? [:]
                 let cursor = listed.removeValue(forKey: "cursor")?.stringValue
                 #expect(cursor.flatMap(KeysetCursor.init) != nil, "each message carries its cursor")
                 #expect(listed == answered)
             }
             #expect(page.body["older_cursor"] == nil && page.body["has_more"]?.boolValue == false)
             #expect(page.body["newer_cursor"]?.stringValue == messages.last?["cursor"]?.stringValue)
-            let empty = try await chat.service.request(.GET, "/groups/\(try await chat.group(owner: owner))/messages", as: owner)
-            #expect(empty.status == 200 && empty.body["messages"]?.arrayValue?.isEmpty == true && empty.body["has_more"]?.boolValue == false)
+            let emptyGroup = try await chat.group(owner: owner).uuidString
+            let empty = try await answer { try await owners.listMessages(path: .init(groupId: emptyGroup)) }
+            #expect(try empty.status == 200 && (try empty.output.ok.body.json.messages.isEmpty) && empty.body["has_more"]?.boolValue == false)
         }
     }
 
@@ -277,23 +310,25 @@ struct ChatServiceTests {
         try await withRunningChat { chat in
             let owner = try await chat.user(), member = try await chat.user()
             let group = try await chat.group(owner: owner, members: [member])
-            let personal = try await chat.service.request(.POST, "/events", as: owner, json: ["title": "Dentist", "starts_at": "2030-03-01T09:00:00Z", "ends_at": "2030-03-01T10:00:00Z"])
+            let owners = chat.api(owner), members = chat.api(member)
+            let personal = try await answer { try await owners.createEvent(body: .json(.init(title: "Dentist", startsAt: time("2030-03-01T09:00:00Z"), endsAt: time("2030-03-01T10:00:00Z")))) }
             #expect(personal.status == 201 && personal.body["group_id"] == nil)
-            let shared = try await chat.service.request(.POST, "/events", as: member, json: ["title": "Dinner", "details": "8 pm", "starts_at": "2030-03-02T19:00:00Z", "ends_at": "2030-03-02T21:00:00Z", "group_id": group.uuidString])
-            #expect(shared.status == 201)
-            let range = "/events?from=2030-03-01T00:00:00Z&to=2030-03-31T00:00:00Z"
-            #expect(try await chat.service.request(.GET, range, as: owner).array.compactMap { $0["title"]?.stringValue } == ["Dentist", "Dinner"])
-            #expect(try await chat.service.request(.GET, range, as: member).array.compactMap { $0["title"]?.stringValue } == ["Dinner"])
-            #expect(try await chat.service.request(.GET, "/events/\(try id(personal))", as: member).status == 404)
-            #expect(try await chat.service.request(.PATCH, "/events/\(try id(personal))", as: member, json: ["title": "Mine"]).status == 404)
-            #expect(try await chat.service.request(.DELETE, "/events/\(try id(personal))", as: member).status == 404)
-            let narrow = try await chat.service.request(.GET, "/events?from=2030-03-02T20:00:00Z&to=2030-03-02T20:30:00Z", as: member)
-            #expect(narrow.array.count == 1, "overlapping events count")
-            let moved = try await chat.service.request(.PATCH, "/events/\(try id(shared))", as: member, json: ["starts_at": "2030-03-03T19:00:00Z"])
+            let personalID = try personal.output.created.body.json.id
+            let shared = try await members.createEvent(body: .json(.init(title: "Dinner", details: "8 pm", startsAt: time("2030-03-02T19:00:00Z"), endsAt: time("2030-03-02T21:00:00Z"), groupId: group.uuidString))).created.body.json
+            let march = ChatAPI.Operations.ListEvents.Input.Query(from: try time("2030-03-01T00:00:00Z"), to: try time("2030-03-31T00:00:00Z"))
+            #expect(try await owners.listEvents(query: march).ok.body.json.map(\.title) == ["Dentist", "Dinner"])
+            #expect(try await members.listEvents(query: march).ok.body.json.map(\.title) == ["Dinner"])
+            #expect(try await answer { try await members.getEvent(path: .init(eventId: personalID)) }.status == 404)
+            #expect(try await answer { try await members.updateEvent(path: .init(eventId: personalID), body: .json(.init(title: "Mine"))) }.status == 404)
+            #expect(try await answer { try await members.deleteEvent(path: .init(eventId: personalID)) }.status == 404)
+            let narrow = try await members.listEvents(query: .init(from: time("2030-03-02T20:00:00Z"), to: time("2030-03-02T20:30:00Z"))).ok.body.json
+            #expect(narrow.count == 1, "overlapping events count")
+            let moved = try await answer { try await members.updateEvent(path: .init(eventId: shared.id), body: .json(.init(startsAt: time("2030-03-03T19:00:00Z")))) }
             #expect(moved.status == 409 && moved.code == "ends_before_starts", "moving the start past the stored end is a conflict")
-            let cleared = try await chat.service.request(.PATCH, "/events/\(try id(shared))", as: owner, json: ["details": NSNull()])
+            // Raw: "details": null clears the field, and the typed client leaves a nil out instead.
+            let cleared = try await chat.service.request(.PATCH, "/events/\(shared.id)", as: owner, json: ["details": NSNull()])
             #expect(cleared.status == 200 && cleared.body["details"] == nil)
-            #expect(try await chat.service.request(.GET, "/events?from=2030-03-02T00:00:00Z&to=2030-03-01T00:00:00Z", as: owner).status == 422)
+            #expect(try await answer { try await owners.listEvents(query: .init(from: time("2030-03-02T00:00:00Z"), to: time("2030-03-01T00:00:00Z"))) }.status == 422)
         }
     }
 
@@ -301,34 +336,34 @@ struct ChatServiceTests {
     func pictures() async throws {
         try await withRunningChat { chat in
             let owner = try await chat.user(), member = try await chat.user()
-            let first = try await chat.service.request(.PUT, "/me/avatar", as: owner, bytes: AudioFixtures.png, contentType: "image/png")
-            let url1 = try #require(first.body["avatar_url"]?.stringValue)
-            let second = try await chat.service.request(.PUT, "/me/avatar", as: owner, bytes: AudioFixtures.png, contentType: "image/png")
-            let url2 = try #require(second.body["avatar_url"]?.stringValue)
+            let owners = chat.api(owner), members = chat.api(member)
+            let url1 = try #require(try await owners.setAvatar(body: .png(upload(AudioFixtures.png))).ok.body.json.avatarUrl)
+            let url2 = try #require(try await owners.setAvatar(body: .png(upload(AudioFixtures.png))).ok.body.json.avatarUrl)
             #expect(url1 != url2 && url2.contains("/storage/v1/object/public/profile-pictures/\(owner.id.uuidString.lowercased())/"))
+            // Raw: the pictures' URLs exactly as the answers gave them.
             #expect(try await chat.service.request(.GET, url1, as: nil).status == 404, "the old picture key after a change")
             let byID = "\(chat.service.base)/storage/v1/object/public/profile-pictures/\(owner.id.uuidString.lowercased())"
             #expect(try await chat.service.request(.GET, byID, as: nil).status == 404, "the user's id alone names no picture")
             #expect(chat.storedFiles.filter { $0.contains("profile-pictures") }.count == 1)
             let fetched = try await chat.service.request(.GET, url2, as: nil)
             #expect(fetched.status == 200 && fetched.headers.first(name: "Content-Type") == "image/png")
-            let removed = try await chat.service.request(.DELETE, "/me/avatar", as: owner)
-            #expect(removed.status == 200 && removed.body["avatar_url"] == nil)
+            let removed = try await answer { try await owners.removeAvatar() }
+            #expect(try removed.status == 200 && removed.body["avatar_url"] == nil && (try removed.output.ok.body.json.avatarUrl) == nil)
             #expect(try await chat.service.request(.GET, url2, as: nil).status == 404)
 
             // The group's picture: a member sees it; removed, they keep the old URL, which dies with the next picture.
-            let group = try await chat.group(owner: owner, members: [member])
-            let set = try await chat.service.request(.PUT, "/groups/\(group)/picture", as: owner, bytes: AudioFixtures.png, contentType: "image/png")
-            let old = try #require(set.body["picture_url"]?.stringValue, "\(set.body)")
-            #expect(try await chat.service.request(.GET, "/groups/\(group)", as: member).body["picture_url"]?.stringValue == old)
-            #expect(try await chat.service.request(.DELETE, "/groups/\(group)/members/\(member.id)", as: owner).status < 300)
-            let reset = try await chat.service.request(.PUT, "/groups/\(group)/picture", as: owner, bytes: AudioFixtures.png, contentType: "image/png")
-            let new = try #require(reset.body["picture_url"]?.stringValue)
+            let group = try await chat.group(owner: owner, members: [member]).uuidString
+            let set = try await owners.setGroupPicture(path: .init(groupId: group), body: .png(upload(AudioFixtures.png))).ok.body.json
+            let old = try #require(set.pictureUrl, "\(set)")
+            #expect(try await members.getGroup(path: .init(groupId: group)).ok.body.json.pictureUrl == old)
+            #expect(try await answer { try await owners.removeMember(path: .init(groupId: group, userId: member.id.uuidString)) }.status < 300)
+            let reset = try await owners.setGroupPicture(path: .init(groupId: group), body: .png(upload(AudioFixtures.png))).ok.body.json
+            let new = try #require(reset.pictureUrl)
             #expect(new != old)
             #expect(try await chat.service.request(.GET, new, as: nil).status == 200)
             #expect(try await chat.service.request(.GET, old, as: member).status == 404, "the ex-member's old picture key after a change")
-            #expect(try await chat.service.request(.GET, "\(chat.service.base)/storage/v1/object/public/group-pictures/\(group.uuidString.lowercased())", as: member).status == 404)
-            #expect(try await chat.service.request(.GET, "/groups/\(group)", as: member).status == 404)
+            #expect(try await chat.service.request(.GET, "\(chat.service.base)/storage/v1/object/public/group-pictures/\(group.lowercased())", as: member).status == 404)
+            #expect(try await answer { try await members.getGroup(path: .init(groupId: group)) }.status == 404)
         }
     }
 
@@ -339,19 +374,19 @@ struct ChatServiceTests {
             try await chat.service.publishAuthEvent(UserRegistered(userId: gone, app: .unify, email: "gone@example.com", phone: nil, phoneHash: nil,
                                                                    userMetadata: ["display_name": .string("Gone Soon")], createdAt: Date()), user: gone)
             let goneUser = try await chat.service.user(gone)
-            try await waitUntil(timeout: .seconds(120)) { try await chat.service.request(.GET, "/me", as: goneUser).body["display_name"]?.stringValue == "Gone Soon" }
-            let owned = try await chat.group(owner: goneUser, members: [heir])
+            let gones = chat.api(goneUser), heirs = chat.api(heir)
+            try await waitUntil(timeout: .seconds(120)) { (try? await gones.getMe().ok.body.json.displayName) == "Gone Soon" }
+            let owned = try await chat.group(owner: goneUser, members: [heir]).uuidString
             let alone = try await chat.group(owner: goneUser, name: "Solo")
-            _ = try await chat.service.request(.POST, "/groups/\(owned)/messages/voice?duration=1", as: goneUser, bytes: AudioFixtures.m4a, contentType: "audio/mp4")
-            _ = try await chat.service.request(.POST, "/groups/\(owned)/messages", as: heir, json: ["content": "stays"])
+            _ = try await gones.sendVoiceMessage(path: .init(groupId: owned), query: .init(duration: 1), body: .audioMp4(upload(AudioFixtures.m4a)))
+            _ = try await heirs.sendTextMessage(path: .init(groupId: owned), body: .json(.init(content: "stays")))
             #expect(chat.storedFiles.count == 1)
 
             try await chat.service.publishAuthEvent(UserDeleted(userId: gone, app: .unify, deletedAt: Date()), user: gone)
-            try await waitUntil(timeout: .seconds(120)) { try await chat.service.request(.GET, "/me", as: goneUser).status == 401 }
-            let group = try await chat.service.request(.GET, "/groups/\(owned)", as: heir)
-            #expect(group.body["role"]?.stringValue == "owner")
-            let history = try await chat.service.request(.GET, "/groups/\(owned)/messages", as: heir)
-            #expect(history.body["messages"]?.arrayValue?.compactMap { $0["content"]?.stringValue } == ["stays"])
+            try await waitUntil(timeout: .seconds(120)) { try await answer { try await gones.getMe() }.status == 401 }
+            #expect(try await heirs.getGroup(path: .init(groupId: owned)).ok.body.json.role == .owner)
+            let history = try await heirs.listMessages(path: .init(groupId: owned)).ok.body.json
+            #expect(history.messages.map(\.content) == ["stays"])
             #expect(chat.storedFiles.isEmpty, "\(chat.storedFiles)")
             let events = try await chat.service.events(of: .chat, until: { events in
                 [.groupDeleted, .userErased].allSatisfy { type in events.contains { $0.type == type } }
@@ -371,7 +406,9 @@ struct ChatServiceTests {
         try await withRunningChat { chat in
             let id = UUID()
             let user = try await chat.service.user(id, email: "kim@example.com")
-            #expect(try await chat.service.request(.GET, "/me", as: user).body["display_name"]?.stringValue == "kim")
+            let api = chat.api(user)
+            func me() async throws -> Schemas.User { try await api.getMe().ok.body.json }
+            #expect(try await me().displayName == "kim")
             func event(email: String, name: String, registered: Bool = false) async throws {
                 let metadata: [String: JSONValue] = ["display_name": .string(name)]
                 if registered {
@@ -381,13 +418,13 @@ struct ChatServiceTests {
                 }
             }
             try await event(email: "kim@example.com", name: "Kim Lee", registered: true)
-            try await waitUntil(timeout: .seconds(120)) { try await chat.service.request(.GET, "/me", as: user).body["display_name"]?.stringValue == "Kim Lee" }
-            #expect(try await chat.service.request(.PATCH, "/me", as: user, json: ["display_name": "Kimmy"]).status == 200)
+            try await waitUntil(timeout: .seconds(120)) { (try? await me().displayName) == "Kim Lee" }
+            #expect(try await answer { try await api.updateMe(body: .json(.init(displayName: "Kimmy"))) }.status == 200)
             try await event(email: "kim@new.example", name: "Kim Lee")  // an email change; the metadata still has the sign-up name
-            try await waitUntil(timeout: .seconds(120)) { try await chat.service.request(.GET, "/me", as: user).body["email"]?.stringValue == "kim@new.example" }
-            #expect(try await chat.service.request(.GET, "/me", as: user).body["display_name"]?.stringValue == "Kimmy")
+            try await waitUntil(timeout: .seconds(120)) { (try? await me().email) == "kim@new.example" }
+            #expect(try await me().displayName == "Kimmy")
             try await event(email: "kim@new.example", name: "Kim L.")  // renamed through auth's metadata: the newer change wins
-            try await waitUntil(timeout: .seconds(120)) { try await chat.service.request(.GET, "/me", as: user).body["display_name"]?.stringValue == "Kim L." }
+            try await waitUntil(timeout: .seconds(120)) { (try? await me().displayName) == "Kim L." }
         }
     }
 
@@ -395,23 +432,28 @@ struct ChatServiceTests {
     func userProfiles() async throws {
         try await withRunningChat { chat in
             let owner = try await chat.user(), leaver = try await chat.user(), quiet = try await chat.user(), stranger = try await chat.user()
-            let group = try await chat.group(owner: owner, members: [leaver, quiet])
-            _ = try await chat.service.request(.PATCH, "/me", as: leaver, json: ["display_name": "Lea"])
-            _ = try await chat.service.request(.POST, "/groups/\(group)/messages", as: leaver, json: ["content": "bye all"])
-            #expect(try await chat.service.request(.POST, "/groups/\(group)/leave", as: leaver).status == 204)
-            #expect(try await chat.service.request(.POST, "/groups/\(group)/leave", as: quiet).status == 204)
+            let group = try await chat.group(owner: owner, members: [leaver, quiet]).uuidString
+            let owners = chat.api(owner), leavers = chat.api(leaver)
+            _ = try await leavers.updateMe(body: .json(.init(displayName: "Lea")))
+            _ = try await leavers.sendTextMessage(path: .init(groupId: group), body: .json(.init(content: "bye all")))
+            #expect(try await answer { try await leavers.leaveGroup(path: .init(groupId: group)) }.status == 204)
+            #expect(try await answer { try await chat.api(quiet).leaveGroup(path: .init(groupId: group)) }.status == 204)
 
-            let sender = try await chat.service.request(.GET, "/users/\(leaver.id)", as: owner)
-            #expect(sender.status == 200 && sender.body["display_name"]?.stringValue == "Lea" && uuid(sender.body["id"]) == leaver.id)
+            func profile(_ api: ChatAPI.Client, _ id: String) async throws -> Answer<ChatAPI.Operations.GetUser.Output> {
+                try await answer { try await api.getUser(path: .init(userId: id)) }
+            }
+            let sender = try await profile(owners, leaver.id.uuidString)
+            let seen = try sender.output.ok.body.json
+            #expect(sender.status == 200 && seen.displayName == "Lea" && uuid(seen.id) == leaver.id)
             #expect(sender.body["email"] == nil, "never another user's email")
-            #expect(try await chat.service.request(.GET, "/users/\(owner.id)", as: leaver).status == 404, "the leaver no longer shares a group")
-            #expect(try await chat.service.request(.GET, "/users/\(quiet.id)", as: owner).status == 404, "left without writing")
-            #expect(try await chat.service.request(.GET, "/users/\(owner.id)", as: stranger).status == 404)
-            #expect(try await chat.service.request(.GET, "/users/\(owner.id)", as: owner).status == 200)
-            #expect(try await chat.service.request(.GET, "/users/not-a-uuid", as: owner).status == 404)
+            #expect(try await profile(leavers, owner.id.uuidString).status == 404, "the leaver no longer shares a group")
+            #expect(try await profile(owners, quiet.id.uuidString).status == 404, "left without writing")
+            #expect(try await profile(chat.api(stranger), owner.id.uuidString).status == 404)
+            #expect(try await profile(owners, owner.id.uuidString).status == 200)
+            #expect(try await profile(owners, "not-a-uuid").status == 404)
 
             try await chat.service.publishAuthEvent(UserDeleted(userId: leaver.id, app: .unify, deletedAt: Date()), user: leaver.id)
-            try await waitUntil(timeout: .seconds(120)) { try await chat.service.request(.GET, "/users/\(leaver.id)", as: owner).status == 404 }
+            try await waitUntil(timeout: .seconds(120)) { try await profile(owners, leaver.id.uuidString).status == 404 }
         }
     }
 
@@ -420,13 +462,14 @@ struct ChatServiceTests {
         try await withRunningChat { chat in
             let owner = try await chat.user(), member = try await chat.user()
             let group = try await chat.group(owner: owner, members: [member])
-            let sent = try await chat.service.request(.POST, "/groups/\(group)/messages", as: member, json: ["content": "hello"])
-            _ = try await chat.service.request(.PATCH, "/groups/\(group)/messages/\(try id(sent))", as: member, json: ["content": "hello!"])
-            _ = try await chat.service.request(.DELETE, "/groups/\(group)/messages/\(try id(sent))", as: owner)
-            let event = try await chat.service.request(.POST, "/events", as: member, json: ["title": "x", "starts_at": "2030-01-01T00:00:00Z", "ends_at": "2030-01-01T01:00:00Z", "group_id": group.uuidString])
-            _ = try await chat.service.request(.PATCH, "/events/\(try id(event))", as: member, json: ["title": "y"])
-            _ = try await chat.service.request(.DELETE, "/events/\(try id(event))", as: owner)
-            _ = try await chat.service.request(.DELETE, "/groups/\(group)", as: owner)
+            let owners = chat.api(owner), members = chat.api(member)
+            let sent = try await members.sendTextMessage(path: .init(groupId: group.uuidString), body: .json(.init(content: "hello"))).created.body.json.id
+            _ = try await members.editMessage(path: .init(groupId: group.uuidString, messageId: sent), body: .json(.init(content: "hello!")))
+            _ = try await owners.deleteMessage(path: .init(groupId: group.uuidString, messageId: sent))
+            let event = try await members.createEvent(body: .json(.init(title: "x", startsAt: time("2030-01-01T00:00:00Z"), endsAt: time("2030-01-01T01:00:00Z"), groupId: group.uuidString))).created.body.json.id
+            _ = try await members.updateEvent(path: .init(eventId: event), body: .json(.init(title: "y")))
+            _ = try await owners.deleteEvent(path: .init(eventId: event))
+            _ = try await owners.deleteGroup(path: .init(groupId: group.uuidString))
             let events = try await chat.service.events(of: .chat) { events in events.contains { $0.type == .groupDeleted } }
             let types = events.map(\.type)
             for type: EventType in [.groupCreated, .messageSent, .messageEdited, .messageDeleted, .calendarEventCreated, .calendarEventUpdated, .calendarEventDeleted, .groupDeleted] {

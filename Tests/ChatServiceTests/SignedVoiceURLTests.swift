@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatService
 import ColonyModels
 import ColonyPlatform
@@ -27,17 +28,23 @@ struct SignedVoiceURLTests {
     static let bound: Duration = .seconds(3)
     static let deadline: Duration = .seconds(90)
 
-    func voiceMessage(_ chat: RunningChat, group: UUID, from user: RunningService.User) async throws -> String {
-        let sent = try await chat.service.request(.POST, "/groups/\(group)/messages/voice?duration=2.5", as: user, bytes: AudioFixtures.m4a, contentType: "audio/mp4")
-        #expect(sent.status == 201, "\(sent.body)")
-        return try #require(sent.body["voice_url"]?.stringValue)
+    /// A voice message: its stable URL and what signing it names.
+    struct Voice {
+        let url: String
+        let path: ChatAPI.Operations.SignVoiceMessages.Input.Path
     }
 
-    func sign(_ chat: RunningChat, _ stableURL: String, as user: RunningService.User, seconds: Int = 604_800) async throws -> String {
-        let signed = try await chat.service.request(.POST, stableURL.replacingOccurrences(of: "/object/authenticated/", with: "/object/sign/"), as: user, json: ["expiresIn": seconds])
-        #expect(signed.status == 200, "\(signed.body)")
-        return try #require(signed.body["signed_url"]?.stringValue)
+    func voiceMessage(_ chat: RunningChat, group: UUID, from user: RunningService.User) async throws -> Voice {
+        let sent = try await chat.api(user).sendVoiceMessage(path: .init(groupId: group.uuidString), query: .init(duration: 2.5), body: .audioMp4(upload(AudioFixtures.m4a))).created.body.json
+        // A storage path names the object as stored: ids in lower case, as Colony writes them.
+        return Voice(url: try #require(sent.voiceUrl), path: .init(groupId: group.lowercased, messageId: sent.id.lowercased()))
     }
+
+    func sign(_ chat: RunningChat, _ voice: Voice, as user: RunningService.User, seconds: Int = 604_800) async throws -> String {
+        try await chat.api(user).signVoiceMessages(path: voice.path, body: .json(.init(expiresIn: seconds))).ok.body.json.signedUrl
+    }
+
+    // The signed URLs are fetched raw: exactly as the answers gave them, and tampered with.
 
     /// Polls `url` without a token until it stops answering 200, at most `deadline`: the status
     /// and how long it took.
@@ -64,13 +71,13 @@ struct SignedVoiceURLTests {
                 #expect(served.status == 200 && served.bytes == AudioFixtures.m4a)
             }
 
-            #expect(try await chat.service.request(.DELETE, "/groups/\(group)/members/\(member.id)", as: owner).status == 204)
+            #expect(try await answer { try await chat.api(owner).removeMember(path: .init(groupId: group.uuidString, userId: member.id.uuidString)) }.status == 204)
             let refused = try await waitUntilRefused(chat, memberURL)
             #expect(refused.status == 403 && refused.code == "invalid_signature", "\(refused)")
             #expect(refused.after <= Self.bound + .seconds(2), "refused within the bound: \(refused.after)")
             #expect(try await chat.service.request(.GET, stayerURL, as: nil).bytes == AudioFixtures.m4a, "a current member's URL keeps working")
             // Nor can they sign again.
-            #expect(try await chat.service.request(.POST, stable.replacingOccurrences(of: "/object/authenticated/", with: "/object/sign/"), as: member, json: [:]).status == 404)
+            #expect(try await answer { try await chat.api(member).signVoiceMessages(path: stable.path, body: .json(.init())) }.status == 404)
         }
     }
 
@@ -83,11 +90,11 @@ struct SignedVoiceURLTests {
             let memberURL = try await sign(chat, stable, as: member)
             let ownerURL = try await sign(chat, stable, as: owner)
             #expect(try await chat.service.request(.GET, memberURL, as: nil).status == 200)
-            #expect(try await chat.service.request(.POST, "/groups/\(group)/leave", as: member).status < 300)
+            #expect(try await answer { try await chat.api(member).leaveGroup(path: .init(groupId: group.uuidString)) }.status < 300)
             #expect(try await chat.service.request(.GET, memberURL, as: nil).status == 403, "with no caching, at once")
             #expect(try await chat.service.request(.GET, ownerURL, as: nil).status == 200)
-            #expect(try await chat.service.request(.DELETE, "/groups/\(group)", as: owner).status == 204)
-            #expect([403, 404].contains(try await chat.service.request(.GET, ownerURL, as: nil).status))
+            #expect(try await answer { try await chat.api(owner).deleteGroup(path: .init(groupId: group.uuidString)) }.status == 204)
+            #expect(try [403, 404].contains(try await chat.service.request(.GET, ownerURL, as: nil).status))
         }
     }
 
@@ -99,8 +106,8 @@ struct SignedVoiceURLTests {
             let first = try await voiceMessage(chat, group: group, from: owner)
             let second = try await voiceMessage(chat, group: group, from: owner)
             let url = try await sign(chat, first, as: member, seconds: 60)
-            let secondPath = try #require(second.split(separator: "/voice-messages/").last)
-            let firstPath = try #require(first.split(separator: "/voice-messages/").last)
+            let secondPath = try #require(second.url.split(separator: "/voice-messages/").last)
+            let firstPath = try #require(first.url.split(separator: "/voice-messages/").last)
             let token = try #require(url.split(separator: "token=").last.map(String.init))
             let parts = token.split(separator: ".").map(String.init)
             #expect(parts.count == 3)
