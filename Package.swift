@@ -55,6 +55,9 @@ let package = Package(
         // Tests speak the generated client (Clients/, the apps' package) over AsyncHTTPClient.
         .package(path: "Clients"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
+        // Each domain service's handlers implement the protocol generated from its document.
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
     ],
     targets: [
         // librdkafka, as Debian's librdkafka-dev installs it.
@@ -103,6 +106,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -403,8 +408,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             path: "Services/Nearby/NearbyService",
+            // The generator's config and the digest of what Generated/ was made from (scripts/generate-openapi).
+            exclude: ["openapi-generator-config.yaml", "Generated/openapi.sha256"],
             // The OpenAPI document the service serves, compiled into the library.
             resources: [.embedInCode("openapi.json")],
             swiftSettings: swiftSettings

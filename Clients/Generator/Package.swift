@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The code generator only: scripts/generate-clients builds it (in its own .build here) and runs it
+// The code generator only: scripts/generate-openapi builds it (in its own .build here) and runs it
 // over the services' documents. Kept apart so neither the server nor the client package builds it.
 let package = Package(
     name: "colony-clients-generator",

@@ -110,8 +110,8 @@ public enum NearbyService {
             ] },
             addRoutes: { router, context in
                 storage.addRoutes(to: router, buckets: [photos], tokenMiddleware: context.tokenMiddleware)
-                NearbyRoutes(support: RouteSupport(database: context.database), nearby: nearby(context), uploadLimit: settings.maxUploadBytes)
-                    .add(to: router, tokenMiddleware: context.tokenMiddleware, catalog: catalog)
+                try NearbyAPI(database: context.database, nearby: nearby(context))
+                    .register(on: router, context: context, uploadLimit: settings.maxUploadBytes, catalog: catalog)
             }
         )
     }

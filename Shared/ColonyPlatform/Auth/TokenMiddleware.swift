@@ -24,7 +24,7 @@ public struct TokenMiddleware: RouterMiddleware {
         var context = context
         context.user = user
         context.logger[metadataKey: "user_id"] = .string(user.id.uuidString.lowercased())
-        return try await SignUpProfile.$caller.withValue(user) { try await next(request, context) }
+        return try await RequestCaller.$user.withValue(user) { try await next(request, context) }
     }
 }
 

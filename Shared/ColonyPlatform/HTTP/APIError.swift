@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import OpenAPIRuntime
 
 /// The one error shape every Colony endpoint answers with: `{"code", "message"}` and a status.
 public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
@@ -96,6 +97,23 @@ extension APIError {
             return error
         case let error as ValidationErrors:
             return .unprocessable(error.description)
+        case let error as ServerError:
+            // A generated route: the handler's or a middleware's own error, or the request not
+            // matching the document (a body or parameter that does not decode: 400 or 422 as for
+            // any body; a missing body or a content type the operation does not take, its status).
+            switch error.underlyingError {
+            case let decoding as DecodingError:
+                return ColonyRequestDecoder.apiError(forGenerated: decoding)
+            case let underlying where underlying is any HTTPResponseConvertible && !(underlying is ServerError):
+                guard error.httpStatus.code < 500 else { return .internalError }
+                // A body the operation does not take: the documents' 422, as uploads have always said.
+                if error.httpStatus == .unsupportedMediaType {
+                    return .unprocessable(error.causeDescription, code: "unsupported_media_type")
+                }
+                return APIError(error.httpStatus, code: code(for: error.httpStatus), message: error.causeDescription)
+            case let underlying:
+                return from(underlying)
+            }
         case let error as HTTPError where error.status == .notFound && error.body == nil:
             // The router found no route: a distinct code, so clients (and the OpenAPI tests)
             // can tell a missing route from a missing record.

@@ -71,6 +71,15 @@ public struct ColonyRequestDecoder: RequestDecoder {
         }
     }
 
+    /// A body or parameter a generated route could not decode. The body was JSON (checked first,
+    /// `RequestBodyCheck`), so a failure with no path is a number its field cannot hold.
+    static func apiError(forGenerated error: DecodingError) -> APIError {
+        if case .dataCorrupted(let context) = error, context.codingPath.isEmpty {
+            return .unprocessable("body: a value does not fit its field (a number out of range, or not a whole number where one is expected)")
+        }
+        return apiError(for: error)
+    }
+
     static func apiError(for error: DecodingError) -> APIError {
         func path(_ codingPath: [any CodingKey]) -> String {
             let text = codingPath.map { $0.intValue.map(String.init) ?? ColonyJSON.snakeCase($0.stringValue) }.joined(separator: ".")

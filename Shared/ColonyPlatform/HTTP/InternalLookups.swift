@@ -97,13 +97,11 @@ extension InternalMembershipClient {
 /// The name a user signed up with, from their access token's `user_metadata`, for the profile a
 /// service creates on their first request when auth's `user_registered` has not arrived yet.
 /// Only ever used to create a profile (never to change one): the event decides when it arrives.
-/// The token middleware puts the caller here for the request's task.
+/// The caller is the request's (`RequestCaller`, which the token middleware sets).
 public enum SignUpProfile {
-    @TaskLocal public static var caller: AuthenticatedUser?
-
     /// The sign-up name of the request's caller (`SignUpMetadata.displayName`), if it is `user`.
     public static func name(of user: UUID, maxLength: Int = 60) -> String? {
-        guard let caller, caller.id == user else { return nil }
+        guard let caller = RequestCaller.user, caller.id == user else { return nil }
         return SignUpMetadata.displayName(caller.userMetadata, maxLength: maxLength)
     }
 }

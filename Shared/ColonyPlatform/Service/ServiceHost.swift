@@ -23,7 +23,8 @@ public struct ServiceDefinition: Sendable {
     /// with the service's context (a push sender needs the database, say).
     public var services: @Sendable (ServiceContext) -> [any Service]
     /// Adds the service's routes to the router built by the platform.
-    public var addRoutes: @Sendable (Router<ColonyRequestContext>, ServiceContext) -> Void
+    /// Throws when the routes cannot be built (a document that does not load): the service does not start.
+    public var addRoutes: @Sendable (Router<ColonyRequestContext>, ServiceContext) throws -> Void
     /// The HTTP server to run (default HTTP/1.1); realtime's adds the WebSocket upgrade.
     public var server: (@Sendable (ServiceContext) -> HTTPServerBuilder)? = nil
     /// Runs after each consumed event's inbox transaction, whether it applied the event or found
@@ -33,7 +34,7 @@ public struct ServiceDefinition: Sendable {
     /// connections (realtime): a second consumer per replica, from the end of the topics.
     public var liveDelivery: LiveDelivery? = nil
 
-    public init(migrations: [Migration], consumes: [ColonyService] = [], handleEvent: ServiceEventHandler? = nil, jobs: @escaping @Sendable (ServiceContext) -> [ScheduledJob] = { _ in [] }, services: @escaping @Sendable (ServiceContext) -> [any Service] = { _ in [] }, addRoutes: @escaping @Sendable (Router<ColonyRequestContext>, ServiceContext) -> Void) {
+    public init(migrations: [Migration], consumes: [ColonyService] = [], handleEvent: ServiceEventHandler? = nil, jobs: @escaping @Sendable (ServiceContext) -> [ScheduledJob] = { _ in [] }, services: @escaping @Sendable (ServiceContext) -> [any Service] = { _ in [] }, addRoutes: @escaping @Sendable (Router<ColonyRequestContext>, ServiceContext) throws -> Void) {
         self.migrations = migrations
         self.consumes = consumes
         self.handleEvent = handleEvent
@@ -130,7 +131,7 @@ public enum ServiceHost {
             serviceMetrics.process()
             serviceMetrics.databaseUp(await database.isReachable())
         }
-        definition.addRoutes(router, context)
+        try definition.addRoutes(router, context)
         let app = Application(
             router: router,
             server: definition.server?(context) ?? .http1(),

@@ -31,8 +31,8 @@ struct Nearby: Sendable {
     }
 
     func mine(_ profile: StoredProfile) -> MyProfile {
-        MyProfile(id: profile.id, name: profile.name, bio: profile.bio, school: profile.school, birthday: profile.birthday, age: age(profile),
-                  socialLinks: profile.socialLinks, photoUrl: photoURL(profile), darkMode: profile.darkMode, satelliteMap: profile.satelliteMap,
+        MyProfile(id: profile.id.lowercased, name: profile.name, bio: profile.bio, school: profile.school, birthday: profile.birthday?.description, age: age(profile),
+                  socialLinks: .init(profile.socialLinks), photoUrl: photoURL(profile), darkMode: profile.darkMode, satelliteMap: profile.satelliteMap,
                   shareLocation: profile.shareLocation, createdAt: profile.createdAt, updatedAt: profile.updatedAt)
     }
 
@@ -44,9 +44,9 @@ struct Nearby: Sendable {
     func nearbyUser(_ row: NearbyRow) -> NearbyUser {
         let card = card(row.profile)
         let distance = NearbyRules.distance(meters: row.meters)
-        return NearbyUser(userId: card.userId, name: card.name, age: card.age, school: card.school, bio: card.bio, socialLinks: card.socialLinks,
+        return NearbyUser(userId: card.userId.lowercased, name: card.name, age: card.age, school: card.school, bio: card.bio, socialLinks: .init(card.socialLinks),
                           photoUrl: card.photoUrl, distanceFeet: distance.feet, distanceMiles: distance.miles, distanceText: distance.text,
-                          position: ApproximatePosition(latitude: row.latitude, longitude: row.longitude))
+                          position: .init(latitude: row.latitude, longitude: row.longitude))
     }
 
     // MARK: profile and settings
@@ -151,7 +151,7 @@ struct Nearby: Sendable {
             appeared: visibleNow.filter { !visibleBefore.contains($0.userId) },
             disappeared: visibleBefore.subtracting(visibleNow.map(\.userId)).sorted { $0.lowercased < $1.lowercased }
         ), user: userID, on: connection)
-        return LocationReport(updatedAt: updatedAt, position: position)
+        return LocationReport(updatedAt: updatedAt, position: .init(position))
     }
 
     /// Deletes my point; those who could see me are told to drop me.
@@ -225,7 +225,7 @@ struct Nearby: Sendable {
 
     // MARK: blocks
 
-    func block(_ other: UUID, by userID: UUID, on connection: PostgresConnection) async throws -> [BlockStore.Block] {
+    func block(_ other: UUID, by userID: UUID, on connection: PostgresConnection) async throws -> [BlockEntry] {
         guard other != userID else { throw NearbyErrors.cannotBlockSelf }
         _ = try await require(userID, on: connection)
         try await blocks.block(userID, other, on: connection)
@@ -237,7 +237,7 @@ struct Nearby: Sendable {
         try await blocks.unblock(userID, other, on: connection)
     }
 
-    func blocked(by userID: UUID, on connection: PostgresConnection) async throws -> [BlockStore.Block] {
+    func blocked(by userID: UUID, on connection: PostgresConnection) async throws -> [BlockEntry] {
         _ = try await require(userID, on: connection)
         return try await blocks.list(userID, on: connection)
     }

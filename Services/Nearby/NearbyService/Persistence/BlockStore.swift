@@ -14,16 +14,11 @@ struct BlockStore: Sendable {
         try await connection.query("DELETE FROM blocks WHERE blocker_id = \(blocker) AND blocked_id = \(blocked)", logger: logger)
     }
 
-    struct Block: Codable, Sendable {
-        var userId: UUID
-        var createdAt: Date
-    }
-
-    func list(_ blocker: UUID, on connection: PostgresConnection) async throws -> [Block] {
+    func list(_ blocker: UUID, on connection: PostgresConnection) async throws -> [BlockEntry] {
         try await connection.query("SELECT blocked_id, created_at FROM blocks WHERE blocker_id = \(blocker) ORDER BY created_at DESC, blocked_id", logger: logger)
             .collect().map { row in
                 let (id, at) = try row.decode((UUID, Date).self)
-                return Block(userId: id, createdAt: at)
+                return BlockEntry(userId: id.lowercased, createdAt: at)
             }
     }
 }
