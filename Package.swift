@@ -52,6 +52,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        // Settings: environment, secret files and a JSON settings file as one ConfigReader (EnvironmentReader).
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
         // Tests speak the generated client (Clients/, the apps' package) over AsyncHTTPClient.
         .package(path: "Clients"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
@@ -114,6 +116,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 // Every Colony command line (ServiceCommandLine; colony-admin).
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Configuration", package: "swift-configuration"),
             ],
             path: "Shared/ColonyPlatform",
             swiftSettings: swiftSettings

@@ -32,9 +32,7 @@ public struct PipelineSettings: Sendable {
         self.outboxRetention = outboxRetention
     }
 
-    /// `COLONY_OUTBOX_MAX_EVENT_BYTES` (524288), `COLONY_CONSUMER_MAX_ATTEMPTS` (5),
-    /// `COLONY_KAFKA_TOPIC_PARTITIONS` (3), `COLONY_KAFKA_REPLICATION_FACTOR` (1),
-    /// `COLONY_OUTBOX_RETENTION_SECONDS` (900).
+    /// The pipeline's settings (docs/configuration.md lists them with their defaults).
     public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> PipelineSettings {
         PipelineSettings(
             maxEventBytes: try environment.int("COLONY_OUTBOX_MAX_EVENT_BYTES", default: 512 << 10, range: 1024...(8 << 20)),

@@ -45,10 +45,13 @@ public enum SecretStrength {
 
 extension EnvironmentReader {
     /// A required secret, refused (naming the variable) when `SecretStrength` finds it unfit.
+    /// It may come from a file (`<NAME>_FILE`) and is redacted wherever values are shown.
     public func secret(_ name: String, minimumLength: Int = 16) throws(ConfigurationError) -> String {
-        let value = try string(name)
-        noteSecret(name)
-        guard record == nil || !value.isEmpty else { return value }  // a check noted it missing already
+        noteAllowed(name, "a secret, \(minimumLength)+ characters")
+        guard let value = secretValue(name) else {
+            try problem(ConfigurationError(variable: name, problem: "is required but not set"))
+            return ""  // a check noted it missing
+        }
         if let problem = SecretStrength.problem(value, minimumLength: minimumLength) {
             try self.problem(ConfigurationError(variable: name, problem: problem))
         }

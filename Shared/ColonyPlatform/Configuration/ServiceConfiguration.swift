@@ -47,14 +47,12 @@ public struct ServiceConfiguration: Sendable {
         self.trustedProxies = trustedProxies
     }
 
-    /// Reads the environment:
-    /// `COLONY_HTTP_HOST` (0.0.0.0), `COLONY_HTTP_PORT` (8080), `COLONY_MAX_BODY_BYTES` (256 KiB), `LOG_LEVEL` (info),
-    /// `COLONY_PG_HOST`, `COLONY_PG_PORT` (5432), `COLONY_PG_DATABASE` (colony), `COLONY_PG_USER` (colony_<service>),
-    /// `COLONY_PG_PASSWORD`, `COLONY_PG_POOL_SIZE` (8), `COLONY_KAFKA_BROKERS`, `COLONY_TOPIC_PREFIX` (colony),
-    /// `COLONY_JWKS_URL` or `COLONY_JWT_PUBLIC_KEY` (PEM), `COLONY_JWT_ISSUER` (colony-auth),
-    /// `COLONY_TRUSTED_PROXIES` (loopback) or `COLONY_TRUSTED_PROXY_COUNT`, `COLONY_SHUTDOWN_GRACE_SECONDS` (20), and the event
-    /// pipeline's settings (`PipelineSettings.load`), and Kafka's TLS and SASL (`KafkaSecurity`).
+    /// Reads the platform's settings (every service's): listen address, body limit, logs, Postgres,
+    /// Kafka, tokens, proxies, shutdown, the event pipeline (`PipelineSettings`), Kafka's TLS and SASL
+    /// (`KafkaSecurity`). Names, defaults and ranges are here in the code; docs/configuration.md
+    /// lists them (`colony-admin config reference`).
     public static func load(service: ColonyService, app: App?, environment: EnvironmentReader = EnvironmentReader()) throws(ConfigurationError) -> ServiceConfiguration {
+        try environment.checkSources()
         let tokens = try TokenVerifierConfiguration.load(audience: app, environment: environment)
         var configuration = ServiceConfiguration(
             service: service,

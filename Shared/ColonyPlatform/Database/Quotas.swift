@@ -33,7 +33,9 @@ public struct Quota: Sendable, Equatable, CustomStringConvertible {
 extension EnvironmentReader {
     /// A `COUNT/SECONDS` quota (`60/3600`: 60 an hour).
     public func quota(_ name: String, default defaultValue: Quota) throws(ConfigurationError) -> Quota {
-        guard let text = optionalString(name) else { return defaultValue }
+        noteAllowed(name, "COUNT/SECONDS")
+        let text = string(name, default: defaultValue.description)
+        guard text != defaultValue.description else { return defaultValue }
         guard let quota = Quota(text) else {
             try problem(ConfigurationError(variable: name, problem: "must be COUNT/SECONDS with positive integers (at most \(Quota.maximumCount) per \(Quota.maximumSeconds) seconds), got \"\(text)\""))
             return defaultValue

@@ -314,7 +314,10 @@ public struct AuthSettings: Sendable {
         ]
         for (name, keyPath) in rules {
             let variable = "COLONY_AUTH_RATE_\(name)"
-            guard let text = environment.optionalString(variable) else { continue }
+            let builtIn = settings.rateLimits[keyPath: keyPath]
+            environment.noteAllowed(variable, "COUNT/SECONDS")
+            let text = environment.string(variable, default: "\(builtIn.count)/\(builtIn.windowSeconds)")
+            guard text != "\(builtIn.count)/\(builtIn.windowSeconds)" else { continue }
             guard let rule = RateLimitRule.parse(text) else {
                 throw ConfigurationError(variable: variable, problem: "must be COUNT/SECONDS, e.g. 30/300")
             }
