@@ -2,13 +2,15 @@ import ColonyModels
 import ColonyPlatform
 
 /// What colony-auth reads at start, for serving and for its commands (`colony-admin config
-/// check` loads the same).
-public struct AuthLaunch: ServiceLaunch {
-    public static let service = ColonyService.auth
-    public var configuration: ServiceConfiguration
-    public var settings: AuthSettings
+/// check` loads the same): the platform's settings, with auth's own defaults for two of them,
+/// then its own (which take its port and issuer).
+public typealias AuthLaunch = PlatformLaunch<AuthPlan>
 
-    public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> AuthLaunch {
+public enum AuthPlan: ServicePlan {
+    public static let service = ColonyService.auth
+    public static let app: App? = nil
+
+    public static func prepare(_ environment: EnvironmentReader) -> EnvironmentReader {
         var environment = environment
         // Auth verifies its own tokens with its own keys: the JWKS setting other services need
         // defaults to its own endpoint here.
@@ -17,13 +19,14 @@ public struct AuthLaunch: ServiceLaunch {
             environment = environment.withDefault("http://127.0.0.1:\(port)/auth/v1/.well-known/jwks.json", for: "COLONY_JWKS_URL")
         }
         // Above the platform's limit, so oversized metadata gets its own 422 rather than a bare 413.
-        environment = environment.withDefault(String(AuthSettings.defaultMaxBodyBytes), for: "COLONY_MAX_BODY_BYTES")
-        let configuration = try ServiceConfiguration.load(service: service, app: nil, environment: environment)
-        let settings = try AuthSettings.load(environment: environment, port: configuration.httpPort, issuer: configuration.tokens.issuer)
-        return AuthLaunch(configuration: configuration, settings: settings)
+        return environment.withDefault(String(AuthSettings.defaultMaxBodyBytes), for: "COLONY_MAX_BODY_BYTES")
     }
 
-    public func definition() -> ServiceDefinition {
+    public static func settings(_ environment: EnvironmentReader, _ configuration: inout ServiceConfiguration) throws(ConfigurationError) -> AuthSettings {
+        try AuthSettings.load(environment: environment, port: configuration.httpPort, issuer: configuration.tokens.issuer)
+    }
+
+    public static func definition(_ settings: AuthSettings) -> ServiceDefinition {
         AuthService.definition(settings: settings)
     }
 }

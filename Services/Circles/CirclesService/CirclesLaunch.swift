@@ -2,22 +2,21 @@ import ColonyModels
 import ColonyPlatform
 import ColonyStorage
 
-/// What colony-circles reads at start (`colony-admin config check` loads the same).
-public struct CirclesLaunch: ServiceLaunch {
-    public static let service = ColonyService.circles
-    public var configuration: ServiceConfiguration
-    public var settings: CirclesSettings
-    public var storage: Storage
+/// What colony-circles reads at start (`colony-admin config check` loads the same): the platform's
+/// settings for mycirclee's tokens, then its own and its storage. Post photos arrive as request bodies:
+/// their routes (and only those) read up to the settings' upload limit.
+public typealias CirclesLaunch = PlatformLaunch<CirclesPlan>
 
-    public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> CirclesLaunch {
+public enum CirclesPlan: ServicePlan {
+    public static let service = ColonyService.circles
+    public static let app: App? = .mycirclee
+
+    public static func settings(_ environment: EnvironmentReader, _ configuration: inout ServiceConfiguration) throws(ConfigurationError) -> WithStorage<CirclesSettings> {
         let settings = try CirclesSettings.load(environment: environment)
-        var configuration = try ServiceConfiguration.load(service: service, app: .mycirclee, environment: environment)
-        // Post photos arrive as request bodies: their routes (and only those) read up to this much.
-        configuration.maxUploadBytes = max(configuration.maxBodyBytes, settings.maxUploadBytes)
-        return CirclesLaunch(configuration: configuration, settings: settings, storage: try Storage.load(environment: environment))
+        return try WithStorage(environment, &configuration, settings: settings, uploads: settings.maxUploadBytes)
     }
 
-    public func definition() -> ServiceDefinition {
-        CirclesService.definition(settings: settings, storage: storage)
+    public static func definition(_ loaded: WithStorage<CirclesSettings>) -> ServiceDefinition {
+        CirclesService.definition(settings: loaded.settings, storage: loaded.storage)
     }
 }

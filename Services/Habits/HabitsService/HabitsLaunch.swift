@@ -1,20 +1,19 @@
 import ColonyModels
 import ColonyPlatform
 
-/// What colony-habits reads at start (`colony-admin config check` loads the same).
-public struct HabitsLaunch: ServiceLaunch {
-    public static let service = ColonyService.habits
-    public var configuration: ServiceConfiguration
-    public var settings: HabitsSettings
+/// What colony-habits reads at start (`colony-admin config check` loads the same): the platform's
+/// settings for habithive's tokens, then its own.
+public typealias HabitsLaunch = PlatformLaunch<HabitsPlan>
 
-    public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> HabitsLaunch {
-        HabitsLaunch(
-            configuration: try ServiceConfiguration.load(service: service, app: .habithive, environment: environment),
-            settings: try HabitsSettings.load(environment: environment)
-        )
+public enum HabitsPlan: ServicePlan {
+    public static let service = ColonyService.habits
+    public static let app: App? = .habithive
+
+    public static func settings(_ environment: EnvironmentReader, _ configuration: inout ServiceConfiguration) throws(ConfigurationError) -> HabitsSettings {
+        try HabitsSettings.load(environment: environment)
     }
 
-    public func definition() -> ServiceDefinition {
+    public static func definition(_ settings: HabitsSettings) -> ServiceDefinition {
         HabitsService.definition(settings: settings)
     }
 }

@@ -1,20 +1,19 @@
 import ColonyModels
 import ColonyPlatform
 
-/// What colony-notifications reads at start (`colony-admin config check` loads the same).
-public struct NotificationsLaunch: ServiceLaunch {
-    public static let service = ColonyService.notifications
-    public var configuration: ServiceConfiguration
-    public var settings: NotificationsSettings
+/// What colony-notifications reads at start (`colony-admin config check` loads the same): the platform's
+/// settings for every app's tokens, then its own.
+public typealias NotificationsLaunch = PlatformLaunch<NotificationsPlan>
 
-    public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> NotificationsLaunch {
-        NotificationsLaunch(
-            configuration: try ServiceConfiguration.load(service: service, app: nil, environment: environment),
-            settings: try NotificationsSettings.load(environment: environment)
-        )
+public enum NotificationsPlan: ServicePlan {
+    public static let service = ColonyService.notifications
+    public static let app: App? = nil
+
+    public static func settings(_ environment: EnvironmentReader, _ configuration: inout ServiceConfiguration) throws(ConfigurationError) -> NotificationsSettings {
+        try NotificationsSettings.load(environment: environment)
     }
 
-    public func definition() throws -> ServiceDefinition {
+    public static func definition(_ settings: NotificationsSettings) throws -> ServiceDefinition {
         try NotificationsService.definition(settings: settings)
     }
 }

@@ -2,22 +2,21 @@ import ColonyModels
 import ColonyPlatform
 import ColonyStorage
 
-/// What colony-projects reads at start (`colony-admin config check` loads the same).
-public struct ProjectsLaunch: ServiceLaunch {
-    public static let service = ColonyService.projects
-    public var configuration: ServiceConfiguration
-    public var settings: ProjectsSettings
-    public var storage: Storage
+/// What colony-projects reads at start (`colony-admin config check` loads the same): the platform's
+/// settings for ibelieveinyou's tokens, then its own and its storage. Avatars, covers and post pictures
+/// arrive as request bodies: their routes (and only those) read up to the settings' upload limit.
+public typealias ProjectsLaunch = PlatformLaunch<ProjectsPlan>
 
-    public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> ProjectsLaunch {
+public enum ProjectsPlan: ServicePlan {
+    public static let service = ColonyService.projects
+    public static let app: App? = .ibelieveinyou
+
+    public static func settings(_ environment: EnvironmentReader, _ configuration: inout ServiceConfiguration) throws(ConfigurationError) -> WithStorage<ProjectsSettings> {
         let settings = try ProjectsSettings.load(environment: environment)
-        var configuration = try ServiceConfiguration.load(service: service, app: .ibelieveinyou, environment: environment)
-        // Avatars, covers and post pictures arrive as request bodies: their routes (and only those) read up to this much.
-        configuration.maxUploadBytes = max(configuration.maxBodyBytes, settings.maxUploadBytes)
-        return ProjectsLaunch(configuration: configuration, settings: settings, storage: try Storage.load(environment: environment))
+        return try WithStorage(environment, &configuration, settings: settings, uploads: settings.maxUploadBytes)
     }
 
-    public func definition() -> ServiceDefinition {
-        ProjectsService.definition(settings: settings, storage: storage)
+    public static func definition(_ loaded: WithStorage<ProjectsSettings>) -> ServiceDefinition {
+        ProjectsService.definition(settings: loaded.settings, storage: loaded.storage)
     }
 }

@@ -1,20 +1,19 @@
 import ColonyModels
 import ColonyPlatform
 
-/// What colony-realtime reads at start (`colony-admin config check` loads the same).
-public struct RealtimeLaunch: ServiceLaunch {
-    public static let service = ColonyService.realtime
-    public var configuration: ServiceConfiguration
-    public var settings: RealtimeSettings
+/// What colony-realtime reads at start (`colony-admin config check` loads the same): the platform's
+/// settings for every app's tokens, then its own.
+public typealias RealtimeLaunch = PlatformLaunch<RealtimePlan>
 
-    public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> RealtimeLaunch {
-        RealtimeLaunch(
-            configuration: try ServiceConfiguration.load(service: service, app: nil, environment: environment),
-            settings: try RealtimeSettings.load(environment: environment)
-        )
+public enum RealtimePlan: ServicePlan {
+    public static let service = ColonyService.realtime
+    public static let app: App? = nil
+
+    public static func settings(_ environment: EnvironmentReader, _ configuration: inout ServiceConfiguration) throws(ConfigurationError) -> RealtimeSettings {
+        try RealtimeSettings.load(environment: environment)
     }
 
-    public func definition() -> ServiceDefinition {
+    public static func definition(_ settings: RealtimeSettings) -> ServiceDefinition {
         RealtimeService.definition(settings: settings)
     }
 }

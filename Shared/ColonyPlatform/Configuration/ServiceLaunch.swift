@@ -16,11 +16,56 @@ public protocol ServiceLaunch: Sendable {
 
 extension ServiceLaunch {
     /// Sets up logs, traces and metrics (before anything logs), loads the service and runs it
-    /// until it is stopped.
+    /// until it is stopped. A settings or secret file that cannot be read stops it first.
     public static func serve(environment: EnvironmentReader = EnvironmentReader()) async throws {
+        try environment.checkSources()
         try ColonyObservability.bootstrap(service: service.rawValue, environment: environment)
         let launch = try load(environment: environment)
         try await ServiceHost.run(try launch.definition(), configuration: launch.configuration)
+    }
+}
+
+/// What one service adds to the launch every service shares (`PlatformLaunch`): which service it
+/// is, whose tokens it takes, its own settings (read after the platform's, which it may adjust,
+/// e.g. the upload limit), and what runs with them.
+public protocol ServicePlan: Sendable {
+    associatedtype Settings: Sendable
+    static var service: ColonyService { get }
+    /// The app whose tokens the service accepts (nil: every app's).
+    static var app: App? { get }
+    /// The environment as the service reads it: its own defaults for platform settings.
+    static func prepare(_ environment: EnvironmentReader) -> EnvironmentReader
+    static func settings(_ environment: EnvironmentReader, _ configuration: inout ServiceConfiguration) throws(ConfigurationError) -> Settings
+    static func definition(_ settings: Settings) throws -> ServiceDefinition
+}
+
+extension ServicePlan {
+    public static func prepare(_ environment: EnvironmentReader) -> EnvironmentReader { environment }
+}
+
+/// How every service starts: the platform's settings (`ServiceConfiguration`, which checks the
+/// sources first), then the service's own (`Plan`). `colony-admin config check` loads the same.
+public struct PlatformLaunch<Plan: ServicePlan>: ServiceLaunch {
+    public static var service: ColonyService { Plan.service }
+    public var configuration: ServiceConfiguration
+    public var settings: Plan.Settings
+
+    public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> Self {
+        let environment = Plan.prepare(environment)
+        var configuration = try ServiceConfiguration.load(service: Plan.service, app: Plan.app, environment: environment)
+        let settings = try Plan.settings(environment, &configuration)
+        return Self(configuration: configuration, settings: settings)
+    }
+
+    public func definition() throws -> ServiceDefinition {
+        try Plan.definition(settings)
+    }
+}
+
+extension ServiceConfiguration {
+    /// Files arrive as request bodies on upload routes: those routes (and only those) read up to `bytes`.
+    public mutating func allowUploads(upTo bytes: Int) {
+        maxUploadBytes = max(maxBodyBytes, bytes)
     }
 }
 

@@ -3,29 +3,18 @@ import ColonyPlatform
 import Foundation
 import PostgresNIO
 
-/// Auth's events, for mycirclee accounts only: create or refresh the profile, erase the account
-/// with everything it wrote. Runs inside the inbox transaction, so a redelivery changes nothing.
+/// Auth's events for mycirclee accounts (`AccountEvents`): create or refresh the profile, erase
+/// the account with everything it wrote.
 struct AuthEventHandler: Sendable {
     let circles: Circles
 
     func handle(_ event: ReceivedEvent, on connection: PostgresConnection) async throws {
-        guard event.header.app == .mycirclee else { return }
         let profiles = circles.profiles.store
-        switch event.type {
-        case .userRegistered:
-            let payload = try event.decode(UserRegistered.self).payload
-            try await profiles.upsertFromAuth(payload.userId, name: SignUpMetadata.displayName(payload.userMetadata, maxLength: 60), email: payload.email, phone: payload.phone, on: connection)
-        case .userUpdated:
-            let payload = try event.decode(UserUpdated.self).payload
-            try await profiles.upsertFromAuth(payload.userId, name: SignUpMetadata.displayName(payload.userMetadata, maxLength: 60), email: payload.email, phone: payload.phone, on: connection)
-        case .userDeleted:
-            let userID = try event.decode(UserDeleted.self).payload.userId
-            // Before anything else: a first request racing the erasure must not bring the account back.
-            try await AccountLock.lockForErasure(userID, on: connection)
+        try await AccountEvents(app: .mycirclee, updates: true) { account, connection in
+            try await profiles.upsertFromAuth(account.id, name: SignUpMetadata.displayName(account.metadata, maxLength: 60), email: account.email, phone: account.phone, on: connection)
+        } erased: { [self] userID, connection in
             try await erase(userID, on: connection)
-        default:
-            break
-        }
+        }.handle(event, on: connection)
     }
 
     /// Owned circles pass on (or go when the user was alone), other memberships end, then the

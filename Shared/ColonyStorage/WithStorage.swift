@@ -1,0 +1,14 @@
+import ColonyPlatform
+
+/// A service's own settings with its storage (`Storage.load`), for a service that keeps files:
+/// its upload routes may read up to `uploads` bytes (`ServiceConfiguration.allowUploads`).
+public struct WithStorage<Settings: Sendable>: Sendable {
+    public var settings: Settings
+    public var storage: Storage
+
+    public init(_ environment: EnvironmentReader, _ configuration: inout ServiceConfiguration, settings: Settings, uploads: Int) throws(ConfigurationError) {
+        configuration.allowUploads(upTo: uploads)
+        self.settings = settings
+        self.storage = try Storage.load(environment: environment)
+    }
+}
