@@ -8,7 +8,7 @@ struct ConfigCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "config",
         abstract: "The services' configuration.",
-        subcommands: [Check.self]
+        subcommands: [Check.self, ConfigReference.self]
     )
 
     struct Check: ParsableCommand {
