@@ -233,9 +233,10 @@ struct HabitHiveFlowTests {
         try await withRunningHabits { habits in
             let user = try await habits.user(timezone: "America/New_York", dayStartHour: 4)
             let api = habits.api(user)
-            let early = try await api.getLocalDate(query: .init(at: try #require(ISO8601.parse("2026-03-10T07:30:00.000Z")))).ok.body.json  // 03:30 in New York: still the 9th
+            let beforeDayStart: Date = try #require(ISO8601.parse("2026-03-10T07:30:00.000Z")), afterDayStart: Date = try #require(ISO8601.parse("2026-03-10T08:30:00.000Z"))
+            let early = try await api.getLocalDate(query: .init(at: beforeDayStart)).ok.body.json  // 03:30 in New York: still the 9th
             #expect(early.date == "2026-03-09" && early.timezone == "America/New_York" && early.dayStartHour == 4)
-            #expect(try await api.getLocalDate(query: .init(at: try #require(ISO8601.parse("2026-03-10T08:30:00.000Z")))).ok.body.json.date == "2026-03-10")
+            #expect(try await api.getLocalDate(query: .init(at: afterDayStart)).ok.body.json.date == "2026-03-10")
             let now = try await api.getLocalDate().ok.body.json
             #expect(now.date == UserClock(timeZoneIdentifier: "America/New_York", dayStartHour: 4)?.localDay(at: Date()).description)
             // Raw: a time that is not one, which the typed client cannot send.
