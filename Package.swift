@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 // Colony: one package, one library + thin executable per service, shared platform in Shared/.
@@ -51,6 +51,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        // Traces exported over OTLP/HTTP only: the gRPC trait would build grpc-swift into every service.
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         // Settings: environment, secret files and a JSON settings file as one ConfigReader (EnvironmentReader).
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
@@ -113,6 +115,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 // Every Colony command line (ServiceCommandLine; colony-admin).
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -19,9 +19,9 @@ extension ServiceLaunch {
     /// until it is stopped. A settings or secret file that cannot be read stops it first.
     public static func serve(environment: EnvironmentReader = EnvironmentReader()) async throws {
         try environment.checkSources()
-        try ColonyObservability.bootstrap(service: service.rawValue, environment: environment)
+        let traceExporter = try ColonyObservability.bootstrap(service: service.rawValue, environment: environment)
         let launch = try load(environment: environment)
-        try await ServiceHost.run(try launch.definition(), configuration: launch.configuration)
+        try await ServiceHost.run(try launch.definition(), configuration: launch.configuration, traceExporter: traceExporter)
     }
 }
 

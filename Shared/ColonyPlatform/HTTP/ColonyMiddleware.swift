@@ -38,8 +38,8 @@ public struct ColonyMiddleware: RouterMiddleware {
         routes?.prepare()
         var context = context
         let requestID = request.headers[.requestID].flatMap(Self.sanitized) ?? UUID().uuidString.lowercased()
-        // The request's span (TracingMiddleware) has the trace id; without a tracer, the caller's.
-        let traceID = InstrumentationContext.current?.traceParent?.traceID
+        // The request's span (RequestTracingMiddleware) has the trace id; without a tracer, the caller's.
+        let traceID = InstrumentationContext.current?.traceID
             ?? request.headers[.traceparent].flatMap(Self.traceID(fromTraceparent:)) ?? requestID
         context.requestID = requestID
         context.clientAddress = trustedProxies.clientAddress(peer: context.remoteIP, forwardedFor: request.headers[values: .xForwardedFor])

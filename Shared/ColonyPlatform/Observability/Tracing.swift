@@ -1,11 +1,12 @@
 import Foundation
 import Logging
-import Synchronization
+import OTel
 import Tracing
 
 /// A W3C trace context (https://www.w3.org/TR/trace-context/): the trace a piece of work belongs
 /// to and the span that caused it, as the `traceparent` header carries them
-/// (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`).
+/// (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`). What work queued for later (an
+/// outbox row, a push) keeps so that, when done, it joins the same trace.
 public struct TraceParent: Sendable, Hashable, CustomStringConvertible {
     public var traceID: String
     public var spanID: String
@@ -17,23 +18,26 @@ public struct TraceParent: Sendable, Hashable, CustomStringConvertible {
         self.sampled = sampled
     }
 
-    /// Parses a `traceparent` header value; nil when it is not one (version 00, lowercase hex,
-    /// no all-zero ids).
+    /// Parses a `traceparent` header value; nil when it is not one (lowercase hex, no all-zero
+    /// ids; a later version's extra fields are ignored, as the specification asks).
     public init?(header: String) {
         let parts = header.trimmingCharacters(in: .whitespaces).split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count >= 4, parts[0].count == 2, parts[0] != "ff", parts[1].count == 32, parts[2].count == 16, parts[3].count == 2,
-              parts[0...3].allSatisfy({ $0.allSatisfy(\.isHexDigit) && $0 == $0.lowercased() }),
-              parts[1] != String(repeating: "0", count: 32), parts[2] != String(repeating: "0", count: 16),
+              parts[0...3].allSatisfy({ $0.utf8.allSatisfy(Self.isLowercaseHex) }),
+              parts[1].utf8.contains(where: { $0 != UInt8(ascii: "0") }), parts[2].utf8.contains(where: { $0 != UInt8(ascii: "0") }),
               let flags = UInt8(parts[3], radix: 16) else { return nil }
         if parts[0] == "00" && parts.count != 4 { return nil }
         self.init(traceID: String(parts[1]), spanID: String(parts[2]), sampled: flags & 1 == 1)
     }
 
-    /// The `traceparent` header value.
+    private static func isLowercaseHex(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+    }
+
+    /// The `traceparent` header value (version 00).
     public var description: String { "00-\(traceID)-\(spanID)-\(sampled ? "01" : "00")" }
 
-    /// The current span's, if any: what work queued for later (an outbox row, a push) keeps so
-    /// that the work, when done, joins the same trace.
+    /// The current span's, if any.
     public static var current: TraceParent? { InstrumentationContext.current?.traceParent }
 
     /// Runs `body` in a span of the trace `parent` names (a new trace without one), for work
@@ -45,119 +49,141 @@ public struct TraceParent: Sendable, Hashable, CustomStringConvertible {
         return try await Tracing.withSpan(name, context: context, ofKind: kind) { _ in try await body() }
     }
 
-    /// A new trace's root.
+    /// A new trace's root (a test's or a caller's own).
     public static func random() -> TraceParent {
-        TraceParent(traceID: randomHex(bytes: 16), spanID: randomHex(bytes: 8))
-    }
-
-    /// A child of this span: the same trace, a new span id.
-    public func child() -> TraceParent {
-        TraceParent(traceID: traceID, spanID: Self.randomHex(bytes: 8), sampled: sampled)
-    }
-
-    static func randomHex(bytes: Int) -> String {
         var generator = SystemRandomNumberGenerator()
-        var text = ""
+        return TraceParent(traceID: randomHex(bytes: 16, using: &generator), spanID: randomHex(bytes: 8, using: &generator))
+    }
+
+    static func randomHex(bytes: Int, using generator: inout some RandomNumberGenerator) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8]
         repeat {
-            text = (0..<bytes).map { _ in
+            text = (0..<bytes).flatMap { _ in
                 let byte = UInt8.random(in: 0...255, using: &generator)
-                return (byte < 16 ? "0" : "") + String(byte, radix: 16)
-            }.joined()
-        } while text.allSatisfy { $0 == "0" }
-        return text
+                return [digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]]
+            }
+        } while text.allSatisfy { $0 == UInt8(ascii: "0") }
+        return String(decoding: text, as: UTF8.self)
     }
 }
 
 extension InstrumentationContext {
-    /// The current span's trace context (set by the tracer's spans, or extracted from a carrier).
+    /// This context's trace context, as the process's tracer would send it on (nil without a
+    /// span, or without a tracer).
     public var traceParent: TraceParent? {
-        get { self[TraceParentKey.self] }
-        set { self[TraceParentKey.self] = newValue }
+        var carrier: [String: String] = [:]
+        InstrumentationSystem.instrument.inject(self, into: &carrier, using: DictionaryCarrier())
+        return carrier["traceparent"].flatMap(TraceParent.init(header:))
     }
+
+    /// This context's trace id, read without writing a header (once per request, for its log).
+    public var traceID: String? { otelTraceID }
 }
 
-private enum TraceParentKey: InstrumentationContextKey {
-    typealias Value = TraceParent
-    static let nameOverride: String? = "traceparent"
-}
+/// The process's tracer: swift-otel's (`ColonyObservability.bootstrap` makes it), with the
+/// trace context a caller sends checked first. swift-otel refuses a malformed `traceparent` or
+/// `tracestate` by logging the whole carrier (an HTTP request's headers, its Authorization
+/// included) as a warning; here such a `traceparent` is ignored (the work starts a trace of its
+/// own) and such a `tracestate` dropped, silently, as the specification asks.
+public struct ColonyTracer<Wrapped: Tracer>: Tracer {
+    public typealias Span = Wrapped.Span
+    let wrapped: Wrapped
 
-/// Colony's tracer: W3C trace context in and out (`traceparent` on HTTP requests, Kafka messages,
-/// outbox rows and queued pushes), a span id per unit of work, and the ids in every log line
-/// written inside it (`Logger.MetadataProvider.colonyTrace`). It records nothing itself: an
-/// OpenTelemetry exporter would take its place where a collector runs (InstrumentationSystem is
-/// the one switch), with the same header.
-public struct ColonyTracer: Tracer {
-    public typealias Span = ColonySpan
-
-    public init() {}
+    public init(wrapping wrapped: Wrapped) {
+        self.wrapped = wrapped
+    }
 
     public func startSpan<Instant: TracerInstant>(
         _ operationName: String, context: @autoclosure () -> InstrumentationContext, ofKind kind: SpanKind, at instant: @autoclosure () -> Instant,
         function: String, file fileID: String, line: UInt
-    ) -> ColonySpan {
-        var context = context()
-        context.traceParent = context.traceParent?.child() ?? .random()
-        return ColonySpan(operationName: operationName, context: context)
+    ) -> Wrapped.Span {
+        wrapped.startSpan(operationName, context: context(), ofKind: kind, at: instant(), function: function, file: fileID, line: line)
     }
 
-    public func activeSpan(identifiedBy context: InstrumentationContext) -> ColonySpan? { nil }
+    public func activeSpan(identifiedBy context: InstrumentationContext) -> Wrapped.Span? {
+        wrapped.activeSpan(identifiedBy: context)
+    }
 
-    public func forceFlush() {}
+    @available(*, deprecated, message: "as in swift-distributed-tracing; the exporter flushes at shutdown")
+    public func forceFlush() {
+        wrapped.forceFlush()
+    }
 
     public func extract<Carrier, Extract>(_ carrier: Carrier, into context: inout InstrumentationContext, using extractor: Extract)
     where Extract: Extractor, Extract.Carrier == Carrier {
-        if let header = extractor.extract(key: "traceparent", from: carrier), let parent = TraceParent(header: header) {
-            context.traceParent = parent
-        }
+        wrapped.extract(carrier, into: &context, using: CheckedTraceContextExtractor(base: extractor))
     }
 
     public func inject<Carrier, Inject>(_ context: InstrumentationContext, into carrier: inout Carrier, using injector: Inject)
     where Inject: Injector, Inject.Carrier == Carrier {
-        if let parent = context.traceParent {
-            injector.inject(parent.description, forKey: "traceparent", into: &carrier)
-        }
+        wrapped.inject(context, into: &carrier, using: injector)
     }
 }
 
-/// A span of `ColonyTracer`: its context (with its trace parent), a name and attributes, held
-/// only while it runs.
-public final class ColonySpan: Tracing.Span {
-    public let context: InstrumentationContext
-    private let state: Mutex<(name: String, attributes: SpanAttributes, ended: Bool)>
+/// Hands the tracer a caller's `traceparent` only when it is one (rewritten as version 00, the
+/// one swift-otel reads), and its `tracestate` only when the `traceparent` is kept and the state
+/// is well formed.
+struct CheckedTraceContextExtractor<Base: Extractor>: Extractor {
+    typealias Carrier = Base.Carrier
+    let base: Base
 
-    init(operationName: String, context: InstrumentationContext) {
-        self.context = context
-        self.state = Mutex((operationName, [:], false))
+    func extract(key: String, from carrier: Base.Carrier) -> String? {
+        switch key {
+        case "traceparent":
+            return base.extract(key: key, from: carrier).flatMap(TraceParent.init(header:))?.description
+        case "tracestate":
+            guard let parent = base.extract(key: "traceparent", from: carrier), TraceParent(header: parent) != nil,
+                  let state = base.extract(key: key, from: carrier), Self.isWellFormed(traceState: state) else { return nil }
+            return state
+        default:
+            return base.extract(key: key, from: carrier)
+        }
     }
 
-    public var operationName: String {
-        get { state.withLock { $0.name } }
-        set { state.withLock { $0.name = newValue } }
+    /// A `tracestate` of at most 32 `key=value` members (W3C trace-context, section 3.3): keys of
+    /// `a-z 0-9 _ - * /` with an optional `@system`, values of printable ASCII without `,` or `=`.
+    /// Stricter than swift-otel's reader, so that it never refuses what passes here.
+    static func isWellFormed(traceState: String) -> Bool {
+        guard traceState.utf8.count <= 512 else { return false }
+        let members = traceState.split(separator: ",", omittingEmptySubsequences: false)
+        guard (1...32).contains(members.count) else { return false }
+        for (index, rawMember) in members.enumerated() {
+            // Spaces are allowed only after a comma; the value keeps none at its end.
+            let member = index == 0 ? rawMember[...] : rawMember.drop { $0 == " " }
+            let pair = member.split(separator: "=", omittingEmptySubsequences: false)
+            guard pair.count == 2 else { return false }
+            let keyParts = pair[0].split(separator: "@", omittingEmptySubsequences: false)
+            switch keyParts.count {
+            case 1: guard (1...256).contains(keyParts[0].utf8.count) else { return false }
+            case 2: guard (1...241).contains(keyParts[0].utf8.count), (1...14).contains(keyParts[1].utf8.count) else { return false }
+            default: return false
+            }
+            guard keyParts.allSatisfy({ $0.utf8.allSatisfy(isKeyCharacter) }) else { return false }
+            let value = pair[1].utf8
+            guard (1...256).contains(value.count), value.last != UInt8(ascii: " "),
+                  value.allSatisfy({ (0x20...0x7e).contains($0) && $0 != UInt8(ascii: ",") && $0 != UInt8(ascii: "=") }) else { return false }
+        }
+        return true
     }
 
-    public var attributes: SpanAttributes {
-        get { state.withLock { $0.attributes } }
-        set { state.withLock { $0.attributes = newValue } }
-    }
-
-    public var isRecording: Bool { state.withLock { !$0.ended } }
-
-    public func setStatus(_ status: SpanStatus) {}
-    public func addEvent(_ event: SpanEvent) {}
-    public func recordError<Instant: TracerInstant>(_ error: any Error, attributes: SpanAttributes, at instant: @autoclosure () -> Instant) {}
-    public func addLink(_ link: SpanLink) {}
-
-    public func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {
-        state.withLock { $0.ended = true }
+    private static func isKeyCharacter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "*") || byte == UInt8(ascii: "/")
     }
 }
 
 extension Logger.MetadataProvider {
-    /// `trace_id` and `span_id` of the span the log line is written in.
-    public static let colonyTrace = Logger.MetadataProvider {
-        guard let parent = InstrumentationContext.current?.traceParent else { return [:] }
-        return ["trace_id": .string(parent.traceID), "span_id": .string(parent.spanID)]
-    }
+    /// `trace_id` and `span_id` of the span the log line is written in (swift-otel's own
+    /// provider, less its `trace_flags`, which no one reads in a log).
+    public static let colonyTrace: Logger.MetadataProvider = {
+        let otel = OTel.makeLoggingMetadataProvider()
+        return Logger.MetadataProvider {
+            var metadata = otel.get()
+            metadata["trace_flags"] = nil
+            return metadata
+        }
+    }()
 }
 
 /// `traceparent` in and out of string dictionaries (Kafka headers, outbox columns).

@@ -80,7 +80,9 @@ public struct ServiceContext: Sendable {
 /// shut down in reverse order: stop accepting and drain HTTP, stop consuming and commit, stop
 /// the relay and flush its producer, close Postgres.
 public enum ServiceHost {
-    public static func run(_ definition: ServiceDefinition, configuration: ServiceConfiguration) async throws {
+    /// `traceExporter` is `ColonyObservability.bootstrap`'s (none when a test runs the service in
+    /// the test's process): first in the group, so stopped last, after what it exports has ended.
+    public static func run(_ definition: ServiceDefinition, configuration: ServiceConfiguration, traceExporter: (any Service)? = nil) async throws {
         var logger = Logger(label: "colony.\(configuration.service.rawValue)")
         logger.logLevel = configuration.logLevel
         logger[metadataKey: "service"] = .string(configuration.service.rawValue)
@@ -139,7 +141,7 @@ public enum ServiceHost {
             logger: logger
         )
 
-        var services: [any Service] = [database, relay]
+        var services: [any Service] = (traceExporter.map { [$0] } ?? []) + [database, relay]
         if let handleEvent = definition.handleEvent, !definition.consumes.isEmpty {
             let topics = definition.consumes.map { EventTopics.topic(for: $0, prefix: configuration.topicPrefix) }
             let handler: EventHandler = { event, connection in try await handleEvent(event, connection, context) }
