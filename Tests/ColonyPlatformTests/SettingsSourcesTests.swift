@@ -1,7 +1,10 @@
-import ColonyPlatform
 import ColonyTesting
+import Configuration
 import Foundation
+import Synchronization
 import Testing
+
+@testable import ColonyPlatform
 
 /// Settings come from the environment, secret files and the settings file, in that order, and
 /// are checked the same whichever source gave them.
@@ -113,6 +116,24 @@ struct SettingsSourcesTests {
         #expect(record.reads.count == 2 && record.reads.allSatisfy(\.isSecret))
     }
 
+    @Test("swift-configuration sees secrets as secret, from the environment, a secret file or the settings file, and never shows them")
+    func redacted() throws {
+        let file = try temporaryFile(#"{"COLONY_AUTH_PHONE_PEPPER": "Vb7nM2qW9eR4tY8uI1oP6aS3"}"#)
+        let secret = try temporaryFile("Jd5gH8sK2lP9qW4eR7tY1uI3", name: "signing-key")
+        defer { remove(file); remove(secret) }
+        let events = AccessEvents()
+        let sources = SettingsSources(environment: complete.merging(["COLONY_CONFIG_FILE": file, "COLONY_STORAGE_SIGNING_KEY_FILE": secret]) { $1 }, accessReporter: events)
+        #expect(sources.problems.isEmpty)
+        let values = ["COLONY_PG_PASSWORD", "COLONY_STORAGE_SIGNING_KEY", "COLONY_AUTH_PHONE_PEPPER"].map { sources.value($0, secret: false) }
+        #expect(values == [complete["COLONY_PG_PASSWORD"], "Jd5gH8sK2lP9qW4eR7tY1uI3", "Vb7nM2qW9eR4tY8uI1oP6aS3"])
+        let seen = events.all
+        #expect(seen.count == 3)
+        for (event, value) in zip(seen, values) {
+            #expect((try? event.result.get())??.isSecret == true, "\(event.metadata.key)")
+            #expect(!String(describing: event).contains(value ?? "-"), "\(event)")
+        }
+    }
+
     @Test("every setting the code reads has a description in the catalog")
     func everyNameDescribed() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -172,4 +193,11 @@ struct SettingsSourcesTests {
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         return path
     }
+}
+
+/// Every lookup swift-configuration reports.
+final class AccessEvents: AccessReporter, Sendable {
+    private let events = Mutex<[AccessEvent]>([])
+    var all: [AccessEvent] { events.withLock { $0 } }
+    func report(_ event: AccessEvent) { events.withLock { $0.append(event) } }
 }

@@ -274,7 +274,8 @@ public enum SettingsReference {
                `{"COLONY_HTTP_PORT": 8081, "LOG_LEVEL": "debug"}`. A key no Colony program reads is refused.
 
             Secrets are marked secret in every provider: swift-configuration and `colony-admin config check`
-            redact them wherever they show values. A value out of range, a malformed one, a missing required
+            redact them wherever they show values (swift-configuration's own `CONFIG_ACCESS_LOG_FILE`, when set,
+            logs every read to that file, secrets as `<REDACTED>`). A value out of range, a malformed one, a missing required
             one, or a file that cannot be read stops the service at start (exit 78) with the variable named;
             `colony-admin config check` lists every problem of every service at once.
 

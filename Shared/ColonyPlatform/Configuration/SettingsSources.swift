@@ -19,7 +19,9 @@ struct SettingsSources: Sendable {
     let reader: ConfigReader
     let problems: [ConfigurationError]
 
-    init(environment values: [String: String]) {
+    /// `accessReporter` sees every lookup (values of secrets redacted); swift-configuration also
+    /// logs them to the file `CONFIG_ACCESS_LOG_FILE` names, when it is set.
+    init(environment values: [String: String], accessReporter: (any AccessReporter)? = nil) {
         var problems: [ConfigurationError] = []
         let environment = values.compactMapValues { value -> String? in
             let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -47,7 +49,7 @@ struct SettingsSources: Sendable {
             EnvironmentVariablesProvider(environmentVariables: environment, secretsSpecifier: .dynamic(isSecret)),
             InMemoryProvider(name: "secret files", values: secretFiles),
             InMemoryProvider(name: "settings file", values: settingsFile),
-        ])
+        ], accessReporter: accessReporter)
         self.problems = problems
     }
 
