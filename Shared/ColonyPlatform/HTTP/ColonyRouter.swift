@@ -46,7 +46,7 @@ public enum ColonyRouter {
         let router = Router(context: ColonyRequestContext.self)
         // A span per request, in the trace the caller's `traceparent` names (or a new one): the
         // trace follows the request into the outbox, the broker and the consumers.
-        router.add(middleware: TracingMiddleware())
+        router.add(middleware: RequestTracingMiddleware())
         let routes = RouteMethods()
         routes.router = router
         router.add(middleware: ColonyMiddleware(metrics: metrics, maxBodyBytes: maxBodyBytes, maxUploadBytes: maxUploadBytes, trustedProxies: trustedProxies, routes: routes))
