@@ -167,12 +167,23 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                // The generated clients' connection, over AsyncHTTPClient (TypedClient.swift).
-                .product(name: "ColonyClient", package: "Clients"),
-                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Shared/ColonyTesting",
+            swiftSettings: swiftSettings
+        ),
+        // Tests that speak a service's generated client (Clients/) over AsyncHTTPClient. A target of
+        // its own: no benchmark or service executable links the clients' URLSession transport.
+        .target(
+            name: "ColonyClientTesting",
+            dependencies: [
+                "ColonyTesting",
+                .product(name: "ColonyClient", package: "Clients"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Shared/ColonyClientTesting",
             swiftSettings: swiftSettings
         ),
         // Operator tool (`colony-admin --help`): provisioning, the event pipeline's state (outbox,
@@ -298,6 +309,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 // The service's generated client (Clients/), which the tests speak.
                 .product(name: "HabitsAPI", package: "Clients"),
+                "ColonyClientTesting",
             ],
             path: "Tests/HabitsServiceTests",
             swiftSettings: swiftSettings
@@ -344,6 +356,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // The service's generated client (Clients/), which the tests speak.
                 .product(name: "ChatAPI", package: "Clients"),
+                "ColonyClientTesting",
             ],
             path: "Tests/ChatServiceTests",
             swiftSettings: swiftSettings

@@ -1,6 +1,7 @@
 import ChatAPI
 import ChatService
 import ColonyClient
+import ColonyClientTesting
 import ColonyModels
 import ColonyPlatform
 import ColonyStorage

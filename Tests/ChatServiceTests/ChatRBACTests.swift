@@ -3,6 +3,7 @@ import ChatService
 import ColonyModels
 import ColonyTesting
 import ColonyClient
+import ColonyClientTesting
 import Foundation
 import NIOCore
 import NIOHTTP1

@@ -1,5 +1,6 @@
 import ChatAPI
 @testable import ChatService
+import ColonyClientTesting
 import ColonyModels
 import ColonyPlatform
 import ColonyTesting

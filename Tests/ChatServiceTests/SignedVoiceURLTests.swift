@@ -1,5 +1,6 @@
 import ChatAPI
 import ChatService
+import ColonyClientTesting
 import ColonyModels
 import ColonyPlatform
 import ColonyStorage

@@ -1,3 +1,4 @@
+import ColonyClientTesting
 import ColonyModels
 import ColonyPlatform
 import ColonyTesting

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import ColonyClient
+import ColonyClientTesting
 import ColonyKafka
 import ColonyModels
 import ColonyPlatform

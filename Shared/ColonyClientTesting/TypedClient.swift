@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import ColonyClient
+import ColonyTesting
 import Foundation
 import HTTPTypes
 import NIOCore
