@@ -580,8 +580,11 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 // colony-notifications' command line.
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             path: "Services/Notifications/NotificationsService",
+            // The generator's config and the digest of what Generated/ was made from (scripts/generate-openapi).
+            exclude: ["openapi-generator-config.yaml", "Generated/openapi.sha256"],
             // The OpenAPI document the service serves, compiled into the library.
             resources: [.embedInCode("openapi.json")],
             swiftSettings: swiftSettings

@@ -136,8 +136,7 @@ public enum NotificationsService {
             addRoutes: { router, context in
                 var routed = notifications(context.logger)
                 routed.eventPosts = EventPostOwner.make(key: context.configuration.internalKey, circlesURL: settings.circlesURL)
-                NotificationsRoutes(support: RouteSupport(database: context.database), notifications: routed)
-                    .add(to: router, tokenMiddleware: context.tokenMiddleware, catalog: catalog)
+                try NotificationsAPI(database: context.database, notifications: routed).register(on: router, context: context, catalog: catalog)
             }
         )
         definition.afterEvent = { _ in signal.wake() }
@@ -149,7 +148,7 @@ public enum NotificationsService {
     /// The delivery log of one user, for support (`colony-notifications deliveries USER_ID`).
     public static func deliveryLog(user: UUID, app: App?, limit: Int, database: Database) async throws -> [DeliveryLogEntry] {
         try await database.withConnection { connection in
-            try await Notifications(settings: NotificationsSettings(), logger: database.logger).deliveryLog(user, app: app, limit: limit, on: connection).deliveries
+            try await DeliveryStore(logger: database.logger).log(user: user, app: app, limit: limit, on: connection)
         }
     }
 }

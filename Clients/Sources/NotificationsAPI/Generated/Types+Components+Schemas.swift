@@ -45,6 +45,8 @@ extension Components {
                 case message
             }
         }
+        /// This document, whole (its components, servers and tags as well).
+        ///
         /// - Remark: Generated from `#/components/schemas/OpenAPIDocument`.
         public struct OpenAPIDocument: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/OpenAPIDocument/openapi`.
@@ -53,25 +55,66 @@ extension Components {
             public var info: OpenAPIRuntime.OpenAPIObjectContainer
             /// - Remark: Generated from `#/components/schemas/OpenAPIDocument/paths`.
             public var paths: OpenAPIRuntime.OpenAPIObjectContainer
+            /// A container of undocumented properties.
+            public var additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer
             /// Creates a new `OpenAPIDocument`.
             ///
             /// - Parameters:
             ///   - openapi:
             ///   - info:
             ///   - paths:
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 openapi: Swift.String,
                 info: OpenAPIRuntime.OpenAPIObjectContainer,
-                paths: OpenAPIRuntime.OpenAPIObjectContainer
+                paths: OpenAPIRuntime.OpenAPIObjectContainer,
+                additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer = .init()
             ) {
                 self.openapi = openapi
                 self.info = info
                 self.paths = paths
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case openapi
                 case info
                 case paths
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.openapi = try container.decode(
+                    Swift.String.self,
+                    forKey: .openapi
+                )
+                self.info = try container.decode(
+                    OpenAPIRuntime.OpenAPIObjectContainer.self,
+                    forKey: .info
+                )
+                self.paths = try container.decode(
+                    OpenAPIRuntime.OpenAPIObjectContainer.self,
+                    forKey: .paths
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "openapi",
+                    "info",
+                    "paths"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.openapi,
+                    forKey: .openapi
+                )
+                try container.encode(
+                    self.info,
+                    forKey: .info
+                )
+                try container.encode(
+                    self.paths,
+                    forKey: .paths
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// `token` or `apns_token` (the seeds' name), at least one of them a string; when both are strings they must be the same string, as sent (else 422 `validation_failed`).
@@ -124,7 +167,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/DeviceRegistration/locale`.
             public var locale: Swift.String?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `DeviceRegistration`.
             ///
             /// - Parameters:
@@ -142,7 +185,7 @@ extension Components {
                 platform: Components.Schemas.DeviceRegistration.PlatformPayload? = nil,
                 appVersion: Swift.String? = nil,
                 locale: Swift.String? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.token = token
                 self.apnsToken = apnsToken
@@ -254,7 +297,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/LiveActivityRegistration/environment`.
             public var environment: Components.Schemas.LiveActivityRegistration.EnvironmentPayload?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `LiveActivityRegistration`.
             ///
             /// - Parameters:
@@ -268,7 +311,7 @@ extension Components {
                 postId: Swift.String,
                 token: Swift.String,
                 environment: Components.Schemas.LiveActivityRegistration.EnvironmentPayload? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.activityId = activityId
                 self.postId = postId
@@ -451,7 +494,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/QuietHours/timezone`.
             public var timezone: Swift.String
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `QuietHours`.
             ///
             /// - Parameters:
@@ -463,7 +506,7 @@ extension Components {
                 start: Swift.String,
                 end: Swift.String,
                 timezone: Swift.String,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.start = start
                 self.end = end
@@ -538,23 +581,88 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Preferences/kinds`.
             public var kinds: Components.Schemas.Preferences.KindsPayload
+            /// The quiet hours as set (`QuietHours`), or null when there are none.
+            ///
             /// - Remark: Generated from `#/components/schemas/Preferences/quiet_hours`.
-            public var quietHours: Components.Schemas.QuietHours
+            public struct QuietHoursPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/Preferences/quiet_hours/start`.
+                public var start: Swift.String
+                /// - Remark: Generated from `#/components/schemas/Preferences/quiet_hours/end`.
+                public var end: Swift.String
+                /// - Remark: Generated from `#/components/schemas/Preferences/quiet_hours/timezone`.
+                public var timezone: Swift.String
+                /// Creates a new `QuietHoursPayload`.
+                ///
+                /// - Parameters:
+                ///   - start:
+                ///   - end:
+                ///   - timezone:
+                public init(
+                    start: Swift.String,
+                    end: Swift.String,
+                    timezone: Swift.String
+                ) {
+                    self.start = start
+                    self.end = end
+                    self.timezone = timezone
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case start
+                    case end
+                    case timezone
+                }
+            }
+            /// The quiet hours as set (`QuietHours`), or null when there are none.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Preferences/quiet_hours`.
+            public var quietHours: Components.Schemas.Preferences.QuietHoursPayload?
+            /// A container of undocumented properties.
+            public var additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer
             /// Creates a new `Preferences`.
             ///
             /// - Parameters:
             ///   - kinds: Every kind of the app: true when wanted.
-            ///   - quietHours:
+            ///   - quietHours: The quiet hours as set (`QuietHours`), or null when there are none.
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 kinds: Components.Schemas.Preferences.KindsPayload,
-                quietHours: Components.Schemas.QuietHours
+                quietHours: Components.Schemas.Preferences.QuietHoursPayload? = nil,
+                additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer = .init()
             ) {
                 self.kinds = kinds
                 self.quietHours = quietHours
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case kinds
                 case quietHours = "quiet_hours"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.kinds = try container.decode(
+                    Components.Schemas.Preferences.KindsPayload.self,
+                    forKey: .kinds
+                )
+                self.quietHours = try container.decodeIfPresent(
+                    Components.Schemas.Preferences.QuietHoursPayload.self,
+                    forKey: .quietHours
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "kinds",
+                    "quiet_hours"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.kinds,
+                    forKey: .kinds
+                )
+                try container.encodeIfPresent(
+                    self.quietHours,
+                    forKey: .quietHours
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/PreferencesPatch`.
@@ -586,7 +694,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/PreferencesPatch/quiet_hours`.
             public var quietHours: Components.Schemas.QuietHours?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `PreferencesPatch`.
             ///
             /// - Parameters:
@@ -596,7 +704,7 @@ extension Components {
             public init(
                 kinds: Components.Schemas.PreferencesPatch.KindsPayload? = nil,
                 quietHours: Components.Schemas.QuietHours? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.kinds = kinds
                 self.quietHours = quietHours
@@ -870,93 +978,6 @@ extension Components {
         /// Any JSON value whose strings and keys hold no NUL (U+0000): what a field this document does not list may hold. Such fields are ignored, but NUL anywhere in a body is refused (422 `validation_failed`).
         ///
         /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL`.
-        public struct AnyWithoutNUL: Codable, Hashable, Sendable {
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value1`.
-            public var value1: Swift.Bool?
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value2`.
-            public var value2: Swift.String?
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value3`.
-            public var value3: [Components.Schemas.AnyWithoutNUL]?
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
-            public struct Value4Payload: Codable, Hashable, Sendable {
-                /// A container of undocumented properties.
-                public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
-                /// Creates a new `Value4Payload`.
-                ///
-                /// - Parameters:
-                ///   - additionalProperties: A container of undocumented properties.
-                public init(additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()) {
-                    self.additionalProperties = additionalProperties
-                }
-                public init(from decoder: any Swift.Decoder) throws {
-                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
-                }
-                public func encode(to encoder: any Swift.Encoder) throws {
-                    try encoder.encodeAdditionalProperties(additionalProperties)
-                }
-            }
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
-            public var value4: Components.Schemas.AnyWithoutNUL.Value4Payload?
-            /// Creates a new `AnyWithoutNUL`.
-            ///
-            /// - Parameters:
-            ///   - value1:
-            ///   - value2:
-            ///   - value3:
-            ///   - value4:
-            public init(
-                value1: Swift.Bool? = nil,
-                value2: Swift.String? = nil,
-                value3: [Components.Schemas.AnyWithoutNUL]? = nil,
-                value4: Components.Schemas.AnyWithoutNUL.Value4Payload? = nil
-            ) {
-                self.value1 = value1
-                self.value2 = value2
-                self.value3 = value3
-                self.value4 = value4
-            }
-            public init(from decoder: any Swift.Decoder) throws {
-                var errors: [any Swift.Error] = []
-                do {
-                    self.value1 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                do {
-                    self.value2 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                do {
-                    self.value3 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                do {
-                    self.value4 = try .init(from: decoder)
-                } catch {
-                    errors.append(error)
-                }
-                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
-                    [
-                        self.value1,
-                        self.value2,
-                        self.value3,
-                        self.value4
-                    ],
-                    type: Self.self,
-                    codingPath: decoder.codingPath,
-                    errors: errors
-                )
-            }
-            public func encode(to encoder: any Swift.Encoder) throws {
-                try encoder.encodeFirstNonNilValueToSingleValueContainer([
-                    self.value1,
-                    self.value2,
-                    self.value3
-                ])
-                try self.value4?.encode(to: encoder)
-            }
-        }
+        public typealias AnyWithoutNUL = OpenAPIRuntime.OpenAPIValueContainer
     }
 }

@@ -24,14 +24,14 @@ struct Notifications: Sendable {
     // MARK: devices
 
     /// Registers an install's token; beyond the per-user cap the least recently registered go.
-    func register(_ device: NotificationsRules.Device, caller: AuthenticatedUser, on connection: PostgresConnection) async throws -> DeviceRow {
+    func register(_ device: NotificationsRules.Device, caller: AuthenticatedUser, on connection: PostgresConnection) async throws -> RegisteredDevice {
         let row = try await devices.register(device, app: caller.app, user: caller.id, now: now, on: connection)
         try await devices.keepNewest(settings.maxDevicesPerUser, kind: "device", app: caller.app, user: caller.id, on: connection)
-        return row
+        return try RegisteredDevice(row)
     }
 
     func devices(of caller: AuthenticatedUser, on connection: PostgresConnection) async throws -> DeviceList {
-        DeviceList(devices: try await devices.list(app: caller.app, user: caller.id, on: connection))
+        DeviceList(devices: try await devices.list(app: caller.app, user: caller.id, on: connection).map(RegisteredDevice.init))
     }
 
     func unregister(token: String, caller: AuthenticatedUser, on connection: PostgresConnection) async throws {
@@ -42,7 +42,7 @@ struct Notifications: Sendable {
 
     /// A Live Activity for an upcoming MyCirclee event the caller can see (a member of its circle).
     func registerActivity(_ activityID: String, post: UUID, token: String, environment: APNsEnvironment, caller: AuthenticatedUser,
-                          on connection: PostgresConnection) async throws -> DeviceRow {
+                          on connection: PostgresConnection) async throws -> RegisteredDevice {
         guard caller.app == .mycirclee else { throw NotificationsErrors.liveActivitiesMyCircleeOnly }
         let upcoming = try await projections.eventPost(post, upcomingOnly: true, on: connection)
         if let event = upcoming, try await memberships.isMember(caller.id, of: .circle, event.circleID, on: connection) {
@@ -54,7 +54,7 @@ struct Notifications: Sendable {
         }
         let row = try await devices.registerActivity(activityID, post: post, token: token, environment: environment, app: caller.app, user: caller.id, now: now, on: connection)
         try await devices.keepNewest(settings.maxLiveActivitiesPerUser, kind: "live_activity", app: caller.app, user: caller.id, on: connection)
-        return row
+        return try RegisteredDevice(row)
     }
 
     func unregisterActivity(_ activityID: String, caller: AuthenticatedUser, on connection: PostgresConnection) async throws {
@@ -64,7 +64,7 @@ struct Notifications: Sendable {
     // MARK: preferences
 
     func preferences(of caller: AuthenticatedUser, on connection: PostgresConnection) async throws -> PreferencesView {
-        PreferencesView(app: caller.app, try await preferences.get(user: caller.id, app: caller.app, on: connection))
+        try await preferences.get(user: caller.id, app: caller.app, on: connection).view(app: caller.app)
     }
 
     func updatePreferences(kinds: [String: Bool]?, quietHours: NotificationsRules.QuietHoursInput??, caller: AuthenticatedUser,
@@ -72,7 +72,7 @@ struct Notifications: Sendable {
         let current = try await preferences.get(user: caller.id, app: caller.app, on: connection)
         let updated = try NotificationsRules.preferences(app: caller.app, current: current, kinds: kinds, quietHours: quietHours)
         try await preferences.save(updated, user: caller.id, app: caller.app, on: connection)
-        return PreferencesView(app: caller.app, updated)
+        return updated.view(app: caller.app)
     }
 
     // MARK: the in-app list and the delivery log
@@ -80,7 +80,7 @@ struct Notifications: Sendable {
     func list(_ caller: AuthenticatedUser, before cursor: KeysetCursor?, limit: Int, on connection: PostgresConnection) async throws -> NotificationPage {
         let page = try await notifications.list(user: caller.id, app: caller.app, before: cursor, limit: limit + 1, on: connection)
         let unread = try await notifications.unreadCount(user: caller.id, app: caller.app, on: connection)
-        return NotificationPage(notifications: page.prefix(limit).map(\.0), unreadCount: unread,
+        return NotificationPage(notifications: try page.prefix(limit).map { try Components.Schemas.Notification($0.0) }, unreadCount: unread,
                                 nextCursor: page.count > limit ? page[limit - 1].1.text : nil)
     }
 
@@ -95,7 +95,7 @@ struct Notifications: Sendable {
     }
 
     func deliveryLog(_ user: UUID, app: App?, limit: Int, on connection: PostgresConnection) async throws -> DeliveryLog {
-        DeliveryLog(deliveries: try await deliveries.log(user: user, app: app, limit: limit, on: connection))
+        DeliveryLog(deliveries: try await deliveries.log(user: user, app: app, limit: limit, on: connection).map(Components.Schemas.Delivery.init))
     }
 
     // MARK: membership
@@ -156,51 +156,5 @@ struct Notifications: Sendable {
         try await preferences.eraseUser(user, on: connection)
         try await memberships.removeUser(user, on: connection)
         try await projections.eraseAuthor(user, on: connection)
-    }
-}
-
-// MARK: answers
-
-struct DeviceList: Codable, Sendable {
-    var devices: [DeviceRow]
-}
-
-struct NotificationPage: Codable, Sendable {
-    var notifications: [NotificationEntry]
-    var unreadCount: Int
-    var nextCursor: String?
-}
-
-struct UnreadCount: Codable, Sendable {
-    var unreadCount: Int
-}
-
-struct DeliveryLog: Codable, Sendable {
-    var deliveries: [DeliveryLogEntry]
-}
-
-/// Preferences as the app shows them: every kind of the app with on/off, and the quiet hours.
-struct PreferencesView: Codable, Sendable {
-    struct Quiet: Codable, Sendable {
-        var start: String
-        var end: String
-        var timezone: String
-    }
-
-    var kinds: [String: Bool]
-    var quietHours: Quiet?
-
-    init(app: App, _ preferences: NotificationsRules.Preferences) {
-        kinds = Dictionary(uniqueKeysWithValues: NotificationKind.kinds(of: app).map { ($0.rawValue, !preferences.disabledKinds.contains($0)) })
-        quietHours = preferences.quietHours.map { Quiet(start: QuietHours.text($0.start), end: QuietHours.text($0.end), timezone: $0.timeZone) }
-    }
-
-    enum CodingKeys: String, CodingKey { case kinds, quietHours }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(kinds, forKey: .kinds)
-        // null, not absent: the app shows "no quiet hours".
-        try container.encode(quietHours, forKey: .quietHours)
     }
 }
