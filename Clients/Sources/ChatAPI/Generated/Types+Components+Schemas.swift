@@ -258,7 +258,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ProfileUpdate/display_name`.
             public var displayName: Swift.String
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `ProfileUpdate`.
             ///
             /// - Parameters:
@@ -266,7 +266,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             public init(
                 displayName: Swift.String,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.displayName = displayName
                 self.additionalProperties = additionalProperties
@@ -387,7 +387,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/GroupCreate/member_emails`.
             public var memberEmails: [Swift.String]?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `GroupCreate`.
             ///
             /// - Parameters:
@@ -397,7 +397,7 @@ extension Components {
             public init(
                 name: Swift.String,
                 memberEmails: [Swift.String]? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.name = name
                 self.memberEmails = memberEmails
@@ -442,7 +442,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/GroupRename/name`.
             public var name: Swift.String
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `GroupRename`.
             ///
             /// - Parameters:
@@ -450,7 +450,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             public init(
                 name: Swift.String,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.name = name
                 self.additionalProperties = additionalProperties
@@ -484,7 +484,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/MarkReadRequest/at`.
             public var at: Foundation.Date?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `MarkReadRequest`.
             ///
             /// - Parameters:
@@ -492,7 +492,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             public init(
                 at: Foundation.Date? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.at = at
                 self.additionalProperties = additionalProperties
@@ -526,7 +526,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/LeaveRequest/successor_id`.
             public var successorId: Swift.String?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `LeaveRequest`.
             ///
             /// - Parameters:
@@ -534,7 +534,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             public init(
                 successorId: Swift.String? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.successorId = successorId
                 self.additionalProperties = additionalProperties
@@ -568,7 +568,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/OwnershipTransfer/new_owner_id`.
             public var newOwnerId: Swift.String
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `OwnershipTransfer`.
             ///
             /// - Parameters:
@@ -576,7 +576,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             public init(
                 newOwnerId: Swift.String,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.newOwnerId = newOwnerId
                 self.additionalProperties = additionalProperties
@@ -692,7 +692,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/MembersAdd/emails`.
             public var emails: [Swift.String]
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `MembersAdd`.
             ///
             /// - Parameters:
@@ -700,7 +700,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             public init(
                 emails: [Swift.String],
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.emails = emails
                 self.additionalProperties = additionalProperties
@@ -758,7 +758,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/RoleChange/role`.
             public var role: Components.Schemas.RoleChange.RolePayload
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `RoleChange`.
             ///
             /// - Parameters:
@@ -766,7 +766,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             public init(
                 role: Components.Schemas.RoleChange.RolePayload,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.role = role
                 self.additionalProperties = additionalProperties
@@ -953,7 +953,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/TextMessage/content`.
             public var content: Swift.String
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `TextMessage`.
             ///
             /// - Parameters:
@@ -961,7 +961,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             public init(
                 content: Swift.String,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.content = content
                 self.additionalProperties = additionalProperties
@@ -1080,7 +1080,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/EventCreate/group_id`.
             public var groupId: Swift.String?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `EventCreate`.
             ///
             /// - Parameters:
@@ -1096,7 +1096,7 @@ extension Components {
                 startsAt: Foundation.Date,
                 endsAt: Foundation.Date,
                 groupId: Swift.String? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.title = title
                 self.details = details
@@ -1184,7 +1184,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/EventUpdate/ends_at`.
             public var endsAt: Foundation.Date?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `EventUpdate`.
             ///
             /// - Parameters:
@@ -1198,7 +1198,7 @@ extension Components {
                 details: Swift.String? = nil,
                 startsAt: Foundation.Date? = nil,
                 endsAt: Foundation.Date? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.title = title
                 self.details = details
@@ -1261,93 +1261,6 @@ extension Components {
         /// Any JSON value whose strings and keys hold no NUL (U+0000): what a field this document does not list may hold. Such fields are ignored, but NUL anywhere in a body is refused (422 `validation_failed`).
         ///
         /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL`.
-        public struct AnyWithoutNUL: Codable, Hashable, Sendable {
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value1`.
-            public var value1: Swift.Bool?
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value2`.
-            public var value2: Swift.String?
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value3`.
-            public var value3: [Components.Schemas.AnyWithoutNUL]?
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
-            public struct Value4Payload: Codable, Hashable, Sendable {
-                /// A container of undocumented properties.
-                public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
-                /// Creates a new `Value4Payload`.
-                ///
-                /// - Parameters:
-                ///   - additionalProperties: A container of undocumented properties.
-                public init(additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()) {
-                    self.additionalProperties = additionalProperties
-                }
-                public init(from decoder: any Swift.Decoder) throws {
-                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
-                }
-                public func encode(to encoder: any Swift.Encoder) throws {
-                    try encoder.encodeAdditionalProperties(additionalProperties)
-                }
-            }
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
-            public var value4: Components.Schemas.AnyWithoutNUL.Value4Payload?
-            /// Creates a new `AnyWithoutNUL`.
-            ///
-            /// - Parameters:
-            ///   - value1:
-            ///   - value2:
-            ///   - value3:
-            ///   - value4:
-            public init(
-                value1: Swift.Bool? = nil,
-                value2: Swift.String? = nil,
-                value3: [Components.Schemas.AnyWithoutNUL]? = nil,
-                value4: Components.Schemas.AnyWithoutNUL.Value4Payload? = nil
-            ) {
-                self.value1 = value1
-                self.value2 = value2
-                self.value3 = value3
-                self.value4 = value4
-            }
-            public init(from decoder: any Swift.Decoder) throws {
-                var errors: [any Swift.Error] = []
-                do {
-                    self.value1 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                do {
-                    self.value2 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                do {
-                    self.value3 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                do {
-                    self.value4 = try .init(from: decoder)
-                } catch {
-                    errors.append(error)
-                }
-                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
-                    [
-                        self.value1,
-                        self.value2,
-                        self.value3,
-                        self.value4
-                    ],
-                    type: Self.self,
-                    codingPath: decoder.codingPath,
-                    errors: errors
-                )
-            }
-            public func encode(to encoder: any Swift.Encoder) throws {
-                try encoder.encodeFirstNonNilValueToSingleValueContainer([
-                    self.value1,
-                    self.value2,
-                    self.value3
-                ])
-                try self.value4?.encode(to: encoder)
-            }
-        }
+        public typealias AnyWithoutNUL = OpenAPIRuntime.OpenAPIValueContainer
     }
 }

@@ -9629,7 +9629,7 @@ public enum Operations {
                     /// - Remark: Generated from `#/paths/storage/v1/object/sign/voice-messages/{group_id}/{message_id}/POST/requestBody/json/expiresIn`.
                     public var expiresIn: Swift.Int?
                     /// A container of undocumented properties.
-                    public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+                    public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
                     /// Creates a new `JsonPayload`.
                     ///
                     /// - Parameters:
@@ -9637,7 +9637,7 @@ public enum Operations {
                     ///   - additionalProperties: A container of undocumented properties.
                     public init(
                         expiresIn: Swift.Int? = nil,
-                        additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                        additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
                     ) {
                         self.expiresIn = expiresIn
                         self.additionalProperties = additionalProperties

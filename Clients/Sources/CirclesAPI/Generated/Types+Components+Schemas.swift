@@ -328,7 +328,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ProfilePatch/birthday`.
             public var birthday: Swift.String?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `ProfilePatch`.
             ///
             /// - Parameters:
@@ -352,7 +352,7 @@ extension Components {
                 address: Swift.String? = nil,
                 phone: Swift.String? = nil,
                 birthday: Swift.String? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.displayName = displayName
                 self.handle = handle
@@ -527,7 +527,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/CircleName/name`.
             public var name: Swift.String
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `CircleName`.
             ///
             /// - Parameters:
@@ -535,7 +535,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             public init(
                 name: Swift.String,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.name = name
                 self.additionalProperties = additionalProperties
@@ -639,7 +639,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/InviteClaim/code`.
             public var code: Swift.String
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `InviteClaim`.
             ///
             /// - Parameters:
@@ -647,7 +647,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             public init(
                 code: Swift.String,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.code = code
                 self.additionalProperties = additionalProperties
@@ -762,7 +762,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/AddRequestCreate/handle`.
             public var handle: Swift.String
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `AddRequestCreate`.
             ///
             /// - Parameters:
@@ -770,7 +770,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             public init(
                 handle: Swift.String,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.handle = handle
                 self.additionalProperties = additionalProperties
@@ -837,7 +837,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/PresenceUpdate/status`.
             public var status: Components.Schemas.PresenceStatus
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `PresenceUpdate`.
             ///
             /// - Parameters:
@@ -845,7 +845,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             public init(
                 status: Components.Schemas.PresenceStatus,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.status = status
                 self.additionalProperties = additionalProperties
@@ -1263,7 +1263,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/VoteBody/option_id`.
             public var optionId: Swift.String
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `VoteBody`.
             ///
             /// - Parameters:
@@ -1271,7 +1271,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             public init(
                 optionId: Swift.String,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.optionId = optionId
                 self.additionalProperties = additionalProperties
@@ -1303,7 +1303,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/RSVPBody/status`.
             public var status: Components.Schemas.RSVPStatus
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `RSVPBody`.
             ///
             /// - Parameters:
@@ -1311,7 +1311,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             public init(
                 status: Components.Schemas.RSVPStatus,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.status = status
                 self.additionalProperties = additionalProperties
@@ -1374,7 +1374,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ProBody/is_pro`.
             public var isPro: Swift.Bool
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `ProBody`.
             ///
             /// - Parameters:
@@ -1382,7 +1382,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             public init(
                 isPro: Swift.Bool,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.isPro = isPro
                 self.additionalProperties = additionalProperties
@@ -1575,7 +1575,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/MessageCreate/reply_to_id`.
             public var replyToId: Swift.String?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `MessageCreate`.
             ///
             /// - Parameters:
@@ -1585,7 +1585,7 @@ extension Components {
             public init(
                 body: Swift.String,
                 replyToId: Swift.String? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.body = body
                 self.replyToId = replyToId
@@ -1695,7 +1695,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ThreadOpen/user_id`.
             public var userId: Swift.String
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `ThreadOpen`.
             ///
             /// - Parameters:
@@ -1703,7 +1703,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             public init(
                 userId: Swift.String,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.userId = userId
                 self.additionalProperties = additionalProperties
@@ -1735,7 +1735,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/NotifyBody/notify`.
             public var notify: Swift.Bool
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `NotifyBody`.
             ///
             /// - Parameters:
@@ -1743,7 +1743,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             public init(
                 notify: Swift.Bool,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.notify = notify
                 self.additionalProperties = additionalProperties
@@ -1773,93 +1773,6 @@ extension Components {
         /// Any JSON value whose strings and keys hold no NUL (U+0000): what a field this document does not list may hold. Such fields are ignored, but NUL anywhere in a body is refused (422 `validation_failed`).
         ///
         /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL`.
-        public struct AnyWithoutNUL: Codable, Hashable, Sendable {
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value1`.
-            public var value1: Swift.Bool?
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value2`.
-            public var value2: Swift.String?
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value3`.
-            public var value3: [Components.Schemas.AnyWithoutNUL]?
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
-            public struct Value4Payload: Codable, Hashable, Sendable {
-                /// A container of undocumented properties.
-                public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
-                /// Creates a new `Value4Payload`.
-                ///
-                /// - Parameters:
-                ///   - additionalProperties: A container of undocumented properties.
-                public init(additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()) {
-                    self.additionalProperties = additionalProperties
-                }
-                public init(from decoder: any Swift.Decoder) throws {
-                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
-                }
-                public func encode(to encoder: any Swift.Encoder) throws {
-                    try encoder.encodeAdditionalProperties(additionalProperties)
-                }
-            }
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
-            public var value4: Components.Schemas.AnyWithoutNUL.Value4Payload?
-            /// Creates a new `AnyWithoutNUL`.
-            ///
-            /// - Parameters:
-            ///   - value1:
-            ///   - value2:
-            ///   - value3:
-            ///   - value4:
-            public init(
-                value1: Swift.Bool? = nil,
-                value2: Swift.String? = nil,
-                value3: [Components.Schemas.AnyWithoutNUL]? = nil,
-                value4: Components.Schemas.AnyWithoutNUL.Value4Payload? = nil
-            ) {
-                self.value1 = value1
-                self.value2 = value2
-                self.value3 = value3
-                self.value4 = value4
-            }
-            public init(from decoder: any Swift.Decoder) throws {
-                var errors: [any Swift.Error] = []
-                do {
-                    self.value1 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                do {
-                    self.value2 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                do {
-                    self.value3 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                do {
-                    self.value4 = try .init(from: decoder)
-                } catch {
-                    errors.append(error)
-                }
-                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
-                    [
-                        self.value1,
-                        self.value2,
-                        self.value3,
-                        self.value4
-                    ],
-                    type: Self.self,
-                    codingPath: decoder.codingPath,
-                    errors: errors
-                )
-            }
-            public func encode(to encoder: any Swift.Encoder) throws {
-                try encoder.encodeFirstNonNilValueToSingleValueContainer([
-                    self.value1,
-                    self.value2,
-                    self.value3
-                ])
-                try self.value4?.encode(to: encoder)
-            }
-        }
+        public typealias AnyWithoutNUL = OpenAPIRuntime.OpenAPIValueContainer
     }
 }

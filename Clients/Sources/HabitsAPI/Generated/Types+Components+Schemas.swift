@@ -169,7 +169,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ProfileUpdate/theme`.
             public var theme: Components.Schemas.ProfileUpdate.ThemePayload?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `ProfileUpdate`.
             ///
             /// - Parameters:
@@ -185,7 +185,7 @@ extension Components {
                 timezone: Swift.String? = nil,
                 dayStartHour: Swift.Int? = nil,
                 theme: Components.Schemas.ProfileUpdate.ThemePayload? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.displayName = displayName
                 self.avatarUrl = avatarUrl
@@ -423,7 +423,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/HabitLogRequest/date`.
             public var date: Swift.String?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `HabitLogRequest`.
             ///
             /// - Parameters:
@@ -435,7 +435,7 @@ extension Components {
                 value: Swift.Int? = nil,
                 at: Foundation.Date? = nil,
                 date: Swift.String? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.value = value
                 self.at = at
@@ -1062,7 +1062,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/HiveConvert/backfill_days`.
             public var backfillDays: Swift.Int?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `HiveConvert`.
             ///
             /// - Parameters:
@@ -1072,7 +1072,7 @@ extension Components {
             public init(
                 name: Swift.String? = nil,
                 backfillDays: Swift.Int? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.name = name
                 self.backfillDays = backfillDays
@@ -1117,7 +1117,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/JoinRequest/code`.
             public var code: Swift.String
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `JoinRequest`.
             ///
             /// - Parameters:
@@ -1125,7 +1125,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             public init(
                 code: Swift.String,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.code = code
                 self.additionalProperties = additionalProperties
@@ -1163,7 +1163,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/HiveLogRequest/at`.
             public var at: Foundation.Date?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `HiveLogRequest`.
             ///
             /// - Parameters:
@@ -1173,7 +1173,7 @@ extension Components {
             public init(
                 value: Swift.Int? = nil,
                 at: Foundation.Date? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.value = value
                 self.at = at
@@ -1358,7 +1358,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/AdvanceRequest/day`.
             public var day: Swift.String?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `AdvanceRequest`.
             ///
             /// - Parameters:
@@ -1366,7 +1366,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             public init(
                 day: Swift.String? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.day = day
                 self.additionalProperties = additionalProperties
@@ -1435,7 +1435,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/InviteCreate/max_uses`.
             public var maxUses: Swift.Int?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `InviteCreate`.
             ///
             /// - Parameters:
@@ -1445,7 +1445,7 @@ extension Components {
             public init(
                 ttlMinutes: Swift.Int? = nil,
                 maxUses: Swift.Int? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.ttlMinutes = ttlMinutes
                 self.maxUses = maxUses
@@ -1604,7 +1604,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/HiveUpdate/schedule_weekmask`.
             public var scheduleWeekmask: Swift.Int?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `HiveUpdate`.
             ///
             /// - Parameters:
@@ -1620,7 +1620,7 @@ extension Components {
                 targetPerDay: Swift.Int? = nil,
                 scheduleDaily: Swift.Bool? = nil,
                 scheduleWeekmask: Swift.Int? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.name = name
                 self.colorHex = colorHex
@@ -1698,7 +1698,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/InvitationCreate/user_id`.
             public var userId: Swift.String
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `InvitationCreate`.
             ///
             /// - Parameters:
@@ -1706,7 +1706,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             public init(
                 userId: Swift.String,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.userId = userId
                 self.additionalProperties = additionalProperties
@@ -1945,7 +1945,7 @@ extension Components {
                 /// - Remark: Generated from `#/components/schemas/ContactsUpload/ContactsPayload/display_name`.
                 public var displayName: Swift.String?
                 /// A container of undocumented properties.
-                public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+                public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
                 /// Creates a new `ContactsPayloadPayload`.
                 ///
                 /// - Parameters:
@@ -1955,7 +1955,7 @@ extension Components {
                 public init(
                     phone: Swift.String,
                     displayName: Swift.String? = nil,
-                    additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                    additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
                 ) {
                     self.phone = phone
                     self.displayName = displayName
@@ -1998,7 +1998,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ContactsUpload/contacts`.
             public var contacts: Components.Schemas.ContactsUpload.ContactsPayload
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `ContactsUpload`.
             ///
             /// - Parameters:
@@ -2006,7 +2006,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             public init(
                 contacts: Components.Schemas.ContactsUpload.ContactsPayload,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.contacts = contacts
                 self.additionalProperties = additionalProperties
@@ -2102,93 +2102,6 @@ extension Components {
         /// Any JSON value whose strings and keys hold no NUL (U+0000): what a field this document does not list may hold. Such fields are ignored, but NUL anywhere in a body is refused (422 `validation_failed`).
         ///
         /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL`.
-        public struct AnyWithoutNUL: Codable, Hashable, Sendable {
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value1`.
-            public var value1: Swift.Bool?
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value2`.
-            public var value2: Swift.String?
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value3`.
-            public var value3: [Components.Schemas.AnyWithoutNUL]?
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
-            public struct Value4Payload: Codable, Hashable, Sendable {
-                /// A container of undocumented properties.
-                public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
-                /// Creates a new `Value4Payload`.
-                ///
-                /// - Parameters:
-                ///   - additionalProperties: A container of undocumented properties.
-                public init(additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()) {
-                    self.additionalProperties = additionalProperties
-                }
-                public init(from decoder: any Swift.Decoder) throws {
-                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
-                }
-                public func encode(to encoder: any Swift.Encoder) throws {
-                    try encoder.encodeAdditionalProperties(additionalProperties)
-                }
-            }
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
-            public var value4: Components.Schemas.AnyWithoutNUL.Value4Payload?
-            /// Creates a new `AnyWithoutNUL`.
-            ///
-            /// - Parameters:
-            ///   - value1:
-            ///   - value2:
-            ///   - value3:
-            ///   - value4:
-            public init(
-                value1: Swift.Bool? = nil,
-                value2: Swift.String? = nil,
-                value3: [Components.Schemas.AnyWithoutNUL]? = nil,
-                value4: Components.Schemas.AnyWithoutNUL.Value4Payload? = nil
-            ) {
-                self.value1 = value1
-                self.value2 = value2
-                self.value3 = value3
-                self.value4 = value4
-            }
-            public init(from decoder: any Swift.Decoder) throws {
-                var errors: [any Swift.Error] = []
-                do {
-                    self.value1 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                do {
-                    self.value2 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                do {
-                    self.value3 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                do {
-                    self.value4 = try .init(from: decoder)
-                } catch {
-                    errors.append(error)
-                }
-                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
-                    [
-                        self.value1,
-                        self.value2,
-                        self.value3,
-                        self.value4
-                    ],
-                    type: Self.self,
-                    codingPath: decoder.codingPath,
-                    errors: errors
-                )
-            }
-            public func encode(to encoder: any Swift.Encoder) throws {
-                try encoder.encodeFirstNonNilValueToSingleValueContainer([
-                    self.value1,
-                    self.value2,
-                    self.value3
-                ])
-                try self.value4?.encode(to: encoder)
-            }
-        }
+        public typealias AnyWithoutNUL = OpenAPIRuntime.OpenAPIValueContainer
     }
 }

@@ -245,7 +245,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/SocialLinksUpdate/other`.
             public var other: Swift.String?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `SocialLinksUpdate`.
             ///
             /// - Parameters:
@@ -265,7 +265,7 @@ extension Components {
                 youtube: Swift.String? = nil,
                 x: Swift.String? = nil,
                 other: Swift.String? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.instagram = instagram
                 self.snapchat = snapchat
@@ -511,7 +511,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ProfilePatch/social_links`.
             public var socialLinks: Components.Schemas.SocialLinksUpdate?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `ProfilePatch`.
             ///
             /// - Parameters:
@@ -527,7 +527,7 @@ extension Components {
                 school: Swift.String? = nil,
                 birthday: Swift.String? = nil,
                 socialLinks: Components.Schemas.SocialLinksUpdate? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.name = name
                 self.bio = bio
@@ -611,7 +611,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/SettingsPatch/share_location`.
             public var shareLocation: Swift.Bool?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `SettingsPatch`.
             ///
             /// - Parameters:
@@ -623,7 +623,7 @@ extension Components {
                 darkMode: Swift.Bool? = nil,
                 satelliteMap: Swift.Bool? = nil,
                 shareLocation: Swift.Bool? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.darkMode = darkMode
                 self.satelliteMap = satelliteMap
@@ -689,7 +689,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/LocationUpdate/accuracy`.
             public var accuracy: Swift.Double?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `LocationUpdate`.
             ///
             /// - Parameters:
@@ -701,7 +701,7 @@ extension Components {
                 latitude: Swift.Double,
                 longitude: Swift.Double,
                 accuracy: Swift.Double? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.latitude = latitude
                 self.longitude = longitude
@@ -945,7 +945,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/BlockCreate/user_id`.
             public var userId: Swift.String
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `BlockCreate`.
             ///
             /// - Parameters:
@@ -953,7 +953,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             public init(
                 userId: Swift.String,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.userId = userId
                 self.additionalProperties = additionalProperties
@@ -983,93 +983,6 @@ extension Components {
         /// Any JSON value whose strings and keys hold no NUL (U+0000): what a field this document does not list may hold. Such fields are ignored, but NUL anywhere in a body is refused (422 `validation_failed`).
         ///
         /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL`.
-        public struct AnyWithoutNUL: Codable, Hashable, Sendable {
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value1`.
-            public var value1: Swift.Bool?
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value2`.
-            public var value2: Swift.String?
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value3`.
-            public var value3: [Components.Schemas.AnyWithoutNUL]?
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
-            public struct Value4Payload: Codable, Hashable, Sendable {
-                /// A container of undocumented properties.
-                public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
-                /// Creates a new `Value4Payload`.
-                ///
-                /// - Parameters:
-                ///   - additionalProperties: A container of undocumented properties.
-                public init(additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()) {
-                    self.additionalProperties = additionalProperties
-                }
-                public init(from decoder: any Swift.Decoder) throws {
-                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
-                }
-                public func encode(to encoder: any Swift.Encoder) throws {
-                    try encoder.encodeAdditionalProperties(additionalProperties)
-                }
-            }
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
-            public var value4: Components.Schemas.AnyWithoutNUL.Value4Payload?
-            /// Creates a new `AnyWithoutNUL`.
-            ///
-            /// - Parameters:
-            ///   - value1:
-            ///   - value2:
-            ///   - value3:
-            ///   - value4:
-            public init(
-                value1: Swift.Bool? = nil,
-                value2: Swift.String? = nil,
-                value3: [Components.Schemas.AnyWithoutNUL]? = nil,
-                value4: Components.Schemas.AnyWithoutNUL.Value4Payload? = nil
-            ) {
-                self.value1 = value1
-                self.value2 = value2
-                self.value3 = value3
-                self.value4 = value4
-            }
-            public init(from decoder: any Swift.Decoder) throws {
-                var errors: [any Swift.Error] = []
-                do {
-                    self.value1 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                do {
-                    self.value2 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                do {
-                    self.value3 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                do {
-                    self.value4 = try .init(from: decoder)
-                } catch {
-                    errors.append(error)
-                }
-                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
-                    [
-                        self.value1,
-                        self.value2,
-                        self.value3,
-                        self.value4
-                    ],
-                    type: Self.self,
-                    codingPath: decoder.codingPath,
-                    errors: errors
-                )
-            }
-            public func encode(to encoder: any Swift.Encoder) throws {
-                try encoder.encodeFirstNonNilValueToSingleValueContainer([
-                    self.value1,
-                    self.value2,
-                    self.value3
-                ])
-                try self.value4?.encode(to: encoder)
-            }
-        }
+        public typealias AnyWithoutNUL = OpenAPIRuntime.OpenAPIValueContainer
     }
 }

@@ -261,7 +261,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/BuilderUpdate/is_creator`.
             public var isCreator: Swift.Bool?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `BuilderUpdate`.
             ///
             /// - Parameters:
@@ -277,7 +277,7 @@ extension Components {
                 websiteUrl: Swift.String? = nil,
                 twitterHandle: Swift.String? = nil,
                 isCreator: Swift.Bool? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.name = name
                 self.bio = bio
@@ -735,7 +735,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ProjectCreate/is_published`.
             public var isPublished: Swift.Bool?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `ProjectCreate`.
             ///
             /// - Parameters:
@@ -753,7 +753,7 @@ extension Components {
                 publicSlug: Swift.String? = nil,
                 mood: Components.Schemas.Mood? = nil,
                 isPublished: Swift.Bool? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.title = title
                 self.tagline = tagline
@@ -860,7 +860,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ProjectUpdate/is_published`.
             public var isPublished: Swift.Bool?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `ProjectUpdate`.
             ///
             /// - Parameters:
@@ -878,7 +878,7 @@ extension Components {
                 publicSlug: Swift.String? = nil,
                 mood: Components.Schemas.Mood? = nil,
                 isPublished: Swift.Bool? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.title = title
                 self.tagline = tagline
@@ -1176,7 +1176,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/PostCreate/images`.
             public var images: [Swift.String]?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `PostCreate`.
             ///
             /// - Parameters:
@@ -1186,7 +1186,7 @@ extension Components {
             public init(
                 content: Swift.String,
                 images: [Swift.String]? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.content = content
                 self.images = images
@@ -1235,7 +1235,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/PostUpdate/images`.
             public var images: [Swift.String]?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `PostUpdate`.
             ///
             /// - Parameters:
@@ -1245,7 +1245,7 @@ extension Components {
             public init(
                 content: Swift.String? = nil,
                 images: [Swift.String]? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.content = content
                 self.images = images
@@ -1429,7 +1429,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/MilestoneCreate/target_date`.
             public var targetDate: Swift.String?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `MilestoneCreate`.
             ///
             /// - Parameters:
@@ -1441,7 +1441,7 @@ extension Components {
                 title: Swift.String,
                 description: Swift.String? = nil,
                 targetDate: Swift.String? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.title = title
                 self.description = description
@@ -1507,7 +1507,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/MilestoneUpdate/is_completed`.
             public var isCompleted: Swift.Bool?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `MilestoneUpdate`.
             ///
             /// - Parameters:
@@ -1521,7 +1521,7 @@ extension Components {
                 description: Swift.String? = nil,
                 targetDate: Swift.String? = nil,
                 isCompleted: Swift.Bool? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.title = title
                 self.description = description
@@ -1588,7 +1588,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/MilestoneToggle/is_completed`.
             public var isCompleted: Swift.Bool?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `MilestoneToggle`.
             ///
             /// - Parameters:
@@ -1596,7 +1596,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             public init(
                 isCompleted: Swift.Bool? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.isCompleted = isCompleted
                 self.additionalProperties = additionalProperties
@@ -1691,7 +1691,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/SupportMessageCreate/is_anonymous`.
             public var isAnonymous: Swift.Bool?
             /// A container of undocumented properties.
-            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `SupportMessageCreate`.
             ///
             /// - Parameters:
@@ -1701,7 +1701,7 @@ extension Components {
             public init(
                 message: Swift.String,
                 isAnonymous: Swift.Bool? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.message = message
                 self.isAnonymous = isAnonymous
@@ -1771,93 +1771,6 @@ extension Components {
         /// Any JSON value whose strings and keys hold no NUL (U+0000): what a field this document does not list may hold. Such fields are ignored, but NUL anywhere in a body is refused (422 `validation_failed`).
         ///
         /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL`.
-        public struct AnyWithoutNUL: Codable, Hashable, Sendable {
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value1`.
-            public var value1: Swift.Bool?
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value2`.
-            public var value2: Swift.String?
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value3`.
-            public var value3: [Components.Schemas.AnyWithoutNUL]?
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
-            public struct Value4Payload: Codable, Hashable, Sendable {
-                /// A container of undocumented properties.
-                public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
-                /// Creates a new `Value4Payload`.
-                ///
-                /// - Parameters:
-                ///   - additionalProperties: A container of undocumented properties.
-                public init(additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()) {
-                    self.additionalProperties = additionalProperties
-                }
-                public init(from decoder: any Swift.Decoder) throws {
-                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
-                }
-                public func encode(to encoder: any Swift.Encoder) throws {
-                    try encoder.encodeAdditionalProperties(additionalProperties)
-                }
-            }
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
-            public var value4: Components.Schemas.AnyWithoutNUL.Value4Payload?
-            /// Creates a new `AnyWithoutNUL`.
-            ///
-            /// - Parameters:
-            ///   - value1:
-            ///   - value2:
-            ///   - value3:
-            ///   - value4:
-            public init(
-                value1: Swift.Bool? = nil,
-                value2: Swift.String? = nil,
-                value3: [Components.Schemas.AnyWithoutNUL]? = nil,
-                value4: Components.Schemas.AnyWithoutNUL.Value4Payload? = nil
-            ) {
-                self.value1 = value1
-                self.value2 = value2
-                self.value3 = value3
-                self.value4 = value4
-            }
-            public init(from decoder: any Swift.Decoder) throws {
-                var errors: [any Swift.Error] = []
-                do {
-                    self.value1 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                do {
-                    self.value2 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                do {
-                    self.value3 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                do {
-                    self.value4 = try .init(from: decoder)
-                } catch {
-                    errors.append(error)
-                }
-                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
-                    [
-                        self.value1,
-                        self.value2,
-                        self.value3,
-                        self.value4
-                    ],
-                    type: Self.self,
-                    codingPath: decoder.codingPath,
-                    errors: errors
-                )
-            }
-            public func encode(to encoder: any Swift.Encoder) throws {
-                try encoder.encodeFirstNonNilValueToSingleValueContainer([
-                    self.value1,
-                    self.value2,
-                    self.value3
-                ])
-                try self.value4?.encode(to: encoder)
-            }
-        }
+        public typealias AnyWithoutNUL = OpenAPIRuntime.OpenAPIValueContainer
     }
 }

@@ -233,7 +233,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/SocialLinksUpdate/other`.
             internal var other: Swift.String?
             /// A container of undocumented properties.
-            internal var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            internal var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `SocialLinksUpdate`.
             ///
             /// - Parameters:
@@ -253,7 +253,7 @@ extension Components {
                 youtube: Swift.String? = nil,
                 x: Swift.String? = nil,
                 other: Swift.String? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.instagram = instagram
                 self.snapchat = snapchat
@@ -499,7 +499,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ProfilePatch/social_links`.
             internal var socialLinks: Components.Schemas.SocialLinksUpdate?
             /// A container of undocumented properties.
-            internal var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            internal var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `ProfilePatch`.
             ///
             /// - Parameters:
@@ -515,7 +515,7 @@ extension Components {
                 school: Swift.String? = nil,
                 birthday: Swift.String? = nil,
                 socialLinks: Components.Schemas.SocialLinksUpdate? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.name = name
                 self.bio = bio
@@ -599,7 +599,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/SettingsPatch/share_location`.
             internal var shareLocation: Swift.Bool?
             /// A container of undocumented properties.
-            internal var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            internal var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `SettingsPatch`.
             ///
             /// - Parameters:
@@ -611,7 +611,7 @@ extension Components {
                 darkMode: Swift.Bool? = nil,
                 satelliteMap: Swift.Bool? = nil,
                 shareLocation: Swift.Bool? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.darkMode = darkMode
                 self.satelliteMap = satelliteMap
@@ -677,7 +677,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/LocationUpdate/accuracy`.
             internal var accuracy: Swift.Double?
             /// A container of undocumented properties.
-            internal var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            internal var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `LocationUpdate`.
             ///
             /// - Parameters:
@@ -689,7 +689,7 @@ extension Components {
                 latitude: Swift.Double,
                 longitude: Swift.Double,
                 accuracy: Swift.Double? = nil,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.latitude = latitude
                 self.longitude = longitude
@@ -933,7 +933,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/BlockCreate/user_id`.
             internal var userId: Swift.String
             /// A container of undocumented properties.
-            internal var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
+            internal var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `BlockCreate`.
             ///
             /// - Parameters:
@@ -941,7 +941,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             internal init(
                 userId: Swift.String,
-                additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
                 self.userId = userId
                 self.additionalProperties = additionalProperties
@@ -971,93 +971,6 @@ extension Components {
         /// Any JSON value whose strings and keys hold no NUL (U+0000): what a field this document does not list may hold. Such fields are ignored, but NUL anywhere in a body is refused (422 `validation_failed`).
         ///
         /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL`.
-        internal struct AnyWithoutNUL: Codable, Hashable, Sendable {
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value1`.
-            internal var value1: Swift.Bool?
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value2`.
-            internal var value2: Swift.String?
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value3`.
-            internal var value3: [Components.Schemas.AnyWithoutNUL]?
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
-            internal struct Value4Payload: Codable, Hashable, Sendable {
-                /// A container of undocumented properties.
-                internal var additionalProperties: [String: Components.Schemas.AnyWithoutNUL?]
-                /// Creates a new `Value4Payload`.
-                ///
-                /// - Parameters:
-                ///   - additionalProperties: A container of undocumented properties.
-                internal init(additionalProperties: [String: Components.Schemas.AnyWithoutNUL?] = .init()) {
-                    self.additionalProperties = additionalProperties
-                }
-                internal init(from decoder: any Swift.Decoder) throws {
-                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
-                }
-                internal func encode(to encoder: any Swift.Encoder) throws {
-                    try encoder.encodeAdditionalProperties(additionalProperties)
-                }
-            }
-            /// - Remark: Generated from `#/components/schemas/AnyWithoutNUL/value4`.
-            internal var value4: Components.Schemas.AnyWithoutNUL.Value4Payload?
-            /// Creates a new `AnyWithoutNUL`.
-            ///
-            /// - Parameters:
-            ///   - value1:
-            ///   - value2:
-            ///   - value3:
-            ///   - value4:
-            internal init(
-                value1: Swift.Bool? = nil,
-                value2: Swift.String? = nil,
-                value3: [Components.Schemas.AnyWithoutNUL]? = nil,
-                value4: Components.Schemas.AnyWithoutNUL.Value4Payload? = nil
-            ) {
-                self.value1 = value1
-                self.value2 = value2
-                self.value3 = value3
-                self.value4 = value4
-            }
-            internal init(from decoder: any Swift.Decoder) throws {
-                var errors: [any Swift.Error] = []
-                do {
-                    self.value1 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                do {
-                    self.value2 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                do {
-                    self.value3 = try decoder.decodeFromSingleValueContainer()
-                } catch {
-                    errors.append(error)
-                }
-                do {
-                    self.value4 = try .init(from: decoder)
-                } catch {
-                    errors.append(error)
-                }
-                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
-                    [
-                        self.value1,
-                        self.value2,
-                        self.value3,
-                        self.value4
-                    ],
-                    type: Self.self,
-                    codingPath: decoder.codingPath,
-                    errors: errors
-                )
-            }
-            internal func encode(to encoder: any Swift.Encoder) throws {
-                try encoder.encodeFirstNonNilValueToSingleValueContainer([
-                    self.value1,
-                    self.value2,
-                    self.value3
-                ])
-                try self.value4?.encode(to: encoder)
-            }
-        }
+        internal typealias AnyWithoutNUL = OpenAPIRuntime.OpenAPIValueContainer
     }
 }
