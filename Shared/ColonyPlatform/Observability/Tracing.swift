@@ -21,6 +21,13 @@ public struct TraceParent: Sendable, Hashable, CustomStringConvertible {
     /// Parses a `traceparent` header value; nil when it is not one (lowercase hex, no all-zero
     /// ids; a later version's extra fields are ignored, as the specification asks).
     public init?(header: String) {
+        if Self.isCanonical(header) {
+            // The usual form, checked byte by byte; only the two ids are copied out.
+            let bytes = Array(header.utf8)
+            self.init(traceID: String(decoding: bytes[3..<35], as: UTF8.self), spanID: String(decoding: bytes[36..<52], as: UTF8.self),
+                      sampled: Self.hexValue(bytes[54]) & 1 == 1)
+            return
+        }
         let parts = header.trimmingCharacters(in: .whitespaces).split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count >= 4, parts[0].count == 2, parts[0] != "ff", parts[1].count == 32, parts[2].count == 16, parts[3].count == 2,
               parts[0...3].allSatisfy({ $0.utf8.allSatisfy(Self.isLowercaseHex) }),
@@ -30,8 +37,34 @@ public struct TraceParent: Sendable, Hashable, CustomStringConvertible {
         self.init(traceID: String(parts[1]), spanID: String(parts[2]), sampled: flags & 1 == 1)
     }
 
+    /// Whether `header` is a version-00 `traceparent` exactly as the specification writes one
+    /// (55 bytes, lowercase hex, no all-zero id): what nearly every caller sends, checked
+    /// without parsing.
+    static func isCanonical(_ header: String) -> Bool {
+        guard header.utf8.count == 55 else { return false }
+        return header.utf8.withContiguousStorageIfAvailable { bytes in
+            let dash = UInt8(ascii: "-"), zero = UInt8(ascii: "0")
+            guard bytes[0] == zero, bytes[1] == zero, bytes[2] == dash, bytes[35] == dash, bytes[52] == dash,
+                  isLowercaseHex(bytes[53]), isLowercaseHex(bytes[54]) else { return false }
+            var traceIDSet = false, spanIDSet = false
+            for index in 3..<35 {
+                guard isLowercaseHex(bytes[index]) else { return false }
+                traceIDSet = traceIDSet || bytes[index] != zero
+            }
+            for index in 36..<52 {
+                guard isLowercaseHex(bytes[index]) else { return false }
+                spanIDSet = spanIDSet || bytes[index] != zero
+            }
+            return traceIDSet && spanIDSet
+        } ?? false
+    }
+
     private static func isLowercaseHex(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8 {
+        byte <= UInt8(ascii: "9") ? byte &- UInt8(ascii: "0") : byte &- UInt8(ascii: "a") &+ 10
     }
 
     /// The `traceparent` header value (version 00).
@@ -131,10 +164,11 @@ struct CheckedTraceContextExtractor<Base: Extractor>: Extractor {
     func extract(key: String, from carrier: Base.Carrier) -> String? {
         switch key {
         case "traceparent":
-            return base.extract(key: key, from: carrier).flatMap(TraceParent.init(header:))?.description
+            guard let header = base.extract(key: key, from: carrier) else { return nil }
+            return TraceParent.isCanonical(header) ? header : TraceParent(header: header)?.description
         case "tracestate":
-            guard let parent = base.extract(key: "traceparent", from: carrier), TraceParent(header: parent) != nil,
-                  let state = base.extract(key: key, from: carrier), Self.isWellFormed(traceState: state) else { return nil }
+            guard let state = base.extract(key: key, from: carrier), Self.isWellFormed(traceState: state),
+                  let parent = base.extract(key: "traceparent", from: carrier), TraceParent(header: parent) != nil else { return nil }
             return state
         default:
             return base.extract(key: key, from: carrier)
