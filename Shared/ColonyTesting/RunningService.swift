@@ -204,14 +204,15 @@ final class StopWatch: Sendable {
 
 extension RunningService {
     /// Prints what the service's `/metrics` says of its event pipeline (consumer assignment, lag,
-    /// time since the last poll, outbox backlog, broker reachability) to stderr: a test that timed
+    /// time since the last poll, outbox backlog, broker reachability, live events skipped and why)
+    /// to stderr: a test that timed
     /// out waiting for an event leaves the state that explains it.
     func reportPipelineState(after error: any Error) async {
         var lines = ["pipeline state of \(base) (topic prefix \(topicPrefix)) after: \(error)"]
         if let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/metrics"), timeout: .seconds(10)),
            let body = try? await response.body.collect(upTo: 8 << 20) {
             lines += String(buffer: body).split(separator: "\n").filter { line in
-                !line.hasPrefix("#") && ["colony_consumer_", "colony_broker_up", "colony_outbox_", "colony_dead_letters", "colony_event_handler_failures"].contains { line.hasPrefix($0) }
+                !line.hasPrefix("#") && ["colony_consumer_", "colony_broker_up", "colony_outbox_", "colony_dead_letters", "colony_event_handler_failures", "colony_live_events_"].contains { line.hasPrefix($0) }
             }.map { "  \($0)" }
         } else {
             lines.append("  /metrics did not answer")

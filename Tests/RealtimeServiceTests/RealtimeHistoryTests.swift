@@ -60,7 +60,10 @@ struct RealtimeHistoryTests {
             let results = await producer.send(try (0..<3000).map { KafkaOutgoingMessage(topic: topic, key: key, value: try Self.copy(of: oldMessage, content: "history \($0)", occurredAt: Date())) })
             #expect(results.allSatisfy { (try? $0.get()) != nil })
 
-            try await withRunningRealtime(topicPrefix: prefix, tokens: tokens) { realtime in
+            // A maximum age a busy machine meets: the replica starts inside the history batch
+            // (Tansu's "latest"), and "new one" must not age out while it works through it. The
+            // stale replay, 300 s old, is older still.
+            try await withRunningRealtime(settings: RealtimeSettings(maxEventAge: .seconds(240)), topicPrefix: prefix, tokens: tokens) { realtime in
                 // The shared consumer group works through history: the membership is known...
                 try await waitUntil(timeout: .seconds(60)) {
                     try await realtime.withDatabase { db in
