@@ -205,8 +205,7 @@ final class StopWatch: Sendable {
 extension RunningService {
     /// Prints what the service's `/metrics` says of its event pipeline (consumer assignment, lag,
     /// time since the last poll, outbox backlog, broker reachability, live events skipped and why)
-    /// to stderr: a test that timed
-    /// out waiting for an event leaves the state that explains it.
+    /// to stderr: a test that timed out waiting for an event leaves the state that explains it.
     func reportPipelineState(after error: any Error) async {
         var lines = ["pipeline state of \(base) (topic prefix \(topicPrefix)) after: \(error)"]
         if let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/metrics"), timeout: .seconds(10)),

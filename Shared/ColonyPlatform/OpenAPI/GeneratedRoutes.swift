@@ -40,10 +40,10 @@ public enum GeneratedRoutes {
 public enum RequestCaller {
     @TaskLocal public static var user: AuthenticatedUser?
 
-    /// The verified caller's id, or 401 (a generated route reached without the token middleware).
-    public static func id() throws -> UUID {
+    /// The verified caller (id, app, role), or 401 (a generated route reached without the token middleware).
+    public static func require() throws -> AuthenticatedUser {
         guard let user else { throw APIError.unauthorized("missing access token") }
-        return user.id
+        return user
     }
 }
 
@@ -77,15 +77,15 @@ public struct ColonyDateTranscoder: DateTranscoder {
 }
 
 extension Database {
-    /// A generated handler's read: the caller's id (401 without one) and a pooled connection.
-    public func callerRead<Result: Sendable>(_ body: (UUID, PostgresConnection) async throws -> Result) async throws -> Result {
-        let user = try RequestCaller.id()
+    /// A generated handler's read: the caller (401 without one) and a pooled connection.
+    public func callerRead<Result: Sendable>(_ body: (AuthenticatedUser, PostgresConnection) async throws -> Result) async throws -> Result {
+        let user = try RequestCaller.require()
         return try await withConnection { connection in try await body(user, connection) }
     }
 
-    /// A generated handler's write: the caller's id (401 without one) and one transaction.
-    public func callerWrite<Result: Sendable>(_ body: (UUID, PostgresConnection) async throws -> Result) async throws -> Result {
-        let user = try RequestCaller.id()
+    /// A generated handler's write: the caller (401 without one) and one transaction.
+    public func callerWrite<Result: Sendable>(_ body: (AuthenticatedUser, PostgresConnection) async throws -> Result) async throws -> Result {
+        let user = try RequestCaller.require()
         return try await transaction { connection in try await body(user, connection) }
     }
 }

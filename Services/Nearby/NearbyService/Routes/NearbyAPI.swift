@@ -35,7 +35,7 @@ struct NearbyAPI: APIProtocol {
     // MARK: profile and settings
 
     func getProfile(_ input: Operations.GetProfile.Input) async throws -> Operations.GetProfile.Output {
-        .ok(.init(body: .json(try await database.callerRead { user, connection in try await nearby.get(user, on: connection) })))
+        .ok(.init(body: .json(try await database.callerRead { caller, connection in try await nearby.get(caller.id, on: connection) })))
     }
 
     func updateProfile(_ input: Operations.UpdateProfile.Input) async throws -> Operations.UpdateProfile.Output {
@@ -48,7 +48,7 @@ struct NearbyAPI: APIProtocol {
         }
         let edit = Nearby.ProfileEdit(name: patch.name, bio: RequestBodyNulls.field(patch.bio, "bio"), school: RequestBodyNulls.field(patch.school, "school"),
                                       birthday: birthday, socialLinks: patch.socialLinks.map(SocialLinks.init))
-        return .ok(.init(body: .json(try await database.callerWrite { user, connection in try await nearby.edit(user, edit, on: connection) })))
+        return .ok(.init(body: .json(try await database.callerWrite { caller, connection in try await nearby.edit(caller.id, edit, on: connection) })))
     }
 
     func setProfilePhoto(_ input: Operations.SetProfilePhoto.Input) async throws -> Operations.SetProfilePhoto.Output {
@@ -58,19 +58,19 @@ struct NearbyAPI: APIProtocol {
         }
         // Held in memory already, within the upload limit (`RequestBodyCheck`).
         let bytes = ByteBuffer(bytes: try await [UInt8](collecting: image, upTo: .max))
-        return .ok(.init(body: .json(try await database.callerWrite { user, connection in
-            try await nearby.setPhoto(user, image: bytes, contentType: contentType, on: connection)
+        return .ok(.init(body: .json(try await database.callerWrite { caller, connection in
+            try await nearby.setPhoto(caller.id, image: bytes, contentType: contentType, on: connection)
         })))
     }
 
     func removeProfilePhoto(_ input: Operations.RemoveProfilePhoto.Input) async throws -> Operations.RemoveProfilePhoto.Output {
-        .ok(.init(body: .json(try await database.callerWrite { user, connection in try await nearby.removePhoto(user, on: connection) })))
+        .ok(.init(body: .json(try await database.callerWrite { caller, connection in try await nearby.removePhoto(caller.id, on: connection) })))
     }
 
     func updateSettings(_ input: Operations.UpdateSettings.Input) async throws -> Operations.UpdateSettings.Output {
         guard case .json(let settings) = input.body else { throw APIError.unprocessable("body: expected JSON") }
-        return .ok(.init(body: .json(try await database.callerWrite { user, connection in
-            try await nearby.setSettings(user, darkMode: settings.darkMode, satelliteMap: settings.satelliteMap, shareLocation: settings.shareLocation, on: connection)
+        return .ok(.init(body: .json(try await database.callerWrite { caller, connection in
+            try await nearby.setSettings(caller.id, darkMode: settings.darkMode, satelliteMap: settings.satelliteMap, shareLocation: settings.shareLocation, on: connection)
         })))
     }
 
@@ -78,45 +78,45 @@ struct NearbyAPI: APIProtocol {
 
     func reportLocation(_ input: Operations.ReportLocation.Input) async throws -> Operations.ReportLocation.Output {
         guard case .json(let report) = input.body else { throw APIError.unprocessable("body: expected JSON") }
-        return .ok(.init(body: .json(try await database.callerWrite { user, connection in
-            try await nearby.report(user, latitude: report.latitude, longitude: report.longitude, accuracy: report.accuracy, on: connection)
+        return .ok(.init(body: .json(try await database.callerWrite { caller, connection in
+            try await nearby.report(caller.id, latitude: report.latitude, longitude: report.longitude, accuracy: report.accuracy, on: connection)
         })))
     }
 
     func removeLocation(_ input: Operations.RemoveLocation.Input) async throws -> Operations.RemoveLocation.Output {
-        try await database.callerWrite { user, connection in try await nearby.removeLocation(user, reason: .removed, on: connection) }
+        try await database.callerWrite { caller, connection in try await nearby.removeLocation(caller.id, reason: .removed, on: connection) }
         return .noContent(.init())
     }
 
     func listNearby(_ input: Operations.ListNearby.Input) async throws -> Operations.ListNearby.Output {
         let limit = input.query.limit ?? 100
         guard (1...500).contains(limit) else { throw APIError.unprocessable("limit must be between 1 and 500") }
-        return .ok(.init(body: .json(try await database.callerRead { user, connection in
-            try await nearby.nearby(user, radiusFeet: input.query.radiusFeet, limit: limit, on: connection)
+        return .ok(.init(body: .json(try await database.callerRead { caller, connection in
+            try await nearby.nearby(caller.id, radiusFeet: input.query.radiusFeet, limit: limit, on: connection)
         })))
     }
 
     func getNearbyUser(_ input: Operations.GetNearbyUser.Input) async throws -> Operations.GetNearbyUser.Output {
         // Anything that is not a UUID cannot name anyone: the same 404 as a stranger.
         guard let other = UUID(canonical: input.path.userId) else { throw NearbyErrors.userNotFound }
-        return .ok(.init(body: .json(try await database.callerRead { user, connection in try await nearby.user(other, viewer: user, on: connection) })))
+        return .ok(.init(body: .json(try await database.callerRead { caller, connection in try await nearby.user(other, viewer: caller.id, on: connection) })))
     }
 
     // MARK: blocks
 
     func listBlocks(_ input: Operations.ListBlocks.Input) async throws -> Operations.ListBlocks.Output {
-        .ok(.init(body: .json(try await database.callerRead { user, connection in try await nearby.blocked(by: user, on: connection) })))
+        .ok(.init(body: .json(try await database.callerRead { caller, connection in try await nearby.blocked(by: caller.id, on: connection) })))
     }
 
     func blockUser(_ input: Operations.BlockUser.Input) async throws -> Operations.BlockUser.Output {
         guard case .json(let block) = input.body else { throw APIError.unprocessable("body: expected JSON") }
         guard let other = UUID(canonical: block.userId) else { throw APIError.unprocessable("user_id must be a UUID") }
-        return .created(.init(body: .json(try await database.callerWrite { user, connection in try await nearby.block(other, by: user, on: connection) })))
+        return .created(.init(body: .json(try await database.callerWrite { caller, connection in try await nearby.block(other, by: caller.id, on: connection) })))
     }
 
     func unblockUser(_ input: Operations.UnblockUser.Input) async throws -> Operations.UnblockUser.Output {
         guard let other = UUID(canonical: input.path.userId) else { throw NearbyErrors.userNotFound }
-        try await database.callerWrite { user, connection in try await nearby.unblock(other, by: user, on: connection) }
+        try await database.callerWrite { caller, connection in try await nearby.unblock(other, by: caller.id, on: connection) }
         return .noContent(.init())
     }
 }

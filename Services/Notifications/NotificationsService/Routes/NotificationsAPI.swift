@@ -30,21 +30,6 @@ struct NotificationsAPI: APIProtocol {
 
     // The caller with their app, which scopes every operation here (`Database.callerRead` gives the id only).
 
-    private func read<Result: Sendable>(_ body: (AuthenticatedUser, PostgresConnection) async throws -> Result) async throws -> Result {
-        let caller = try Self.caller()
-        return try await database.withConnection { connection in try await body(caller, connection) }
-    }
-
-    private func write<Result: Sendable>(_ body: (AuthenticatedUser, PostgresConnection) async throws -> Result) async throws -> Result {
-        let caller = try Self.caller()
-        return try await database.transaction { connection in try await body(caller, connection) }
-    }
-
-    private static func caller() throws -> AuthenticatedUser {
-        guard let user = RequestCaller.user else { throw APIError.unauthorized("missing access token") }
-        return user
-    }
-
     func getOpenAPIDocument(_ input: Operations.GetOpenAPIDocument.Input) async throws -> Operations.GetOpenAPIDocument.Output {
         .ok(.init(body: .json(document)))
     }
@@ -52,16 +37,16 @@ struct NotificationsAPI: APIProtocol {
     // MARK: devices
 
     func listDevices(_ input: Operations.ListDevices.Input) async throws -> Operations.ListDevices.Output {
-        .ok(.init(body: .json(try await read { caller, connection in try await notifications.devices(of: caller, on: connection) })))
+        .ok(.init(body: .json(try await database.callerRead { caller, connection in try await notifications.devices(of: caller, on: connection) })))
     }
 
     func registerDevice(_ input: Operations.RegisterDevice.Input) async throws -> Operations.RegisterDevice.Output {
         guard case .json(let body) = input.body else { throw APIError.unprocessable("body: expected JSON") }
-        let caller = try Self.caller()
+        let caller = try RequestCaller.require()
         // The rules name what is wrong with every field at once, as they always have.
         let device = try NotificationsRules.device(token: try Self.deviceToken(body), environment: body.environment?.rawValue, platform: body.platform?.rawValue,
                                                    appVersion: body.appVersion, locale: body.locale)
-        return .ok(.init(body: .json(try await write { _, connection in try await notifications.register(device, caller: caller, on: connection) })))
+        return .ok(.init(body: .json(try await database.callerWrite { _, connection in try await notifications.register(device, caller: caller, on: connection) })))
     }
 
     /// `token`, or `apns_token` as the seeds' `device_tokens` table names it.
@@ -75,7 +60,7 @@ struct NotificationsAPI: APIProtocol {
     }
 
     func unregisterDevice(_ input: Operations.UnregisterDevice.Input) async throws -> Operations.UnregisterDevice.Output {
-        try await write { caller, connection in try await notifications.unregister(token: input.path.token, caller: caller, on: connection) }
+        try await database.callerWrite { caller, connection in try await notifications.unregister(token: input.path.token, caller: caller, on: connection) }
         return .noContent(.init())
     }
 
@@ -83,7 +68,7 @@ struct NotificationsAPI: APIProtocol {
 
     func registerLiveActivity(_ input: Operations.RegisterLiveActivity.Input) async throws -> Operations.RegisterLiveActivity.Output {
         guard case .json(let body) = input.body else { throw APIError.unprocessable("body: expected JSON") }
-        let caller = try Self.caller()
+        let caller = try RequestCaller.require()
         guard let post = UUID(canonical: body.postId) else { throw APIError.unprocessable("post_id must be a UUID") }
         var errors = ValidationErrors()
         let activityID = NotificationsRules.activityID(body.activityId)
@@ -94,20 +79,20 @@ struct NotificationsAPI: APIProtocol {
         errors.check(environment != nil, "environment must be production (or prod) or sandbox (or development)")
         try errors.throwIfAny()
         guard let activityID, let token, let environment else { throw APIError.unprocessable(errors.description) }
-        return .ok(.init(body: .json(try await write { _, connection in
+        return .ok(.init(body: .json(try await database.callerWrite { _, connection in
             try await notifications.registerActivity(activityID, post: post, token: token, environment: environment, caller: caller, on: connection)
         })))
     }
 
     func unregisterLiveActivity(_ input: Operations.UnregisterLiveActivity.Input) async throws -> Operations.UnregisterLiveActivity.Output {
-        try await write { caller, connection in try await notifications.unregisterActivity(input.path.activityId, caller: caller, on: connection) }
+        try await database.callerWrite { caller, connection in try await notifications.unregisterActivity(input.path.activityId, caller: caller, on: connection) }
         return .noContent(.init())
     }
 
     // MARK: preferences
 
     func getPreferences(_ input: Operations.GetPreferences.Input) async throws -> Operations.GetPreferences.Output {
-        .ok(.init(body: .json(try await read { caller, connection in try await notifications.preferences(of: caller, on: connection) })))
+        .ok(.init(body: .json(try await database.callerRead { caller, connection in try await notifications.preferences(of: caller, on: connection) })))
     }
 
     func updatePreferences(_ input: Operations.UpdatePreferences.Input) async throws -> Operations.UpdatePreferences.Output {
@@ -116,7 +101,7 @@ struct NotificationsAPI: APIProtocol {
         let quietHours = RequestBodyNulls.field(patch.quietHours, "quiet_hours").map { quiet in
             quiet.map { NotificationsRules.QuietHoursInput(start: $0.start, end: $0.end, timezone: $0.timezone) }
         }
-        return .ok(.init(body: .json(try await write { caller, connection in
+        return .ok(.init(body: .json(try await database.callerWrite { caller, connection in
             try await notifications.updatePreferences(kinds: patch.kinds?.additionalProperties, quietHours: quietHours, caller: caller, on: connection)
         })))
     }
@@ -129,22 +114,22 @@ struct NotificationsAPI: APIProtocol {
             return cursor
         }
         let limit = try Self.limit(input.query.limit, default: 30, range: 1...100)
-        return .ok(.init(body: .json(try await read { caller, connection in try await notifications.list(caller, before: cursor, limit: limit, on: connection) })))
+        return .ok(.init(body: .json(try await database.callerRead { caller, connection in try await notifications.list(caller, before: cursor, limit: limit, on: connection) })))
     }
 
     func markAllNotificationsRead(_ input: Operations.MarkAllNotificationsRead.Input) async throws -> Operations.MarkAllNotificationsRead.Output {
-        .ok(.init(body: .json(try await write { caller, connection in try await notifications.markAllRead(caller, on: connection) })))
+        .ok(.init(body: .json(try await database.callerWrite { caller, connection in try await notifications.markAllRead(caller, on: connection) })))
     }
 
     func markNotificationRead(_ input: Operations.MarkNotificationRead.Input) async throws -> Operations.MarkNotificationRead.Output {
         // Anything that is not a UUID cannot name a notification: the same 404 as another's.
         guard let id = UUID(canonical: input.path.notificationId) else { throw NotificationsErrors.notificationNotFound }
-        return .ok(.init(body: .json(try await write { caller, connection in try await notifications.markRead(id, caller: caller, on: connection) })))
+        return .ok(.init(body: .json(try await database.callerWrite { caller, connection in try await notifications.markRead(id, caller: caller, on: connection) })))
     }
 
     func listDeliveries(_ input: Operations.ListDeliveries.Input) async throws -> Operations.ListDeliveries.Output {
         let limit = try Self.limit(input.query.limit, default: 50, range: 1...500)
-        return .ok(.init(body: .json(try await read { caller, connection in
+        return .ok(.init(body: .json(try await database.callerRead { caller, connection in
             try await notifications.deliveryLog(caller.id, app: caller.app, limit: limit, on: connection)
         })))
     }
