@@ -97,7 +97,8 @@ final class RawWebSocket: @unchecked Sendable {
         guard fd >= 0 else { throw PhoenixProtocolError("socket failed") }
         var size: Int32 = 4096
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        // A read waits at most this long: a deadline a busy 2-core machine meets.
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

@@ -26,7 +26,9 @@ final class LingeringCloseHandler: ChannelDuplexHandler {
     }
 
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
-        guard mode == .all, context.channel.isActive else {
+        // A client too slow to read what is queued (realtime dropping it) would not read a close
+        // frame either: that close is immediate, as it always was.
+        guard mode == .all, context.channel.isActive, context.channel.isWritable else {
             context.close(mode: mode, promise: promise)
             return
         }
