@@ -67,7 +67,14 @@ extension InternalMembershipClient {
         var request = HTTPClientRequest(url: root + pathAndQuery)
         request.method = .GET
         request.headers.add(name: "Authorization", value: key.authorization)
-        let response = try await httpClient.execute(request, timeout: timeout)
+        let response: HTTPClientResponse
+        do {
+            response = try await httpClient.execute(request, timeout: timeout)
+        } catch where (error as? HTTPClientError) != .deadlineExceeded {
+            // Once more on a fresh connection: a pooled one may be to a process that has since
+            // restarted. GETs only, so asking twice changes nothing.
+            response = try await httpClient.execute(request, timeout: timeout)
+        }
         let body = try await response.body.collect(upTo: limit)
         guard response.status == .ok else {
             throw Failure(description: "\(pathAndQuery.split(separator: "?").first ?? "") answered \(response.status.code)")

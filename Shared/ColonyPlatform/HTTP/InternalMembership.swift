@@ -80,7 +80,9 @@ public struct InternalMembershipClient: Sendable {
     public let timeout: TimeAmount
     let httpClient: HTTPClient
 
-    public init(key: InternalKey, timeout: TimeAmount = .seconds(2), httpClient: HTTPClient = .shared) {
+    /// The default deadline is one a busy 2-core machine meets: a request that waits on this
+    /// answer is better late than wrong (a 2 s deadline refused a Live Activity in CI).
+    public init(key: InternalKey, timeout: TimeAmount = .seconds(10), httpClient: HTTPClient = .shared) {
         self.key = key
         self.timeout = timeout
         self.httpClient = httpClient
