@@ -30,6 +30,9 @@ public struct ServiceConfiguration: Sendable {
     public var shutdownGrace: Duration = .seconds(20)
     /// The service credential services present on each other's internal routes (`InternalKey`).
     public var internalKey: InternalKey? = nil
+    /// Whether the hot reads that have one are served by their fast path (`GeneratedFastPath`);
+    /// `off` serves them through their generated handlers, the fast paths' reference.
+    public var fastPaths: FastPathMode = .on
 
     public init(service: ColonyService, app: App?, httpHost: String = "127.0.0.1", httpPort: Int = 8080, maxBodyBytes: Int = ColonyRequestContext.defaultBodyLimit, maxUploadBytes: Int? = nil, logLevel: Logger.Level = .info, database: DatabaseConfiguration, kafkaBrokers: String, topicPrefix: String = EventTopics.defaultPrefix, tokens: TokenVerifierConfiguration, pipeline: PipelineSettings = PipelineSettings(), trustedProxies: TrustedProxies = .loopback) {
         self.service = service
@@ -71,6 +74,7 @@ public struct ServiceConfiguration: Sendable {
         configuration.kafkaSecurity = try KafkaSecurity.properties(environment: environment)
         configuration.shutdownGrace = .seconds(try environment.int("COLONY_SHUTDOWN_GRACE_SECONDS", default: 20, range: 1...600))
         configuration.internalKey = try InternalKey.load(environment: environment)
+        configuration.fastPaths = try environment.enumeration("COLONY_FAST_PATHS", default: FastPathMode.on)
         return configuration
     }
 }

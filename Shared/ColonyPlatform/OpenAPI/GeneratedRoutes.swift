@@ -25,7 +25,8 @@ public enum GeneratedRoutes {
     /// a signed-in caller, but those at `publicPaths`, the document itself) and into `catalog`.
     public static func transport(_ router: Router<ColonyRequestContext>, behind middleware: TokenMiddleware, publicPaths: Set<String>,
                                  catalog: RouteCatalog) -> some ServerTransport {
-        RecordingTransport(signedIn: router.group().add(middleware: middleware), open: router.group(), publicPaths: publicPaths, catalog: catalog)
+        RecordingTransport(signedIn: router.group().add(middleware: middleware), open: router.group(), publicPaths: publicPaths, catalog: catalog,
+                           fastPaths: [])
     }
 
     /// The checks every generated route runs before its body is decoded (`RequestBodyCheck`):
@@ -53,10 +54,17 @@ struct RecordingTransport: ServerTransport {
     let open: RouterGroup<ColonyRequestContext>
     let publicPaths: Set<String>
     let catalog: RouteCatalog
+    /// Served in place of the generated routes of the same method and path (`GeneratedFastPath`).
+    let fastPaths: [GeneratedFastPath]
 
     func register(_ handler: @escaping @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?),
                   method: HTTPRequest.Method, path: String) throws {
-        (publicPaths.contains(path) ? open : signedIn).register(handler, method: method, path: path)
+        let group = publicPaths.contains(path) ? open : signedIn
+        if let fast = fastPaths.first(where: { $0.method == method && $0.path == path }) {
+            group.on(RouterPath(path), method: method, use: fast.handler)
+        } else {
+            group.register(handler, method: method, path: path)
+        }
         catalog.record(RouteKey(method: method.rawValue, path: path))
     }
 }
