@@ -139,13 +139,38 @@ public func withRunningService(
     definition: @escaping @Sendable (_ catalog: RouteCatalog, _ baseURL: String) -> ServiceDefinition,
     _ body: @Sendable (RunningService) async throws -> Void
 ) async throws {
-    let environment = try TestEnvironment.current()
-    let port = try freePort()
     // Services tested together (realtime with chat) share a topic prefix and a token key.
     let prefix = topicPrefix ?? TestKafka.topicPrefix()
     let tokens = sharedTokens ?? TestTokens()
-    let catalog = RouteCatalog()
     try await withTestSchema(extensions: extensions) { databaseConfiguration in
+        try await runService(service, app: app, apiPrefix: apiPrefix, configure: configure, topicPrefix: prefix, tokens: tokens,
+                             database: databaseConfiguration, definition: definition, body)
+    }
+}
+
+/// A second instance of `running`'s service on its schema, topic prefix and token key (another
+/// replica, as a deployment runs them), configured by `configure`: the same requests to both
+/// compare two configurations on the same data (fast paths on and off, say).
+public func withRunningTwin(
+    of running: RunningService, _ service: ColonyService,
+    configure: @Sendable (inout ServiceConfiguration) -> Void = { _ in },
+    definition: @escaping @Sendable (_ catalog: RouteCatalog, _ baseURL: String) -> ServiceDefinition,
+    _ body: @Sendable (RunningService) async throws -> Void
+) async throws {
+    try await runService(service, app: running.app, apiPrefix: running.apiPrefix, configure: configure, topicPrefix: running.topicPrefix,
+                         tokens: running.tokens, database: running.database, definition: definition, body)
+}
+
+private func runService(
+    _ service: ColonyService, app: App, apiPrefix: String, configure: @Sendable (inout ServiceConfiguration) -> Void,
+    topicPrefix prefix: String, tokens: TestTokens, database databaseConfiguration: DatabaseConfiguration,
+    definition: @escaping @Sendable (_ catalog: RouteCatalog, _ baseURL: String) -> ServiceDefinition,
+    _ body: @Sendable (RunningService) async throws -> Void
+) async throws {
+    let environment = try TestEnvironment.current()
+    let port = try freePort()
+    let catalog = RouteCatalog()
+    do {
         var configuration = ServiceConfiguration(
             service: service, app: app, httpHost: "127.0.0.1", httpPort: port, logLevel: TestEnvironment.logger.logLevel,
             database: databaseConfiguration, kafkaBrokers: environment.kafkaBrokers, topicPrefix: prefix,
