@@ -402,6 +402,46 @@ def profile(plan, scenario, bin_dir, port, workdir, count, label):
     return total
 
 
+def run_scenario(scenario, scenarios, plan, base, name, session_token, seconds, workdir, service, postmaster, broker, warm_up, label):
+    """One run of a scenario: its baseline (pgbench of the same SQL), then wrk against the service."""
+    request_file = os.path.join(workdir, f"{name}-requests.tsv")
+    chained = bool(scenario.get("chain"))
+    if chained:
+        # A chain's values are spent once used: each run gets fresh ones.
+        write_chain(request_file, scenario, plan["headers"], chain_seeds(base, scenario, plan["headers"]))
+    else:
+        write_requests(request_file, scenario["requests"], plan["headers"], session_token)
+    baseline = None
+    if scenario.get("pgbench_script"):
+        log(f"bench http: {scenario['name']} ({label}): pgbench, {scenario['connections']} clients, {seconds} s")
+        start = CPU(None, postmaster, broker)
+        baseline = run_pgbench(scenario["pgbench_script"], plan["schema"], scenario["connections"], seconds, workdir)
+        baseline["cpu"] = CPU(None, postmaster, broker).since(start)
+        baseline["label"] = "pgbench, same SQL"
+    elif scenario.get("baseline"):
+        baseline = {"label": scenario["baseline"]["label"], "rate": scenario["baseline"]["rate"]}
+    # Warm-up (connections, the token cache, the statement caches), not measured, before the
+    # first run. Not for a chain: its first values are spent once used, and the scenarios before warmed up.
+    if warm_up and not chained:
+        finish_wrk(start_wrk(base, request_file, scenario["connections"], 2))
+    if scenario.get("reset_sql"):
+        run_sql(scenario["reset_sql"], plan["schema"])
+    flood = None
+    if scenario.get("during"):
+        other = scenarios[scenario["during"]]
+        flood_file = os.path.join(workdir, f"{name}-flood.tsv")
+        write_requests(flood_file, other["requests"], plan["headers"], session_token)
+        flood = start_wrk(base, flood_file, other["connections"], seconds + 2)
+        time.sleep(1)
+    log(f"bench http: {scenario['name']} ({label}): wrk, {scenario['connections']} connections, {seconds} s")
+    start = CPU(service.pid, postmaster, broker)
+    result = finish_wrk(start_wrk(base, request_file, scenario["connections"], seconds, chained))
+    result["cpu"] = CPU(service.pid, postmaster, broker).since(start)
+    if flood:
+        finish_wrk(flood)
+    return {"service": result, "baseline": baseline}
+
+
 def run_benchmark(name, bin_dir, port, seconds, workdir, postmaster, broker):
     plan_file = os.path.join(workdir, f"{name}-plan.json")
     bench_log = open(os.path.join(workdir, f"{name}-bench.log"), "w")
@@ -437,42 +477,14 @@ def run_benchmark(name, bin_dir, port, seconds, workdir, postmaster, broker):
             session_token = json.loads(body)[s["token_field"]]
         scenarios = {s["name"]: s for s in plan["scenarios"]}
         for scenario in plan["scenarios"]:
-            request_file = os.path.join(workdir, f"{name}-requests.tsv")
-            chained = bool(scenario.get("chain"))
-            if chained:
-                write_chain(request_file, scenario, plan["headers"], chain_seeds(base, scenario, plan["headers"]))
-            else:
-                write_requests(request_file, scenario["requests"], plan["headers"], session_token)
-            baseline = None
-            if scenario.get("pgbench_script"):
-                log(f"bench http: {scenario['name']}: pgbench, {scenario['connections']} clients, {seconds} s")
-                start = CPU(None, postmaster, broker)
-                baseline = run_pgbench(scenario["pgbench_script"], plan["schema"], scenario["connections"], seconds, workdir)
-                baseline["cpu"] = CPU(None, postmaster, broker).since(start)
-                baseline["label"] = "pgbench, same SQL"
-            elif scenario.get("baseline"):
-                baseline = {"label": scenario["baseline"]["label"], "rate": scenario["baseline"]["rate"]}
-            # Warm-up (connections, the token cache, the statement caches), not measured. Not for
-            # a chain: its first values are spent once used, and the scenarios before warmed up.
-            if not chained:
-                finish_wrk(start_wrk(base, request_file, scenario["connections"], 2))
-            if scenario.get("reset_sql"):
-                run_sql(scenario["reset_sql"], plan["schema"])
-            flood = None
-            if scenario.get("during"):
-                other = scenarios[scenario["during"]]
-                flood_file = os.path.join(workdir, f"{name}-flood.tsv")
-                write_requests(flood_file, other["requests"], plan["headers"], session_token)
-                flood = start_wrk(base, flood_file, other["connections"], seconds + 2)
-                time.sleep(1)
-            log(f"bench http: {scenario['name']}: wrk, {scenario['connections']} connections, {seconds} s")
-            start = CPU(service.pid, postmaster, broker)
-            result = finish_wrk(start_wrk(base, request_file, scenario["connections"], seconds, chained))
-            result["cpu"] = CPU(service.pid, postmaster, broker).since(start)
-            if flood:
-                finish_wrk(flood)
+            # Each scenario RUNS times, each run its baseline and then the service, so that a
+            # slow spell of the machine lands on both sides of one ratio, not on one row.
+            runs = []
+            for run in range(RUNS):
+                runs.append(run_scenario(scenario, scenarios, plan, base, name, session_token, seconds, workdir,
+                                         service, postmaster, broker, warm_up=run == 0, label=f"run {run + 1} of {RUNS}"))
             rows.append({"benchmark": name, "scenario": scenario["name"], "kind": scenario["kind"], "connections": scenario["connections"],
-                         "service": result, "baseline": baseline, "during": scenario.get("during"), "compare_p99_to": scenario.get("compare_p99_to"),
+                         "runs": runs, "during": scenario.get("during"), "compare_p99_to": scenario.get("compare_p99_to"),
                          "rate_at_least": scenario.get("rate_at_least")})
     finally:
         if service:
@@ -493,58 +505,83 @@ def cpu_per_request(cpu, rate):
     return {k: v / rate * 1000 for k, v in cpu.items()} if rate > 0 else {}
 
 
-def verdicts(row, by_name):
-    s, b = row["service"], row["baseline"]
+# Targets (issue 36): a hot path at 0.8x pgbench of its own SQL or better, its p99 within twice
+# pgbench's p99 + 5 ms; sign-in at 0.9x raw bcrypt; refresh 50x sign-in; GET /user's p99 in a
+# sign-in flood within 1.5x idle.
+RATE_TARGET = 0.8
+BCRYPT_TARGET = 0.9
+
+
+def judge(row, run, by_name):
+    """One run of a row against its target: (ratio, ratio text, list of what missed), or None
+    when the row has no target (or its reference row is not in this table)."""
+    s, b = row["runs"][run]["service"], row["runs"][run]["baseline"]
     if row.get("compare_p99_to"):
         idle = by_name.get(row["compare_p99_to"])
         if not idle:
-            return "", ""
-        ratio = s["p99"] / idle["service"]["p99"]
-        return f"p99 {ratio:.2f}x idle", "met" if ratio <= 1.5 else "MISSED (<= 1.5x idle)"
+            return None
+        ratio = s["p99"] / idle["runs"][run]["service"]["p99"]
+        return ratio, f"p99 {ratio:.2f}x idle", [] if ratio <= 1.5 else ["p99 (<= 1.5x idle)"]
     if row.get("rate_at_least"):
         other = by_name.get(row["rate_at_least"]["scenario"])
         if not other:
-            return "", ""
+            return None
         factor = row["rate_at_least"]["factor"]
-        ratio = s["rate"] / other["service"]["rate"] if other["service"]["rate"] else float("nan")
-        return f"{ratio:.0f}x {other['scenario'].split(': ', 1)[-1].split(' ')[0]}", "met" if ratio >= factor else f"MISSED (>= {factor:.0f}x)"
+        other_rate = other["runs"][run]["service"]["rate"]
+        ratio = s["rate"] / other_rate if other_rate else float("nan")
+        name = other["scenario"].split(": ", 1)[-1].split(" ")[0]
+        return ratio, f"{ratio:.0f}x {name}", [] if ratio >= factor else [f"rate (>= {factor:.0f}x)"]
     if not b:
-        return "", ""
+        return None
     ratio = s["rate"] / b["rate"] if b["rate"] else float("nan")
     if "p99" not in b:
-        target = 0.85
-        return f"{ratio:.2f}x", "met" if ratio >= target else f"MISSED (>= {target}x)"
-    budget = 2 * b["p99"] + 5
-    met = [("rate", ratio >= 0.6), ("p99", s["p99"] <= budget)]
-    missed = [n for n, ok in met if not ok]
-    return f"{ratio:.2f}x", "met" if not missed else "MISSED " + "+".join(missed)
+        return ratio, f"{ratio:.2f}x", [] if ratio >= BCRYPT_TARGET else [f"rate (>= {BCRYPT_TARGET}x)"]
+    missed = [n for n, ok in (("rate", ratio >= RATE_TARGET), ("p99", s["p99"] <= 2 * b["p99"] + 5)) if not ok]
+    return ratio, f"{ratio:.2f}x", missed
+
+
+def summary(row, by_name):
+    """The row's median run (by ratio), its ratio with the spread of the runs, and the verdict:
+    met only when every run meets the target."""
+    judged = [judge(row, run, by_name) for run in range(len(row["runs"]))]
+    order = sorted(range(len(row["runs"])), key=lambda run: judged[run][0] if judged[run] else row["runs"][run]["service"]["rate"])
+    median = order[len(order) // 2]
+    if judged[median] is None:
+        return median, "", ""
+    ratios = [j[0] for j in judged]
+    digits = 0 if max(ratios) >= 10 else 2
+    text = judged[median][1] + (f" ({min(ratios):.{digits}f}-{max(ratios):.{digits}f})" if len(ratios) > 1 else "")
+    missed = sorted({m for j in judged for m in j[2]})
+    met_runs = sum(1 for j in judged if not j[2])
+    verdict = "met" if not missed else f"MISSED {'+'.join(missed)}"
+    return median, text, f"{verdict} ({met_runs}/{len(judged)} runs)"
 
 
 def print_table(rows, seconds):
     by_name = {r["scenario"]: r for r in rows}
     load = os.getloadavg()
     print()
-    print(f"scripts/bench http: {seconds} s per run, wrk and pgbench "
+    print(f"scripts/bench http: {RUNS} runs of {seconds} s per scenario, each beside its baseline, the median run shown; wrk and pgbench "
           + (f"pinned to CPU {GENERATOR_CPUS}, services to CPU {SERVICE_CPUS}" if pin("0") else "not pinned")
           + f"; load average before the run {START_LOAD[0]:.2f}, after {load[0]:.2f}")
-    header = f"{'scenario':<44} {'conn':>4} {'service req/s':>13} {'p50 ms':>7} {'p99 ms':>7} {'baseline /s':>11} {'p50 ms':>7} {'p99 ms':>7} {'ratio':>14}  target"
+    header = f"{'scenario':<44} {'conn':>4} {'service req/s':>13} {'p50 ms':>7} {'p99 ms':>7} {'baseline /s':>11} {'p50 ms':>7} {'p99 ms':>7} {'ratio (spread)':>22}  target"
     print(header)
     print("-" * len(header))
     for row in rows:
-        s, b = row["service"], row["baseline"] or {}
-        ratio, verdict = verdicts(row, by_name)
+        median, ratio, verdict = summary(row, by_name)
+        s, b = row["runs"][median]["service"], row["runs"][median]["baseline"] or {}
         # Answers other than the expected (wrk counts 4xx and 5xx) void the figures: a refused
         # request is cheap, and a broken refresh chain would otherwise look fast.
-        errors = ""
-        if s["errors"]:
-            errors = f" ({s['errors']} errors)"
-            verdict = "INVALID"
+        errors = sum(run["service"]["errors"] for run in row["runs"])
+        if errors:
+            verdict = f"INVALID ({errors} errors)"
         print(f"{row['scenario']:<44} {row['connections']:>4} {s['rate']:>13.0f} {s['p50']:>7.2f} {s['p99']:>7.2f} "
-              f"{b.get('rate', float('nan')):>11.0f} {b.get('p50', float('nan')):>7.2f} {b.get('p99', float('nan')):>7.2f} {ratio:>14}  {verdict}{errors}")
+              f"{b.get('rate', float('nan')):>11.0f} {b.get('p50', float('nan')):>7.2f} {b.get('p99', float('nan')):>7.2f} {ratio:>22}  {verdict}")
     print()
     print("CPU per request, core-milliseconds (service run | pgbench run): service, Postgres, broker, load generator, other processes")
     for row in rows:
-        s, b = row["service"], row["baseline"] or {}
+        median = summary(row, by_name)[0]
+        s, b = row["runs"][median]["service"], row["runs"][median]["baseline"] or {}
         c = cpu_per_request(s["cpu"], s["rate"])
         line = f"  {row['scenario']:<44} service {c['service']:.2f}  postgres {c['postgres']:.2f}  broker {c['broker']:.2f}  wrk {c['generator']:.2f}  other {c['other']:.2f}"
         if "cpu" in b:
@@ -554,12 +591,14 @@ def print_table(rows, seconds):
     print()
     print("Cores busy on average during each service run: service / Postgres / broker / wrk / other (machine)")
     for row in rows:
-        c = row["service"]["cpu"]
+        c = row["runs"][summary(row, by_name)[0]]["service"]["cpu"]
         print(f"  {row['scenario']:<44} {c['service']:.2f} / {c['postgres']:.2f} / {c['broker']:.2f} / {c['generator']:.2f} / {c['other']:.2f} ({c['machine']:.2f} of {CORES})")
 
 
 START_LOAD = os.getloadavg()
 CALLGRIND = None
+# Runs of each scenario (--runs): a row is met only when every run meets its target.
+RUNS = 3
 
 
 def main():
@@ -567,10 +606,13 @@ def main():
     parser.add_argument("bin_dir")
     parser.add_argument("--seconds", type=int, default=int(os.environ.get("BENCH_SECONDS", "15")))
     parser.add_argument("--only", default=",".join(BENCHES))
+    parser.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_RUNS", "3")), help="runs of each scenario, each beside its baseline (median shown)")
     parser.add_argument("--callgrind", type=int, metavar="N", help="instead of wrk: N requests of --scenario to the service under callgrind")
     parser.add_argument("--scenario", default="history", help="with --callgrind: a scenario whose name contains this")
     parser.add_argument("--compare-bin", metavar="DIR", help="with --callgrind: also profile this build's executable (e.g. one made before a change)")
     args = parser.parse_args()
+    global RUNS
+    RUNS = max(1, args.runs)
     if args.callgrind:
         global CALLGRIND
         builds = [("this build", args.bin_dir)] + ([("compared build", args.compare_bin)] if args.compare_bin else [])
