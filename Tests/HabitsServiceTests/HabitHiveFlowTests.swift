@@ -15,10 +15,8 @@ import Testing
 struct HabitHiveFlowTests {
     var today: LocalDate { UserClock.utc.localDay(at: Date()) }
 
-    func makeHive(_ habits: RunningHabits, _ owner: RunningHabits.User, _ extra: [String: (any Sendable)?] = [:]) async throws -> String {
-        var body: [String: (any Sendable)?] = ["name": "Stretch", "color_hex": "#4BBF8B"]
-        body.merge(extra) { $1 }
-        return try await habits.api(owner).createHive(body: .json(.init(value1: fields(body)))).created.body.json.hive.id.lowercased()
+    func makeHive(_ habits: RunningHabits, _ owner: RunningHabits.User, _ body: Schemas.HiveCreate = .init(name: "Stretch", colorHex: "#4BBF8B")) async throws -> String {
+        try await habits.api(owner).createHive(body: .json(body)).created.body.json.hive.id.lowercased()
     }
 
     func join(_ habits: RunningHabits, _ owner: RunningHabits.User, _ member: RunningHabits.User, hive: String) async throws {
@@ -96,7 +94,7 @@ struct HabitHiveFlowTests {
     func ownerEditsHive() async throws {
         try await withRunningHabits { habits in
             let owner = try await habits.user(timezone: "UTC", dayStartHour: 0), member = try await habits.user(timezone: "UTC", dayStartHour: 0)
-            let hive = try await makeHive(habits, owner, ["type": "counter", "target_per_day": 3])
+            let hive = try await makeHive(habits, owner, .init(name: "Stretch", colorHex: "#4BBF8B", _type: .counter, targetPerDay: 3))
             try await join(habits, owner, member, hive: hive)
             let owners = habits.api(owner)
             func edit(_ api: HabitsAPI.Client, _ hive: String, _ update: Schemas.HiveUpdate) async throws -> Answer<HabitsAPI.Operations.UpdateHive.Output> {
@@ -135,7 +133,7 @@ struct HabitHiveFlowTests {
         try await withRunningHabits { habits in
             let owner = try await habits.user(timezone: "UTC", dayStartHour: 0), member = try await habits.user(timezone: "UTC", dayStartHour: 0)
             let owners = habits.api(owner), members = habits.api(member)
-            let habit = try await owners.createHabit(body: .json(.init(value1: fields(["name": "Walk", "type": "counter", "target_per_day": 2])))).created.body.json.id
+            let habit = try await owners.createHabit(body: .json(.init(name: "Walk", _type: .counter, targetPerDay: 2))).created.body.json.id
             let converted = try await owners.convertHabitToHive(path: .init(habitId: habit), body: .json(.init(backfillDays: 0))).created.body.json
             let hive = converted.hive.id
             #expect(converted.hive.sourceHabitId?.lowercased() == habit.lowercased())
@@ -181,7 +179,7 @@ struct HabitHiveFlowTests {
         try await withRunningHabits { habits in
             let owner = try await habits.user(timezone: "UTC", dayStartHour: 0), member = try await habits.user(timezone: "UTC", dayStartHour: 0)
             let offDays = 127 & ~(1 << today.weekdayIndex)
-            let hive = try await makeHive(habits, owner, ["schedule_daily": false, "schedule_weekmask": offDays])
+            let hive = try await makeHive(habits, owner, .init(name: "Stretch", colorHex: "#4BBF8B", scheduleDaily: false, scheduleWeekmask: offDays))
             try await join(habits, owner, member, hive: hive)
             _ = try await habits.api(owner).logHiveToday(path: .init(hiveId: hive), body: .json(.init()))
             let evening = try #require(ISO8601.parse("\(today)T20:30:00.000Z"))
@@ -196,7 +194,7 @@ struct HabitHiveFlowTests {
         try await withRunningHabits { habits in
             let user = try await habits.user(timezone: "UTC", dayStartHour: 0)
             let api = habits.api(user)
-            let habit = try await api.createHabit(body: .json(.init(value1: fields(["name": "Floss", "emoji": "🦷"])))).created.body.json.id
+            let habit = try await api.createHabit(body: .json(.init(name: "Floss", emoji: "🦷"))).created.body.json.id
             for offset in (1...6).reversed() {
                 _ = try await api.logHabit(path: .init(habitId: habit), body: .json(.init(date: today.adding(days: -offset).description))).ok
             }
@@ -213,7 +211,7 @@ struct HabitHiveFlowTests {
             let user = try await habits.user(timezone: "UTC", dayStartHour: 0)
             let api = habits.api(user)
             func create() async throws -> Answer<HabitsAPI.Operations.CreateHabit.Output> {
-                try await answer { try await api.createHabit(headers: .init(idempotencyKey: "create-journal"), body: .json(.init(value1: fields(["name": "Journal"])))) }
+                try await answer { try await api.createHabit(headers: .init(idempotencyKey: "create-journal"), body: .json(.init(name: "Journal"))) }
             }
             #expect(try await create().status == 201)
             #expect(try await habits.count("idempotency_keys WHERE user_id = '\(user.id.uuidString.lowercased())'") == 1)

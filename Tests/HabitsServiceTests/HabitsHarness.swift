@@ -39,10 +39,3 @@ func withRunningHabits(settings: HabitsSettings = HabitsSettings(phonePepper: "t
 }
 
 typealias Schemas = HabitsAPI.Components.Schemas
-
-/// The body of createHabit, updateHabit or createHive. Their schemas carry an if/else rule (a
-/// checkbox keeps target 1), which swift-openapi-generator cannot express, so it types the whole
-/// body as an untyped value: its fields are named here, and the answers are typed as usual.
-func fields(_ values: [String: (any Sendable)?]) throws -> OpenAPIValueContainer {
-    try OpenAPIValueContainer(unvalidatedValue: values)
-}

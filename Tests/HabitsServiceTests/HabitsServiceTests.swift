@@ -13,10 +13,9 @@ import Testing
 struct HabitsServiceTests {
     var today: LocalDate { UserClock.utc.localDay(at: Date()) }
 
-    func createHabit(_ habits: RunningHabits, _ user: RunningHabits.User, _ extra: [String: (any Sendable)?] = [:]) async throws -> String {
-        var body: [String: (any Sendable)?] = ["name": "Drink water", "emoji": "💧", "color_hex": "#34C8ED"]
-        body.merge(extra) { $1 }
-        return try await habits.api(user).createHabit(body: .json(.init(value1: fields(body)))).created.body.json.id
+    /// A habit named "Drink water" (💧, #34C8ED) unless `body` says otherwise.
+    func createHabit(_ habits: RunningHabits, _ user: RunningHabits.User, _ body: Schemas.HabitCreate = .init(name: "Drink water", emoji: "💧", colorHex: "#34C8ED")) async throws -> String {
+        try await habits.api(user).createHabit(body: .json(body)).created.body.json.id
     }
 
     @Test("the OpenAPI document lists exactly the routes the service registered, and each answers")
@@ -59,10 +58,11 @@ struct HabitsServiceTests {
             let user = try await habits.user(timezone: "UTC", dayStartHour: 0)
             let stranger = try await habits.user()
             let api = habits.api(user), strangers = habits.api(stranger)
-            let id = try await createHabit(habits, user, ["type": "counter", "target_per_day": 8, "schedule_daily": false, "schedule_weekmask": 0b11111, "reminder_times": ["08:00", "20:30"]])
-            let invalid = try await answer { try await api.createHabit(body: .json(.init(value1: fields(["name": "x", "color_hex": "red", "type": "checkbox", "target_per_day": 2])))) }
+            let id = try await createHabit(habits, user, .init(name: "Drink water", emoji: "💧", colorHex: "#34C8ED", _type: .counter, targetPerDay: 8, scheduleDaily: false, scheduleWeekmask: 0b11111, reminderTimes: ["08:00", "20:30"]))
+            let invalid = try await answer { try await api.createHabit(body: .json(.init(name: "x", colorHex: "red", _type: .checkbox, targetPerDay: 2))) }
             #expect(invalid.status == 422)
-            #expect(try await answer { try await api.createHabit(body: .json(.init(value1: fields(["name": "x", "type": "sometimes"])))) }.status == 422)
+            // Raw: "sometimes" is not one of the document's habit types, which the typed client cannot send.
+            #expect(try await habits.request(.POST, "/habits", as: user, json: ["name": "x", "type": "sometimes"]).status == 422)
 
             let fetched = try await api.getHabit(path: .init(habitId: id)).ok.body.json
             #expect(fetched.targetPerDay == 8 && fetched.reminderTimes.count == 2)
@@ -72,9 +72,9 @@ struct HabitsServiceTests {
             #expect(try await answer { try await strangers.logHabit(path: .init(habitId: id), body: .json(.init())) }.status == 404)
             #expect(try await answer { try await api.getHabit(path: .init(habitId: "not-a-uuid")) }.status == 404)
 
-            let renamed = try await api.updateHabit(path: .init(habitId: id), body: .json(.init(value1: fields(["name": "Water", "color_hex": "#ff9f1c"])))).ok.body.json
+            let renamed = try await api.updateHabit(path: .init(habitId: id), body: .json(.init(name: "Water", colorHex: "#ff9f1c"))).ok.body.json
             #expect(renamed.name == "Water" && renamed.colorHex == "#FF9F1C")
-            #expect(try await answer { try await api.updateHabit(path: .init(habitId: id), body: .json(.init(value1: fields(["type": "checkbox"])))) }.status == 409)
+            #expect(try await answer { try await api.updateHabit(path: .init(habitId: id), body: .json(.init(_type: .checkbox))) }.status == 409)
 
             #expect(try await api.archiveHabit(path: .init(habitId: id)).ok.body.json.isActive == false)
             #expect(try await api.listHabits().ok.body.json.isEmpty)
@@ -91,7 +91,7 @@ struct HabitsServiceTests {
         try await withRunningHabits { habits in
             let user = try await habits.user(timezone: "UTC", dayStartHour: 0)
             let api = habits.api(user)
-            let counter = try await createHabit(habits, user, ["type": "counter", "target_per_day": 3])
+            let counter = try await createHabit(habits, user, .init(name: "Drink water", emoji: "💧", colorHex: "#34C8ED", _type: .counter, targetPerDay: 3))
             func log(_ habit: String, _ body: Schemas.HabitLogRequest, key: String? = nil) async throws -> Answer<HabitsAPI.Operations.LogHabit.Output> {
                 try await answer { try await api.logHabit(path: .init(habitId: habit), headers: .init(idempotencyKey: key), body: .json(body)) }
             }

@@ -15,8 +15,8 @@ struct HabitsTrapTests {
         try await withRunningHabits { running in
             let user = try await running.user(timezone: "Europe/Berlin")
             let api = running.api(user)
-            let habit = try await api.createHabit(body: .json(.init(value1: fields(["name": "Walk", "type": "counter", "target_per_day": 2])))).created.body.json.id
-            let hive = try await api.createHive(body: .json(.init(value1: fields(["name": "Stretch"])))).created.body.json.hive.id
+            let habit = try await api.createHabit(body: .json(.init(name: "Walk", _type: .counter, targetPerDay: 2))).created.body.json.id
+            let hive = try await api.createHive(body: .json(.init(name: "Stretch"))).created.body.json.hive.id
             let result = try await running.hostileBodyProblems(HabitsService.openAPIDocument, as: user, values: ["habit_id": habit.lowercased(), "hive_id": hive.lowercased()])
             #expect(result.problems == [])
             let query = try await running.hostileQueryProblems(HabitsService.openAPIDocument, as: user, values: ["habit_id": habit.lowercased(), "hive_id": hive.lowercased(), "date": "2026-01-01"])

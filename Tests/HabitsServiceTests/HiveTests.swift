@@ -13,7 +13,7 @@ struct HiveTests {
     var today: LocalDate { UserClock.utc.localDay(at: Date()) }
 
     func createHive(_ habits: RunningHabits, _ owner: RunningHabits.User, name: String = "Morning run") async throws -> String {
-        try await habits.api(owner).createHive(body: .json(.init(value1: fields(["name": name, "color_hex": "#4BBF8B"])))).created.body.json.hive.id
+        try await habits.api(owner).createHive(body: .json(.init(name: name, colorHex: "#4BBF8B"))).created.body.json.hive.id
     }
 
     func invite(_ habits: RunningHabits, _ owner: RunningHabits.User, hive: String, maxUses: Int = 20) async throws -> String {
@@ -199,7 +199,7 @@ struct HiveTests {
         try await withRunningHabits { habits in
             let owner = try await habits.user(timezone: "UTC", dayStartHour: 0)
             let owners = habits.api(owner)
-            let habitID = try await owners.createHabit(body: .json(.init(value1: fields(["name": "Read", "type": "counter", "target_per_day": 20, "color_hex": "#5AC8FA"])))).created.body.json.id
+            let habitID = try await owners.createHabit(body: .json(.init(name: "Read", colorHex: "#5AC8FA", _type: .counter, targetPerDay: 20))).created.body.json.id
             for offset in [1, 10, 40] {
                 _ = try await owners.logHabit(path: .init(habitId: habitID), body: .json(.init(value: 5, date: today.adding(days: -offset).description)))
             }
@@ -239,7 +239,7 @@ struct HiveTests {
             #expect(matches.first?.phone == "+14155550100" && matches.first?.contactHash == phoneHash)
 
             // Ada owns a hive Bob joined; Ada's account is deleted.
-            let hive = try await adas.createHive(body: .json(.init(value1: fields(["name": "Ada's hive"])))).created.body.json.hive.id
+            let hive = try await adas.createHive(body: .json(.init(name: "Ada's hive"))).created.body.json.hive.id
             let code = try await adas.createHiveInvite(path: .init(hiveId: hive), body: .json(.init())).created.body.json.code
             #expect(try await join(bobs, code: code).status == 200)
             try await habits.publishAuthEvent(UserDeleted(userId: ada.id, app: .habithive, deletedAt: Date()), user: ada.id)

@@ -374,38 +374,320 @@ extension Components {
         public typealias HabitList = [Components.Schemas.Habit]
         /// - Remark: Generated from `#/components/schemas/HabitCreate`.
         public struct HabitCreate: Codable, Hashable, Sendable {
-            /// - Remark: Generated from `#/components/schemas/HabitCreate/value1`.
-            public var value1: OpenAPIRuntime.OpenAPIValueContainer
+            /// 1–100 characters as sent, not blank; stored trimmed.
+            ///
+            /// - Remark: Generated from `#/components/schemas/HabitCreate/name`.
+            public var name: Swift.String
+            /// At most 8 characters (code points); empty or null means none.
+            ///
+            /// - Remark: Generated from `#/components/schemas/HabitCreate/emoji`.
+            public var emoji: Swift.String?
+            /// #RRGGBB
+            ///
+            /// - Remark: Generated from `#/components/schemas/HabitCreate/color_hex`.
+            public var colorHex: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/HabitCreate/type`.
+            public var _type: Components.Schemas.HabitType?
+            /// 1–1000; a checkbox habit has 1 (a checkbox `type` sent with another target is 422; a target sent against the habit's stored checkbox type, or the reverse, is 409 `checkbox_target`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/HabitCreate/target_per_day`.
+            public var targetPerDay: Swift.Int?
+            /// true: every day counts; false: only the weekdays in schedule_weekmask.
+            ///
+            /// - Remark: Generated from `#/components/schemas/HabitCreate/schedule_daily`.
+            public var scheduleDaily: Swift.Bool?
+            /// Bit 0 = Monday … bit 6 = Sunday; 127 = every day.
+            ///
+            /// - Remark: Generated from `#/components/schemas/HabitCreate/schedule_weekmask`.
+            public var scheduleWeekmask: Swift.Int?
+            /// HH:MM (24-hour).
+            ///
+            /// - Remark: Generated from `#/components/schemas/HabitCreate/reminder_times`.
+            public var reminderTimes: [Swift.String]?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `HabitCreate`.
             ///
             /// - Parameters:
-            ///   - value1:
-            public init(value1: OpenAPIRuntime.OpenAPIValueContainer) {
-                self.value1 = value1
+            ///   - name: 1–100 characters as sent, not blank; stored trimmed.
+            ///   - emoji: At most 8 characters (code points); empty or null means none.
+            ///   - colorHex: #RRGGBB
+            ///   - _type:
+            ///   - targetPerDay: 1–1000; a checkbox habit has 1 (a checkbox `type` sent with another target is 422; a target sent against the habit's stored checkbox type, or the reverse, is 409 `checkbox_target`).
+            ///   - scheduleDaily: true: every day counts; false: only the weekdays in schedule_weekmask.
+            ///   - scheduleWeekmask: Bit 0 = Monday … bit 6 = Sunday; 127 = every day.
+            ///   - reminderTimes: HH:MM (24-hour).
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                name: Swift.String,
+                emoji: Swift.String? = nil,
+                colorHex: Swift.String? = nil,
+                _type: Components.Schemas.HabitType? = nil,
+                targetPerDay: Swift.Int? = nil,
+                scheduleDaily: Swift.Bool? = nil,
+                scheduleWeekmask: Swift.Int? = nil,
+                reminderTimes: [Swift.String]? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
+            ) {
+                self.name = name
+                self.emoji = emoji
+                self.colorHex = colorHex
+                self._type = _type
+                self.targetPerDay = targetPerDay
+                self.scheduleDaily = scheduleDaily
+                self.scheduleWeekmask = scheduleWeekmask
+                self.reminderTimes = reminderTimes
+                self.additionalProperties = additionalProperties
+            }
+            public enum CodingKeys: String, CodingKey {
+                case name
+                case emoji
+                case colorHex = "color_hex"
+                case _type = "type"
+                case targetPerDay = "target_per_day"
+                case scheduleDaily = "schedule_daily"
+                case scheduleWeekmask = "schedule_weekmask"
+                case reminderTimes = "reminder_times"
             }
             public init(from decoder: any Swift.Decoder) throws {
-                self.value1 = try .init(from: decoder)
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.name = try container.decode(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.emoji = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .emoji
+                )
+                self.colorHex = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .colorHex
+                )
+                self._type = try container.decodeIfPresent(
+                    Components.Schemas.HabitType.self,
+                    forKey: ._type
+                )
+                self.targetPerDay = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .targetPerDay
+                )
+                self.scheduleDaily = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .scheduleDaily
+                )
+                self.scheduleWeekmask = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .scheduleWeekmask
+                )
+                self.reminderTimes = try container.decodeIfPresent(
+                    [Swift.String].self,
+                    forKey: .reminderTimes
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "name",
+                    "emoji",
+                    "color_hex",
+                    "type",
+                    "target_per_day",
+                    "schedule_daily",
+                    "schedule_weekmask",
+                    "reminder_times"
+                ])
             }
             public func encode(to encoder: any Swift.Encoder) throws {
-                try self.value1.encode(to: encoder)
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.name,
+                    forKey: .name
+                )
+                try container.encodeIfPresent(
+                    self.emoji,
+                    forKey: .emoji
+                )
+                try container.encodeIfPresent(
+                    self.colorHex,
+                    forKey: .colorHex
+                )
+                try container.encodeIfPresent(
+                    self._type,
+                    forKey: ._type
+                )
+                try container.encodeIfPresent(
+                    self.targetPerDay,
+                    forKey: .targetPerDay
+                )
+                try container.encodeIfPresent(
+                    self.scheduleDaily,
+                    forKey: .scheduleDaily
+                )
+                try container.encodeIfPresent(
+                    self.scheduleWeekmask,
+                    forKey: .scheduleWeekmask
+                )
+                try container.encodeIfPresent(
+                    self.reminderTimes,
+                    forKey: .reminderTimes
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/HabitUpdate`.
         public struct HabitUpdate: Codable, Hashable, Sendable {
-            /// - Remark: Generated from `#/components/schemas/HabitUpdate/value1`.
-            public var value1: OpenAPIRuntime.OpenAPIValueContainer
+            /// 1–100 characters as sent, not blank; stored trimmed.
+            ///
+            /// - Remark: Generated from `#/components/schemas/HabitUpdate/name`.
+            public var name: Swift.String?
+            /// At most 8 characters (code points); empty or null means none.
+            ///
+            /// - Remark: Generated from `#/components/schemas/HabitUpdate/emoji`.
+            public var emoji: Swift.String?
+            /// #RRGGBB
+            ///
+            /// - Remark: Generated from `#/components/schemas/HabitUpdate/color_hex`.
+            public var colorHex: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/HabitUpdate/type`.
+            public var _type: Components.Schemas.HabitType?
+            /// 1–1000; a checkbox habit has 1 (a checkbox `type` sent with another target is 422; a target sent against the habit's stored checkbox type, or the reverse, is 409 `checkbox_target`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/HabitUpdate/target_per_day`.
+            public var targetPerDay: Swift.Int?
+            /// true: every day counts; false: only the weekdays in schedule_weekmask.
+            ///
+            /// - Remark: Generated from `#/components/schemas/HabitUpdate/schedule_daily`.
+            public var scheduleDaily: Swift.Bool?
+            /// Bit 0 = Monday … bit 6 = Sunday; 127 = every day.
+            ///
+            /// - Remark: Generated from `#/components/schemas/HabitUpdate/schedule_weekmask`.
+            public var scheduleWeekmask: Swift.Int?
+            /// HH:MM (24-hour).
+            ///
+            /// - Remark: Generated from `#/components/schemas/HabitUpdate/reminder_times`.
+            public var reminderTimes: [Swift.String]?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `HabitUpdate`.
             ///
             /// - Parameters:
-            ///   - value1:
-            public init(value1: OpenAPIRuntime.OpenAPIValueContainer) {
-                self.value1 = value1
+            ///   - name: 1–100 characters as sent, not blank; stored trimmed.
+            ///   - emoji: At most 8 characters (code points); empty or null means none.
+            ///   - colorHex: #RRGGBB
+            ///   - _type:
+            ///   - targetPerDay: 1–1000; a checkbox habit has 1 (a checkbox `type` sent with another target is 422; a target sent against the habit's stored checkbox type, or the reverse, is 409 `checkbox_target`).
+            ///   - scheduleDaily: true: every day counts; false: only the weekdays in schedule_weekmask.
+            ///   - scheduleWeekmask: Bit 0 = Monday … bit 6 = Sunday; 127 = every day.
+            ///   - reminderTimes: HH:MM (24-hour).
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                name: Swift.String? = nil,
+                emoji: Swift.String? = nil,
+                colorHex: Swift.String? = nil,
+                _type: Components.Schemas.HabitType? = nil,
+                targetPerDay: Swift.Int? = nil,
+                scheduleDaily: Swift.Bool? = nil,
+                scheduleWeekmask: Swift.Int? = nil,
+                reminderTimes: [Swift.String]? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
+            ) {
+                self.name = name
+                self.emoji = emoji
+                self.colorHex = colorHex
+                self._type = _type
+                self.targetPerDay = targetPerDay
+                self.scheduleDaily = scheduleDaily
+                self.scheduleWeekmask = scheduleWeekmask
+                self.reminderTimes = reminderTimes
+                self.additionalProperties = additionalProperties
+            }
+            public enum CodingKeys: String, CodingKey {
+                case name
+                case emoji
+                case colorHex = "color_hex"
+                case _type = "type"
+                case targetPerDay = "target_per_day"
+                case scheduleDaily = "schedule_daily"
+                case scheduleWeekmask = "schedule_weekmask"
+                case reminderTimes = "reminder_times"
             }
             public init(from decoder: any Swift.Decoder) throws {
-                self.value1 = try .init(from: decoder)
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.name = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.emoji = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .emoji
+                )
+                self.colorHex = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .colorHex
+                )
+                self._type = try container.decodeIfPresent(
+                    Components.Schemas.HabitType.self,
+                    forKey: ._type
+                )
+                self.targetPerDay = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .targetPerDay
+                )
+                self.scheduleDaily = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .scheduleDaily
+                )
+                self.scheduleWeekmask = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .scheduleWeekmask
+                )
+                self.reminderTimes = try container.decodeIfPresent(
+                    [Swift.String].self,
+                    forKey: .reminderTimes
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "name",
+                    "emoji",
+                    "color_hex",
+                    "type",
+                    "target_per_day",
+                    "schedule_daily",
+                    "schedule_weekmask",
+                    "reminder_times"
+                ])
             }
             public func encode(to encoder: any Swift.Encoder) throws {
-                try self.value1.encode(to: encoder)
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.name,
+                    forKey: .name
+                )
+                try container.encodeIfPresent(
+                    self.emoji,
+                    forKey: .emoji
+                )
+                try container.encodeIfPresent(
+                    self.colorHex,
+                    forKey: .colorHex
+                )
+                try container.encodeIfPresent(
+                    self._type,
+                    forKey: ._type
+                )
+                try container.encodeIfPresent(
+                    self.targetPerDay,
+                    forKey: .targetPerDay
+                )
+                try container.encodeIfPresent(
+                    self.scheduleDaily,
+                    forKey: .scheduleDaily
+                )
+                try container.encodeIfPresent(
+                    self.scheduleWeekmask,
+                    forKey: .scheduleWeekmask
+                )
+                try container.encodeIfPresent(
+                    self.reminderTimes,
+                    forKey: .reminderTimes
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/HabitLogRequest`.
@@ -1035,20 +1317,161 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/schemas/HiveCreate`.
         public struct HiveCreate: Codable, Hashable, Sendable {
-            /// - Remark: Generated from `#/components/schemas/HiveCreate/value1`.
-            public var value1: OpenAPIRuntime.OpenAPIValueContainer
+            /// 1–100 characters as sent, not blank; stored trimmed.
+            ///
+            /// - Remark: Generated from `#/components/schemas/HiveCreate/name`.
+            public var name: Swift.String
+            /// At most 8 characters (code points); empty or null means none.
+            ///
+            /// - Remark: Generated from `#/components/schemas/HiveCreate/emoji`.
+            public var emoji: Swift.String?
+            /// #RRGGBB
+            ///
+            /// - Remark: Generated from `#/components/schemas/HiveCreate/color_hex`.
+            public var colorHex: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/HiveCreate/type`.
+            public var _type: Components.Schemas.HabitType?
+            /// 1–1000; a checkbox habit has 1 (a checkbox `type` sent with another target is 422; a target sent against the habit's stored checkbox type, or the reverse, is 409 `checkbox_target`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/HiveCreate/target_per_day`.
+            public var targetPerDay: Swift.Int?
+            /// true: every day counts; false: only the weekdays in schedule_weekmask.
+            ///
+            /// - Remark: Generated from `#/components/schemas/HiveCreate/schedule_daily`.
+            public var scheduleDaily: Swift.Bool?
+            /// Bit 0 = Monday … bit 6 = Sunday; 127 = every day.
+            ///
+            /// - Remark: Generated from `#/components/schemas/HiveCreate/schedule_weekmask`.
+            public var scheduleWeekmask: Swift.Int?
+            /// HH:MM (24-hour).
+            ///
+            /// - Remark: Generated from `#/components/schemas/HiveCreate/reminder_times`.
+            public var reminderTimes: [Swift.String]?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `HiveCreate`.
             ///
             /// - Parameters:
-            ///   - value1:
-            public init(value1: OpenAPIRuntime.OpenAPIValueContainer) {
-                self.value1 = value1
+            ///   - name: 1–100 characters as sent, not blank; stored trimmed.
+            ///   - emoji: At most 8 characters (code points); empty or null means none.
+            ///   - colorHex: #RRGGBB
+            ///   - _type:
+            ///   - targetPerDay: 1–1000; a checkbox habit has 1 (a checkbox `type` sent with another target is 422; a target sent against the habit's stored checkbox type, or the reverse, is 409 `checkbox_target`).
+            ///   - scheduleDaily: true: every day counts; false: only the weekdays in schedule_weekmask.
+            ///   - scheduleWeekmask: Bit 0 = Monday … bit 6 = Sunday; 127 = every day.
+            ///   - reminderTimes: HH:MM (24-hour).
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                name: Swift.String,
+                emoji: Swift.String? = nil,
+                colorHex: Swift.String? = nil,
+                _type: Components.Schemas.HabitType? = nil,
+                targetPerDay: Swift.Int? = nil,
+                scheduleDaily: Swift.Bool? = nil,
+                scheduleWeekmask: Swift.Int? = nil,
+                reminderTimes: [Swift.String]? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
+            ) {
+                self.name = name
+                self.emoji = emoji
+                self.colorHex = colorHex
+                self._type = _type
+                self.targetPerDay = targetPerDay
+                self.scheduleDaily = scheduleDaily
+                self.scheduleWeekmask = scheduleWeekmask
+                self.reminderTimes = reminderTimes
+                self.additionalProperties = additionalProperties
+            }
+            public enum CodingKeys: String, CodingKey {
+                case name
+                case emoji
+                case colorHex = "color_hex"
+                case _type = "type"
+                case targetPerDay = "target_per_day"
+                case scheduleDaily = "schedule_daily"
+                case scheduleWeekmask = "schedule_weekmask"
+                case reminderTimes = "reminder_times"
             }
             public init(from decoder: any Swift.Decoder) throws {
-                self.value1 = try .init(from: decoder)
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.name = try container.decode(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.emoji = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .emoji
+                )
+                self.colorHex = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .colorHex
+                )
+                self._type = try container.decodeIfPresent(
+                    Components.Schemas.HabitType.self,
+                    forKey: ._type
+                )
+                self.targetPerDay = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .targetPerDay
+                )
+                self.scheduleDaily = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .scheduleDaily
+                )
+                self.scheduleWeekmask = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .scheduleWeekmask
+                )
+                self.reminderTimes = try container.decodeIfPresent(
+                    [Swift.String].self,
+                    forKey: .reminderTimes
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "name",
+                    "emoji",
+                    "color_hex",
+                    "type",
+                    "target_per_day",
+                    "schedule_daily",
+                    "schedule_weekmask",
+                    "reminder_times"
+                ])
             }
             public func encode(to encoder: any Swift.Encoder) throws {
-                try self.value1.encode(to: encoder)
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.name,
+                    forKey: .name
+                )
+                try container.encodeIfPresent(
+                    self.emoji,
+                    forKey: .emoji
+                )
+                try container.encodeIfPresent(
+                    self.colorHex,
+                    forKey: .colorHex
+                )
+                try container.encodeIfPresent(
+                    self._type,
+                    forKey: ._type
+                )
+                try container.encodeIfPresent(
+                    self.targetPerDay,
+                    forKey: .targetPerDay
+                )
+                try container.encodeIfPresent(
+                    self.scheduleDaily,
+                    forKey: .scheduleDaily
+                )
+                try container.encodeIfPresent(
+                    self.scheduleWeekmask,
+                    forKey: .scheduleWeekmask
+                )
+                try container.encodeIfPresent(
+                    self.reminderTimes,
+                    forKey: .reminderTimes
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/HiveConvert`.
