@@ -55,7 +55,7 @@ struct ContactMatchingTests {
         try await withRunningHabits(settings: settings) { habits in
             let scraper = try await habits.user()
             let api = habits.api(scraper)
-            func upload(_ start: Int, _ count: Int) async throws -> Answer<HabitsAPI.Operations.UploadContacts.Output> {
+            func upload(_ start: Int, _ count: Int) async throws -> Answer<HabitsOperations.UploadContacts.Output> {
                 let contacts = (start..<start + count).map { Schemas.ContactsUpload.ContactsPayloadPayload(phone: "+1555\(String(format: "%07d", $0))") }
                 return try await answer { try await api.uploadContacts(body: .json(.init(contacts: contacts))) }
             }

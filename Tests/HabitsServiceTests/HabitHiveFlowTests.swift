@@ -52,7 +52,7 @@ struct HabitHiveFlowTests {
             try await match(habits, owner: owner, contacts: [friend, other])
 
             let owners = habits.api(owner), friends = habits.api(friend), others = habits.api(other), strangers = habits.api(stranger)
-            func invite(_ api: HabitsAPI.Client, _ user: RunningHabits.User) async throws -> Answer<HabitsAPI.Operations.InviteContactToHive.Output> {
+            func invite(_ api: HabitsClient, _ user: RunningHabits.User) async throws -> Answer<HabitsOperations.InviteContactToHive.Output> {
                 try await answer { try await api.inviteContactToHive(path: .init(hiveId: hive), body: .json(.init(userId: user.id.uuidString))) }
             }
             // Only contact matches, only by the owner, one pending at a time.
@@ -97,7 +97,7 @@ struct HabitHiveFlowTests {
             let hive = try await makeHive(habits, owner, .init(name: "Stretch", colorHex: "#4BBF8B", _type: .counter, targetPerDay: 3))
             try await join(habits, owner, member, hive: hive)
             let owners = habits.api(owner)
-            func edit(_ api: HabitsAPI.Client, _ hive: String, _ update: Schemas.HiveUpdate) async throws -> Answer<HabitsAPI.Operations.UpdateHive.Output> {
+            func edit(_ api: HabitsClient, _ hive: String, _ update: Schemas.HiveUpdate) async throws -> Answer<HabitsOperations.UpdateHive.Output> {
                 try await answer { try await api.updateHive(path: .init(hiveId: hive), body: .json(update)) }
             }
             #expect(try await edit(habits.api(member), hive, .init(name: "Mine")).code == "owner_only")
@@ -210,7 +210,7 @@ struct HabitHiveFlowTests {
         try await withRunningHabits { habits in
             let user = try await habits.user(timezone: "UTC", dayStartHour: 0)
             let api = habits.api(user)
-            func create() async throws -> Answer<HabitsAPI.Operations.CreateHabit.Output> {
+            func create() async throws -> Answer<HabitsOperations.CreateHabit.Output> {
                 try await answer { try await api.createHabit(headers: .init(idempotencyKey: "create-journal"), body: .json(.init(name: "Journal"))) }
             }
             #expect(try await create().status == 201)

@@ -39,3 +39,7 @@ func withRunningHabits(settings: HabitsSettings = HabitsSettings(phonePepper: "t
 }
 
 typealias Schemas = HabitsAPI.Components.Schemas
+// The client module's names, for the files that also see the service's own `HabitsAPI` (its
+// handlers) through `@testable import HabitsService`.
+typealias HabitsClient = HabitsAPI.Client
+typealias HabitsOperations = HabitsAPI.Operations

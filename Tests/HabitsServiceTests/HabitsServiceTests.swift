@@ -41,10 +41,15 @@ struct HabitsServiceTests {
             #expect(profile.timezone == "America/New_York" && profile.dayStartHour == 4 && profile.theme == .honey)
             #expect(profile.displayName.hasPrefix("Bee "))
 
-            // Raw: "pink" is not one of the document's themes, which the typed client cannot send.
-            let bad = try await habits.request(.PATCH, "/profile", as: user, json: ["timezone": "Mars/Base", "day_start_hour": 24, "theme": "pink"])
+            // Raw: "pink" is not one of the document's themes, which the typed client cannot send;
+            // the document's decoding refuses it, naming the field.
+            let pink = try await habits.request(.PATCH, "/profile", as: user, json: ["timezone": "Mars/Base", "theme": "pink"])
+            #expect(pink.status == 422 && pink.code == "validation_failed")
+            #expect(pink.body["message"]?.stringValue?.contains("theme") == true)
+            // Values of the right type that the rules refuse are named all at once.
+            let bad = try await answer { try await api.updateProfile(body: .json(.init(timezone: "Mars/Base", dayStartHour: 24))) }
             #expect(bad.status == 422 && bad.code == "validation_failed")
-            #expect(bad.body["message"]?.stringValue?.contains("timezone") == true)
+            #expect(bad.message?.contains("timezone") == true && bad.message?.contains("day_start_hour") == true)
             // Raw: a body that is not JSON.
             #expect(try await habits.request(.PATCH, "/profile", as: user, raw: "{nope").status == 400)
             let good = try await api.updateProfile(body: .json(.init(displayName: "Ada", timezone: "Europe/Berlin", dayStartHour: 5, theme: .night))).ok.body.json
@@ -92,7 +97,7 @@ struct HabitsServiceTests {
             let user = try await habits.user(timezone: "UTC", dayStartHour: 0)
             let api = habits.api(user)
             let counter = try await createHabit(habits, user, .init(name: "Drink water", emoji: "💧", colorHex: "#34C8ED", _type: .counter, targetPerDay: 3))
-            func log(_ habit: String, _ body: Schemas.HabitLogRequest, key: String? = nil) async throws -> Answer<HabitsAPI.Operations.LogHabit.Output> {
+            func log(_ habit: String, _ body: Schemas.HabitLogRequest, key: String? = nil) async throws -> Answer<HabitsOperations.LogHabit.Output> {
                 try await answer { try await api.logHabit(path: .init(habitId: habit), headers: .init(idempotencyKey: key), body: .json(body)) }
             }
             let first = try await log(counter, .init(value: 10)).output.ok.body.json

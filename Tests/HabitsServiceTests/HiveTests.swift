@@ -20,7 +20,7 @@ struct HiveTests {
         try await habits.api(owner).createHiveInvite(path: .init(hiveId: hive), body: .json(.init(maxUses: maxUses))).created.body.json.code
     }
 
-    func join(_ api: HabitsAPI.Client, code: String) async throws -> Answer<HabitsAPI.Operations.JoinHive.Output> {
+    func join(_ api: HabitsClient, code: String) async throws -> Answer<HabitsOperations.JoinHive.Output> {
         try await answer { try await api.joinHive(body: .json(.init(code: code))) }
     }
 
@@ -34,7 +34,7 @@ struct HiveTests {
             let hive = try await createHive(habits, owner)
             let code = try await invite(habits, owner, hive: hive)
             #expect(try await join(members, code: code).status == 200)
-            let path = HabitsAPI.Operations.GetHive.Input.Path(hiveId: hive)
+            let path = HabitsOperations.GetHive.Input.Path(hiveId: hive)
             let day = today.description
             let attempts: [(String, () async throws -> (status: Int, code: String?))] = [
                 ("getHive", { try await outcome { try await outsiders.getHive(path: path) } }),

@@ -69,14 +69,14 @@ public enum HabitsService {
             ] },
             addRoutes: { router, context in
                 let profiles = Profiles(outbox: context.outbox, contacts: ContactMatching(settings: settings), logger: context.logger)
-                HabitsRoutes(
+                try HabitsAPI(
                     database: context.database,
                     habits: Habits(outbox: context.outbox, logger: context.logger),
                     hives: Hives(outbox: context.outbox, logger: context.logger),
                     profiles: profiles,
-                    idempotency: IdempotencyStore(logger: context.logger),
-                    invitations: HiveInvitations(outbox: context.outbox, logger: context.logger)
-                ).add(to: router, tokenMiddleware: context.tokenMiddleware, catalog: catalog)
+                    invitations: HiveInvitations(outbox: context.outbox, logger: context.logger),
+                    idempotency: IdempotencyStore(logger: context.logger)
+                ).register(on: router, context: context, catalog: catalog)
                 InternalMemberRoutes.add(to: router, context: context)
             }
         )

@@ -140,15 +140,8 @@ struct Habits: Sendable {
 
     // MARK: insights
 
-    struct HabitInsights: Codable, Sendable {
-        var habitId: UUID
-        var today: LocalDate
-        var currentStreak: Int
-        var longestStreak: Int
-        var completion: [String: Completion]
-        var year: Int
-        var heatmap: [HeatmapDay]
-    }
+    // The answers are the document's types (Domain/Schemas.swift).
+    typealias HabitInsights = Components.Schemas.HabitInsights
 
     func insights(_ habitID: UUID, userID: UUID, year: Int?, now: Date = Date(), on connection: PostgresConnection) async throws -> HabitInsights {
         guard let (habit, clock) = try await store.findWithClock(habitID, userID: userID, on: connection) else { throw HabitsErrors.habitNotFound }
@@ -158,24 +151,13 @@ struct Habits: Sendable {
         let year = year ?? today.year
         guard (2000...2100).contains(year) else { throw HabitsErrors.validation("year must be between 2000 and 2100") }
         return HabitInsights(
-            habitId: habitID, today: today,
+            habitId: habitID.lowercased, today: today.description,
             currentStreak: history.currentStreak(today: today), longestStreak: history.longestStreak(today: today),
-            completion: Self.completion(of: [history], today: today), year: year, heatmap: history.heatmap(year: year)
+            completion: Self.completion(of: [history], today: today), year: year, heatmap: history.heatmap(year: year).map(Components.Schemas.HeatmapDay.init)
         )
     }
 
-    struct OverallInsights: Codable, Sendable {
-        struct HabitSummary: Codable, Sendable {
-            var habitId: UUID
-            var name: String
-            var emoji: String?
-            var currentStreak: Int
-            var completion: [String: Completion]
-        }
-        var today: LocalDate
-        var completion: [String: Completion]
-        var habits: [HabitSummary]
-    }
+    typealias OverallInsights = Components.Schemas.OverallInsights
 
     /// Completion across all active habits, and each habit's current streak.
     func overallInsights(userID: UUID, now: Date = Date(), on connection: PostgresConnection) async throws -> OverallInsights {
@@ -185,17 +167,17 @@ struct Habits: Sendable {
         let values = try await store.values(userID: userID, habitID: nil, since: nil, on: connection)
         let histories = habits.map { HabitHistory(values: values[$0.id] ?? [:], target: $0.targetPerDay, schedule: $0.schedule, createdOn: clock.localDay(at: $0.createdAt)) }
         let summaries = zip(habits, histories).map { habit, history in
-            OverallInsights.HabitSummary(habitId: habit.id, name: habit.name, emoji: habit.emoji, currentStreak: history.currentStreak(today: today), completion: Self.completion(of: [history], today: today))
+            Components.Schemas.HabitInsightSummary(habitId: habit.id.lowercased, name: habit.name, emoji: habit.emoji, currentStreak: history.currentStreak(today: today), completion: Self.completion(of: [history], today: today))
         }
-        return OverallInsights(today: today, completion: Self.completion(of: histories, today: today), habits: summaries)
+        return OverallInsights(today: today.description, completion: Self.completion(of: histories, today: today), habits: summaries)
     }
 
-    static func completion(of histories: [HabitHistory], today: LocalDate) -> [String: Completion] {
-        var result: [String: Completion] = [:]
-        for window in InsightWindow.allCases {
+    /// Done of scheduled days over the last week, month and year.
+    static func completion(of histories: [HabitHistory], today: LocalDate) -> Components.Schemas.CompletionWindows {
+        func window(_ window: InsightWindow) -> Components.Schemas.Completion {
             let tallies = histories.map { $0.tally(lastDays: window.rawValue, today: today) }
-            result["\(window)"] = Completion(done: tallies.map(\.done).reduce(0, +), scheduled: tallies.map(\.scheduled).reduce(0, +))
+            return .init(Completion(done: tallies.map(\.done).reduce(0, +), scheduled: tallies.map(\.scheduled).reduce(0, +)))
         }
-        return result
+        return .init(week: window(.week), month: window(.month), year: window(.year))
     }
 }

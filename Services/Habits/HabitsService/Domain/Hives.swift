@@ -32,7 +32,7 @@ struct Hives: Sendable {
         let draft = try draft.validated()
         let owner = try await profiles.require(userID, on: connection)
         return try await create(.init(name: draft.name, colorHex: draft.colorHex, type: draft.type, targetPerDay: draft.targetPerDay, scheduleDaily: draft.scheduleDaily,
-                                      scheduleWeekmask: draft.scheduleWeekmask, sourceHabitID: nil), owner: owner, now: now, on: connection)
+                                      scheduleWeekmask: draft.scheduleWeekmask, sourceHabitID: nil), owner: owner, now: now, on: connection).detail
     }
 
     /// The seed's `create_hive_from_habit`: the habit's metadata, the owner as first member, and
@@ -44,59 +44,37 @@ struct Hives: Sendable {
         if let name { guard TextRules.fits(name, 1...100) else { throw HabitsErrors.validation("name must be 1–100 characters, not blank") } }
         let name = name.map(TextRules.trimmed) ?? habit.name
         let owner = try await profiles.require(userID, on: connection)
-        let detail = try await create(.init(name: name, colorHex: habit.colorHex, type: habit.type, targetPerDay: habit.targetPerDay, scheduleDaily: habit.scheduleDaily,
+        let (hiveID, detail) = try await create(.init(name: name, colorHex: habit.colorHex, type: habit.type, targetPerDay: habit.targetPerDay, scheduleDaily: habit.scheduleDaily,
                                             scheduleWeekmask: habit.scheduleWeekmask, sourceHabitID: habit.id), owner: owner, now: now, on: connection)
         if backfillDays > 0 {
-            try await store.backfill(hiveID: detail.hive.id, userID: userID, habitID: habit.id, since: clock.localDay(at: now).adding(days: -backfillDays), on: connection)
+            try await store.backfill(hiveID: hiveID, userID: userID, habitID: habit.id, since: clock.localDay(at: now).adding(days: -backfillDays), on: connection)
         }
         return detail
     }
 
-    private func create(_ hive: HiveStore.NewHive, owner: ProfileRow, now: Date, on connection: PostgresConnection) async throws -> HiveDetail {
+    private func create(_ hive: HiveStore.NewHive, owner: ProfileRow, now: Date, on connection: PostgresConnection) async throws -> (id: UUID, detail: HiveDetail) {
         let (row, member) = try await store.create(hive, owner: owner.id, openFrom: owner.clock.localDay(at: now), on: connection)
         if let habitID = hive.sourceHabitID { try await store.linkHabit(habitID, toHive: row.id, on: connection) }
         try await outbox.publish(EventEnvelope(app: .habithive, aggregateId: row.id.lowercased, actor: owner.id, payload: HiveCreated(hive: row, owner: member)), on: connection, logger: logger)
-        return try await detail(row.id, userID: owner.id, now: now, on: connection)
+        return (row.id, try await detail(row.id, userID: owner.id, now: now, on: connection))
     }
 
     // MARK: read
 
-    struct Today: Codable, Sendable {
-        var date: LocalDate
-        var done: Int
-        var required: Int
-        var doneByMe: Bool
-    }
-
-    struct HiveSummary: Codable, Sendable {
-        var hive: HiveRow
-        var memberCount: Int
-        var today: Today
-    }
+    // The answers are the document's types (Domain/Schemas.swift).
+    typealias Today = Components.Schemas.HiveToday
+    typealias HiveSummary = Components.Schemas.HiveSummary
 
     func list(userID: UUID, now: Date = Date(), on connection: PostgresConnection) async throws -> [HiveSummary] {
         let today = try await profiles.require(userID, on: connection).clock.localDay(at: now)
         return try await store.listForMember(userID, today: today, on: connection).map {
-            HiveSummary(hive: $0.hive, memberCount: $0.memberCount, today: Today(date: today, done: $0.doneToday, required: $0.memberCount, doneByMe: $0.doneByMe))
+            HiveSummary(hive: .init($0.hive), memberCount: $0.memberCount, today: Today(date: today.description, done: $0.doneToday, required: $0.memberCount, doneByMe: $0.doneByMe))
         }
     }
 
-    struct MemberStatus: Codable, Sendable {
-        var userId: UUID
-        var displayName: String
-        var avatarUrl: String?
-        var role: String
-        var joinedAt: Date
-        /// The member's own current day and whether they are done on it.
-        var today: LocalDate
-        var doneToday: Bool
-    }
-
-    struct HiveDetail: Codable, Sendable {
-        var hive: HiveRow
-        var members: [MemberStatus]
-        var today: Today
-    }
+    /// A member with their own current day and whether they are done on it.
+    typealias MemberStatus = Components.Schemas.HiveMemberStatus
+    typealias HiveDetail = Components.Schemas.HiveDetail
 
     func detail(_ hiveID: UUID, userID: UUID, now: Date = Date(), on connection: PostgresConnection) async throws -> HiveDetail {
         let hive = try await memberHive(hiveID, userID: userID, on: connection)
@@ -105,32 +83,27 @@ struct Hives: Sendable {
         let done = try await store.doneMembers(pairs.map { ($0.hive, $0.day) }, on: connection)
         let statuses = members.map { view in
             let today = view.clock.localDay(at: now)
-            return MemberStatus(userId: view.member.userId, displayName: view.displayName, avatarUrl: view.avatarUrl, role: view.member.role, joinedAt: view.member.joinedAt,
-                                today: today, doneToday: done.contains(HiveMemberDayKey(hive: hiveID, user: view.member.userId, day: today)))
+            // The table's roles are the document's: owner or member.
+            return MemberStatus(userId: view.member.userId.lowercased, displayName: view.displayName, avatarUrl: view.avatarUrl,
+                                role: MemberStatus.RolePayload(rawValue: view.member.role) ?? .member, joinedAt: view.member.joinedAt, today: today.description, doneToday: done.contains(HiveMemberDayKey(hive: hiveID, user: view.member.userId, day: today)))
         }
         let myToday = members.first { $0.member.userId == userID }?.clock.localDay(at: now) ?? UserClock.utc.localDay(at: now)
         let doneOnMyDay = members.filter { done.contains(HiveMemberDayKey(hive: hiveID, user: $0.member.userId, day: myToday)) }.count
-        return HiveDetail(hive: hive, members: statuses, today: Today(date: myToday, done: doneOnMyDay, required: members.count,
+        return HiveDetail(hive: .init(hive), members: statuses, today: Today(date: myToday.description, done: doneOnMyDay, required: members.count,
                                                                         doneByMe: done.contains(HiveMemberDayKey(hive: hiveID, user: userID, day: myToday))))
     }
 
-    struct Days: Codable, Sendable {
-        var hiveDays: [HiveDayRow]
-        var memberDays: [HiveMemberDayRow]
-    }
+    typealias Days = Components.Schemas.HiveDays
 
     func days(_ hiveID: UUID, userID: UUID, from: LocalDate, to: LocalDate, on connection: PostgresConnection) async throws -> Days {
         guard from <= to, to.days(since: from) <= 366 else { throw HabitsErrors.validation("from must not be after to, and the range at most 366 days") }
         _ = try await memberHive(hiveID, userID: userID, on: connection)
-        return Days(hiveDays: try await store.hiveDays(hiveID: hiveID, from: from, to: to, on: connection),
-                    memberDays: try await store.memberDays(hiveID: hiveID, from: from, to: to, on: connection))
+        return Days(hiveDays: try await store.hiveDays(hiveID: hiveID, from: from, to: to, on: connection).map(Components.Schemas.HiveDay.init),
+                    memberDays: try await store.memberDays(hiveID: hiveID, from: from, to: to, on: connection).map(Components.Schemas.HiveMemberDay.init))
     }
 
-    struct FeedPage: Codable, Sendable {
-        var events: [ActivityEventRow]
-        /// Pass as `before` for the next (older) page; nil at the end.
-        var nextCursor: String?
-    }
+    /// A page of the feed; `next_cursor` is passed as `before` for the next (older) page, nil at the end.
+    typealias FeedPage = Components.Schemas.ActivityPage
 
     func feed(_ hiveID: UUID, userID: UUID, before cursor: String?, limit: Int, on connection: PostgresConnection) async throws -> FeedPage {
         _ = try await memberHive(hiveID, userID: userID, on: connection)
@@ -141,16 +114,12 @@ struct Hives: Sendable {
         }
         let rows = try await activity.feed(hiveID: hiveID, before: before, limit: limit, on: connection)
         let next = rows.count == limit ? rows.last.map { FeedCursor.encode($0.createdAt, $0.id) } : nil
-        return FeedPage(events: rows, nextCursor: next)
+        return FeedPage(events: try rows.map(Components.Schemas.ActivityEvent.init), nextCursor: next)
     }
 
     // MARK: log and advance
 
-    struct LogResult: Codable, Sendable {
-        var day: HiveMemberDayRow
-        var hive: HiveRow
-        var hiveDay: HiveDayRow?
-    }
+    typealias LogResult = Components.Schemas.HiveLogResult
 
     /// The seed's `log_hive_today`, then the advancement check for that day: when the last
     /// member logs, the hive advances in the same transaction. A hive converted from its owner's
@@ -189,15 +158,10 @@ struct Hives: Sendable {
             stored = try await store.memberDay(hiveID: hiveID, userID: userID, day: day, on: connection) ?? HiveMemberDayRow(hiveId: hiveID, userId: userID, dayDate: day, value: capped)
         }
         let outcome = try await closer.settle([candidate], openDays: [hiveID: day], completedBy: userID, now: now, on: connection)
-        return LogResult(day: stored, hive: outcome.hives[hiveID] ?? hive, hiveDay: outcome.openDays[hiveID])
+        return LogResult(day: .init(stored), hive: .init(outcome.hives[hiveID] ?? hive), hiveDay: outcome.openDays[hiveID].map(Components.Schemas.HiveDay.init))
     }
 
-    struct AdvanceResult: Codable, Sendable {
-        var advanced: Bool
-        var completeCount: Int
-        var requiredCount: Int
-        var hive: HiveRow
-    }
+    typealias AdvanceResult = Components.Schemas.AdvanceResult
 
     /// The owner's "advance now": closes what can be closed and re-checks `day` (default: the
     /// owner's today), as the seed's `advance_hive_day` answers.
@@ -208,16 +172,16 @@ struct Hives: Sendable {
         let outcome = try await closer.settle([candidate], openDays: [hiveID: day], now: now, on: connection)
         let hive = outcome.hives[hiveID] ?? candidate.hive
         if let tally = outcome.openDays[hiveID] {
-            return AdvanceResult(advanced: tally.advanced, completeCount: tally.completeCount, requiredCount: tally.requiredCount, hive: hive)
+            return AdvanceResult(advanced: tally.advanced, completeCount: tally.completeCount, requiredCount: tally.requiredCount, hive: .init(hive))
         }
         // An already closed day: answer with what was recorded for it.
         let recorded = try await store.hiveDays(hiveID: hiveID, from: day, to: day, on: connection).first
-        return AdvanceResult(advanced: recorded?.advanced ?? false, completeCount: recorded?.completeCount ?? 0, requiredCount: recorded?.requiredCount ?? candidate.members.count, hive: hive)
+        return AdvanceResult(advanced: recorded?.advanced ?? false, completeCount: recorded?.completeCount ?? 0, requiredCount: recorded?.requiredCount ?? candidate.members.count, hive: .init(hive))
     }
 
     // MARK: editing
 
-    struct Patch: Decodable, Sendable {
+    struct Patch: Sendable {
         var name: String?
         var colorHex: String?
         var targetPerDay: Int?

@@ -17,17 +17,12 @@ struct Profiles: Sendable {
     }
 
     /// The seed's `user_local_date`: the caller's day at `at` (default now) by their clock.
-    struct LocalDay: Codable, Sendable {
-        var date: LocalDate
-        var at: Date
-        var timezone: String
-        var dayStartHour: Int
-    }
+    typealias LocalDay = Components.Schemas.LocalDay
 
     func localDate(_ userID: UUID, at: Date?, now: Date = Date(), on connection: PostgresConnection) async throws -> LocalDay {
         let profile = try await get(userID, on: connection)
         let instant = ISO8601.wholeMilliseconds(at ?? now)
-        return LocalDay(date: profile.clock.localDay(at: instant), at: instant, timezone: profile.timezone, dayStartHour: profile.dayStartHour)
+        return LocalDay(date: profile.clock.localDay(at: instant).description, at: instant, timezone: profile.timezone, dayStartHour: profile.dayStartHour)
     }
 
     func update(_ userID: UUID, _ changes: ProfileStore.Changes, on connection: PostgresConnection) async throws -> ProfileRow {
