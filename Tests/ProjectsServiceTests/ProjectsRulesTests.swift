@@ -119,12 +119,13 @@ struct ProjectsRulesTests {
     @Test("the feed's hand-written JSON is byte for byte what ColonyJSON's encoder writes")
     func postPageJSON() throws {
         let tricky = "quote \" backslash \\ slash / newline \n tab \t cr \r bell \u{7} nul \u{0} esc \u{1B} é 日本 🚀 \u{2028} end"
-        let builder = BuilderCard(id: UUID(), userId: UUID(), name: tricky, avatarUrl: "https://x.io/a/b?v=1")
-        let bare = BuilderCard(id: UUID(), userId: UUID(), name: "Plain", avatarUrl: nil)
+        let builder = BuilderCard(id: UUID().lowercased, userId: UUID().lowercased, name: tricky, avatarUrl: "https://x.io/a/b?v=1")
+        let bare = BuilderCard(id: UUID().lowercased, userId: UUID().lowercased, name: "Plain", avatarUrl: nil)
         let date = Date(timeIntervalSince1970: 1_790_000_000.123)
-        func post(_ builder: BuilderCard, cover: String?, images: [String], liked: Bool) -> PostView {
-            PostView(id: .timeOrdered(), projectId: UUID(), content: tricky, images: images, likeCount: 42, createdAt: date, updatedAt: date.addingTimeInterval(0.5),
-                     project: PostProject(id: UUID(), title: "T/\\itle", publicSlug: "slug-1", coverImageUrl: cover, builder: builder), likedByMe: liked)
+        func post(_ builder: BuilderCard, cover: String?, images: [String], liked: Bool) -> Post {
+            Post(id: UUID.timeOrdered().lowercased, projectId: UUID().lowercased, content: tricky, images: images, likeCount: 42, createdAt: date,
+                 updatedAt: date.addingTimeInterval(0.5),
+                 project: PostProject(id: UUID().lowercased, title: "T/\\itle", publicSlug: "slug-1", coverImageUrl: cover, builder: builder), likedByMe: liked)
         }
         for page in [
             PostPage(posts: [], nextCursor: nil),

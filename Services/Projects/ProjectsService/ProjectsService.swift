@@ -67,16 +67,15 @@ public enum ProjectsService {
             ] },
             addRoutes: { router, context in
                 storage.addRoutes(to: router, buckets: media.buckets, tokenMiddleware: context.tokenMiddleware)
-                ProjectsRoutes(
-                    support: RouteSupport(database: context.database),
+                try ProjectsAPI(
+                    database: context.database,
                     builders: Builders(outbox: context.outbox, media: media, logger: context.logger),
                     projects: Projects(outbox: context.outbox, media: media, logger: context.logger),
                     posts: posts(context),
                     milestones: Milestones(outbox: context.outbox, media: media, logger: context.logger),
                     messages: SupportMessages(outbox: context.outbox, media: media, limit: settings.supportMessageLimit,
-                                              windowSeconds: settings.supportWindowSeconds, logger: context.logger),
-                    uploadLimit: settings.maxUploadBytes
-                ).add(to: router, tokenMiddleware: context.tokenMiddleware, catalog: catalog)
+                                              windowSeconds: settings.supportWindowSeconds, logger: context.logger)
+                ).register(on: router, context: context, uploadLimit: settings.maxUploadBytes, catalog: catalog)
             }
         )
     }

@@ -22,20 +22,13 @@ struct Builders: Sendable {
     }
 
     func card(_ owner: StoredOwner) -> BuilderCard {
-        BuilderCard(id: owner.builderId, userId: owner.userId, name: owner.name, avatarUrl: media.avatarURL(owner.builderId, version: owner.avatarVersion))
+        BuilderCard(id: owner.builderId.lowercased, userId: owner.userId.lowercased, name: owner.name, avatarUrl: media.avatarURL(owner.builderId, version: owner.avatarVersion))
     }
 
     func card(_ builder: StoredBuilder) -> BuilderCard {
         card(StoredOwner(builderId: builder.id, userId: builder.userId, name: builder.name, avatarVersion: builder.avatarVersion))
     }
 
-    func karmaView(_ karma: KarmaRow) -> KarmaView {
-        let level = KarmaLevel.numbered(karma.level)
-        let progress = KarmaLevel.progress(points: karma.totalPoints)
-        return KarmaView(id: karma.id, userId: karma.userId, totalPoints: karma.totalPoints, level: level.level, label: level.label, emoji: level.emoji,
-                         nextLevelAt: progress.nextLevelAt, pointsToNextLevel: progress.pointsToNextLevel, progress: progress.progress,
-                         createdAt: karma.createdAt, updatedAt: karma.updatedAt)
-    }
 
     // MARK: profile
 
@@ -46,18 +39,18 @@ struct Builders: Sendable {
         return builder
     }
 
-    func me(_ userID: UUID, email: String?, on connection: PostgresConnection) async throws -> BuilderRow {
-        row(try await require(userID, email: email, on: connection))
+    func me(_ userID: UUID, email: String?, on connection: PostgresConnection) async throws -> Builder {
+        Builder(row(try await require(userID, email: email, on: connection)))
     }
 
-    func get(_ builderID: UUID, on connection: PostgresConnection) async throws -> BuilderRow {
+    func get(_ builderID: UUID, on connection: PostgresConnection) async throws -> Builder {
         guard let builder = try await store.find(id: builderID, on: connection) else { throw ProjectsErrors.builderNotFound }
-        return row(builder)
+        return Builder(row(builder))
     }
 
-    func get(userID: UUID, on connection: PostgresConnection) async throws -> BuilderRow {
+    func get(userID: UUID, on connection: PostgresConnection) async throws -> Builder {
         guard let builder = try await store.find(userID: userID, on: connection) else { throw ProjectsErrors.builderNotFound }
-        return row(builder)
+        return Builder(row(builder))
     }
 
     /// A profile edit: absent fields stay; null (or "") clears bio, website and Twitter handle.
@@ -69,7 +62,7 @@ struct Builders: Sendable {
         var isCreator: Bool?
     }
 
-    func edit(_ userID: UUID, _ edit: ProfileEdit, on connection: PostgresConnection) async throws -> BuilderRow {
+    func edit(_ userID: UUID, _ edit: ProfileEdit, on connection: PostgresConnection) async throws -> Builder {
         var errors = ValidationErrors()
         var changes = BuilderStore.Changes()
         if let name = edit.name { changes.name = ProjectsRules.name(name, errors: &errors) }
@@ -79,37 +72,37 @@ struct Builders: Sendable {
         changes.isCreator = edit.isCreator
         try errors.throwIfAny()
         let builder = try await require(userID, on: connection)
-        guard !changes.isEmpty else { return row(builder) }
+        guard !changes.isEmpty else { return Builder(row(builder)) }
         return try await apply(userID, changes, on: connection)
     }
 
     /// Stores the picture under a new key, deleting the old one (its URL stops working).
-    func setAvatar(_ userID: UUID, image: ByteBuffer, contentType: String?, on connection: PostgresConnection) async throws -> BuilderRow {
+    func setAvatar(_ userID: UUID, image: ByteBuffer, contentType: String?, on connection: PostgresConnection) async throws -> Builder {
         let builder = try await require(userID, on: connection)
         let version = try await media.storage.uploadPicture(image, contentType: contentType, to: media.avatars, owner: builder.id, replacing: builder.avatarVersion)
         return try await apply(userID, .init(avatarVersion: .some(version)), on: connection)
     }
 
-    func removeAvatar(_ userID: UUID, on connection: PostgresConnection) async throws -> BuilderRow {
+    func removeAvatar(_ userID: UUID, on connection: PostgresConnection) async throws -> Builder {
         let builder = try await require(userID, on: connection)
         try await media.storage.removePicture(media.avatars, owner: builder.id, version: builder.avatarVersion)
         return try await apply(userID, .init(avatarVersion: .some(nil)), on: connection)
     }
 
     /// Saves profile changes and publishes `builder_updated`.
-    func apply(_ userID: UUID, _ changes: BuilderStore.Changes, on connection: PostgresConnection) async throws -> BuilderRow {
+    func apply(_ userID: UUID, _ changes: BuilderStore.Changes, on connection: PostgresConnection) async throws -> Builder {
         guard let builder = try await store.update(userID, changes, on: connection) else { throw ProjectsErrors.accountDeleted }
         let updated = row(builder)
         try await outbox.publish(BuilderUpdated(builder: updated), key: userID, actor: userID, on: connection, logger: logger)
-        return updated
+        return Builder(updated)
     }
 
     // MARK: karma
 
-    func karma(_ userID: UUID, on connection: PostgresConnection) async throws -> KarmaView {
+    func karma(_ userID: UUID, on connection: PostgresConnection) async throws -> Karma {
         _ = try await require(userID, on: connection)
         guard let karma = try await store.karma(userID, on: connection) else { throw ProjectsErrors.accountDeleted }
-        return karmaView(karma)
+        return try Karma(karma)
     }
 
     func stats(_ userID: UUID, on connection: PostgresConnection) async throws -> SupportStats {
@@ -117,12 +110,9 @@ struct Builders: Sendable {
         return try await store.stats(userID, on: connection)
     }
 
-    func actions(_ userID: UUID, limit: Int, on connection: PostgresConnection) async throws -> [SupportActionView] {
+    func actions(_ userID: UUID, limit: Int, on connection: PostgresConnection) async throws -> [SupportAction] {
         _ = try await require(userID, on: connection)
-        return try await store.actions(userID, limit: limit, on: connection).map { action, project in
-            SupportActionView(id: action.id, userId: action.userId, projectId: action.projectId, actionType: action.actionType, pointsEarned: action.pointsEarned,
-                              metadata: action.metadata, createdAt: action.createdAt, project: project)
-        }
+        return try await store.actions(userID, limit: limit, on: connection).map { action, project in try SupportAction(action, project: project) }
     }
 
     /// Publishes `karma_level_up` when `earned` points moved `karma` into a higher level.

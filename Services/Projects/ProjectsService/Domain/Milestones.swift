@@ -22,9 +22,9 @@ struct Milestones: Sendable {
         }
     }
 
-    func list(_ projectID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> [MilestoneRow] {
+    func list(_ projectID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> [Milestone] {
         _ = try await projects.access(projectID, userID: userID, .view, on: connection)
-        return try await store.list(projectID: projectID, on: connection)
+        return try await store.list(projectID: projectID, on: connection).map(Milestone.init)
     }
 
     struct Input: Sendable {
@@ -33,13 +33,14 @@ struct Milestones: Sendable {
         var targetDate: LocalDate?
     }
 
-    func create(_ projectID: UUID, _ input: Input, userID: UUID, on connection: PostgresConnection) async throws -> MilestoneRow {
+    func create(_ projectID: UUID, _ input: Input, userID: UUID, on connection: PostgresConnection) async throws -> Milestone {
         var errors = ValidationErrors()
         let title = Self.title(input.title, errors: &errors)
         let description = ProjectsRules.text(input.description, field: "description", max: ProjectsRules.maxMilestoneDescription, errors: &errors)
         try errors.throwIfAny()
         _ = try await projects.access(projectID, userID: userID, .manage, on: connection)
-        return try await store.insert(id: .timeOrdered(), projectID: projectID, title: title, description: description, targetDate: input.targetDate, on: connection)
+        return Milestone(try await store.insert(id: .timeOrdered(), projectID: projectID, title: title, description: description, targetDate: input.targetDate,
+                                                on: connection))
     }
 
     /// An edit: absent fields stay; null clears description and target date; `is_completed`
@@ -51,7 +52,7 @@ struct Milestones: Sendable {
         var isCompleted: Bool?
     }
 
-    func update(_ milestoneID: UUID, _ patch: Patch, userID: UUID, on connection: PostgresConnection) async throws -> MilestoneRow {
+    func update(_ milestoneID: UUID, _ patch: Patch, userID: UUID, on connection: PostgresConnection) async throws -> Milestone {
         var errors = ValidationErrors()
         var changes = MilestoneStore.Changes(targetDate: patch.targetDate, isCompleted: patch.isCompleted)
         if let title = patch.title { changes.title = Self.title(title, errors: &errors) }
@@ -60,13 +61,13 @@ struct Milestones: Sendable {
         }
         try errors.throwIfAny()
         let (milestone, project) = try await access(milestoneID, userID: userID, .manage, on: connection)
-        return try await apply(milestone, project: project, changes, userID: userID, on: connection)
+        return Milestone(try await apply(milestone, project: project, changes, userID: userID, on: connection))
     }
 
     /// Completes or reopens (`is_completed`), or flips the milestone when that is not given.
-    func toggle(_ milestoneID: UUID, isCompleted: Bool?, userID: UUID, on connection: PostgresConnection) async throws -> MilestoneRow {
+    func toggle(_ milestoneID: UUID, isCompleted: Bool?, userID: UUID, on connection: PostgresConnection) async throws -> Milestone {
         let (milestone, project) = try await access(milestoneID, userID: userID, .manage, on: connection)
-        return try await apply(milestone, project: project, .init(isCompleted: isCompleted ?? !milestone.isCompleted), userID: userID, on: connection)
+        return Milestone(try await apply(milestone, project: project, .init(isCompleted: isCompleted ?? !milestone.isCompleted), userID: userID, on: connection))
     }
 
     func delete(_ milestoneID: UUID, userID: UUID, on connection: PostgresConnection) async throws {

@@ -26,20 +26,20 @@ struct Posts: Sendable {
         return row
     }
 
-    func view(_ post: StoredPost) -> PostView {
-        PostView(id: post.id, projectId: post.projectId, content: post.content, images: post.images.map(media.imageURL), likeCount: post.likeCount,
-                 createdAt: post.createdAt, updatedAt: post.updatedAt,
-                 project: PostProject(id: post.projectId, title: post.projectTitle, publicSlug: post.projectSlug,
-                                      coverImageUrl: media.coverURL(post.projectId, version: post.projectCoverVersion), builder: builders.card(post.owner)),
-                 likedByMe: post.likedByMe)
+    func view(_ post: StoredPost) -> Post {
+        Post(id: post.id.lowercased, projectId: post.projectId.lowercased, content: post.content, images: post.images.map(media.imageURL), likeCount: post.likeCount,
+             createdAt: post.createdAt, updatedAt: post.updatedAt,
+             project: PostProject(id: post.projectId.lowercased, title: post.projectTitle, publicSlug: post.projectSlug,
+                                  coverImageUrl: media.coverURL(post.projectId, version: post.projectCoverVersion), builder: builders.card(post.owner)),
+             likedByMe: post.likedByMe)
     }
 
-    func view(_ post: ProjectPostRow, project: StoredProject, likedByMe: Bool) -> PostView {
-        PostView(id: post.id, projectId: post.projectId, content: post.content, images: post.images.map(media.imageURL), likeCount: post.likeCount,
-                 createdAt: post.createdAt, updatedAt: post.updatedAt,
-                 project: PostProject(id: project.id, title: project.title, publicSlug: project.publicSlug,
-                                      coverImageUrl: media.coverURL(project.id, version: project.coverVersion), builder: builders.card(project.owner)),
-                 likedByMe: likedByMe)
+    func view(_ post: ProjectPostRow, project: StoredProject, likedByMe: Bool) -> Post {
+        Post(id: post.id.lowercased, projectId: post.projectId.lowercased, content: post.content, images: post.images.map(media.imageURL), likeCount: post.likeCount,
+             createdAt: post.createdAt, updatedAt: post.updatedAt,
+             project: PostProject(id: project.id.lowercased, title: project.title, publicSlug: project.publicSlug,
+                                  coverImageUrl: media.coverURL(project.id, version: project.coverVersion), builder: builders.card(project.owner)),
+             likedByMe: likedByMe)
     }
 
     func page(_ found: [StoredPost], limit: Int) -> PostPage {
@@ -60,7 +60,7 @@ struct Posts: Sendable {
 
     // MARK: reading
 
-    func get(_ postID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> PostView {
+    func get(_ postID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> Post {
         view(try await access(postID, userID: userID, .view, on: connection))
     }
 
@@ -90,7 +90,7 @@ struct Posts: Sendable {
 
     /// Creates a post (owner only). Its pictures must have been uploaded to the project and not
     /// used yet; they stop waiting for a post.
-    func create(_ projectID: UUID, content: String, images: [String], userID: UUID, on connection: PostgresConnection) async throws -> PostView {
+    func create(_ projectID: UUID, content: String, images: [String], userID: UUID, on connection: PostgresConnection) async throws -> Post {
         var errors = ValidationErrors()
         let content = ProjectsRules.postContent(content, errors: &errors)
         try errors.throwIfAny()
@@ -105,7 +105,7 @@ struct Posts: Sendable {
 
     /// Edits a post (owner only): new text and/or a new list of pictures (kept ones, or new
     /// uploads); pictures left out are deleted.
-    func update(_ postID: UUID, content: String?, images: [String]?, userID: UUID, on connection: PostgresConnection) async throws -> PostView {
+    func update(_ postID: UUID, content: String?, images: [String]?, userID: UUID, on connection: PostgresConnection) async throws -> Post {
         var errors = ValidationErrors()
         let content = content.map { ProjectsRules.postContent($0, errors: &errors) }
         try errors.throwIfAny()
@@ -173,18 +173,19 @@ struct Posts: Sendable {
         let post = try await access(postID, userID: userID, .like, on: connection)
         let points = ProjectPolicy.karmaPoints(for: .like, isOwner: post.owner.userId == userID)
         guard let liked = try await store.like(postID, projectID: post.projectId, userID: userID, points: points, on: connection) else {
-            return LikeState(postId: postID, liked: true, likeCount: post.likeCount, karmaEarned: 0, karma: nil)
+            return LikeState(postId: postID.lowercased, liked: true, likeCount: post.likeCount, karmaEarned: 0, karma: nil)
         }
         try await outbox.publish(ProjectPostLiked(like: liked.like, projectId: post.projectId, likeCount: liked.likeCount),
                                  key: post.projectId, actor: userID, on: connection, logger: logger)
         if let karma = liked.karma { try await builders.karmaChanged(karma, earned: points, on: connection) }
-        return LikeState(postId: postID, liked: true, likeCount: liked.likeCount, karmaEarned: liked.karma == nil ? 0 : points, karma: liked.karma.map(builders.karmaView))
+        return LikeState(postId: postID.lowercased, liked: true, likeCount: liked.likeCount, karmaEarned: liked.karma == nil ? 0 : points,
+                         karma: try liked.karma.map(Karma.init))
     }
 
     /// Unlikes (idempotent): the counter goes down; karma stays.
     func unlike(_ postID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> LikeState {
         let post = try await access(postID, userID: userID, .like, on: connection)
         let count = try await store.unlike(postID, userID: userID, on: connection)
-        return LikeState(postId: postID, liked: false, likeCount: count ?? post.likeCount, karmaEarned: 0, karma: nil)
+        return LikeState(postId: postID.lowercased, liked: false, likeCount: count ?? post.likeCount, karmaEarned: 0, karma: nil)
     }
 }

@@ -25,11 +25,11 @@ struct Projects: Sendable {
                    followerCount: project.followerCount, isPublished: project.isPublished, createdAt: project.createdAt, updatedAt: project.updatedAt)
     }
 
-    func view(_ project: StoredProject, viewer: UUID) -> ProjectView {
-        ProjectView(id: project.id, builderId: project.builderId, title: project.title, tagline: project.tagline, description: project.description,
-                    coverImageUrl: media.coverURL(project.id, version: project.coverVersion), publicSlug: project.publicSlug, mood: project.mood,
-                    followerCount: project.followerCount, isPublished: project.isPublished, createdAt: project.createdAt, updatedAt: project.updatedAt,
-                    builder: builders.card(project.owner), isFollowing: project.isFollowing, isOwner: project.owner.userId == viewer)
+    func view(_ project: StoredProject, viewer: UUID) -> Project {
+        Project(id: project.id.lowercased, builderId: project.builderId.lowercased, title: project.title, tagline: project.tagline, description: project.description,
+                coverImageUrl: media.coverURL(project.id, version: project.coverVersion), publicSlug: project.publicSlug, mood: project.mood.map(Components.Schemas.Mood.init),
+                followerCount: project.followerCount, isPublished: project.isPublished, createdAt: project.createdAt, updatedAt: project.updatedAt,
+                builder: builders.card(project.owner), isFollowing: project.isFollowing, isOwner: project.owner.userId == viewer)
     }
 
     /// The project if `userID` may do `action` on it (`ProjectPolicy`): 404 when they cannot
@@ -42,11 +42,11 @@ struct Projects: Sendable {
 
     // MARK: reading
 
-    func get(_ projectID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> ProjectView {
+    func get(_ projectID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> Project {
         view(try await access(projectID, userID: userID, .view, on: connection), viewer: userID)
     }
 
-    func get(slug: String, userID: UUID, on connection: PostgresConnection) async throws -> ProjectView {
+    func get(slug: String, userID: UUID, on connection: PostgresConnection) async throws -> Project {
         guard let project = try await store.find(slug: slug.lowercased(), viewer: userID, on: connection) else { throw ProjectsErrors.projectNotFound }
         try ProjectPolicy.require(isOwner: project.owner.userId == userID, isPublished: project.isPublished, .view)
         return view(project, viewer: userID)
@@ -72,12 +72,12 @@ struct Projects: Sendable {
     }
 
     /// A builder's projects: the published ones, and all of them for the builder themselves.
-    func byBuilder(_ builderID: UUID, userID: UUID, limit: Int, on connection: PostgresConnection) async throws -> [ProjectView] {
+    func byBuilder(_ builderID: UUID, userID: UUID, limit: Int, on connection: PostgresConnection) async throws -> [Project] {
         guard try await builders.store.find(id: builderID, on: connection) != nil else { throw ProjectsErrors.builderNotFound }
         return try await store.byBuilder(builderID, viewer: userID, limit: limit, on: connection).map { view($0, viewer: userID) }
     }
 
-    func mine(userID: UUID, limit: Int, on connection: PostgresConnection) async throws -> [ProjectView] {
+    func mine(userID: UUID, limit: Int, on connection: PostgresConnection) async throws -> [Project] {
         let me = try await builders.require(userID, on: connection)
         return try await store.byBuilder(me.id, viewer: userID, limit: limit, on: connection).map { view($0, viewer: userID) }
     }
@@ -114,7 +114,7 @@ struct Projects: Sendable {
 
     /// Creates the project with a slug made from the title (a random suffix when it is taken),
     /// or the `public_slug` asked for (409 when taken). The builder becomes a creator.
-    func create(_ input: Input, userID: UUID, on connection: PostgresConnection) async throws -> ProjectView {
+    func create(_ input: Input, userID: UUID, on connection: PostgresConnection) async throws -> Project {
         var errors = ValidationErrors()
         let title = ProjectsRules.title(input.title, errors: &errors)
         let draft = ProjectStore.Draft(
@@ -155,7 +155,7 @@ struct Projects: Sendable {
         var isPublished: Bool?
     }
 
-    func update(_ projectID: UUID, _ patch: Patch, userID: UUID, on connection: PostgresConnection) async throws -> ProjectView {
+    func update(_ projectID: UUID, _ patch: Patch, userID: UUID, on connection: PostgresConnection) async throws -> Project {
         var errors = ValidationErrors()
         var changes = ProjectStore.Changes()
         if let title = patch.title { changes.title = ProjectsRules.title(title, errors: &errors) }
@@ -176,19 +176,19 @@ struct Projects: Sendable {
 
     /// Stores the cover under a new key, deleting the old one (owner only): an unpublished
     /// project's cover cannot be found from its id.
-    func setCover(_ projectID: UUID, image: ByteBuffer, contentType: String?, userID: UUID, on connection: PostgresConnection) async throws -> ProjectView {
+    func setCover(_ projectID: UUID, image: ByteBuffer, contentType: String?, userID: UUID, on connection: PostgresConnection) async throws -> Project {
         let project = try await access(projectID, userID: userID, .manage, on: connection)
         let version = try await media.storage.uploadPicture(image, contentType: contentType, to: media.covers, owner: projectID, replacing: project.coverVersion)
         return try await apply(projectID, .init(coverVersion: .some(version)), userID: userID, on: connection)
     }
 
-    func removeCover(_ projectID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> ProjectView {
+    func removeCover(_ projectID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> Project {
         let project = try await access(projectID, userID: userID, .manage, on: connection)
         try await media.storage.removePicture(media.covers, owner: projectID, version: project.coverVersion)
         return try await apply(projectID, .init(coverVersion: .some(nil)), userID: userID, on: connection)
     }
 
-    func apply(_ projectID: UUID, _ changes: ProjectStore.Changes, userID: UUID, on connection: PostgresConnection) async throws -> ProjectView {
+    func apply(_ projectID: UUID, _ changes: ProjectStore.Changes, userID: UUID, on connection: PostgresConnection) async throws -> Project {
         guard let project = try await store.update(projectID, changes, viewer: userID, on: connection) else { throw ProjectsErrors.projectNotFound }
         try await outbox.publish(ProjectUpdated(project: row(project), ownerId: project.owner.userId), key: projectID, actor: userID, on: connection, logger: logger)
         return view(project, viewer: userID)
@@ -216,14 +216,14 @@ struct Projects: Sendable {
         let project = try await access(projectID, userID: userID, .follow, on: connection)
         let points = ProjectPolicy.karmaPoints(for: .follow, isOwner: project.owner.userId == userID)
         guard let followed = try await store.follow(projectID, userID: userID, points: points, on: connection) else {
-            return FollowState(projectId: projectID, following: true, followerCount: project.followerCount, karmaEarned: 0, karma: nil)
+            return FollowState(projectId: projectID.lowercased, following: true, followerCount: project.followerCount, karmaEarned: 0, karma: nil)
         }
         let announce = try await store.announceFollow(projectID, userID: userID, on: connection)
         try await outbox.publish(ProjectFollowed(follow: followed.follow, followerCount: followed.followerCount, ownerId: project.owner.userId, notifyOwner: announce),
                                  key: projectID, actor: userID, on: connection, logger: logger)
         if let karma = followed.karma { try await builders.karmaChanged(karma, earned: points, on: connection) }
-        return FollowState(projectId: projectID, following: true, followerCount: followed.followerCount, karmaEarned: followed.karma == nil ? 0 : points,
-                           karma: followed.karma.map(builders.karmaView))
+        return FollowState(projectId: projectID.lowercased, following: true, followerCount: followed.followerCount, karmaEarned: followed.karma == nil ? 0 : points,
+                           karma: try followed.karma.map(Karma.init))
     }
 
     /// Unfollows (idempotent): the counter goes down; karma stays as it is. A follower may
@@ -232,9 +232,9 @@ struct Projects: Sendable {
         guard let project = try await store.find(projectID, viewer: userID, on: connection) else { throw ProjectsErrors.projectNotFound }
         if !project.isFollowing { try ProjectPolicy.require(isOwner: project.owner.userId == userID, isPublished: project.isPublished, .follow) }
         guard let (follow, count) = try await store.unfollow(projectID, userID: userID, on: connection) else {
-            return FollowState(projectId: projectID, following: false, followerCount: project.followerCount, karmaEarned: 0, karma: nil)
+            return FollowState(projectId: projectID.lowercased, following: false, followerCount: project.followerCount, karmaEarned: 0, karma: nil)
         }
         try await outbox.publish(ProjectUnfollowed(follow: follow, followerCount: count, reason: .unfollowed), key: projectID, actor: userID, on: connection, logger: logger)
-        return FollowState(projectId: projectID, following: false, followerCount: count, karmaEarned: 0, karma: nil)
+        return FollowState(projectId: projectID.lowercased, following: false, followerCount: count, karmaEarned: 0, karma: nil)
     }
 }

@@ -18,14 +18,14 @@ struct SupportMessages: Sendable {
     var projects: Projects { Projects(outbox: outbox, media: media, logger: logger) }
     var builders: Builders { Builders(outbox: outbox, media: media, logger: logger) }
 
-    func view(_ message: StoredSupportMessage) -> SupportMessageView {
+    func view(_ message: StoredSupportMessage) -> SupportMessage {
         let row = message.row
-        return SupportMessageView(id: row.id, projectId: row.projectId, senderId: row.senderId, message: row.message, isAnonymous: row.isAnonymous,
-                                  createdAt: row.createdAt, sender: row.isAnonymous ? nil : message.sender.map(builders.card))
+        return SupportMessage(id: row.id.lowercased, projectId: row.projectId.lowercased, senderId: row.senderId?.lowercased, message: row.message,
+                              isAnonymous: row.isAnonymous, createdAt: row.createdAt, sender: row.isAnonymous ? nil : message.sender.map(builders.card))
     }
 
     /// The project's latest messages (`getProjectSupportMessages`), newest first.
-    func recent(_ projectID: UUID, limit: Int, userID: UUID, on connection: PostgresConnection) async throws -> [SupportMessageView] {
+    func recent(_ projectID: UUID, limit: Int, userID: UUID, on connection: PostgresConnection) async throws -> [SupportMessage] {
         _ = try await projects.access(projectID, userID: userID, .view, on: connection)
         return try await store.recent(projectID: projectID, limit: limit, on: connection).map(view)
     }
@@ -33,7 +33,7 @@ struct SupportMessages: Sendable {
     /// Sends a message: the message, the support action and 10 karma in one transaction. The
     /// sender's karma row is locked first, so their messages are counted against the limit one
     /// at a time; over it, 429 with `Retry-After`.
-    func send(_ projectID: UUID, message: String, isAnonymous: Bool, userID: UUID, on connection: PostgresConnection) async throws -> SupportSentView {
+    func send(_ projectID: UUID, message: String, isAnonymous: Bool, userID: UUID, on connection: PostgresConnection) async throws -> Components.Schemas.SupportSent {
         let text = try ProjectsRules.supportMessage(message)
         let sender = try await builders.require(userID, on: connection)
         let project = try await projects.access(projectID, userID: userID, .support, on: connection)
@@ -52,9 +52,9 @@ struct SupportMessages: Sendable {
                                  key: projectID, actor: isAnonymous ? nil : userID, on: connection, logger: logger)
         try await builders.karmaChanged(karma, earned: points, on: connection)
         let card = isAnonymous ? nil : builders.card(sender)
-        return SupportSentView(
-            message: SupportMessageView(id: sent.id, projectId: projectID, senderId: sent.senderId, message: sent.message, isAnonymous: isAnonymous,
-                                        createdAt: sent.createdAt, sender: card),
-            karmaEarned: points, karma: builders.karmaView(karma))
+        return Components.Schemas.SupportSent(
+            message: SupportMessage(id: sent.id.lowercased, projectId: projectID.lowercased, senderId: sent.senderId?.lowercased, message: sent.message,
+                                    isAnonymous: isAnonymous, createdAt: sent.createdAt, sender: card),
+            karmaEarned: points, karma: try Karma(karma))
     }
 }

@@ -124,7 +124,7 @@ struct BuilderStore: Sendable {
     }
 
     /// The user's support actions, newest first, with each project's title and slug.
-    func actions(_ userID: UUID, limit: Int, on connection: PostgresConnection) async throws -> [(SupportActionRow, ActionProject)] {
+    func actions(_ userID: UUID, limit: Int, on connection: PostgresConnection) async throws -> [(SupportActionRow, SupportAction.ProjectPayload)] {
         try await connection.query("""
             SELECT \(unescaped: SupportActionRow.columns), p.title, p.public_slug
             FROM support_actions a JOIN projects p ON p.id = a.project_id
@@ -133,7 +133,7 @@ struct BuilderStore: Sendable {
             """, logger: logger).collect().map { row in
             let action = try SupportActionRow(row: row)
             let r = row.makeRandomAccess()
-            return (action, ActionProject(id: action.projectId, title: try r.value(7), publicSlug: try r.value(8)))
+            return (action, SupportAction.ProjectPayload(id: action.projectId.lowercased, title: try r.value(7), publicSlug: try r.value(8)))
         }
     }
 
