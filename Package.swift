@@ -454,6 +454,9 @@ let package = Package(
                 "ColonyStorage",
                 "ColonyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // The service's generated client (Clients/), which the tests speak.
+                .product(name: "NearbyAPI", package: "Clients"),
+                "ColonyClientTesting",
             ],
             path: "Tests/NearbyServiceTests",
             swiftSettings: swiftSettings
@@ -617,6 +620,9 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // The service's generated client (Clients/), which the tests speak.
+                .product(name: "NotificationsAPI", package: "Clients"),
+                "ColonyClientTesting",
             ],
             path: "Tests/NotificationsServiceTests",
             swiftSettings: swiftSettings

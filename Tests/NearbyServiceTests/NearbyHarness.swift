@@ -1,8 +1,10 @@
+import ColonyClientTesting
 import ColonyModels
 import ColonyPlatform
 import ColonyStorage
 import ColonyTesting
 import Foundation
+import NearbyAPI
 import NearbyService
 import NIOCore
 import Testing
@@ -13,27 +15,32 @@ struct RunningNearby: Sendable {
     let service: RunningService
     let storageRoot: String
 
+    /// The generated client as `user` (nil: no token).
+    func api(_ user: RunningService.User?) -> NearbyAPI.Client { NearbyAPI.Client(service.connection(as: user)) }
+
     /// A socialspot user with a profile, sharing (or not), at a position when given.
     func user(name: String = "Sam", sharing: Bool = true, at position: (Double, Double)? = nil) async throws -> RunningService.User {
         let user = try await service.user()
-        let profile = try await service.request(.PATCH, "/profile", as: user, json: ["name": name])
-        #expect(profile.status == 200, "\(profile.body)")
-        let settings = try await service.request(.PATCH, "/settings", as: user, json: ["share_location": sharing])
-        #expect(settings.status == 200, "\(settings.body)")
+        let api = api(user)
+        _ = try await api.updateProfile(body: .json(.init(name: name))).ok
+        _ = try await api.updateSettings(body: .json(.init(shareLocation: sharing))).ok
         if let position { try await move(user, to: position) }
         return user
     }
 
-    func move(_ user: RunningService.User, to position: (Double, Double)) async throws {
-        let reply = try await service.request(.PUT, "/location", as: user, json: ["latitude": position.0, "longitude": position.1])
-        #expect(reply.status == 200, "\(reply.body)")
+    @discardableResult
+    func move(_ user: RunningService.User, to position: (Double, Double)) async throws -> Schemas.LocationReport {
+        try await api(user).reportLocation(body: .json(.init(latitude: position.0, longitude: position.1))).ok.body.json
+    }
+
+    /// The people `user` sees nearby, nearest first.
+    func list(seenBy user: RunningService.User, radiusFeet: Int? = nil) async throws -> Schemas.NearbyList {
+        try await api(user).listNearby(query: .init(radiusFeet: radiusFeet)).ok.body.json
     }
 
     /// Names of the people `user` sees nearby, nearest first.
     func names(seenBy user: RunningService.User, radiusFeet: Int? = nil) async throws -> [String] {
-        let reply = try await service.request(.GET, "/nearby" + (radiusFeet.map { "?radius_feet=\($0)" } ?? ""), as: user)
-        #expect(reply.status == 200, "\(reply.body)")
-        return reply.body["users"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
+        try await list(seenBy: user, radiusFeet: radiusFeet).users.map(\.name)
     }
 
     /// The point `feet` from (latitude, longitude) along `azimuth` degrees, on the spheroid
@@ -50,6 +57,9 @@ struct RunningNearby: Sendable {
         }
     }
 }
+
+typealias Schemas = NearbyAPI.Components.Schemas
+typealias ClientOperations = NearbyAPI.Operations
 
 extension NearbySettings {
     /// Exact positions (no offset, no grid) and no rate limits: for tests of the geometry only.

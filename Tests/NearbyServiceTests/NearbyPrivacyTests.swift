@@ -1,7 +1,9 @@
+import ColonyClientTesting
 import ColonyModels
 import ColonyPlatform
 import ColonyTesting
 import Foundation
+import HTTPTypes
 import Testing
 @testable import NearbyService
 
@@ -42,18 +44,17 @@ struct NearbyPrivacyTests {
     func trilaterationError(_ nearby: RunningNearby, target truth: (Double, Double)) async throws -> Double {
         let target = try await nearby.user(name: "Target", at: truth)
         let attacker = try await nearby.user(name: "Attacker", at: try await nearby.point(from: truth, feet: 300, azimuth: 200))
-        let first = try await nearby.service.request(.GET, "/users/\(target.id)", as: attacker)
-        #expect(first.status == 200, "\(first.body)")
-        let shown = (try #require(first.body["position"]?["latitude"]?.doubleValue), try #require(first.body["position"]?["longitude"]?.doubleValue))
+        let attackers = nearby.api(attacker)
+        let first = try await attackers.getNearbyUser(path: .init(userId: target.id.lowercased)).ok.body.json
+        let shown = (first.position.latitude, first.position.longitude)
         var samples: [(x: Double, y: Double, distance: Double)] = []
         var generator = SystemRandomNumberGenerator()
         while samples.count < 60 {
             let spoofed = NearbyRules.moved(latitude: shown.0, longitude: shown.1,
                                             north: Double.random(in: -120...120, using: &generator), east: Double.random(in: -120...120, using: &generator))
-            let report = try await nearby.service.request(.PUT, "/location", as: attacker, json: ["latitude": spoofed.latitude, "longitude": spoofed.longitude])
-            #expect(report.status == 200, "\(report.body)")
-            let card = try await nearby.service.request(.GET, "/users/\(target.id)", as: attacker)
-            guard card.status == 200, let feet = card.body["distance_feet"]?.doubleValue else { continue }
+            try await nearby.move(attacker, to: (spoofed.latitude, spoofed.longitude))
+            let card = try await answer { try await attackers.getNearbyUser(path: .init(userId: target.id.lowercased)) }
+            guard card.status == 200, let feet = try? Double(card.output.ok.body.json.distanceFeet) else { continue }
             let anchor = Self.local((spoofed.latitude, spoofed.longitude), from: truth)
             samples.append((anchor.x, anchor.y, feet * NearbyRules.metersPerFoot))
         }
@@ -88,23 +89,27 @@ struct NearbyPrivacyTests {
             let other = try await nearby.user(name: "Other", at: try await nearby.point(from: origin, feet: 100, azimuth: 30))
             // 5 km a second later: nobody travels that fast.
             let far = try await nearby.point(from: origin, feet: 16_400, azimuth: 90)
-            let jump = try await nearby.service.request(.PUT, "/location", as: me, json: ["latitude": far.0, "longitude": far.1])
+            let mine = nearby.api(me)
+            func report(_ position: (Double, Double)) async throws -> Answer<ClientOperations.ReportLocation.Output> {
+                try await answer { try await mine.reportLocation(body: .json(.init(latitude: position.0, longitude: position.1))) }
+            }
+            let jump = try await report(far)
             #expect(jump.status == 409 && jump.code == "implausible_location", "\(jump.body)")
             // A short walk (within the GPS allowance) is fine; then the quota runs out.
             for feet in [60.0, 120, 180, 240] {
-                let step = try await nearby.point(from: origin, feet: feet, azimuth: 0)
-                #expect(try await nearby.service.request(.PUT, "/location", as: me, json: ["latitude": step.0, "longitude": step.1]).status == 200)
+                #expect(try await report(try await nearby.point(from: origin, feet: feet, azimuth: 0)).status == 200)
             }
-            let over = try await nearby.service.request(.PUT, "/location", as: me, json: ["latitude": origin.0, "longitude": origin.1])
-            #expect(over.status == 429 && over.code == "rate_limited" && Int(over.headers.first(name: "Retry-After") ?? "") ?? 0 >= 1, "\(over.body)")
+            let over = try await report(origin)
+            #expect(over.status == 429 && over.code == "rate_limited" && Int(over.headers[.retryAfter] ?? "") ?? 0 >= 1, "\(over.body)")
 
             // Lookups of one person: 3 an hour; the list and the cards share 8 a minute.
-            for _ in 0..<3 { #expect(try await nearby.service.request(.GET, "/users/\(other.id)", as: me).status == 200) }
-            #expect(try await nearby.service.request(.GET, "/users/\(other.id)", as: me).status == 429)
-            for _ in 0..<4 { #expect(try await nearby.service.request(.GET, "/nearby", as: me).status == 200) }
-            let capped = try await nearby.service.request(.GET, "/nearby", as: me)
+            let card = { try await answer { try await mine.getNearbyUser(path: .init(userId: other.id.lowercased)) } }
+            for _ in 0..<3 { #expect(try await card().status == 200) }
+            #expect(try await card().status == 429)
+            for _ in 0..<4 { #expect(try await answer { try await mine.listNearby() }.status == 200) }
+            let capped = try await answer { try await mine.listNearby() }
             #expect(capped.status == 429 && capped.code == "rate_limited")
-            #expect(try await nearby.service.request(.GET, "/nearby", as: other).status == 200, "another viewer has quota of their own")
+            #expect(try await answer { try await nearby.api(other).listNearby() }.status == 200, "another viewer has quota of their own")
         }
     }
 

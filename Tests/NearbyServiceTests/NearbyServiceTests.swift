@@ -1,8 +1,10 @@
+import ColonyClientTesting
 import ColonyModels
 import ColonyPlatform
 import ColonyTesting
 import Foundation
 import NIOCore
+import OpenAPIRuntime
 import NIOHTTP1
 import Testing
 @testable import NearbyService
@@ -69,10 +71,9 @@ struct NearbyServiceTests {
         }
         let seen = try await nearby.names(seenBy: me)
         #expect(Set(seen) == Set(expectedIn), "origin \(origin): \(seen)")
-        let reply = try await nearby.service.request(.GET, "/nearby", as: me)
-        for user in reply.body["users"]?.arrayValue ?? [] {
-            #expect(user["distance_feet"]?.intValue == 500, "499 ft rounds to 500 ft on the card: \(user)")
-            #expect(user["distance_text"]?.stringValue == "500 ft")
+        for user in try await nearby.list(seenBy: me).users {
+            #expect(user.distanceFeet == 500, "499 ft rounds to 500 ft on the card: \(user)")
+            #expect(user.distanceText == "500 ft")
         }
     }
 
@@ -100,14 +101,14 @@ struct NearbyServiceTests {
             #expect(try await nearby.names(seenBy: alice) == ["Bob"])
             #expect(try await nearby.names(seenBy: bob) == ["Alice"])
 
-            let off = try await nearby.service.request(.PATCH, "/settings", as: bob, json: ["share_location": false])
-            #expect(off.status == 200 && off.body["share_location"]?.boolValue == false)
+            let off = try await nearby.api(bob).updateSettings(body: .json(.init(shareLocation: false))).ok.body.json
+            #expect(off.shareLocation == false)
             #expect(try await nearby.names(seenBy: alice).isEmpty)
-            let bobsView = try await nearby.service.request(.GET, "/nearby", as: bob)
-            #expect(bobsView.body["sharing"]?.boolValue == false && bobsView.body["users"]?.arrayValue?.isEmpty == true)
-            let report = try await nearby.service.request(.PUT, "/location", as: bob, json: ["latitude": 37.7749, "longitude": -122.4194])
+            let bobsView = try await nearby.list(seenBy: bob)
+            #expect(bobsView.sharing == false && bobsView.users.isEmpty)
+            let report = try await answer { try await nearby.api(bob).reportLocation(body: .json(.init(latitude: 37.7749, longitude: -122.4194))) }
             #expect(report.status == 409 && report.code == "sharing_off")
-            #expect(try await nearby.service.request(.GET, "/users/\(bob.id)", as: alice).status == 404)
+            #expect(try await answer { try await nearby.api(alice).getNearbyUser(path: .init(userId: bob.id.lowercased)) }.status == 404)
 
             let events = try await nearby.service.events(of: .nearby) { events in events.contains { $0.type == .locationRemoved } }
             let removed = try #require(events.first { $0.type == .locationRemoved }).decode(LocationRemoved.self).payload
@@ -145,6 +146,7 @@ struct NearbyServiceTests {
             let precise = (48.8583701, 2.2944813)
             let viewer = try await nearby.user(name: "Viewer", at: (48.8584, 2.2945))
             let hidden = try await nearby.user(name: "Hidden", at: precise)
+            // Raw: the answers' bytes are what is checked.
             let list = try await nearby.service.request(.GET, "/nearby", as: viewer)
             let card = try #require(list.body["users"]?.arrayValue?.first)
             let text = String(buffer: list.bytes)
@@ -175,8 +177,9 @@ struct NearbyServiceTests {
             let bob = try await nearby.user(name: "Bob", at: try await nearby.point(from: origin, feet: 50, azimuth: 0))
             let carol = try await nearby.user(name: "Carol", at: try await nearby.point(from: origin, feet: 80, azimuth: 90))
             #expect(Set(try await nearby.names(seenBy: alice)) == ["Bob", "Carol"])
-            let blocked = try await nearby.service.request(.POST, "/blocks", as: alice, json: ["user_id": bob.id.uuidString])
-            #expect(blocked.status == 201 && blocked.array.count == 1)
+            let alices = nearby.api(alice)
+            let blocked = try await alices.blockUser(body: .json(.init(userId: bob.id.lowercased))).created.body.json
+            #expect(blocked.count == 1)
             #expect(try await nearby.names(seenBy: alice) == ["Carol"])
             #expect(try await nearby.names(seenBy: bob) == ["Carol"], "the blocked side cannot see the blocker either")
             // Moves are announced only to those who may see them: Carol, not Alice.
@@ -186,12 +189,12 @@ struct NearbyServiceTests {
             }
             let lastMove = try #require(events.compactMap { try? $0.decode(LocationUpdated.self).payload }.last { $0.userId == bob.id })
             #expect(lastMove.visibleTo == [carol.id])
-            #expect(try await nearby.service.request(.GET, "/users/\(alice.id)", as: bob).status == 404)
-            let selfBlock = try await nearby.service.request(.POST, "/blocks", as: alice, json: ["user_id": alice.id.uuidString])
+            #expect(try await answer { try await nearby.api(bob).getNearbyUser(path: .init(userId: alice.id.lowercased)) }.status == 404)
+            let selfBlock = try await answer { try await alices.blockUser(body: .json(.init(userId: alice.id.lowercased))) }
             #expect(selfBlock.status == 422)
-            #expect(try await nearby.service.request(.DELETE, "/blocks/\(bob.id)", as: alice).status == 204)
+            #expect(try await answer { try await alices.unblockUser(path: .init(userId: bob.id.lowercased)) }.status == 204)
             #expect(Set(try await nearby.names(seenBy: bob)) == ["Alice", "Carol"])
-            #expect(try await nearby.service.request(.GET, "/blocks", as: alice).array.isEmpty)
+            #expect(try await alices.listBlocks().ok.body.json.isEmpty)
         }
     }
 
@@ -199,6 +202,7 @@ struct NearbyServiceTests {
     func badCoordinates() async throws {
         try await withRunningNearby { nearby in
             let user = try await nearby.user(name: "Pat")
+            // Raw: bodies the typed client cannot send (NaN, Infinity, a string, a missing field).
             for body in [#"{"latitude": NaN, "longitude": 0}"#, #"{"latitude": 0, "longitude": Infinity}"#, #"{"latitude": 90.0001, "longitude": 0}"#,
                          #"{"latitude": -91, "longitude": 0}"#, #"{"latitude": 0, "longitude": 180.5}"#, #"{"latitude": 0, "longitude": -181}"#,
                          #"{"latitude": 10, "longitude": 10, "accuracy": -1}"#, #"{"latitude": 10}"#, #"{"latitude": "north", "longitude": 1}"#] {
@@ -209,8 +213,8 @@ struct NearbyServiceTests {
                 try await database.query("SELECT count(*)::int FROM locations").collect()[0].decode(Int.self)
             }
             #expect(rows == 0)
-            #expect(try await nearby.service.request(.GET, "/nearby?radius_feet=0", as: user).status == 422)
-            #expect(try await nearby.service.request(.GET, "/nearby?radius_feet=999999", as: user).status == 422)
+            #expect(try await answer { try await nearby.api(user).listNearby(query: .init(radiusFeet: 0)) }.status == 422)
+            #expect(try await answer { try await nearby.api(user).listNearby(query: .init(radiusFeet: 999_999)) }.status == 422)
         }
     }
 
@@ -220,48 +224,53 @@ struct NearbyServiceTests {
             let origin = (52.52, 13.405)
             let me = try await nearby.user(name: "Me", at: origin)
             let other = try await nearby.user(name: "Other", at: try await nearby.point(from: origin, feet: 30, azimuth: 0))
-            let edited = try await nearby.service.request(.PATCH, "/profile", as: other, json: [
-                "bio": "Coffee and climbing", "school": "TU Berlin", "birthday": "2000-02-29",
-                "social_links": ["instagram": "@other.climbs", "x": "https://x.com/other", "linkedin": "other-person", "other": "https://other.example"],
-            ])
-            #expect(edited.status == 200, "\(edited.body)")
-            #expect(edited.body["birthday"]?.stringValue == "2000-02-29", "the owner sees the birthday")
+            let others = nearby.api(other), mine = nearby.api(me)
+            let edited = try await others.updateProfile(body: .json(.init(
+                bio: "Coffee and climbing", school: "TU Berlin", birthday: "2000-02-29",
+                socialLinks: .init(instagram: "@other.climbs", linkedin: "other-person", x: "https://x.com/other", other: "https://other.example")
+            ))).ok.body.json
+            #expect(edited.birthday == "2000-02-29", "the owner sees the birthday")
+            // Raw: that the answer has no birthday at all is what is checked.
             let card = try await nearby.service.request(.GET, "/users/\(other.id)", as: me)
             #expect(card.status == 200 && card.body["birthday"] == nil && card.body["age"]?.intValue ?? 0 >= 26)
             #expect(card.body["school"]?.stringValue == "TU Berlin" && card.body["social_links"]?["instagram"]?.stringValue == "@other.climbs")
 
-            for links in [["instagram": "https://evil.example/x"], ["x": "way_too_long_handle_for_x"], ["other": "javascript:alert(1)"], ["snapchat": "1abc"]] {
-                let bad = try await nearby.service.request(.PATCH, "/profile", as: other, json: ["social_links": links])
+            let badLinks: [Schemas.SocialLinksUpdate] = [.init(instagram: "https://evil.example/x"), .init(x: "way_too_long_handle_for_x"),
+                                                         .init(other: "javascript:alert(1)"), .init(snapchat: "1abc")]
+            for links in badLinks {
+                let bad = try await answer { try await others.updateProfile(body: .json(.init(socialLinks: links))) }
                 #expect(bad.status == 422, "\(links): \(bad.body)")
             }
-            let young = try await nearby.service.request(.PATCH, "/profile", as: other, json: ["birthday": LocalDate.utcDay(of: Date()).adding(days: -365).description])
+            let young = try await answer { try await others.updateProfile(body: .json(.init(birthday: LocalDate.utcDay(of: Date()).adding(days: -365).description))) }
             #expect(young.status == 422)
+            // Raw: null clears, which the typed client cannot send (it leaves nil out).
             let cleared = try await nearby.service.request(.PATCH, "/profile", as: other, json: ["bio": NSNull()])
             #expect(cleared.status == 200 && cleared.body["bio"] == nil && cleared.body["school"]?.stringValue == "TU Berlin")
 
-            let png = ByteBuffer(bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 1, count: 32))
-            let photo = try await nearby.service.request(.PUT, "/profile/photo", as: other, bytes: png, contentType: "image/png")
-            let url = try #require(photo.body["photo_url"]?.stringValue)
+            let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 1, count: 32)
+            let photo = try await others.setProfilePhoto(body: .png(HTTPBody(png))).ok.body.json
+            let url = try #require(photo.photoUrl)
+            // Raw: storage's URLs are not in the document.
             #expect(try await nearby.service.request(.GET, url, as: nil).status == 200)
             // Someone who saw the card, then was blocked, keeps that URL: it dies with the next photo,
             // and the new one cannot be found from the user's id.
-            #expect(try await nearby.service.request(.POST, "/blocks", as: other, json: ["user_id": me.id.uuidString]).status == 201)
-            let newPhoto = try await nearby.service.request(.PUT, "/profile/photo", as: other, bytes: png, contentType: "image/png")
-            let newURL = try #require(newPhoto.body["photo_url"]?.stringValue)
+            #expect(try await answer { try await others.blockUser(body: .json(.init(userId: me.id.lowercased))) }.status == 201)
+            let newPhoto = try await others.setProfilePhoto(body: .png(HTTPBody(png))).ok.body.json
+            let newURL = try #require(newPhoto.photoUrl)
             #expect(newURL != url)
             #expect(try await nearby.service.request(.GET, newURL, as: nil).status == 200)
             #expect(try await nearby.service.request(.GET, url, as: me).status == 404, "the old picture key after a change")
             let byID = "\(nearby.service.base)/storage/v1/object/public/profile-photos/\(other.id.uuidString.lowercased())"
             #expect(try await nearby.service.request(.GET, byID, as: me).status == 404)
-            #expect(try await nearby.service.request(.DELETE, "/blocks/\(me.id)", as: other).status == 204)
+            #expect(try await answer { try await others.unblockUser(path: .init(userId: me.id.lowercased)) }.status == 204)
+            // Raw: a GIF, a type the document (and so the typed client) does not offer.
             let wrong = try await nearby.service.request(.PUT, "/profile/photo", as: other, bytes: ByteBuffer(string: "GIF89a....."), contentType: "image/gif")
             #expect(wrong.status == 422)
-            var big = png
-            big.writeRepeatingByte(0, count: 70 << 10)
-            #expect(try await nearby.service.request(.PUT, "/profile/photo", as: other, bytes: big, contentType: "image/png").status == 422)
+            let big = png + [UInt8](repeating: 0, count: 70 << 10)
+            #expect(try await answer { try await others.setProfilePhoto(body: .png(HTTPBody(big))) }.status == 422)
 
-            let settings = try await nearby.service.request(.PATCH, "/settings", as: me, json: ["dark_mode": true, "satellite_map": true])
-            #expect(settings.body["dark_mode"]?.boolValue == true && settings.body["satellite_map"]?.boolValue == true && settings.body["share_location"]?.boolValue == true)
+            let settings = try await mine.updateSettings(body: .json(.init(darkMode: true, satelliteMap: true))).ok.body.json
+            #expect(settings.darkMode && settings.satelliteMap && settings.shareLocation)
         }
     }
 
@@ -271,11 +280,11 @@ struct NearbyServiceTests {
             let origin = (-33.8688, 151.2093)
             let viewer = try await nearby.user(name: "Viewer", at: origin)
             let gone = try await nearby.user(name: "Gone", at: try await nearby.point(from: origin, feet: 60, azimuth: 45))
-            let png = ByteBuffer(bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0])
-            _ = try await nearby.service.request(.PUT, "/profile/photo", as: gone, bytes: png, contentType: "image/png")
+            let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0]
+            _ = try await nearby.api(gone).setProfilePhoto(body: .png(HTTPBody(png))).ok
             #expect(try await nearby.names(seenBy: viewer) == ["Gone"])
             try await nearby.service.publishAuthEvent(UserDeleted(userId: gone.id, app: .socialspot, deletedAt: Date()), user: gone.id)
-            try await waitUntil { try await nearby.service.request(.GET, "/profile", as: gone).status == 401 }
+            try await waitUntil { try await answer { try await nearby.api(gone).getProfile() }.status == 401 }
             #expect(try await nearby.names(seenBy: viewer).isEmpty)
             let files = FileManager.default.enumerator(atPath: nearby.storageRoot)?.allObjects.compactMap { $0 as? String } ?? []
             #expect(!files.contains { $0.contains(gone.id.uuidString.lowercased()) }, "\(files)")

@@ -1,4 +1,5 @@
 import CirclesService
+import ColonyClientTesting
 import ColonyModels
 import ColonyPlatform
 import ColonyStorage
@@ -18,8 +19,8 @@ struct APNsDeliveryTests {
         return group
     }
 
-    func log(_ n: RunningNotifications, _ user: RunningService.User) async throws -> [JSONValue] {
-        try await n.service.request(.GET, "/deliveries", as: user).body["deliveries"]?.arrayValue ?? []
+    func log(_ n: RunningNotifications, _ user: RunningService.User) async throws -> [Schemas.Delivery] {
+        try await n.deliveries(of: user)
     }
 
     @Test("410 Unregistered removes the token (and later events skip it); a 500 is retried once and delivered once; a 429 is retried")
@@ -35,17 +36,17 @@ struct APNsDeliveryTests {
             try await n.settle()
             // The dead token: one try, then it is gone.
             #expect(n.pushes(to: gone.token).map(\.status) == [410])
-            try await waitUntil { try await n.service.request(.GET, "/devices", as: gone.user).body["devices"]?.arrayValue?.isEmpty == true }
-            try await waitUntil { try await log(n, gone.user).first?["status"]?.stringValue == "failed" }
-            #expect(try await log(n, gone.user).first?["last_reason"]?.stringValue == "Unregistered")
+            try await waitUntil { try await n.devices(of: gone.user).isEmpty }
+            try await waitUntil { try await log(n, gone.user).first?.status == .failed }
+            #expect(try await log(n, gone.user).first?.lastReason == "Unregistered")
             // The 500: tried twice with the same apns-id, accepted once, never a third time.
             let flakyPushes = n.pushes(to: flaky.token)
             #expect(flakyPushes.map(\.status) == [500, 200])
             #expect(flakyPushes[0].apnsID != nil && flakyPushes[0].apnsID == flakyPushes[1].apnsID)
-            try await waitUntil { try await log(n, flaky.user).first?["status"]?.stringValue == "sent" }
+            try await waitUntil { try await log(n, flaky.user).first?.status == .sent }
             let flakyLog = try await log(n, flaky.user)
-            #expect(flakyLog.count == 1 && flakyLog[0]["attempts"]?.intValue == 2)
-            #expect(flakyLog[0]["id"]?.stringValue?.lowercased() == flakyPushes[0].apnsID?.lowercased())
+            #expect(flakyLog.count == 1 && flakyLog.first?.attempts == 2)
+            #expect(flakyLog.first?.id.lowercased() == flakyPushes[0].apnsID?.lowercased())
             #expect(n.pushes(to: busy.token).map(\.status) == [429, 200])
             // The next message skips the removed token.
             try await n.publish(MessageSent(message: Rows.message(group: group, sender: sender.id, text: "again"), senderDisplayName: "Sam"), app: .unify, aggregate: group, actor: sender.id)
@@ -55,7 +56,7 @@ struct APNsDeliveryTests {
             for push in n.apns.received {
                 #expect(push.problems.isEmpty && push.overHTTP2, "\(push.problems)")
             }
-            // The outcomes are on /metrics.
+            // The outcomes are on /metrics (raw: not an operation of the document).
             let metrics = String(buffer: try await n.service.request(.GET, "\(n.service.base)/metrics", as: nil).bytes)
             #expect(metrics.contains(#"colony_pushes_total{app="unify",outcome="sent"}"#) && metrics.contains(#"outcome="failed"}"#))
             #expect(metrics.contains("colony_apns_request_duration_seconds"))
@@ -68,20 +69,19 @@ struct APNsDeliveryTests {
             // 23:30 in Berlin.
             n.clock.set(ISO8601.parse("2026-11-24T22:30:00Z")!)
             let sender = try await n.device(.unify), sleeper = try await n.device(.unify), awake = try await n.device(.unify)
-            let quiet = try await n.service.request(.PATCH, "/preferences", as: sleeper.user, json: ["quiet_hours": ["start": "22:00", "end": "07:00", "timezone": "Europe/Berlin"]])
-            #expect(quiet.status == 200)
+            _ = try await n.api(sleeper.user).updatePreferences(body: .json(.init(quietHours: .init(start: "22:00", end: "07:00", timezone: "Europe/Berlin")))).ok
             _ = try await groupWithMessage(n, sender: sender, to: [sleeper, awake])
             try await n.waitForPushes([awake.token])
             try await n.settle()
             #expect(n.pushes(to: sleeper.token).isEmpty)
             let held = try await log(n, sleeper.user)
-            #expect(held.first?["status"]?.stringValue == "pending" && held.first?["held_until"]?.stringValue == "2026-11-25T06:00:00.000Z")
-            #expect(try await n.service.request(.GET, "/notifications", as: sleeper.user).body["unread_count"]?.intValue == 1)
+            #expect(held.first?.status == .pending && held.first?.heldUntil.map(ISO8601.format) == "2026-11-25T06:00:00.000Z")
+            #expect(try await n.notifications(of: sleeper.user).unreadCount == 1)
             // 07:00 in Berlin: out it goes.
             n.clock.set(ISO8601.parse("2026-11-25T06:00:01Z")!)
             try await n.waitForPushes([sleeper.token])
             // The outcome is recorded once APNs (the stand-in) has answered.
-            try await waitUntil { try await log(n, sleeper.user).first?["status"]?.stringValue == "sent" }
+            try await waitUntil { try await log(n, sleeper.user).first?.status == .sent }
         }
     }
 
@@ -97,7 +97,9 @@ struct APNsDeliveryTests {
             try await n.publish(PostCreated(post: event, pollOptions: []), app: .mycirclee, aggregate: circle, actor: host.id)
             let token = RunningNotifications.randomToken()
             try await waitUntil {
-                try await n.service.request(.POST, "/live-activities", as: guest, json: ["activity_id": "a1", "post_id": event.id.uuidString, "token": token, "environment": "sandbox"]).status == 200
+                try await answer {
+                    try await n.api(guest).registerLiveActivity(body: .json(.init(activityId: "a1", postId: event.id.lowercased, token: token, environment: .sandbox)))
+                }.status == 200
             }
             #expect(n.pushes(to: token).isEmpty)
             n.clock.advance(by: 660)  // it has begun
@@ -107,7 +109,7 @@ struct APNsDeliveryTests {
             n.clock.advance(by: 3600)  // an hour later
             try await n.waitForPushes([token], count: 2)
             #expect(n.pushes(to: token)[1].aps["event"] as? String == "end" && n.pushes(to: token)[1].aps["dismissal-date"] != nil)
-            try await waitUntil { try await n.service.request(.GET, "/devices", as: guest).body["devices"]?.arrayValue?.isEmpty == true }
+            try await waitUntil { try await n.devices(of: guest).isEmpty }
             try await n.settle()
             #expect(n.pushes(to: token).count == 2)
         }
@@ -117,7 +119,7 @@ struct APNsDeliveryTests {
     func dedupePreferencesAndErasure() async throws {
         try await withRunningNotifications { n in
             let sender = try await n.device(.unify), reader = try await n.device(.unify), muted = try await n.device(.unify)
-            _ = try await n.service.request(.PATCH, "/preferences", as: muted.user, json: ["kinds": ["group_message": false]])
+            _ = try await n.api(muted.user).updatePreferences(body: .json(.init(kinds: .init(additionalProperties: ["group_message": false])))).ok
             let messageEvent = UUID.timeOrdered()
             let group = try await groupWithMessage(n, sender: sender, to: [reader, muted], id: messageEvent)
             try await n.waitForPushes([reader.token])
@@ -128,27 +130,28 @@ struct APNsDeliveryTests {
             try await n.settle()
             #expect(n.pushes(to: reader.token).count == 2)
             #expect(n.pushes(to: muted.token).isEmpty)
-            #expect(try await n.service.request(.GET, "/notifications", as: muted.user).body["notifications"]?.arrayValue?.isEmpty == true)
+            #expect(try await n.notifications(of: muted.user).notifications.isEmpty)
             // Reading the list.
-            let list = try await n.service.request(.GET, "/notifications?limit=1", as: reader.user)
-            #expect(list.body["notifications"]?.arrayValue?.count == 1 && list.body["unread_count"]?.intValue == 2)
-            let next = try await n.service.request(.GET, "/notifications?limit=1&cursor=\(list.body["next_cursor"]?.stringValue ?? "")", as: reader.user)
-            #expect(next.body["notifications"]?.arrayValue?.count == 1 && next.body["next_cursor"] == nil)
-            let first = list.body["notifications"]?.arrayValue?.first?["id"]?.stringValue ?? ""
-            #expect(try await n.service.request(.POST, "/notifications/\(first)/read", as: reader.user).body["unread_count"]?.intValue == 1)
-            #expect(try await n.service.request(.POST, "/notifications/\(first)/read", as: sender.user).code == "notification_not_found")
-            #expect(try await n.service.request(.POST, "/notifications/read-all", as: reader.user).body["unread_count"]?.intValue == 0)
+            let list = try await n.notifications(of: reader.user, limit: 1)
+            #expect(list.notifications.count == 1 && list.unreadCount == 2)
+            let next = try await n.notifications(of: reader.user, limit: 1, cursor: try #require(list.nextCursor))
+            #expect(next.notifications.count == 1 && next.nextCursor == nil)
+            let first = try #require(list.notifications.first).id
+            let readers = n.api(reader.user)
+            #expect(try await readers.markNotificationRead(path: .init(notificationId: first)).ok.body.json.unreadCount == 1)
+            #expect(try await answer { try await n.api(sender.user).markNotificationRead(path: .init(notificationId: first)) }.code == "notification_not_found")
+            #expect(try await readers.markAllNotificationsRead().ok.body.json.unreadCount == 0)
             // The sender deletes their account: what they wrote leaves the reader's list.
             try await n.service.publishAuthEvent(UserDeleted(userId: sender.id, app: .unify, deletedAt: Date()), user: sender.id, app: .unify)
-            try await waitUntil { try await n.service.request(.GET, "/notifications", as: reader.user).body["notifications"]?.arrayValue?.isEmpty == true }
+            try await waitUntil { try await n.notifications(of: reader.user).notifications.isEmpty }
             try await n.service.withDatabase { database in
                 let texts = try await database.query("SELECT payload FROM deliveries WHERE user_id = \(reader.id)").collect().map { try $0.decode(String.self) }
                 #expect(texts.count == 2 && texts.allSatisfy(\.isEmpty))
             }
             // The reader deletes theirs.
             try await n.service.publishAuthEvent(UserDeleted(userId: reader.id, app: .unify, deletedAt: Date()), user: reader.id, app: .unify)
-            try await waitUntil { try await n.service.request(.GET, "/devices", as: reader.user).body["devices"]?.arrayValue?.isEmpty == true }
-            #expect(try await n.service.request(.GET, "/notifications", as: reader.user).body["notifications"]?.arrayValue?.isEmpty == true)
+            try await waitUntil { try await n.devices(of: reader.user).isEmpty }
+            #expect(try await n.notifications(of: reader.user).notifications.isEmpty)
             #expect(try await log(n, reader.user).isEmpty)
         }
     }

@@ -1,4 +1,5 @@
 import CirclesService
+import ColonyClientTesting
 import ColonyModels
 import ColonyPlatform
 import ColonyStorage
@@ -43,8 +44,11 @@ func withNotificationsAskingCircles(_ body: @Sendable (_ notifications: RunningS
 
 @Suite("Notifications: a Live Activity for an event just created or a circle just joined is accepted at once (read-your-writes)", .serialized)
 struct LiveActivityReadYourWritesTests {
-    static func activity(_ post: String, _ id: String = "act-\(UUID().uuidString.prefix(8))") -> [String: Any] {
-        ["activity_id": id, "post_id": post, "token": RunningNotifications.randomToken(), "environment": "sandbox"]
+    /// `user`'s registration of a Live Activity for `post`, through the generated client.
+    static func register(_ notifications: RunningService, _ user: RunningService.User, post: String) async throws -> Answer<ClientOperations.RegisterLiveActivity.Output> {
+        let registration = Schemas.LiveActivityRegistration(activityId: "act-\(UUID().uuidString.prefix(8))", postId: post,
+                                                            token: RunningNotifications.randomToken(), environment: .sandbox)
+        return try await answer { try await notifications.notificationsClient(as: user).registerLiveActivity(body: .json(registration)) }
     }
 
     @Test("with the broker down: the event's author and a member who just claimed an invite register at once; a stranger and a leaver get 404")
@@ -64,25 +68,25 @@ struct LiveActivityReadYourWritesTests {
             }
             #expect(projected == 0)
 
-            let authors = try await notifications.request(.POST, "/live-activities", as: owner, json: Self.activity(event))
+            let authors = try await Self.register(notifications, owner, post: event)
             #expect(authors.status == 200, "\(authors.body)")
             let code = try await circles.request(.POST, "/circles/\(circle)/invites", as: owner).body["code"]?.stringValue ?? ""
             #expect(try await circles.request(.POST, "/invites/claim", as: member, json: ["code": code]).status == 200)
-            let members = try await notifications.request(.POST, "/live-activities", as: member, json: Self.activity(event))
+            let members = try await Self.register(notifications, member, post: event)
             #expect(members.status == 200, "\(members.body)")
             // A second registration is answered from the kept yes, as the first.
-            #expect(try await notifications.request(.POST, "/live-activities", as: member, json: Self.activity(event)).status == 200)
+            #expect(try await Self.register(notifications, member, post: event).status == 200)
 
-            let strangers = try await notifications.request(.POST, "/live-activities", as: stranger, json: Self.activity(event))
+            let strangers = try await Self.register(notifications, stranger, post: event)
             #expect(strangers.status == 404 && strangers.code == "event_not_found", "\(strangers.body)")
-            let unknown = try await notifications.request(.POST, "/live-activities", as: owner, json: Self.activity(UUID().uuidString.lowercased()))
+            let unknown = try await Self.register(notifications, owner, post: UUID().uuidString.lowercased())
             #expect(unknown.status == 404, "\(unknown.body)")
 
             // Claimed and left before registering: circles says no.
             let again = try await circles.request(.POST, "/circles/\(circle)/invites", as: owner).body["code"]?.stringValue ?? ""
             #expect(try await circles.request(.POST, "/invites/claim", as: leaver, json: ["code": again]).status == 200)
             #expect(try await circles.request(.POST, "/circles/\(circle)/leave", as: leaver).status < 300)
-            let leavers = try await notifications.request(.POST, "/live-activities", as: leaver, json: Self.activity(event))
+            let leavers = try await Self.register(notifications, leaver, post: event)
             #expect(leavers.status == 404, "\(leavers.body)")
         }
     }

@@ -1,3 +1,4 @@
+import ColonyClientTesting
 import ColonyModels
 import ColonyPlatform
 import ColonyTesting
@@ -24,7 +25,8 @@ struct MembershipPushTests {
             try await n.waitForPushes([member.token, stays.token])
             let memberActivity = RunningNotifications.randomToken(), staysActivity = RunningNotifications.randomToken()
             for (user, token) in [(member.user, memberActivity), (stays.user, staysActivity)] {
-                let registered = try await n.service.request(.POST, "/live-activities", as: user, json: ["activity_id": "act-\(token.prefix(6))", "post_id": event.id.uuidString, "token": token])
+                let registration = Schemas.LiveActivityRegistration(activityId: "act-\(token.prefix(6))", postId: event.id.lowercased, token: token)
+                let registered = try await answer { try await n.api(user).registerLiveActivity(body: .json(registration)) }
                 #expect(registered.status == 200, "\(registered.body)")
             }
             // The member's alerts are held by quiet hours (from an hour ago to two hours from now): a post now is queued for them.
@@ -32,12 +34,14 @@ struct MembershipPushTests {
                 let parts = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date().addingTimeInterval(offset))
                 return String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
             }
-            let quiet = try await n.service.request(.PATCH, "/preferences", as: member.user, json: ["quiet_hours": ["start": clock(-3600), "end": clock(7200), "timezone": "UTC"]])
+            let quiet = try await answer {
+                try await n.api(member.user).updatePreferences(body: .json(.init(quietHours: .init(start: clock(-3600), end: clock(7200), timezone: "UTC"))))
+            }
             #expect(quiet.status == 200, "\(quiet.body)")
             try await n.publish(PostCreated(post: Rows.post(circle: circle, author: owner.id, body: "Held for later"), pollOptions: []), app: .mycirclee, aggregate: circle, actor: owner.id)
             try await n.waitForPushes([stays.token], count: 2)
-            let held = try await n.service.request(.GET, "/deliveries", as: member.user)
-            #expect(held.body["deliveries"]?.arrayValue?.contains { $0["status"]?.stringValue == "pending" } == true, "\(held.body)")
+            let held = try await n.deliveries(of: member.user)
+            #expect(held.contains { $0.status == .pending }, "\(held)")
 
             // An RSVP updates both Live Activities.
             try await n.publish(EventRsvped(circleId: circle, postId: event.id, userId: stays.id, status: .going, authorId: owner.id,
@@ -46,12 +50,10 @@ struct MembershipPushTests {
 
             // The owner removes the member.
             try await n.publish(CircleMemberLeft(member: Rows.circleMember(circle, member.id), reason: .removed), app: .mycirclee, aggregate: circle, actor: owner.id)
-            try await waitUntil {
-                try await n.service.request(.GET, "/devices", as: member.user).body["devices"]?.arrayValue?.contains { $0["kind"]?.stringValue == "live_activity" } == false
-            }
-            let log = try await n.service.request(.GET, "/deliveries", as: member.user)
-            #expect(log.body["deliveries"]?.arrayValue?.contains { $0["status"]?.stringValue == "pending" } == false, "queued pushes dropped: \(log.body)")
-            #expect(log.body["deliveries"]?.arrayValue?.contains { $0["last_reason"]?.stringValue == "not_a_member" } == true)
+            try await waitUntil { try await !n.devices(of: member.user).contains { $0.kind == .liveActivity } }
+            let log = try await n.deliveries(of: member.user)
+            #expect(!log.contains { $0.status == .pending }, "queued pushes dropped: \(log)")
+            #expect(log.contains { $0.lastReason == "not_a_member" })
 
             // More RSVPs and the event's end: the member's Live Activity gets nothing more, the other one does.
             try await n.publish(EventRsvped(circleId: circle, postId: event.id, userId: owner.id, status: .maybe, authorId: owner.id,
@@ -88,8 +90,8 @@ struct MembershipPushTests {
             }
             try await Task.sleep(for: .seconds(4))
             #expect(n.pushes(to: member.token).count == 1)
-            let log = try await n.service.request(.GET, "/deliveries", as: member.user)
-            #expect(log.body["deliveries"]?.arrayValue?.contains { $0["last_reason"]?.stringValue == "not_a_member" } == true, "\(log.body)")
+            let log = try await n.deliveries(of: member.user)
+            #expect(log.contains { $0.lastReason == "not_a_member" }, "\(log)")
         }
     }
 
@@ -101,11 +103,11 @@ struct MembershipPushTests {
             for _ in 0..<13 {
                 let token = RunningNotifications.randomToken()
                 tokens.append(token)
-                #expect(try await n.service.request(.POST, "/devices", as: user, json: ["token": token, "environment": "production"]).status == 200)
+                #expect(try await answer { try await n.api(user).registerDevice(body: .json(.init(token: token, environment: .production))) }.status == 200)
             }
-            let devices = try await n.service.request(.GET, "/devices", as: user).body["devices"]?.arrayValue ?? []
+            let devices = try await n.devices(of: user)
             #expect(devices.count == 10)
-            #expect(Set(devices.compactMap { $0["token"]?.stringValue }) == Set(tokens.suffix(10)), "the ten newest stay")
+            #expect(Set(devices.map(\.token)) == Set(tokens.suffix(10)), "the ten newest stay")
         }
     }
 }

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import ColonyClientTesting
 import ColonyModels
 import ColonyPlatform
 import ColonyTesting
@@ -37,10 +38,29 @@ struct RunningNotifications: Sendable {
         try await service.user(UUID(), app: app)
     }
 
+    /// The generated client as `user` (nil: no token).
+    func api(_ user: RunningService.User?) -> NotificationsClient { service.notificationsClient(as: user) }
+
+    /// `user`'s registered devices and Live Activities.
+    func devices(of user: RunningService.User) async throws -> [Schemas.Device] {
+        try await api(user).listDevices().ok.body.json.devices
+    }
+
+    /// `user`'s delivery log, newest first.
+    func deliveries(of user: RunningService.User) async throws -> [Schemas.Delivery] {
+        try await api(user).listDeliveries().ok.body.json.deliveries
+    }
+
+    /// `user`'s in-app notifications (a page of `limit`, after `cursor`).
+    func notifications(of user: RunningService.User, limit: Int? = nil, cursor: String? = nil) async throws -> Schemas.NotificationPage {
+        try await api(user).listNotifications(query: .init(cursor: cursor, limit: limit)).ok.body.json
+    }
+
     func device(_ app: App, user: RunningService.User? = nil, environment: String = "production") async throws -> Device {
         let user = if let user { user } else { try await self.user(app) }
         let token = Self.randomToken()
-        let reply = try await service.request(.POST, "/devices", as: user, json: ["token": token, "environment": environment, "app_version": "1.0", "locale": "en-US"])
+        let registration = Schemas.DeviceRegistration(token: token, environment: .init(rawValue: environment), appVersion: "1.0", locale: "en-US")
+        let reply = try await answer { try await api(user).registerDevice(body: .json(registration)) }
         guard reply.status == 200 else { throw TestSetupError("device registration failed: \(reply.status) \(reply.body)") }
         return Device(user: user, id: user.id, token: token)
     }

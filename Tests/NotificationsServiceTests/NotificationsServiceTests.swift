@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import ColonyClientTesting
 import ColonyModels
 import ColonyPlatform
 import ColonyTesting
@@ -21,33 +22,40 @@ struct NotificationsServiceTests {
     func deviceTokens() async throws {
         try await withRunningNotifications { n in
             let alice = try await n.user(.mycirclee), bob = try await n.user(.mycirclee), unify = try await n.user(.unify)
-            #expect(try await n.service.request(.GET, "/devices", as: nil).status == 401)
+            #expect(try await answer { try await n.api(nil).listDevices() }.status == 401)
+            func register(_ user: RunningService.User, _ token: String) async throws -> Int {
+                try await answer { try await n.api(user).registerDevice(body: .json(.init(token: token))) }.status
+            }
             let token = RunningNotifications.randomToken()
-            let registered = try await n.service.request(.POST, "/devices", as: alice, json: ["token": token.uppercased(), "environment": "sandbox", "app_version": "3.2", "locale": "de-DE"])
-            #expect(registered.status == 200)
-            #expect(registered.body["token"]?.stringValue == token && registered.body["environment"]?.stringValue == "sandbox" && registered.body["app"]?.stringValue == "mycirclee")
+            let registered = try await n.api(alice).registerDevice(body: .json(.init(token: token.uppercased(), environment: .sandbox, appVersion: "3.2", locale: "de-DE"))).ok.body.json
+            #expect(registered.token == token && registered.environment == .sandbox && registered.app == "mycirclee")
             // Registering again is idempotent.
-            #expect(try await n.service.request(.POST, "/devices", as: alice, json: ["token": token]).status == 200)
-            #expect(try await n.service.request(.GET, "/devices", as: alice).body["devices"]?.arrayValue?.count == 1)
+            #expect(try await register(alice, token) == 200)
+            #expect(try await n.devices(of: alice).count == 1)
             // The same device signs in as bob: the token is bob's now.
-            #expect(try await n.service.request(.POST, "/devices", as: bob, json: ["token": token]).status == 200)
-            #expect(try await n.service.request(.GET, "/devices", as: alice).body["devices"]?.arrayValue?.isEmpty == true)
-            #expect(try await n.service.request(.GET, "/devices", as: bob).body["devices"]?.arrayValue?.count == 1)
+            #expect(try await register(bob, token) == 200)
+            #expect(try await n.devices(of: alice).isEmpty)
+            #expect(try await n.devices(of: bob).count == 1)
             // Another app's user sees nothing of mycirclee's, and can register the same hex for their app.
-            #expect(try await n.service.request(.GET, "/devices", as: unify).body["devices"]?.arrayValue?.isEmpty == true)
-            #expect(try await n.service.request(.POST, "/devices", as: unify, json: ["token": token]).status == 200)
-            #expect(try await n.service.request(.GET, "/devices", as: bob).body["devices"]?.arrayValue?.count == 1)
+            #expect(try await n.devices(of: unify).isEmpty)
+            #expect(try await register(unify, token) == 200)
+            #expect(try await n.devices(of: bob).count == 1)
             // Unregister: only your own.
-            #expect(try await n.service.request(.DELETE, "/devices/\(token)", as: alice).code == "device_not_found")
-            #expect(try await n.service.request(.DELETE, "/devices/\(token)", as: bob).status == 204)
-            #expect(try await n.service.request(.GET, "/devices", as: bob).body["devices"]?.arrayValue?.isEmpty == true)
+            #expect(try await answer { try await n.api(alice).unregisterDevice(path: .init(token: token)) }.code == "device_not_found")
+            #expect(try await answer { try await n.api(bob).unregisterDevice(path: .init(token: token)) }.status == 204)
+            #expect(try await n.devices(of: bob).isEmpty)
             // Bad input.
-            for body: [String: Any] in [["token": "not-hex"], ["token": token, "environment": "staging"], ["token": token, "platform": "android"], ["environment": "sandbox"], ["token": 42]] {
+            for registration: Schemas.DeviceRegistration in [.init(token: "not-hex"), .init(environment: .sandbox)] {
+                let reply = try await answer { try await n.api(alice).registerDevice(body: .json(registration)) }
+                #expect(reply.status == 422, "\(registration) → \(reply.status) \(reply.body)")
+            }
+            // Raw: values outside the document's types (an unknown environment or platform, a number), and a body that is not JSON.
+            for body: [String: Any] in [["token": token, "environment": "staging"], ["token": token, "platform": "android"], ["token": 42]] {
                 let reply = try await n.service.request(.POST, "/devices", as: alice, json: body)
                 #expect(reply.status == 422, "\(body) → \(reply.status) \(reply.body)")
             }
             #expect(try await n.service.request(.POST, "/devices", as: alice, raw: "{not json").status == 400)
-            #expect(try await n.service.request(.GET, "/devices", as: alice).body["devices"]?.arrayValue?.isEmpty == true)
+            #expect(try await n.devices(of: alice).isEmpty)
         }
     }
 
@@ -55,15 +63,16 @@ struct NotificationsServiceTests {
     func seedDeviceTokenNames() async throws {
         try await withRunningNotifications { n in
             let hiveUser = try await n.user(.habithive)
+            let hive = n.api(hiveUser)
             let token = RunningNotifications.randomToken(), other = RunningNotifications.randomToken()
-            let prod = try await n.service.request(.POST, "/devices", as: hiveUser, json: ["apns_token": token, "environment": "prod"])
-            #expect(prod.status == 200 && prod.body["token"]?.stringValue == token && prod.body["environment"]?.stringValue == "production", "\(prod.body)")
-            let development = try await n.service.request(.POST, "/devices", as: hiveUser, json: ["apns_token": other.uppercased(), "environment": "development"])
-            #expect(development.status == 200 && development.body["environment"]?.stringValue == "sandbox")
-            #expect(try await n.service.request(.POST, "/devices", as: hiveUser, json: ["token": token, "apns_token": token]).status == 200)
-            let disagree = try await n.service.request(.POST, "/devices", as: hiveUser, json: ["token": token, "apns_token": other])
+            let prod = try await hive.registerDevice(body: .json(.init(apnsToken: token, environment: .prod))).ok.body.json
+            #expect(prod.token == token && prod.environment == .production, "\(prod)")
+            let development = try await hive.registerDevice(body: .json(.init(apnsToken: other.uppercased(), environment: .development))).ok.body.json
+            #expect(development.environment == .sandbox)
+            #expect(try await answer { try await hive.registerDevice(body: .json(.init(token: token, apnsToken: token))) }.status == 200)
+            let disagree = try await answer { try await hive.registerDevice(body: .json(.init(token: token, apnsToken: other))) }
             #expect(disagree.status == 422 && disagree.code == "validation_failed")
-            #expect(try await n.service.request(.GET, "/devices", as: hiveUser).body["devices"]?.arrayValue?.count == 2)
+            #expect(try await n.devices(of: hiveUser).count == 2)
         }
     }
 
@@ -71,22 +80,28 @@ struct NotificationsServiceTests {
     func preferences() async throws {
         try await withRunningNotifications { n in
             let user = try await n.user(.habithive)
-            let initial = try await n.service.request(.GET, "/preferences", as: user)
-            #expect(initial.body["kinds"]?.objectValue?.keys.sorted() == ["hive_advanced", "hive_at_risk", "hive_invitation", "hive_joined", "streak_milestone"])
-            #expect(initial.body["quiet_hours"] == .null)
-            let updated = try await n.service.request(.PATCH, "/preferences", as: user, json: [
-                "kinds": ["hive_joined": false], "quiet_hours": ["start": "22:30", "end": "07:00", "timezone": "Europe/Berlin"],
-            ])
-            #expect(updated.status == 200)
-            #expect(updated.body["kinds"]?["hive_joined"]?.boolValue == false && updated.body["kinds"]?["hive_advanced"]?.boolValue == true)
-            #expect(updated.body["quiet_hours"]?["start"]?.stringValue == "22:30" && updated.body["quiet_hours"]?["timezone"]?.stringValue == "Europe/Berlin")
-            for body: [String: Any] in [["kinds": ["circle_post": false]], ["quiet_hours": ["start": "22:00", "end": "07:00", "timezone": "Nowhere/Else"]],
-                                        ["quiet_hours": ["start": "9:00", "end": "07:00", "timezone": "UTC"]], ["kinds": ["hive_joined": "no"]]] {
-                let reply = try await n.service.request(.PATCH, "/preferences", as: user, json: body)
-                #expect(reply.status == 422, "\(body) → \(reply.status)")
+            let api = n.api(user)
+            let initial = try await api.getPreferences().ok.body.json
+            #expect(initial.kinds.additionalProperties.keys.sorted() == ["hive_advanced", "hive_at_risk", "hive_invitation", "hive_joined", "streak_milestone"])
+            #expect(initial.quietHours == nil)
+            let updated = try await api.updatePreferences(body: .json(.init(
+                kinds: .init(additionalProperties: ["hive_joined": false]), quietHours: .init(start: "22:30", end: "07:00", timezone: "Europe/Berlin")
+            ))).ok.body.json
+            #expect(updated.kinds.additionalProperties["hive_joined"] == false && updated.kinds.additionalProperties["hive_advanced"] == true)
+            #expect(updated.quietHours?.start == "22:30" && updated.quietHours?.timezone == "Europe/Berlin")
+            let bad: [Schemas.PreferencesPatch] = [
+                .init(kinds: .init(additionalProperties: ["circle_post": false])),
+                .init(quietHours: .init(start: "22:00", end: "07:00", timezone: "Nowhere/Else")),
+                .init(quietHours: .init(start: "9:00", end: "07:00", timezone: "UTC")),
+            ]
+            for patch in bad {
+                let reply = try await answer { try await api.updatePreferences(body: .json(patch)) }
+                #expect(reply.status == 422, "\(patch) → \(reply.status)")
             }
-            let unchanged = try await n.service.request(.GET, "/preferences", as: user)
-            #expect(unchanged.body == updated.body)
+            // Raw: a kind switched by a string, which the typed client cannot send.
+            #expect(try await n.service.request(.PATCH, "/preferences", as: user, json: ["kinds": ["hive_joined": "no"]]).status == 422)
+            #expect(try await api.getPreferences().ok.body.json == updated)
+            // Raw: null removes the quiet hours, which the typed client cannot send (it leaves nil out).
             let cleared = try await n.service.request(.PATCH, "/preferences", as: user, json: ["quiet_hours": NSNull(), "kinds": ["hive_joined": true]])
             #expect(cleared.body["quiet_hours"] == .null && cleared.body["kinds"]?["hive_joined"]?.boolValue == true)
         }

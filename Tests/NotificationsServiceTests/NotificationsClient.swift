@@ -1,0 +1,14 @@
+import ColonyClientTesting
+import ColonyTesting
+import NotificationsAPI
+
+// The generated client's names, in a file that does not see the service's own generated types
+// (`@testable import NotificationsService` has a `NotificationsAPI` type and `Components` too).
+typealias NotificationsClient = NotificationsAPI.Client
+typealias Schemas = NotificationsAPI.Components.Schemas
+typealias ClientOperations = NotificationsAPI.Operations
+
+extension RunningService {
+    /// Notifications' generated client as `user` (nil: no token).
+    func notificationsClient(as user: User?) -> NotificationsClient { NotificationsClient(connection(as: user)) }
+}
