@@ -51,6 +51,18 @@ struct RunningCircles: Sendable {
     }
 }
 
+extension RunningCircles {
+    /// A second instance on the same schema and storage, configured by `configure` (fast paths
+    /// off, say); its photo URLs name this one, so the two answer alike.
+    func withTwin(configure: @escaping @Sendable (inout ServiceConfiguration) -> Void, _ body: @Sendable (RunningService) async throws -> Void) async throws {
+        let (root, base) = (storageRoot, service.base)
+        try await withRunningTwin(of: service, .circles, configure: configure, definition: { catalog, _ in
+            let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("circles-tests-signing-key-0123456789abcdef".utf8))
+            return CirclesService.definition(settings: CirclesSettings(maxPhotoBytes: 64 << 10), storage: storage, catalog: catalog)
+        }, body)
+    }
+}
+
 /// Starts the circles service with filesystem storage in a fresh directory.
 func withRunningCircles(settings: CirclesSettings = CirclesSettings(maxPhotoBytes: 64 << 10), _ body: @Sendable (RunningCircles) async throws -> Void) async throws {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-circles-\(UUID().uuidString)").path

@@ -5,24 +5,26 @@ import Testing
 
 @Suite("Circles: hand-written JSON")
 struct CirclesJSONTests {
-    @Test("a feed page and its cards are written byte for byte as ColonyJSON's encoder writes them")
+    @Test("a feed page and its cards (the document's types) are written byte for byte as ColonyJSON's encoder writes them")
     func feedPage() throws {
         let tricky = "quote \" backslash \\ slash / newline \n tab \t cr \r bell \u{7} nul \u{0} esc \u{1B} é 日本 🚀 \u{2028} end"
         let created = Date(timeIntervalSince1970: 1_790_000_000.123)
-        func post(_ type: PostType, full: Bool) -> PostView {
+        func post(_ type: Components.Schemas.PostType, full: Bool) -> PostView {
             PostView(
-                id: .timeOrdered(), circleId: UUID(), authorId: UUID(), author: .init(userId: UUID(), displayName: tricky, handle: "h/andle"),
-                type: type, body: tricky, mood: full ? "happy" : nil, category: full ? "ride" : nil, urgency: full ? .urgent : nil,
+                id: UUID.timeOrdered().lowercased, circleId: UUID().lowercased, authorId: UUID().lowercased,
+                author: .init(userId: UUID().lowercased, displayName: tricky, handle: "h/andle"),
+                _type: type, body: tricky, mood: full ? "happy" : nil, category: full ? "ride" : nil, urgency: full ? .urgent : nil,
                 location: full ? "Place \"1\"" : nil, latitude: full ? 40.7128 : nil, longitude: full ? -74 : nil, startsAt: full ? created.addingTimeInterval(3600) : nil,
                 photoUrl: full ? "https://files.example/p/1?token=a&v=2" : nil, expiresAt: created.addingTimeInterval(86_400), createdAt: created,
                 updatedAt: created.addingTimeInterval(0.5),
                 reactions: full ? [.init(emoji: "❤️", count: 3, reactedByMe: true), .init(emoji: "👍", count: 1, reactedByMe: false)] : [],
-                pollOptions: type == .poll ? (full ? [.init(id: UUID(), label: tricky, votes: 12, votedByMe: true), .init(id: UUID(), label: "b", votes: 0, votedByMe: false)] : []) : nil,
+                pollOptions: type == .poll ? (full ? [.init(id: UUID().lowercased, label: tricky, votes: 12, votedByMe: true),
+                                                      .init(id: UUID().lowercased, label: "b", votes: 0, votedByMe: false)] : []) : nil,
                 rsvps: type == .event ? .init(going: 4, maybe: 1, declined: 0, mine: full ? .maybe : nil) : nil,
                 keptByMe: full)
         }
         var cards: [PostView] = []
-        for type in PostType.allCases { for full in [true, false] { cards.append(post(type, full: full)) } }
+        for type in Components.Schemas.PostType.allCases { for full in [true, false] { cards.append(post(type, full: full)) } }
         for page in [FeedPage(posts: [], nextCursor: nil), FeedPage(posts: cards, nextCursor: "1790000000123000_0192a7d6-0000-7000-8000-000000000001")] {
             let expected = try ColonyJSON.encoder().encode(page)
             let written = try ColonyJSON.encode(page)

@@ -62,15 +62,14 @@ public enum CirclesService {
                 }
                 storage.addRoutes(to: router, buckets: [media.photos], tokenMiddleware: context.tokenMiddleware, access: [media.photos.name: members],
                                   documented: [media.photos.name: "{circle_id}/{post_id}"], catalog: catalog)
-                CirclesRoutes(
-                    support: RouteSupport(database: context.database),
+                try CirclesAPI(
+                    database: context.database,
                     profiles: Profiles(logger: context.logger),
                     circles: Circles(outbox: context.outbox, media: media, addRequestQuota: settings.addRequestQuota, logger: context.logger),
                     posts: Posts(outbox: context.outbox, media: media, logger: context.logger),
                     messages: DirectMessages(outbox: context.outbox, media: media, logger: context.logger),
-                    presence: Presence(outbox: context.outbox, media: media, logger: context.logger),
-                    uploadLimit: settings.maxUploadBytes
-                ).add(to: router, tokenMiddleware: context.tokenMiddleware, catalog: catalog)
+                    presence: Presence(outbox: context.outbox, media: media, logger: context.logger)
+                ).register(on: router, context: context, uploadLimit: settings.maxUploadBytes, catalog: catalog)
                 InternalMemberRoutes.add(to: router, context: context)
                 InternalEventPostRoutes.add(to: router, context: context)
             }

@@ -45,7 +45,7 @@ extension Components {
                 case message
             }
         }
-        /// This document.
+        /// This document, whole (its components, servers and tags as well).
         ///
         /// - Remark: Generated from `#/components/schemas/OpenAPIDocument`.
         public struct OpenAPIDocument: Codable, Hashable, Sendable {
@@ -55,25 +55,66 @@ extension Components {
             public var info: OpenAPIRuntime.OpenAPIObjectContainer
             /// - Remark: Generated from `#/components/schemas/OpenAPIDocument/paths`.
             public var paths: OpenAPIRuntime.OpenAPIObjectContainer
+            /// A container of undocumented properties.
+            public var additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer
             /// Creates a new `OpenAPIDocument`.
             ///
             /// - Parameters:
             ///   - openapi:
             ///   - info:
             ///   - paths:
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 openapi: Swift.String,
                 info: OpenAPIRuntime.OpenAPIObjectContainer,
-                paths: OpenAPIRuntime.OpenAPIObjectContainer
+                paths: OpenAPIRuntime.OpenAPIObjectContainer,
+                additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer = .init()
             ) {
                 self.openapi = openapi
                 self.info = info
                 self.paths = paths
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case openapi
                 case info
                 case paths
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.openapi = try container.decode(
+                    Swift.String.self,
+                    forKey: .openapi
+                )
+                self.info = try container.decode(
+                    OpenAPIRuntime.OpenAPIObjectContainer.self,
+                    forKey: .info
+                )
+                self.paths = try container.decode(
+                    OpenAPIRuntime.OpenAPIObjectContainer.self,
+                    forKey: .paths
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "openapi",
+                    "info",
+                    "paths"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.openapi,
+                    forKey: .openapi
+                )
+                try container.encode(
+                    self.info,
+                    forKey: .info
+                )
+                try container.encode(
+                    self.paths,
+                    forKey: .paths
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// `owner`: the circle's one owner (renames, deletes, removes members, answers add requests); `member`: everyone else.
@@ -1188,72 +1229,358 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/schemas/PostCreate`.
         public struct PostCreate: Codable, Hashable, Sendable {
-            /// - Remark: Generated from `#/components/schemas/PostCreate/value1`.
-            public var value1: OpenAPIRuntime.OpenAPIValueContainer
-            /// - Remark: Generated from `#/components/schemas/PostCreate/value2`.
-            public var value2: OpenAPIRuntime.OpenAPIValueContainer
-            /// - Remark: Generated from `#/components/schemas/PostCreate/value3`.
-            public var value3: OpenAPIRuntime.OpenAPIValueContainer
-            /// - Remark: Generated from `#/components/schemas/PostCreate/value4`.
-            public var value4: OpenAPIRuntime.OpenAPIValueContainer
+            /// - Remark: Generated from `#/components/schemas/PostCreate/type`.
+            public var _type: Components.Schemas.PostType
+            /// 1–2000 characters as sent, not blank; stored trimmed.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PostCreate/body`.
+            public var body: Swift.String
+            /// At most 40 characters.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PostCreate/mood`.
+            public var mood: Swift.String?
+            /// At most 40 characters.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PostCreate/category`.
+            public var category: Swift.String?
+            /// Asks only; default `medium`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PostCreate/urgency`.
+            public var urgency: Components.Schemas.AskUrgency?
+            /// At most 200 characters.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PostCreate/location`.
+            public var location: Swift.String?
+            /// With `longitude`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PostCreate/latitude`.
+            public var latitude: Swift.Double?
+            /// With `latitude`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PostCreate/longitude`.
+            public var longitude: Swift.Double?
+            /// Events only, and required for them.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PostCreate/starts_at`.
+            public var startsAt: Foundation.Date?
+            /// Polls only, and required for them: 2–10 labels, each 1–100 characters as sent and not blank, distinct once trimmed and compared case-insensitively (stored trimmed). Other types: absent, null or empty.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PostCreate/poll_options`.
+            public var pollOptions: [Swift.String]?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `PostCreate`.
             ///
             /// - Parameters:
-            ///   - value1:
-            ///   - value2:
-            ///   - value3:
-            ///   - value4:
+            ///   - _type:
+            ///   - body: 1–2000 characters as sent, not blank; stored trimmed.
+            ///   - mood: At most 40 characters.
+            ///   - category: At most 40 characters.
+            ///   - urgency: Asks only; default `medium`.
+            ///   - location: At most 200 characters.
+            ///   - latitude: With `longitude`.
+            ///   - longitude: With `latitude`.
+            ///   - startsAt: Events only, and required for them.
+            ///   - pollOptions: Polls only, and required for them: 2–10 labels, each 1–100 characters as sent and not blank, distinct once trimmed and compared case-insensitively (stored trimmed). Other types: absent, null or empty.
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
-                value1: OpenAPIRuntime.OpenAPIValueContainer,
-                value2: OpenAPIRuntime.OpenAPIValueContainer,
-                value3: OpenAPIRuntime.OpenAPIValueContainer,
-                value4: OpenAPIRuntime.OpenAPIValueContainer
+                _type: Components.Schemas.PostType,
+                body: Swift.String,
+                mood: Swift.String? = nil,
+                category: Swift.String? = nil,
+                urgency: Components.Schemas.AskUrgency? = nil,
+                location: Swift.String? = nil,
+                latitude: Swift.Double? = nil,
+                longitude: Swift.Double? = nil,
+                startsAt: Foundation.Date? = nil,
+                pollOptions: [Swift.String]? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
-                self.value1 = value1
-                self.value2 = value2
-                self.value3 = value3
-                self.value4 = value4
+                self._type = _type
+                self.body = body
+                self.mood = mood
+                self.category = category
+                self.urgency = urgency
+                self.location = location
+                self.latitude = latitude
+                self.longitude = longitude
+                self.startsAt = startsAt
+                self.pollOptions = pollOptions
+                self.additionalProperties = additionalProperties
+            }
+            public enum CodingKeys: String, CodingKey {
+                case _type = "type"
+                case body
+                case mood
+                case category
+                case urgency
+                case location
+                case latitude
+                case longitude
+                case startsAt = "starts_at"
+                case pollOptions = "poll_options"
             }
             public init(from decoder: any Swift.Decoder) throws {
-                self.value1 = try .init(from: decoder)
-                self.value2 = try .init(from: decoder)
-                self.value3 = try .init(from: decoder)
-                self.value4 = try .init(from: decoder)
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self._type = try container.decode(
+                    Components.Schemas.PostType.self,
+                    forKey: ._type
+                )
+                self.body = try container.decode(
+                    Swift.String.self,
+                    forKey: .body
+                )
+                self.mood = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .mood
+                )
+                self.category = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .category
+                )
+                self.urgency = try container.decodeIfPresent(
+                    Components.Schemas.AskUrgency.self,
+                    forKey: .urgency
+                )
+                self.location = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .location
+                )
+                self.latitude = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .latitude
+                )
+                self.longitude = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .longitude
+                )
+                self.startsAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .startsAt
+                )
+                self.pollOptions = try container.decodeIfPresent(
+                    [Swift.String].self,
+                    forKey: .pollOptions
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "type",
+                    "body",
+                    "mood",
+                    "category",
+                    "urgency",
+                    "location",
+                    "latitude",
+                    "longitude",
+                    "starts_at",
+                    "poll_options"
+                ])
             }
             public func encode(to encoder: any Swift.Encoder) throws {
-                try self.value1.encode(to: encoder)
-                try self.value2.encode(to: encoder)
-                try self.value3.encode(to: encoder)
-                try self.value4.encode(to: encoder)
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self._type,
+                    forKey: ._type
+                )
+                try container.encode(
+                    self.body,
+                    forKey: .body
+                )
+                try container.encodeIfPresent(
+                    self.mood,
+                    forKey: .mood
+                )
+                try container.encodeIfPresent(
+                    self.category,
+                    forKey: .category
+                )
+                try container.encodeIfPresent(
+                    self.urgency,
+                    forKey: .urgency
+                )
+                try container.encodeIfPresent(
+                    self.location,
+                    forKey: .location
+                )
+                try container.encodeIfPresent(
+                    self.latitude,
+                    forKey: .latitude
+                )
+                try container.encodeIfPresent(
+                    self.longitude,
+                    forKey: .longitude
+                )
+                try container.encodeIfPresent(
+                    self.startsAt,
+                    forKey: .startsAt
+                )
+                try container.encodeIfPresent(
+                    self.pollOptions,
+                    forKey: .pollOptions
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// Absent fields are left as they are; null clears `mood`, `category`, `location`, `latitude` and `longitude`. The type and poll options cannot be changed. `latitude` and `longitude` change together: both numbers, both null, or neither.
         ///
         /// - Remark: Generated from `#/components/schemas/PostPatch`.
         public struct PostPatch: Codable, Hashable, Sendable {
-            /// - Remark: Generated from `#/components/schemas/PostPatch/value1`.
-            public var value1: OpenAPIRuntime.OpenAPIValueContainer
-            /// - Remark: Generated from `#/components/schemas/PostPatch/value2`.
-            public var value2: OpenAPIRuntime.OpenAPIValueContainer
+            /// 1–2000 characters as sent, not blank; stored trimmed.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PostPatch/body`.
+            public var body: Swift.String?
+            /// At most 40 characters; null clears it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PostPatch/mood`.
+            public var mood: Swift.String?
+            /// At most 40 characters; null clears it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PostPatch/category`.
+            public var category: Swift.String?
+            /// Asks only (another type is 409 `not_an_ask`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/PostPatch/urgency`.
+            public var urgency: Components.Schemas.AskUrgency?
+            /// At most 200 characters; null clears it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PostPatch/location`.
+            public var location: Swift.String?
+            /// −90…90, with `longitude`; null clears it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PostPatch/latitude`.
+            public var latitude: Swift.Double?
+            /// −180…180, with `latitude`; null clears it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PostPatch/longitude`.
+            public var longitude: Swift.Double?
+            /// Events only (another type is 409 `not_an_event`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/PostPatch/starts_at`.
+            public var startsAt: Foundation.Date?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
             /// Creates a new `PostPatch`.
             ///
             /// - Parameters:
-            ///   - value1:
-            ///   - value2:
+            ///   - body: 1–2000 characters as sent, not blank; stored trimmed.
+            ///   - mood: At most 40 characters; null clears it.
+            ///   - category: At most 40 characters; null clears it.
+            ///   - urgency: Asks only (another type is 409 `not_an_ask`).
+            ///   - location: At most 200 characters; null clears it.
+            ///   - latitude: −90…90, with `longitude`; null clears it.
+            ///   - longitude: −180…180, with `latitude`; null clears it.
+            ///   - startsAt: Events only (another type is 409 `not_an_event`).
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
-                value1: OpenAPIRuntime.OpenAPIValueContainer,
-                value2: OpenAPIRuntime.OpenAPIValueContainer
+                body: Swift.String? = nil,
+                mood: Swift.String? = nil,
+                category: Swift.String? = nil,
+                urgency: Components.Schemas.AskUrgency? = nil,
+                location: Swift.String? = nil,
+                latitude: Swift.Double? = nil,
+                longitude: Swift.Double? = nil,
+                startsAt: Foundation.Date? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
             ) {
-                self.value1 = value1
-                self.value2 = value2
+                self.body = body
+                self.mood = mood
+                self.category = category
+                self.urgency = urgency
+                self.location = location
+                self.latitude = latitude
+                self.longitude = longitude
+                self.startsAt = startsAt
+                self.additionalProperties = additionalProperties
+            }
+            public enum CodingKeys: String, CodingKey {
+                case body
+                case mood
+                case category
+                case urgency
+                case location
+                case latitude
+                case longitude
+                case startsAt = "starts_at"
             }
             public init(from decoder: any Swift.Decoder) throws {
-                self.value1 = try .init(from: decoder)
-                self.value2 = try .init(from: decoder)
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.body = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .body
+                )
+                self.mood = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .mood
+                )
+                self.category = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .category
+                )
+                self.urgency = try container.decodeIfPresent(
+                    Components.Schemas.AskUrgency.self,
+                    forKey: .urgency
+                )
+                self.location = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .location
+                )
+                self.latitude = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .latitude
+                )
+                self.longitude = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .longitude
+                )
+                self.startsAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .startsAt
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "body",
+                    "mood",
+                    "category",
+                    "urgency",
+                    "location",
+                    "latitude",
+                    "longitude",
+                    "starts_at"
+                ])
             }
             public func encode(to encoder: any Swift.Encoder) throws {
-                try self.value1.encode(to: encoder)
-                try self.value2.encode(to: encoder)
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.body,
+                    forKey: .body
+                )
+                try container.encodeIfPresent(
+                    self.mood,
+                    forKey: .mood
+                )
+                try container.encodeIfPresent(
+                    self.category,
+                    forKey: .category
+                )
+                try container.encodeIfPresent(
+                    self.urgency,
+                    forKey: .urgency
+                )
+                try container.encodeIfPresent(
+                    self.location,
+                    forKey: .location
+                )
+                try container.encodeIfPresent(
+                    self.latitude,
+                    forKey: .latitude
+                )
+                try container.encodeIfPresent(
+                    self.longitude,
+                    forKey: .longitude
+                )
+                try container.encodeIfPresent(
+                    self.startsAt,
+                    forKey: .startsAt
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/VoteBody`.

@@ -29,7 +29,7 @@ struct Circles: Sendable {
 
     func get(_ circleID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> CircleView {
         _ = try await membership(circleID, userID: userID, on: connection)
-        guard let view = try await store.mine(userID, on: connection).first(where: { $0.id == circleID }) else { throw CirclesErrors.circleNotFound }
+        guard let view = try await store.mine(userID, on: connection).first(where: { $0.id == circleID.lowercased }) else { throw CirclesErrors.circleNotFound }
         return view
     }
 
@@ -38,7 +38,7 @@ struct Circles: Sendable {
         _ = try await profiles.require(userID, on: connection)
         let (circle, owner) = try await store.create(name: name, ownerID: userID, on: connection)
         try await publish(CircleCreated(circle: circle, owner: owner), circle: circle.id, actor: userID, on: connection)
-        return CircleView(id: circle.id, name: circle.name, createdBy: circle.createdBy, createdAt: circle.createdAt, role: .owner, memberCount: 1)
+        return CircleView(id: circle.id.lowercased, name: circle.name, createdBy: circle.createdBy.lowercased, createdAt: circle.createdAt, role: .owner, memberCount: 1)
     }
 
     func rename(_ circleID: UUID, name: String, userID: UUID, on connection: PostgresConnection) async throws -> CircleView {
@@ -104,8 +104,8 @@ struct Circles: Sendable {
         try await Quotas(logger: logger).check("add_request|\(userID.lowercased)", addRequestQuota,
                                                 message: "too many add requests, try again later", on: connection)
         guard let invitee = try await profiles.store.byHandle(handle, on: connection) else { throw CirclesErrors.handleNotFound }
-        guard try await !store.isMember(circleID, userID: invitee.userId, on: connection) else { throw CirclesErrors.alreadyMember }
-        guard let request = try await store.createRequest(circleID, from: userID, to: invitee.userId, on: connection) else { throw CirclesErrors.requestPending }
+        guard try await !store.isMember(circleID, userID: invitee, on: connection) else { throw CirclesErrors.alreadyMember }
+        guard let request = try await store.createRequest(circleID, from: userID, to: invitee, on: connection) else { throw CirclesErrors.requestPending }
         return request
     }
 
@@ -125,21 +125,22 @@ struct Circles: Sendable {
     }
 
     func answer(_ requestID: UUID, _ answer: Answer, userID: UUID, on connection: PostgresConnection) async throws -> AddRequestView {
-        guard let request = try await store.request(requestID, lock: true, on: connection) else { throw CirclesErrors.requestNotFound }
-        let isOwner = try await store.membership(request.circleId, userID: userID, on: connection)?.1 == .owner
-        let isInvitee = request.toUserId == userID
+        guard let request = try await store.request(requestID, lock: true, on: connection),
+              let circleID = UUID(canonical: request.circleId), let inviteeID = UUID(canonical: request.toUserId) else { throw CirclesErrors.requestNotFound }
+        let isOwner = try await store.membership(circleID, userID: userID, on: connection)?.1 == .owner
+        let isInvitee = inviteeID == userID
         guard isOwner || isInvitee else {
             // Members who can see the circle learn why; everyone else learns nothing.
-            if try await store.isMember(request.circleId, userID: userID, on: connection) { throw CirclesErrors.requestNotYours }
+            if try await store.isMember(circleID, userID: userID, on: connection) { throw CirclesErrors.requestNotYours }
             throw CirclesErrors.requestNotFound
         }
-        guard request.status == "pending" else { throw CirclesErrors.requestDecided }
+        guard request.status == .pending else { throw CirclesErrors.requestDecided }
         switch answer {
         case .accept:
             guard isInvitee else { throw CirclesErrors.inviteeMustAccept }
             try await store.decide(requestID, status: "accepted", on: connection)
-            if try await !store.isMember(request.circleId, userID: request.toUserId, on: connection) {
-                try await join(request.circleId, userID: request.toUserId, via: "add_request", actor: userID, on: connection)
+            if try await !store.isMember(circleID, userID: inviteeID, on: connection) {
+                try await join(circleID, userID: inviteeID, via: "add_request", actor: userID, on: connection)
             }
         case .decline:
             try await store.decide(requestID, status: "declined", on: connection)
@@ -147,7 +148,8 @@ struct Circles: Sendable {
             guard isOwner else { throw CirclesErrors.ownerOnly }
             try await store.approve(requestID, on: connection)
         }
-        return try await store.request(requestID, lock: false, on: connection)!
+        guard let answered = try await store.request(requestID, lock: false, on: connection) else { throw CirclesErrors.requestNotFound }
+        return answered
     }
 
     // MARK: leaving and deleting

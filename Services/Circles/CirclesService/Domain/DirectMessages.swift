@@ -23,12 +23,13 @@ struct DirectMessages: Sendable {
     func requireAllowed(sender: UUID, recipient: UUID, on connection: PostgresConnection) async throws {
         let profiles = ProfileStore(logger: logger)
         guard let from = try await profiles.find(sender, on: connection), let to = try await profiles.find(recipient, on: connection) else { throw CirclesErrors.notAMember }
-        guard DMPolicy.allows(sender: from.dmPrivacy, recipient: to.dmPrivacy) else { throw CirclesErrors.dmNotAllowed }
+        guard DMPolicy.allows(sender: from.privacy, recipient: to.privacy) else { throw CirclesErrors.dmNotAllowed }
     }
 
     func threadView(_ thread: DMStore.Thread, last: DMMessageRow?, unread: Int, userID: UUID, on connection: PostgresConnection) async throws -> ThreadView {
         guard let other = try await ProfileStore(logger: logger).find(thread.other(than: userID), on: connection) else { throw CirclesErrors.threadNotFound }
-        return ThreadView(id: thread.id, circleId: thread.circleId, otherUser: other.publicProfile, lastMessage: last, lastMessageAt: thread.lastMessageAt,
+        return ThreadView(id: thread.id.lowercased, circleId: thread.circleId.lowercased, otherUser: other.publicProfile, lastMessage: last.map(Components.Schemas.Message.init),
+                          lastMessageAt: thread.lastMessageAt,
                           unreadCount: unread, notify: thread.notify(userID))
     }
 
@@ -96,7 +97,7 @@ struct DirectMessages: Sendable {
             try await circles.publish(DMReacted(operation: on ? .insert : .delete, circleId: thread.circleId, threadId: thread.id, reaction: changed,
                                                 participantIds: thread.participants), circle: thread.circleId, actor: userID, on: connection)
         }
-        return ReactionState(messageId: messageID, emoji: emoji, active: on)
+        return ReactionState(messageId: messageID.lowercased, emoji: emoji, active: on)
     }
 
     func setNotify(_ threadID: UUID, notify: Bool, userID: UUID, on connection: PostgresConnection) async throws -> ThreadView {

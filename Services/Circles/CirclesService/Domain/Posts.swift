@@ -21,17 +21,7 @@ struct Posts: Sendable {
     }
 
     func view(_ post: PostStore.Stored, _ aggregates: PostStore.Aggregates) -> PostView {
-        let row = row(post)
-        return PostView(
-            id: row.id, circleId: row.circleId, authorId: row.authorId,
-            author: .init(userId: row.authorId, displayName: aggregates.authorName, handle: aggregates.authorHandle),
-            type: row.type, body: row.body, mood: row.mood, category: row.category, urgency: row.urgency, location: row.location,
-            latitude: row.latitude, longitude: row.longitude, startsAt: row.startsAt, photoUrl: row.photoUrl, expiresAt: row.expiresAt,
-            createdAt: row.createdAt, updatedAt: row.updatedAt,
-            reactions: aggregates.reactions.map { .init(emoji: $0.emoji, count: $0.count, reactedByMe: $0.mine) },
-            pollOptions: aggregates.options?.map { .init(id: $0.id, label: $0.label, votes: $0.votes, votedByMe: $0.mine) },
-            rsvps: aggregates.rsvps.map { .init(going: $0.going, maybe: $0.maybe, declined: $0.declined, mine: $0.mine.flatMap(RSVPStatus.init(rawValue:))) },
-            keptByMe: aggregates.kept)
+        PostView(row(post), aggregates)
     }
 
     /// A live post in one of my circles; 404 otherwise.
@@ -68,7 +58,45 @@ struct Posts: Sendable {
         return FeedPage(posts: page.map { view($0.0, $0.1) }, nextCursor: rows.count > limit ? page.last?.2.text : nil)
     }
 
+    /// A change to a post as sent: absent leaves a field; null (`.some(nil)`) clears the optional ones.
+    struct Edit: Sendable {
+        var body: String?
+        var mood: String??
+        var category: String??
+        var urgency: AskUrgency?
+        var location: String??
+        var latitude: Double??
+        var longitude: Double??
+        var startsAt: Date?
+
+        /// A place is changed whole: both coordinates, both null, or neither.
+        func validate() throws {
+            let together = switch (latitude, longitude) {
+            case (nil, nil): true
+            case (.some(let latitude), .some(let longitude)): (latitude == nil) == (longitude == nil)
+            default: false
+            }
+            guard together else { throw CirclesErrors.validation("latitude and longitude change together: send both, both null, or neither") }
+        }
+
+        func apply(to draft: inout CirclesRules.PostDraft) {
+            if let body { draft.body = body }
+            if let mood { draft.mood = mood }
+            if let category { draft.category = category }
+            if let urgency { draft.urgency = urgency }
+            if let location { draft.location = location }
+            if let latitude { draft.latitude = latitude }
+            if let longitude { draft.longitude = longitude }
+            if let startsAt { draft.startsAt = startsAt }
+        }
+    }
+
     /// The author edits a post's text and details; its type and options stay.
+    func edit(_ postID: UUID, userID: UUID, _ edit: Edit, on connection: PostgresConnection) async throws -> PostView {
+        try edit.validate()
+        return try await self.edit(postID, userID: userID, change: edit.apply, on: connection)
+    }
+
     func edit(_ postID: UUID, userID: UUID, change: (inout CirclesRules.PostDraft) -> Void, on connection: PostgresConnection) async throws -> PostView {
         let post = try await visible(postID, userID: userID, lock: true, on: connection)
         guard post.row.authorId == userID else { throw CirclesErrors.authorOnly }

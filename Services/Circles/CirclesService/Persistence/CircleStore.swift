@@ -51,7 +51,8 @@ struct CircleStore: Sendable {
             FROM circle_members m JOIN circles c ON c.id = m.circle_id WHERE m.user_id = \(userID) ORDER BY m.joined_at, c.id
             """, logger: logger).collect().map { row in
             let (id, name, createdBy, createdAt, role, count) = try row.decode((UUID, String, UUID, Date, String, Int).self)
-            return CircleView(id: id, name: name, createdBy: createdBy, createdAt: createdAt, role: CircleRole(rawValue: role) ?? .member, memberCount: count)
+            return CircleView(id: id.lowercased, name: name, createdBy: createdBy.lowercased, createdAt: createdAt, role: Components.Schemas.CircleRole(rawValue: role) ?? .member,
+                              memberCount: count)
         }
     }
 
@@ -62,9 +63,9 @@ struct CircleStore: Sendable {
             ORDER BY m.role, m.joined_at, m.user_id
             """, logger: logger).collect().map { row in
             let columns = try row.decode((String, Date, UUID, String, String, String?, String, Bool, String?, String?).self)
-            let profile = PublicProfile(userId: columns.2, displayName: columns.3, handle: columns.4, bio: columns.5, dmPrivacy: DMPrivacy(rawValue: columns.6) ?? .anyone,
-                                        isPro: columns.7, fullName: columns.8, location: columns.9)
-            return MemberView(circleId: circleID, role: CircleRole(rawValue: columns.0) ?? .member, joinedAt: columns.1, profile: profile)
+            let profile = PublicProfile(userId: columns.2.lowercased, displayName: columns.3, handle: columns.4, bio: columns.5,
+                                        dmPrivacy: Components.Schemas.DMPrivacy(rawValue: columns.6) ?? .anyone, isPro: columns.7, fullName: columns.8, location: columns.9)
+            return MemberView(circleId: circleID.lowercased, role: Components.Schemas.CircleRole(rawValue: columns.0) ?? .member, joinedAt: columns.1, profile: profile)
         }
     }
 
@@ -143,7 +144,7 @@ struct CircleStore: Sendable {
         try await connection.query("""
             INSERT INTO circle_invites (code, circle_id, created_by, expires_at) VALUES (\(code), \(circleID), \(userID), \(expiresAt))
             """, logger: logger)
-        return InviteView(code: code, circleId: circleID, expiresAt: expiresAt)
+        return InviteView(code: code, circleId: circleID.lowercased, expiresAt: expiresAt)
     }
 
     enum Claim: Sendable {
@@ -175,8 +176,8 @@ struct CircleStore: Sendable {
 
     static func request(_ row: PostgresRow) throws -> AddRequestView {
         let (id, circle, name, from, to, handle, status, approved, created) = try row.decode((UUID, UUID, String, UUID, UUID, String, String, Bool, Date).self)
-        return AddRequestView(id: id, circleId: circle, circleName: name, fromUserId: from, toUserId: to, toHandle: handle, status: status,
-                              ownerApproved: approved, createdAt: created)
+        return AddRequestView(id: id.lowercased, circleId: circle.lowercased, circleName: name, fromUserId: from.lowercased, toUserId: to.lowercased, toHandle: handle,
+                              status: AddRequestView.StatusPayload(rawValue: status) ?? .pending, ownerApproved: approved, createdAt: created)
     }
 
     func createRequest(_ circleID: UUID, from: UUID, to: UUID, on connection: PostgresConnection) async throws -> AddRequestView? {

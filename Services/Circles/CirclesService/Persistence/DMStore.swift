@@ -106,9 +106,10 @@ struct DMStore: Sendable {
             """, logger: logger).collect().map { row in
             let c = try row.decode((UUID, UUID, UUID, String, UUID?, Date, Date?, Int64, String).self)
             struct Reaction: Decodable { var emoji: String; var user_id: UUID }
-            let reactions = try JSONDecoder().decode([Reaction].self, from: Data(c.8.utf8)).map { DMMessageView.Reaction(emoji: $0.emoji, userId: $0.user_id) }
-            return (DMMessageView(id: c.0, threadId: c.1, senderId: c.2, body: c.3, replyToId: c.4, createdAt: c.5, readAt: c.6, reactions: reactions),
-                    KeysetCursor(micros: c.7, id: c.0))
+            let reactions = try JSONDecoder().decode([Reaction].self, from: Data(c.8.utf8)).map { Components.Schemas.MessageReaction(emoji: $0.emoji, userId: $0.user_id.lowercased) }
+            let message = Components.Schemas.Message(id: c.0.lowercased, threadId: c.1.lowercased, senderId: c.2.lowercased, body: c.3, replyToId: c.4?.lowercased,
+                                                     createdAt: c.5, readAt: c.6)
+            return (DMMessageView(value1: message, value2: .init(reactions: reactions)), KeysetCursor(micros: c.7, id: c.0))
         }
     }
 

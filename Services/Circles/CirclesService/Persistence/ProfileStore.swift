@@ -13,8 +13,8 @@ struct ProfileStore: Sendable {
     static func decode(_ row: PostgresRow) throws -> MyProfile {
         let (id, name, handle, bio, privacy, pro, fullName, location, address, email, phone, birthday, createdAt, updatedAt) =
             try row.decode((UUID, String, String, String?, String, Bool, String?, String?, String?, String?, String?, LocalDate?, Date, Date).self)
-        return MyProfile(userId: id, displayName: name, handle: handle, bio: bio, dmPrivacy: DMPrivacy(rawValue: privacy) ?? .anyone, isPro: pro,
-                         fullName: fullName, location: location, address: address, email: email, phone: phone, birthday: birthday,
+        return MyProfile(userId: id.lowercased, displayName: name, handle: handle, bio: bio, dmPrivacy: Components.Schemas.DMPrivacy(rawValue: privacy) ?? .anyone,
+                         isPro: pro, fullName: fullName, location: location, address: address, email: email, phone: phone, birthday: birthday?.description,
                          createdAt: createdAt, updatedAt: updatedAt)
     }
 
@@ -35,9 +35,10 @@ struct ProfileStore: Sendable {
             .collect().first.map(Self.decode)
     }
 
-    func byHandle(_ handle: String, on connection: PostgresConnection) async throws -> MyProfile? {
-        try await connection.query("SELECT \(unescaped: Self.columns) FROM profiles WHERE lower(handle) = lower(\(handle))", logger: logger)
-            .collect().first.map(Self.decode)
+    /// Whose handle this is (case does not matter).
+    func byHandle(_ handle: String, on connection: PostgresConnection) async throws -> UUID? {
+        try await connection.query("SELECT user_id FROM profiles WHERE lower(handle) = lower(\(handle))", logger: logger)
+            .collect().first.map { try $0.decode(UUID.self) }
     }
 
     /// Creates the profile unless it exists or the account was deleted. `authName` is the name
@@ -116,8 +117,3 @@ struct ProfileStore: Sendable {
     }
 }
 
-extension MyProfile {
-    var publicProfile: PublicProfile {
-        PublicProfile(userId: userId, displayName: displayName, handle: handle, bio: bio, dmPrivacy: dmPrivacy, isPro: isPro, fullName: fullName, location: location)
-    }
-}

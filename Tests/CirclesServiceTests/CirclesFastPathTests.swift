@@ -1,0 +1,72 @@
+import ColonyModels
+import ColonyPlatform
+import ColonyTesting
+import Foundation
+import NIOCore
+import Testing
+
+/// The feed page's fast path (`CirclesAPI.fastPaths`) against the generated route it stands in
+/// for: the same requests, good and bad, to the service and to a twin with fast paths off, on
+/// the same data, answer the same status, `Content-Type` and bytes.
+@Suite("Circles: the feed page's fast path")
+struct CirclesFastPathTests {
+    @Test("GET /circles/v1/circles/{circle_id}/posts answers byte for byte as the generated route")
+    func feedPageMatchesGeneratedRoute() async throws {
+        try await withRunningCircles { circles in
+            let owner = try await circles.user(handle: "fast_owner"), member = try await circles.user(handle: "fast_member"), outsider = try await circles.user()
+            let circle = try await circles.circle(owner: owner, members: [member])
+            let empty = try await circles.circle(owner: owner, name: "Empty \"quiet\" / one")
+            // Every kind of card: notes with text that needs escaping, an ask, a poll with a vote,
+            // an event with RSVPs and a place, reactions, a kept mark and a photo.
+            let poll = try await circles.post(circle, as: owner, ["type": "poll", "body": "Lunch?", "poll_options": ["Tacos", "Sushi \"rolls\""]])
+            let event = try await circles.post(circle, as: member, ["type": "event", "body": "Hike", "starts_at": "2030-01-01T09:00:00.123Z", "location": "Trail / 2",
+                                                                     "latitude": 40.7128, "longitude": -74])
+            let ask = try await circles.post(circle, as: member, ["type": "ask", "body": "Ride?", "urgency": "urgent", "category": "ride", "mood": "hopeful"])
+            for index in 0..<22 {
+                _ = try await circles.post(circle, as: index.isMultiple(of: 2) ? owner : member, ["body": "note \(index) \u{1F680} \\ \" \n tab\t é \u{2028}"])
+            }
+            let detail = try await circles.service.request(.GET, "/posts/\(poll)", as: member)
+            let option = try #require(detail.body["poll_options"]?.arrayValue?.first?["id"]?.stringValue)
+            #expect(try await circles.service.request(.PUT, "/posts/\(poll)/vote", as: member, json: ["option_id": option]).status == 200)
+            #expect(try await circles.service.request(.PUT, "/posts/\(event)/rsvp", as: owner, json: ["status": "maybe"]).status == 200)
+            #expect(try await circles.service.request(.PUT, "/posts/\(ask)/keep", as: owner).status == 200)
+            for emoji in ["%F0%9F%94%A5", "%E2%9D%A4%EF%B8%8F"] {
+                #expect(try await circles.service.request(.PUT, "/posts/\(ask)/reactions/\(emoji)", as: member).status == 200)
+            }
+            let png = ByteBuffer(bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0])
+            #expect(try await circles.service.request(.PUT, "/posts/\(event)/photo", as: member, bytes: png, contentType: "image/png").status == 200)
+
+            let first = try await circles.service.request(.GET, "/circles/\(circle)/posts", as: owner)
+            #expect(first.status == 200 && first.body["posts"]?.arrayValue?.count == 20, "\(first.body)")
+            let cursor = try #require(first.body["next_cursor"]?.stringValue)
+            let paths = [
+                "/circles/\(circle)/posts", "/circles/\(circle)/posts?limit=5", "/circles/\(circle)/posts?limit=100",
+                "/circles/\(circle)/posts?before=\(cursor)", "/circles/\(circle)/posts?before=\(cursor)&limit=1",
+                "/circles/\(empty)/posts", "/circles/\(circle.uuidString.uppercased())/posts",
+                "/circles/\(circle)/posts?limit=0", "/circles/\(circle)/posts?limit=101", "/circles/\(circle)/posts?limit=abc",
+                "/circles/\(circle)/posts?limit=", "/circles/\(circle)/posts?limit=%2B5", "/circles/\(circle)/posts?limit=05&limit=abc", "/circles/\(circle)/posts?limit=1.5", "/circles/\(circle)/posts?before=garbage",
+                "/circles/\(circle)/posts?before=", "/circles/not-a-uuid/posts", "/circles/\(UUID())/posts",
+            ]
+            try await circles.withTwin(configure: { $0.fastPaths = .off }) { generated in
+                var compared = 0
+                for (user, label) in [(owner, "owner"), (member, "member"), (outsider, "outsider")] {
+                    for path in paths {
+                        try await Self.expectSame(path, as: user, label, fast: circles.service, generated: generated)
+                        compared += 1
+                    }
+                }
+                try await Self.expectSame("/circles/\(circle)/posts", as: nil, "no token", fast: circles.service, generated: generated)
+                #expect(compared == 3 * paths.count)
+            }
+        }
+    }
+
+    static func expectSame(_ path: String, as user: RunningService.User?, _ label: String, fast: RunningService, generated: RunningService) async throws {
+        let one = try await fast.request(.GET, path, as: user)
+        let other = try await generated.request(.GET, path, as: user)
+        let (a, b) = (String(buffer: one.bytes), String(buffer: other.bytes))
+        #expect(one.status == other.status, "\(label) \(path): \(one.status) \(a) against the generated \(other.status) \(b)")
+        #expect(one.headers["Content-Type"] == other.headers["Content-Type"], "\(label) \(path)")
+        #expect(a == b, "\(label) \(path):\n\(a)\nagainst the generated\n\(b)")
+    }
+}
