@@ -112,7 +112,13 @@ extension APIError {
                 }
                 return APIError(error.httpStatus, code: code(for: error.httpStatus), message: error.causeDescription)
             case let underlying:
-                return from(underlying)
+                let mapped = from(underlying)
+                // Not ours and before the handler had an input: the runtime could not read the
+                // request (a query item without `=`, say), the caller's 400 and not a 500.
+                if mapped.status == .internalServerError, error.operationInput == nil {
+                    return .badRequest("the request cannot be read (a malformed query or path)")
+                }
+                return mapped
             }
         case let error as HTTPError where error.status == .notFound && error.body == nil:
             // The router found no route: a distinct code, so clients (and the OpenAPI tests)
