@@ -337,8 +337,11 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             path: "Services/Chat/ChatService",
+            // The generator's config and the digest of what Generated/ was made from (scripts/generate-openapi).
+            exclude: ["openapi-generator-config.yaml", "Generated/openapi.sha256"],
             // The OpenAPI document the service serves, compiled into the library.
             resources: [.embedInCode("openapi.json")],
             swiftSettings: swiftSettings

@@ -14,6 +14,9 @@ import Testing
 struct RunningChat: Sendable {
     let service: RunningService
     let storageRoot: String
+    let settings: ChatSettings
+    /// The service's storage (its URLs name the first instance), for a twin on the same data.
+    let storage: Storage
 
     /// The chat service's generated client, as `user` (nil sends no token).
     func api(_ user: RunningService.User?) -> ChatAPI.Client { ChatAPI.Client(service.connection(as: user)) }
@@ -55,6 +58,10 @@ struct RunningChat: Sendable {
 }
 
 typealias Schemas = ChatAPI.Components.Schemas
+/// The client module's names, for files that also see the service's internals (`@testable`),
+/// where `ChatAPI` is the service's handlers.
+typealias ChatClient = ChatAPI.Client
+typealias ChatOperations = ChatAPI.Operations
 
 /// A fixture's bytes as a generated client's request body.
 func upload(_ buffer: ByteBuffer) -> HTTPBody { HTTPBody(Array(buffer: buffer)) }
@@ -70,9 +77,12 @@ func withRunningChat(settings: ChatSettings = ChatSettings(maxImageBytes: 64 << 
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-chat-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: root) }
     try await withRunningService(.chat, app: .unify, apiPrefix: "/chat/v1", configure: { $0.maxUploadBytes = settings.maxUploadBytes }, definition: { catalog, base in
-        let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("chat-tests-signing-key-0123456789abcdef".utf8))
-        return ChatService.definition(settings: settings, storage: storage, catalog: catalog)
+        ChatService.definition(settings: settings, storage: storage(root: root, base: base), catalog: catalog)
     }) { service in
-        try await body(RunningChat(service: service, storageRoot: root))
+        try await body(RunningChat(service: service, storageRoot: root, settings: settings, storage: storage(root: root, base: service.base)))
     }
+}
+
+private func storage(root: String, base: String) -> Storage {
+    Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("chat-tests-signing-key-0123456789abcdef".utf8))
 }

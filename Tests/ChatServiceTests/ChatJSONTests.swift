@@ -3,22 +3,27 @@ import Foundation
 import Testing
 @testable import ChatService
 
+/// The history page's types, as the service has them (generated from its document).
+private typealias Message = Components.Schemas.Message
+private typealias Page = Components.Schemas.HistoryPage
+
 @Suite("Chat: hand-written JSON")
 struct ChatJSONTests {
-    @Test("a history page and a message are written byte for byte as ColonyJSON's encoder writes them")
+    @Test("a history page and a message (the document's types) are written byte for byte as ColonyJSON's encoder writes them")
     func historyPage() throws {
         let tricky = "quote \" backslash \\ slash / newline \n tab \t cr \r bell \u{7} nul \u{0} esc \u{1B} é 日本 🚀 \u{2028} end"
         let sent = Date(timeIntervalSince1970: 1_790_000_000.123)
-        let text = MessageView(id: .timeOrdered(), groupId: UUID(), content: tricky, sentBy: UUID(), sentAt: sent, isEdited: true, messageType: .text,
-                               voiceDuration: nil, voiceUrl: nil, user: .init(id: UUID(), displayName: tricky), cursor: "1790000000123000_0192a7d6-0000-7000-8000-000000000001")
-        let voice = MessageView(id: UUID(), groupId: UUID(), content: "", sentBy: UUID(), sentAt: sent.addingTimeInterval(-86_400 * 400), isEdited: false,
-                                messageType: .voice, voiceDuration: 12.75, voiceUrl: "https://files.example/voice/a/b?token=x&v=1", user: .init(id: UUID(), displayName: "Ada"),
-                                cursor: nil)
-        let whole = MessageView(id: UUID(), groupId: UUID(), content: "x", sentBy: UUID(), sentAt: Date(timeIntervalSince1970: 0), isEdited: false,
-                                messageType: .voice, voiceDuration: 3, voiceUrl: nil, user: .init(id: UUID(), displayName: ""), cursor: nil)
+        let text = Message(id: UUID.timeOrdered().lowercased, groupId: UUID().lowercased, content: tricky, sentBy: UUID().lowercased, sentAt: sent, isEdited: true,
+                           messageType: .text, voiceDuration: nil, voiceUrl: nil, user: .init(id: UUID().lowercased, displayName: tricky),
+                           cursor: "1790000000123000_0192a7d6-0000-7000-8000-000000000001")
+        let voice = Message(id: UUID().lowercased, groupId: UUID().lowercased, content: "", sentBy: UUID().lowercased, sentAt: sent.addingTimeInterval(-86_400 * 400),
+                            isEdited: false, messageType: .voice, voiceDuration: 12.75, voiceUrl: "https://files.example/voice/a/b?token=x&v=1",
+                            user: .init(id: UUID().lowercased, displayName: "Ada"), cursor: nil)
+        let whole = Message(id: UUID().lowercased, groupId: UUID().lowercased, content: "x", sentBy: UUID().lowercased, sentAt: Date(timeIntervalSince1970: 0), isEdited: false,
+                            messageType: .voice, voiceDuration: 3, voiceUrl: nil, user: .init(id: UUID().lowercased, displayName: ""), cursor: nil)
         let pages = [
-            HistoryPage(messages: [], hasMore: false, olderCursor: nil, newerCursor: nil),
-            HistoryPage(messages: [text, voice, whole], hasMore: true, olderCursor: "1_00000000-0000-0000-0000-000000000000", newerCursor: tricky),
+            Page(messages: [], hasMore: false, olderCursor: nil, newerCursor: nil),
+            Page(messages: [text, voice, whole], hasMore: true, olderCursor: "1_00000000-0000-0000-0000-000000000000", newerCursor: tricky),
         ]
         for page in pages {
             let expected = try ColonyJSON.encoder().encode(page)
@@ -32,8 +37,8 @@ struct ChatJSONTests {
 
     @Test("a voice duration that is not a number fails as the encoder fails")
     func notANumber() {
-        let broken = MessageView(id: UUID(), groupId: UUID(), content: "", sentBy: UUID(), sentAt: Date(), isEdited: false, messageType: .voice,
-                                 voiceDuration: .nan, voiceUrl: nil, user: .init(id: UUID(), displayName: "A"), cursor: nil)
+        let broken = Message(id: UUID().lowercased, groupId: UUID().lowercased, content: "", sentBy: UUID().lowercased, sentAt: Date(), isEdited: false,
+                             messageType: .voice, voiceDuration: .nan, voiceUrl: nil, user: .init(id: UUID().lowercased, displayName: "A"), cursor: nil)
         #expect(throws: (any Error).self) { try ColonyJSON.encode(broken) }
         #expect(throws: (any Error).self) { try ColonyJSON.encoder().encode(broken) }
     }

@@ -208,9 +208,10 @@ struct ChatServiceTests {
             big.writeRepeatingByte(1, count: (256 << 10))
             let oversized = try await answer { try await api.sendVoiceMessage(path: path, query: .init(duration: 3), body: .audioMp4(upload(big))) }
             #expect(oversized.status == 422 && oversized.code == "file_too_large", "\(oversized.status) \(oversized.body)")
-            // Raw: no duration, and one that is not a number, which the typed client cannot send.
+            // Raw: no duration (a required parameter missing: the generated code's 400), and one
+            // that is not a number, which the typed client cannot send.
             let noDuration = try await chat.service.request(.POST, "/groups/\(group)/messages/voice", as: owner, bytes: AudioFixtures.m4a, contentType: "audio/mp4")
-            #expect(noDuration.status == 422)
+            #expect(noDuration.status == 400 && noDuration.code == "bad_request", "\(noDuration.body)")
             let nanDuration = try await chat.service.request(.POST, "/groups/\(group)/messages/voice?duration=nan", as: owner, bytes: AudioFixtures.m4a, contentType: "audio/mp4")
             #expect(nanDuration.status == 422)
             let emptyText = try await answer { try await api.sendTextMessage(path: .init(groupId: group.uuidString), body: .json(.init(content: "  "))) }

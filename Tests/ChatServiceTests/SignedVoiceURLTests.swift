@@ -14,12 +14,14 @@ func withRunningChat(signerCheckTTL: Duration, _ body: @Sendable (RunningChat) a
     let settings = ChatSettings(maxImageBytes: 64 << 10, maxVoiceBytes: 256 << 10)
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-chat-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: root) }
+    @Sendable func storage(_ base: String) -> Storage {
+        Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("chat-tests-signing-key-0123456789abcdef".utf8),
+                signerCheckTTL: signerCheckTTL)
+    }
     try await withRunningService(.chat, app: .unify, apiPrefix: "/chat/v1", configure: { $0.maxUploadBytes = settings.maxUploadBytes }, definition: { catalog, base in
-        let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("chat-tests-signing-key-0123456789abcdef".utf8),
-                              signerCheckTTL: signerCheckTTL)
-        return ChatService.definition(settings: settings, storage: storage, catalog: catalog)
+        ChatService.definition(settings: settings, storage: storage(base), catalog: catalog)
     }) { service in
-        try await body(RunningChat(service: service, storageRoot: root))
+        try await body(RunningChat(service: service, storageRoot: root, settings: settings, storage: storage(service.base)))
     }
 }
 

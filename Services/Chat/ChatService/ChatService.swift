@@ -68,16 +68,15 @@ public enum ChatService {
                 }
                 storage.addRoutes(to: router, buckets: media.buckets, tokenMiddleware: context.tokenMiddleware, access: [media.voiceMessages.name: members],
                                   documented: [media.voiceMessages.name: "{group_id}/{message_id}"], catalog: catalog)
-                ChatRoutes(
-                    support: RouteSupport(database: context.database),
+                try ChatAPI(
+                    database: context.database,
                     users: Users(outbox: context.outbox, media: media, logger: context.logger),
                     groups: Groups(outbox: context.outbox, media: media, logger: context.logger,
                                    directory: AccountDirectory.make(key: context.configuration.internalKey, authURL: settings.authURL)),
                     messages: Messages(outbox: context.outbox, media: media, maxVoiceSeconds: settings.maxVoiceSeconds, logger: context.logger),
                     events: CalendarEvents(outbox: context.outbox, logger: context.logger),
-                    uploadLimit: settings.maxUploadBytes,
                     lookups: MemberLookupBudget(database: context.database, quota: settings.memberEmailLookups, logger: context.logger)
-                ).add(to: router, tokenMiddleware: context.tokenMiddleware, catalog: catalog)
+                ).register(on: router, context: context, uploadLimit: settings.maxUploadBytes, catalog: catalog)
                 InternalMemberRoutes.add(to: router, context: context)
             }
         )

@@ -123,7 +123,7 @@ extension Components {
                 try self.value2.encode(to: encoder)
             }
         }
-        /// This document.
+        /// This document, whole (its components, servers and tags as well).
         ///
         /// - Remark: Generated from `#/components/schemas/OpenAPIDocument`.
         public struct OpenAPIDocument: Codable, Hashable, Sendable {
@@ -133,25 +133,66 @@ extension Components {
             public var info: OpenAPIRuntime.OpenAPIObjectContainer
             /// - Remark: Generated from `#/components/schemas/OpenAPIDocument/paths`.
             public var paths: OpenAPIRuntime.OpenAPIObjectContainer
+            /// A container of undocumented properties.
+            public var additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer
             /// Creates a new `OpenAPIDocument`.
             ///
             /// - Parameters:
             ///   - openapi:
             ///   - info:
             ///   - paths:
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 openapi: Swift.String,
                 info: OpenAPIRuntime.OpenAPIObjectContainer,
-                paths: OpenAPIRuntime.OpenAPIObjectContainer
+                paths: OpenAPIRuntime.OpenAPIObjectContainer,
+                additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer = .init()
             ) {
                 self.openapi = openapi
                 self.info = info
                 self.paths = paths
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case openapi
                 case info
                 case paths
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.openapi = try container.decode(
+                    Swift.String.self,
+                    forKey: .openapi
+                )
+                self.info = try container.decode(
+                    OpenAPIRuntime.OpenAPIObjectContainer.self,
+                    forKey: .info
+                )
+                self.paths = try container.decode(
+                    OpenAPIRuntime.OpenAPIObjectContainer.self,
+                    forKey: .paths
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "openapi",
+                    "info",
+                    "paths"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.openapi,
+                    forKey: .openapi
+                )
+                try container.encode(
+                    self.info,
+                    forKey: .info
+                )
+                try container.encode(
+                    self.paths,
+                    forKey: .paths
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// `owner` (one per group): everything, and alone renames, deletes, changes roles and transfers ownership; `admin`: also adds and removes users, changes the picture, deletes any message and manages any group event; `user`: reads, sends, edits and deletes own messages, creates events.
@@ -750,6 +791,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/RoleChange/role`.
             @frozen public enum RolePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case owner = "owner"
                 case admin = "admin"
                 case user = "user"
             }

@@ -26,10 +26,10 @@ struct Groups: Sendable {
         return membership
     }
 
-    func view(_ group: StoredGroup, member: GroupMemberRow, unreadCount: Int? = nil, lastMessageAt: Date? = nil) -> GroupView {
-        GroupView(id: group.id, name: group.name, ownerId: group.ownerId, pictureUrl: media.groupPictureURL(group.id, version: group.pictureVersion),
-                  createdAt: group.createdAt, updatedAt: group.updatedAt, role: member.role, lastReadAt: member.lastReadAt,
-                  unreadCount: unreadCount, lastMessageAt: lastMessageAt)
+    func view(_ group: StoredGroup, member: GroupMemberRow, unreadCount: Int? = nil, lastMessageAt: Date? = nil) -> Schemas.Group {
+        Schemas.Group(id: group.id.lowercased, name: group.name, ownerId: group.ownerId.lowercased, pictureUrl: media.groupPictureURL(group.id, version: group.pictureVersion),
+                      createdAt: group.createdAt, updatedAt: group.updatedAt, role: .init(member.role), lastReadAt: member.lastReadAt,
+                      unreadCount: unreadCount, lastMessageAt: lastMessageAt)
     }
 
     func row(_ group: StoredGroup) -> GroupRow {
@@ -37,37 +37,37 @@ struct Groups: Sendable {
                  createdAt: group.createdAt, updatedAt: group.updatedAt)
     }
 
-    func memberView(_ profile: GroupStore.MemberProfile) -> MemberView {
-        MemberView(groupId: profile.member.groupId, userId: profile.member.userId, role: profile.member.role, joinedAt: profile.member.joinedAt,
-                   lastReadAt: profile.member.lastReadAt, displayName: profile.displayName, avatarUrl: media.avatarURL(profile.member.userId, version: profile.avatarVersion))
+    func memberView(_ profile: GroupStore.MemberProfile) -> Schemas.Member {
+        Schemas.Member(groupId: profile.member.groupId.lowercased, userId: profile.member.userId.lowercased, role: .init(profile.member.role), joinedAt: profile.member.joinedAt,
+                       lastReadAt: profile.member.lastReadAt, displayName: profile.displayName, avatarUrl: media.avatarURL(profile.member.userId, version: profile.avatarVersion))
     }
 
-    func list(userID: UUID, on connection: PostgresConnection) async throws -> [GroupView] {
+    func list(userID: UUID, on connection: PostgresConnection) async throws -> [Schemas.Group] {
         _ = try await users.require(userID, on: connection)
         return try await store.summaries(userID: userID, on: connection).map {
             view($0.group, member: $0.member, unreadCount: $0.unreadCount, lastMessageAt: $0.lastMessageAt)
         }
     }
 
-    func get(_ groupID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> GroupView {
+    func get(_ groupID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> Schemas.Group {
         let membership = try await membership(groupID, userID: userID, on: connection)
         return view(membership.group, member: membership.member)
     }
 
-    func members(_ groupID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> [MemberView] {
+    func members(_ groupID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> [Schemas.Member] {
         _ = try await membership(groupID, userID: userID, on: connection)
         return try await store.members(groupID, on: connection).map(memberView)
     }
 
-    func unreadCounts(userID: UUID, on connection: PostgresConnection) async throws -> [UnreadCount] {
-        try await store.unreadCounts(userID: userID, on: connection).map { UnreadCount(groupId: $0.0, unreadCount: $0.1) }
+    func unreadCounts(userID: UUID, on connection: PostgresConnection) async throws -> [Schemas.UnreadCount] {
+        try await store.unreadCounts(userID: userID, on: connection).map { Schemas.UnreadCount(groupId: $0.0.lowercased, unreadCount: $0.1) }
     }
 
     // MARK: creating and changing
 
     /// Creates the group with me as owner and, optionally, members added by email (all or none:
     /// unknown addresses are reported back, as the seed's `unknownAppleIds`).
-    func create(name: String, memberEmails: [String], userID: UUID, on connection: PostgresConnection) async throws -> GroupView {
+    func create(name: String, memberEmails: [String], userID: UUID, on connection: PostgresConnection) async throws -> Schemas.Group {
         let name = try ChatRules.groupName(name)
         let emails = try ChatRules.emails(memberEmails)
         _ = try await users.require(userID, on: connection)
@@ -79,7 +79,7 @@ struct Groups: Sendable {
         return view(group, member: owner[0], unreadCount: 0)
     }
 
-    func rename(_ groupID: UUID, name: String, userID: UUID, on connection: PostgresConnection) async throws -> GroupView {
+    func rename(_ groupID: UUID, name: String, userID: UUID, on connection: PostgresConnection) async throws -> Schemas.Group {
         let name = try ChatRules.groupName(name)
         let membership = try await membership(groupID, userID: userID, lock: true, on: connection)
         try GroupPolicy.require(membership.member.role, .rename)
@@ -90,7 +90,7 @@ struct Groups: Sendable {
 
     /// Stores the picture under a new key (owner or admin), deleting the old one: an ex-member who
     /// kept its URL, or knows the group's id, cannot fetch the new one.
-    func setPicture(_ groupID: UUID, image: ByteBuffer, contentType: String?, userID: UUID, on connection: PostgresConnection) async throws -> GroupView {
+    func setPicture(_ groupID: UUID, image: ByteBuffer, contentType: String?, userID: UUID, on connection: PostgresConnection) async throws -> Schemas.Group {
         let membership = try await membership(groupID, userID: userID, lock: true, on: connection)
         try GroupPolicy.require(membership.member.role, .changePicture)
         let version = try await media.storage.uploadPicture(image, contentType: contentType, to: media.groupPictures, owner: groupID,
@@ -100,7 +100,7 @@ struct Groups: Sendable {
         return view(group, member: membership.member)
     }
 
-    func removePicture(_ groupID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> GroupView {
+    func removePicture(_ groupID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> Schemas.Group {
         let membership = try await membership(groupID, userID: userID, lock: true, on: connection)
         try GroupPolicy.require(membership.member.role, .changePicture)
         try await media.storage.removePicture(media.groupPictures, owner: groupID, version: membership.group.pictureVersion)
@@ -110,7 +110,7 @@ struct Groups: Sendable {
     }
 
     /// Adds Unify users by email (owner or admin); all or none. Those already in are skipped.
-    func addMembers(_ groupID: UUID, emails: [String], userID: UUID, on connection: PostgresConnection) async throws -> AddMembersResult {
+    func addMembers(_ groupID: UUID, emails: [String], userID: UUID, on connection: PostgresConnection) async throws -> Schemas.AddMembersResult {
         let emails = try ChatRules.emails(emails)
         guard !emails.isEmpty else { throw ChatErrors.validation("emails must name at least one address") }
         let membership = try await membership(groupID, userID: userID, lock: true, on: connection)
@@ -120,7 +120,7 @@ struct Groups: Sendable {
             try await publish(GroupMemberAdded(member: member, groupName: membership.group.name), group: groupID, actor: userID, on: connection)
         }
         let addedIDs = Set(added.map(\.userId))
-        return AddMembersResult(added: try await store.members(groupID, on: connection).filter { addedIDs.contains($0.member.userId) }.map(memberView))
+        return Schemas.AddMembersResult(added: try await store.members(groupID, on: connection).filter { addedIDs.contains($0.member.userId) }.map(memberView))
     }
 
     /// Removes another member: the owner removes anyone, admins remove users.
@@ -133,7 +133,7 @@ struct Groups: Sendable {
     }
 
     /// Promotes a user to admin or demotes an admin to user (owner only).
-    func setRole(_ groupID: UUID, member memberID: UUID, role: GroupRole, userID: UUID, on connection: PostgresConnection) async throws -> MemberView {
+    func setRole(_ groupID: UUID, member memberID: UUID, role: GroupRole, userID: UUID, on connection: PostgresConnection) async throws -> Schemas.Member {
         let membership = try await membership(groupID, userID: userID, lock: true, on: connection)
         try GroupPolicy.require(membership.member.role, .changeRoles)
         guard role != .owner else { throw ChatErrors.cannotChangeOwnerRole }
@@ -147,7 +147,7 @@ struct Groups: Sendable {
     }
 
     /// Hands the group to another member (owner only); the old owner stays as an admin.
-    func transferOwnership(_ groupID: UUID, to newOwner: UUID, userID: UUID, on connection: PostgresConnection) async throws -> GroupView {
+    func transferOwnership(_ groupID: UUID, to newOwner: UUID, userID: UUID, on connection: PostgresConnection) async throws -> Schemas.Group {
         let membership = try await membership(groupID, userID: userID, lock: true, on: connection)
         try GroupPolicy.require(membership.member.role, .transferOwnership)
         guard newOwner != userID, try await store.member(groupID, userID: newOwner, on: connection) != nil else { throw ChatErrors.successorNotMember }
@@ -175,7 +175,7 @@ struct Groups: Sendable {
     }
 
     /// Marks the group read up to now (or `at`), for unread counts.
-    func markRead(_ groupID: UUID, at time: Date?, userID: UUID, on connection: PostgresConnection) async throws -> GroupView {
+    func markRead(_ groupID: UUID, at time: Date?, userID: UUID, on connection: PostgresConnection) async throws -> Schemas.Group {
         let membership = try await membership(groupID, userID: userID, on: connection)
         guard let member = try await store.markRead(groupID, userID: userID, at: time, on: connection) else { throw ChatErrors.groupNotFound }
         return view(membership.group, member: member, unreadCount: nil)

@@ -20,14 +20,16 @@ struct Messages: Sendable {
                    isEdited: message.isEdited, messageType: message.messageType, voiceDuration: message.voiceDuration, voiceUrl: media.voiceURL(message.voicePath))
     }
 
-    func view(_ message: StoredMessage, cursor: MessageStore.Cursor? = nil) -> MessageView {
-        MessageView(id: message.id, groupId: message.groupId, content: message.content, sentBy: message.sentBy, sentAt: message.sentAt,
-                    isEdited: message.isEdited, messageType: message.messageType, voiceDuration: message.voiceDuration,
-                    voiceUrl: media.voiceURL(message.voicePath), user: .init(id: message.sentBy, displayName: message.senderName), cursor: cursor?.text)
+    /// `groupID` is the group's id as text, made once for a whole page.
+    func view(_ message: StoredMessage, cursor: MessageStore.Cursor? = nil, groupID: String? = nil) -> Schemas.Message {
+        let sender = message.sentBy.lowercased
+        return Schemas.Message(id: message.id.lowercased, groupId: groupID ?? message.groupId.lowercased, content: message.content, sentBy: sender,
+                               sentAt: message.sentAt, isEdited: message.isEdited, messageType: .init(message.messageType), voiceDuration: message.voiceDuration,
+                               voiceUrl: media.voiceURL(message.voicePath), user: .init(id: sender, displayName: message.senderName), cursor: cursor?.text)
     }
 
     /// Sends a text message. Membership is checked in the insert itself (one statement).
-    func sendText(_ groupID: UUID, content: String, userID: UUID, on connection: PostgresConnection) async throws -> MessageView {
+    func sendText(_ groupID: UUID, content: String, userID: UUID, on connection: PostgresConnection) async throws -> Schemas.Message {
         let content = try ChatRules.messageContent(content)
         guard let message = try await store.insert(id: .timeOrdered(), groupID: groupID, senderID: userID, content: content, type: .text,
                                                    voiceDuration: nil, voicePath: nil, on: connection) else { throw ChatErrors.groupNotFound }
@@ -38,7 +40,7 @@ struct Messages: Sendable {
     /// Stores the audio as `{group_id}/{message_id}` and writes the message; if the row cannot
     /// be written the file is removed again, so nothing is left half-done.
     func sendVoice(_ groupID: UUID, audio: ByteBuffer, contentType: String?, duration: Double?, content: String?, userID: UUID,
-                   on connection: PostgresConnection) async throws -> MessageView {
+                   on connection: PostgresConnection) async throws -> Schemas.Message {
         let duration = try ChatRules.voiceDuration(duration, max: maxVoiceSeconds)
         let caption = content ?? ""
         guard TextRules.length(caption) <= ChatRules.maxMessageLength else { throw ChatErrors.validation("content must be at most \(ChatRules.maxMessageLength) characters") }
@@ -65,7 +67,7 @@ struct Messages: Sendable {
 
     /// A page of a group's history for one of its members (the membership is checked by the
     /// page's own statement).
-    func history(_ groupID: UUID, page request: PageRequest, limit: Int, userID: UUID, on connection: PostgresConnection) async throws -> HistoryPage {
+    func history(_ groupID: UUID, page request: PageRequest, limit: Int, userID: UUID, on connection: PostgresConnection) async throws -> Schemas.HistoryPage {
         let direction: MessageStore.Direction
         switch request {
         case .latest: direction = .latest
@@ -80,19 +82,20 @@ struct Messages: Sendable {
             throw ChatErrors.groupNotFound
         }
         let (messages, more) = page
-        let views = messages.map { view($0.0, cursor: $0.1) }
+        let group = groupID.lowercased
+        let views = messages.map { view($0.0, cursor: $0.1, groupID: group) }
         let hasOlder: Bool
         switch direction {
         case .after: hasOlder = true
         case .latest, .before: hasOlder = more
         }
-        return HistoryPage(messages: views, hasMore: more,
+        return Schemas.HistoryPage(messages: views, hasMore: more,
                            olderCursor: hasOlder ? views.first?.cursor : nil,
                            newerCursor: views.last?.cursor ?? { if case .before(let cursor) = direction { cursor.text } else { nil } }())
     }
 
     /// Edits my own text message.
-    func edit(_ groupID: UUID, messageID: UUID, content: String, userID: UUID, on connection: PostgresConnection) async throws -> MessageView {
+    func edit(_ groupID: UUID, messageID: UUID, content: String, userID: UUID, on connection: PostgresConnection) async throws -> Schemas.Message {
         let content = try ChatRules.messageContent(content)
         let membership = try await groups.membership(groupID, userID: userID, on: connection)
         guard let message = try await store.find(messageID, groupID: groupID, on: connection) else { throw ChatErrors.messageNotFound }

@@ -14,8 +14,8 @@ struct Users: Sendable {
     let logger: Logger
     var store: UserStore { UserStore(logger: logger) }
 
-    func view(_ user: StoredUser) -> UserView {
-        UserView(id: user.id, displayName: user.displayName, email: user.email, avatarUrl: media.avatarURL(user.id, version: user.avatarVersion),
+    func view(_ user: StoredUser) -> Schemas.User {
+        Schemas.User(id: user.id.lowercased, displayName: user.displayName, email: user.email, avatarUrl: media.avatarURL(user.id, version: user.avatarVersion),
                  createdAt: user.createdAt, updatedAt: user.updatedAt)
     }
 
@@ -25,19 +25,19 @@ struct Users: Sendable {
         return user
     }
 
-    func get(_ userID: UUID, on connection: PostgresConnection) async throws -> UserView {
+    func get(_ userID: UUID, on connection: PostgresConnection) async throws -> Schemas.User {
         view(try await require(userID, on: connection))
     }
 
     /// Another user's public profile (`GET /users/{id}`, the app's user cache): anyone I share a
     /// group with, or who wrote in one of my groups before leaving it; 404 for anyone else.
-    func profile(_ userID: UUID, viewer: UUID, on connection: PostgresConnection) async throws -> PublicUserView {
+    func profile(_ userID: UUID, viewer: UUID, on connection: PostgresConnection) async throws -> Schemas.PublicUser {
         _ = try await require(viewer, on: connection)
         guard let user = try await store.visible(userID, to: viewer, on: connection) else { throw ChatErrors.userNotFound }
-        return PublicUserView(id: user.id, displayName: user.displayName, avatarUrl: media.avatarURL(user.id, version: user.avatarVersion))
+        return Schemas.PublicUser(id: user.id.lowercased, displayName: user.displayName, avatarUrl: media.avatarURL(user.id, version: user.avatarVersion))
     }
 
-    func rename(_ userID: UUID, displayName: String, on connection: PostgresConnection) async throws -> UserView {
+    func rename(_ userID: UUID, displayName: String, on connection: PostgresConnection) async throws -> Schemas.User {
         let name = try ChatRules.displayName(displayName)
         _ = try await require(userID, on: connection)
         guard let user = try await store.update(userID, displayName: name, avatarVersion: nil, on: connection) else { throw ChatErrors.accountDeleted }
@@ -45,14 +45,14 @@ struct Users: Sendable {
     }
 
     /// Stores the picture under a new key, deleting the old one (its URL stops working).
-    func setAvatar(_ userID: UUID, image: ByteBuffer, contentType: String?, on connection: PostgresConnection) async throws -> UserView {
+    func setAvatar(_ userID: UUID, image: ByteBuffer, contentType: String?, on connection: PostgresConnection) async throws -> Schemas.User {
         let current = try await require(userID, on: connection)
         let version = try await media.storage.uploadPicture(image, contentType: contentType, to: media.profilePictures, owner: userID, replacing: current.avatarVersion)
         guard let user = try await store.update(userID, displayName: nil, avatarVersion: .some(version), on: connection) else { throw ChatErrors.accountDeleted }
         return view(user)
     }
 
-    func removeAvatar(_ userID: UUID, on connection: PostgresConnection) async throws -> UserView {
+    func removeAvatar(_ userID: UUID, on connection: PostgresConnection) async throws -> Schemas.User {
         let current = try await require(userID, on: connection)
         try await media.storage.removePicture(media.profilePictures, owner: userID, version: current.avatarVersion)
         guard let user = try await store.update(userID, displayName: nil, avatarVersion: .some(nil), on: connection) else { throw ChatErrors.accountDeleted }
