@@ -511,6 +511,9 @@ let package = Package(
                 "ColonyStorage",
                 "ColonyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // The service's generated client (Clients/), which the tests speak.
+                .product(name: "ProjectsAPI", package: "Clients"),
+                "ColonyClientTesting",
             ],
             path: "Tests/ProjectsServiceTests",
             swiftSettings: swiftSettings

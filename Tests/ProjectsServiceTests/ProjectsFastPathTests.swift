@@ -29,7 +29,7 @@ struct ProjectsFastPathTests {
                 posted.append(try await projects.post(alice, project: garden, content: "garden \(n): \"quoted\" \\ slash / tab\t newline\n 日本 \u{2028}"))
                 posted.append(try await projects.post(bob, project: rocket, content: "rocket \(n)"))
             }
-            let withImage = try await projects.service.request(.POST, "/projects/\(rocket)/posts", as: bob, json: ["content": "with a picture", "images": [image]])
+            let withImage = try await projects.call(bob) { try await $0.createPost(path: .init(projectId: rocket.lowercased), body: .json(.init(content: "with a picture", images: [image]))) }
             #expect(withImage.status == 201, "\(withImage.body)")
             for project in [garden, rocket] { _ = try await projects.service.request(.POST, "/projects/\(project)/follow", as: reader) }
             _ = try await projects.service.request(.POST, "/posts/\(posted[2])/like", as: reader)

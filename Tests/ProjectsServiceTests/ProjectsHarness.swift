@@ -1,11 +1,18 @@
+import ColonyClientTesting
 import ColonyModels
 import ColonyPlatform
 import ColonyStorage
 import ColonyTesting
 import Foundation
 import NIOCore
+import ProjectsAPI
 import ProjectsService
 import Testing
+
+// The client module's names, for the files that also see the service's own `ProjectsAPI` (its
+// handlers) and generated types through `@testable import ProjectsService`.
+typealias ProjectsClient = ProjectsAPI.Client
+typealias Schemas = ProjectsAPI.Components.Schemas
 
 /// A running projects service (see `RunningService`) with its storage directory.
 struct RunningProjects: Sendable {
@@ -21,10 +28,19 @@ struct RunningProjects: Sendable {
         let me = try await service.request(.GET, "/me", as: user)
         #expect(me.status == 200, "\(me.body)")
         if let name {
-            let renamed = try await service.request(.PATCH, "/me", as: user, json: ["name": name])
+            let renamed = try await call(user) { try await $0.updateMe(body: .json(.init(name: name))) }
             #expect(renamed.status == 200, "\(renamed.body)")
         }
         return user
+    }
+
+    /// The service's generated client, as `user` (nil sends no token).
+    func api(_ user: User?) -> ProjectsClient { ProjectsClient(service.connection(as: user)) }
+
+    /// One call of the generated client as `user`, with the status and JSON body it got (any status).
+    func call<Output: Sendable>(_ user: User?, _ operation: (ProjectsClient) async throws -> Output) async throws -> Answer<Output> {
+        let api = api(user)
+        return try await answer { try await operation(api) }
     }
 
     /// `count` users made concurrently.
@@ -37,19 +53,15 @@ struct RunningProjects: Sendable {
 
     /// A project of `owner`; its id and slug.
     @discardableResult
-    func project(_ owner: User, title: String = "Rocket Garden", published: Bool = true, extra: [String: Any] = [:]) async throws -> (id: UUID, slug: String) {
-        var json: [String: Any] = ["title": title, "tagline": "Plants in space", "is_published": published]
-        json.merge(extra) { $1 }
-        let created = try await service.request(.POST, "/projects", as: owner, json: json)
-        #expect(created.status == 201, "\(created.body)")
-        return (try #require(uuid(created.body["id"])), created.body["public_slug"]?.stringValue ?? "")
+    func project(_ owner: User, title: String = "Rocket Garden", tagline: String = "Plants in space", published: Bool = true) async throws -> (id: UUID, slug: String) {
+        let created = try await api(owner).createProject(body: .json(.init(title: title, tagline: tagline, isPublished: published))).created.body.json
+        return (try #require(UUID(uuidString: created.id)), created.publicSlug)
     }
 
     /// A post on the project; its id.
-    func post(_ owner: User, project: UUID, content: String = "Day 1: seeds in") async throws -> UUID {
-        let created = try await service.request(.POST, "/projects/\(project)/posts", as: owner, json: ["content": content])
-        #expect(created.status == 201, "\(created.body)")
-        return try #require(uuid(created.body["id"]))
+    func post(_ owner: User, project: UUID, content: String = "Day 1: seeds in", images: [String]? = nil) async throws -> UUID {
+        let created = try await api(owner).createPost(path: .init(projectId: project.lowercased), body: .json(.init(content: content, images: images))).created.body.json
+        return try #require(UUID(uuidString: created.id))
     }
 
     func karma(_ user: User) async throws -> Int {
@@ -77,6 +89,21 @@ struct RunningProjects: Sendable {
         }
         return result.sorted()
     }
+}
+
+/// What a call got, whatever its operation: the status and the JSON body.
+struct Outcome: Sendable {
+    var status: Int
+    var body: [String: JSONValue]
+    var code: String? { body["code"]?.stringValue }
+}
+
+extension Answer {
+    var outcome: Outcome { Outcome(status: status, body: body) }
+}
+
+extension RunningService.Reply {
+    var outcome: Outcome { Outcome(status: status, body: body) }
 }
 
 /// JSON ids compared as UUIDs (their case is not part of the contract).

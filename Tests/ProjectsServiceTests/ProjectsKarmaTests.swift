@@ -1,3 +1,4 @@
+import ColonyClientTesting
 import ColonyModels
 import ColonyPlatform
 import ColonyTesting
@@ -25,7 +26,7 @@ struct ProjectsKarmaTests {
             #expect(follow.body["karma"]?["total_points"]?.intValue == 5 && follow.body["following"]?.boolValue == true)
             let like = try await projects.service.request(.POST, "/posts/\(post)/like", as: fan)
             #expect(like.body["karma_earned"]?.intValue == 1 && like.body["karma"]?["total_points"]?.intValue == 6)
-            let message = try await projects.service.request(.POST, "/projects/\(project)/support-messages", as: fan, json: ["message": "Keep going!"])
+            let message = try await projects.call(fan) { try await $0.sendSupportMessage(path: .init(projectId: project.lowercased), body: .json(.init(message: "Keep going!"))) }
             #expect(message.status == 201 && message.body["karma_earned"]?.intValue == 10 && message.body["karma"]?["total_points"]?.intValue == 16, "\(message.body)")
             #expect(try await projects.karma(fan) == 16)
             #expect(try await projects.karma(owner) == 0, "the owner earns nothing from being supported")
@@ -56,21 +57,21 @@ struct ProjectsKarmaTests {
                     _ = try await database.query("UPDATE karma SET total_points = \(points), level = karma_level(\(Int32(points))) WHERE user_id = \(fan.id)")
                 }
             }
-            func check(_ reply: RunningService.Reply, points: Int, level: Int) {
+            func check(_ reply: Outcome, points: Int, level: Int) {
                 #expect(reply.body["karma"]?["total_points"]?.intValue == points && reply.body["karma"]?["level"]?.intValue == level, "\(reply.body)")
             }
             try await setKarma(45)
-            check(try await projects.service.request(.POST, "/projects/\(projectIDs[0])/follow", as: fan), points: 50, level: 1)
-            check(try await projects.service.request(.POST, "/posts/\(postIDs[0])/like", as: fan), points: 51, level: 2)
+            check(try await projects.service.request(.POST, "/projects/\(projectIDs[0])/follow", as: fan).outcome, points: 50, level: 1)
+            check(try await projects.service.request(.POST, "/posts/\(postIDs[0])/like", as: fan).outcome, points: 51, level: 2)
             try await setKarma(190)
-            check(try await projects.service.request(.POST, "/projects/\(projectIDs[0])/support-messages", as: fan, json: ["message": "a"]), points: 200, level: 2)
-            check(try await projects.service.request(.POST, "/posts/\(postIDs[1])/like", as: fan), points: 201, level: 3)
+            check(try await projects.call(fan) { try await $0.sendSupportMessage(path: .init(projectId: projectIDs[0].lowercased), body: .json(.init(message: "a"))) }.outcome, points: 200, level: 2)
+            check(try await projects.service.request(.POST, "/posts/\(postIDs[1])/like", as: fan).outcome, points: 201, level: 3)
             try await setKarma(499)
-            check(try await projects.service.request(.POST, "/posts/\(postIDs[2])/like", as: fan), points: 500, level: 3)
-            check(try await projects.service.request(.POST, "/posts/\(postIDs[3])/like", as: fan), points: 501, level: 4)
+            check(try await projects.service.request(.POST, "/posts/\(postIDs[2])/like", as: fan).outcome, points: 500, level: 3)
+            check(try await projects.service.request(.POST, "/posts/\(postIDs[3])/like", as: fan).outcome, points: 501, level: 4)
             try await setKarma(995)
-            check(try await projects.service.request(.POST, "/projects/\(projectIDs[1])/follow", as: fan), points: 1000, level: 4)
-            check(try await projects.service.request(.POST, "/projects/\(projectIDs[1])/support-messages", as: fan, json: ["message": "b"]), points: 1010, level: 5)
+            check(try await projects.service.request(.POST, "/projects/\(projectIDs[1])/follow", as: fan).outcome, points: 1000, level: 4)
+            check(try await projects.call(fan) { try await $0.sendSupportMessage(path: .init(projectId: projectIDs[1].lowercased), body: .json(.init(message: "b"))) }.outcome, points: 1010, level: 5)
             let karma = try await projects.get("/me/karma", as: fan)
             #expect(karma.body["label"]?.stringValue == "Legend" && karma.body["emoji"]?.stringValue == "👑" && karma.body["next_level_at"] == nil)
 
@@ -108,7 +109,7 @@ struct ProjectsKarmaTests {
             #expect(own.status == 200 && own.body["karma_earned"]?.intValue == 0 && own.body["follower_count"]?.intValue == 1)
             let ownLike = try await projects.service.request(.POST, "/posts/\(post)/like", as: owner)
             #expect(ownLike.status == 200 && ownLike.body["karma_earned"]?.intValue == 0 && ownLike.body["like_count"]?.intValue == 1)
-            let ownSupport = try await projects.service.request(.POST, "/projects/\(project)/support-messages", as: owner, json: ["message": "me!"])
+            let ownSupport = try await projects.call(owner) { try await $0.sendSupportMessage(path: .init(projectId: project.lowercased), body: .json(.init(message: "me!"))) }
             #expect(ownSupport.status == 403 && ownSupport.code == "own_project")
             #expect(try await projects.karma(owner) == 0)
             #expect(try await projects.count("SELECT count(*)::int8 FROM support_actions WHERE user_id = '\(owner.id)'") == 0)
@@ -124,7 +125,7 @@ struct ProjectsKarmaTests {
             let post = try await projects.post(owner, project: hidden)
             for project in [shown, hidden] { #expect(try await projects.service.request(.POST, "/projects/\(project)/follow", as: fan).status == 200) }
             #expect(try await projects.service.request(.POST, "/posts/\(post)/like", as: fan).status == 200)
-            #expect(try await projects.service.request(.PATCH, "/projects/\(hidden)", as: owner, json: ["is_published": false]).status == 200)
+            #expect(try await projects.call(owner) { try await $0.updateProject(path: .init(projectId: hidden.lowercased), body: .json(.init(isPublished: false))) }.status == 200)
 
             // The lists and the stats both count what the fan can see now.
             let following = try await projects.get("/me/following", as: fan)
@@ -196,15 +197,15 @@ struct ProjectsKarmaTests {
             let owner = try await projects.user(), fan = try await projects.user(), other = try await projects.user()
             let project = try await projects.project(owner).id
             for n in 0..<5 {
-                #expect(try await projects.service.request(.POST, "/projects/\(project)/support-messages", as: fan, json: ["message": "m\(n)"]).status == 201)
+                #expect(try await projects.call(fan) { try await $0.sendSupportMessage(path: .init(projectId: project.lowercased), body: .json(.init(message: "m\(n)"))) }.status == 201)
             }
-            let limited = try await projects.service.request(.POST, "/projects/\(project)/support-messages", as: fan, json: ["message": "one more"])
+            let limited = try await projects.call(fan) { try await $0.sendSupportMessage(path: .init(projectId: project.lowercased), body: .json(.init(message: "one more"))) }
             #expect(limited.status == 429 && limited.code == "rate_limited")
-            let retry = Int(limited.headers.first(name: "Retry-After") ?? "") ?? 0
+            let retry = Int(limited.headers[.retryAfter] ?? "") ?? 0
             #expect((3500...3600).contains(retry), "Retry-After \(retry)")
             #expect(try await projects.karma(fan) == 50)
             #expect(try await projects.count("SELECT count(*)::int8 FROM support_messages") == 5)
-            #expect(try await projects.service.request(.POST, "/projects/\(project)/support-messages", as: other, json: ["message": "mine"]).status == 201, "per sender")
+            #expect(try await projects.call(other) { try await $0.sendSupportMessage(path: .init(projectId: project.lowercased), body: .json(.init(message: "mine"))) }.status == 201, "per sender")
 
             // Once the oldest message leaves the window, one more goes through.
             try await projects.service.withDatabase { database in
@@ -213,7 +214,7 @@ struct ProjectsKarmaTests {
                     WHERE id = (SELECT id FROM support_messages WHERE message = 'm0')
                     """)
             }
-            #expect(try await projects.service.request(.POST, "/projects/\(project)/support-messages", as: fan, json: ["message": "again"]).status == 201)
+            #expect(try await projects.call(fan) { try await $0.sendSupportMessage(path: .init(projectId: project.lowercased), body: .json(.init(message: "again"))) }.status == 201)
             let recent = try await projects.get("/projects/\(project)/support-messages", as: owner)
             #expect(recent.array.count == 5, "the last 5 by default")
             #expect(recent.array.first?["message"]?.stringValue == "again")
@@ -226,9 +227,9 @@ struct ProjectsKarmaTests {
             let owner = try await projects.user(), fan = try await projects.user(name: "Secret Fan"), reader = try await projects.user()
             let project = try await projects.project(owner).id
             let fanBuilder = try #require(uuid(try await projects.get("/me", as: fan).body["id"]))
-            let named = try await projects.service.request(.POST, "/projects/\(project)/support-messages", as: reader, json: ["message": "signed"])
+            let named = try await projects.call(reader) { try await $0.sendSupportMessage(path: .init(projectId: project.lowercased), body: .json(.init(message: "signed"))) }
             #expect(named.body["message"]?["sender"]?["user_id"]?.stringValue?.lowercased() == reader.id.uuidString.lowercased())
-            let sent = try await projects.service.request(.POST, "/projects/\(project)/support-messages", as: fan, json: ["message": "you got this", "is_anonymous": true])
+            let sent = try await projects.call(fan) { try await $0.sendSupportMessage(path: .init(projectId: project.lowercased), body: .json(.init(message: "you got this", isAnonymous: true))) }
             #expect(sent.status == 201 && sent.body["message"]?["is_anonymous"]?.boolValue == true && sent.body["karma_earned"]?.intValue == 10)
             #expect(sent.body["message"]?["sender"] == nil && sent.body["message"]?["sender_id"] == nil)
 

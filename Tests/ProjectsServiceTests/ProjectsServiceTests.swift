@@ -1,3 +1,4 @@
+import ColonyClientTesting
 import ColonyModels
 import ColonyPlatform
 import ColonyStorage
@@ -56,13 +57,14 @@ struct ProjectsServiceTests {
             try await waitUntil { try await projects.get("/me", as: lateUser).body["name"]?.stringValue == "Ada Lovelace" }
 
             // Profile edit, with validation.
-            let edit = try await projects.service.request(.PATCH, "/me", as: lateUser, json: [
-                "bio": "Analyst", "website_url": "ada.dev", "twitter_handle": "@ada", "is_creator": true,
-            ])
+            let edit = try await projects.call(lateUser) {
+                try await $0.updateMe(body: .json(.init(bio: "Analyst", websiteUrl: "ada.dev", twitterHandle: "@ada", isCreator: true)))
+            }
             #expect(edit.status == 200 && edit.body["website_url"]?.stringValue == "https://ada.dev" && edit.body["twitter_handle"]?.stringValue == "ada")
             #expect(edit.body["is_creator"]?.boolValue == true && edit.body["bio"]?.stringValue == "Analyst")
-            let bad = try await projects.service.request(.PATCH, "/me", as: lateUser, json: ["website_url": "ftp://nope", "twitter_handle": "no spaces allowed"])
+            let bad = try await projects.call(lateUser) { try await $0.updateMe(body: .json(.init(websiteUrl: "ftp://nope", twitterHandle: "no spaces allowed"))) }
             #expect(bad.status == 422 && bad.body["message"]?.stringValue?.contains("website_url") == true && bad.body["message"]?.stringValue?.contains("twitter_handle") == true)
+            // An explicit null (what clears a field) as raw JSON: the generated client leaves nil out.
             let cleared = try await projects.service.request(.PATCH, "/me", as: lateUser, json: ["bio": NSNull()])
             #expect(cleared.status == 200 && cleared.body["bio"] == nil && cleared.body["website_url"]?.stringValue == "https://ada.dev")
             let builderID = try #require(uuid(edit.body["id"]))
@@ -100,13 +102,13 @@ struct ProjectsServiceTests {
             #expect(try await projects.get("/slugs/brand-new", as: alice).body["exists"]?.boolValue == false)
             #expect(try await projects.get("/slugs/Not%20A%20Slug", as: alice).status == 422)
 
-            let taken = try await projects.service.request(.POST, "/projects", as: bob, json: ["title": "Mine", "public_slug": "hello-world"])
+            let taken = try await projects.call(bob) { try await $0.createProject(body: .json(.init(title: "Mine", publicSlug: "hello-world"))) }
             #expect(taken.status == 409 && taken.code == "slug_taken")
-            let chosen = try await projects.service.request(.POST, "/projects", as: bob, json: ["title": "Mine", "public_slug": "Bobs-Thing"])
+            let chosen = try await projects.call(bob) { try await $0.createProject(body: .json(.init(title: "Mine", publicSlug: "Bobs-Thing"))) }
             #expect(chosen.status == 201 && chosen.body["public_slug"]?.stringValue == "bobs-thing")
-            let rename = try await projects.service.request(.PATCH, "/projects/\(second.id)", as: bob, json: ["public_slug": "bobs-thing"])
+            let rename = try await projects.call(bob) { try await $0.updateProject(path: .init(projectId: second.id.lowercased), body: .json(.init(publicSlug: "bobs-thing"))) }
             #expect(rename.status == 409 && rename.code == "slug_taken")
-            let renamed = try await projects.service.request(.PATCH, "/projects/\(second.id)", as: bob, json: ["public_slug": "hello-bob"])
+            let renamed = try await projects.call(bob) { try await $0.updateProject(path: .init(projectId: second.id.lowercased), body: .json(.init(publicSlug: "hello-bob"))) }
             #expect(renamed.status == 200 && renamed.body["public_slug"]?.stringValue == "hello-bob")
 
             let bySlug = try await projects.get("/projects/by-slug/hello-bob", as: alice)
@@ -122,7 +124,7 @@ struct ProjectsServiceTests {
         try await withRunningProjects { projects in
             let owner = try await projects.user()
             var ids: [UUID] = []
-            for n in 0..<7 { ids.append(try await projects.project(owner, title: "Project \(n)", extra: ["tagline": n == 3 ? "100% organic_garden" : "tag \(n)"]).id) }
+            for n in 0..<7 { ids.append(try await projects.project(owner, title: "Project \(n)", tagline: n == 3 ? "100% organic_garden" : "tag \(n)").id) }
             let hidden = try await projects.project(owner, title: "Project hidden", published: false).id
             let fans = try await projects.users(3)
             // Follows: project 2 ← 3, project 5 ← 2, project 0 ← 1.
@@ -215,7 +217,7 @@ struct ProjectsServiceTests {
                     "the default page size (its own statement) agrees")
 
             // Unpublishing hides the project's posts from its followers' feeds (not from its owner).
-            _ = try await projects.service.request(.PATCH, "/projects/\(rocket)", as: bob, json: ["is_published": false])
+            _ = try await projects.call(bob) { try await $0.updateProject(path: .init(projectId: rocket.lowercased), body: .json(.init(isPublished: false))) }
             let after = try await projects.get("/feed?limit=50", as: reader)
             #expect(after.body["posts"]?.arrayValue?.count == 5)
             #expect(try await projects.get("/posts/\(posted[1])", as: reader).status == 404)
@@ -228,7 +230,7 @@ struct ProjectsServiceTests {
             let single = try await projects.get("/posts/\(posted[0])", as: reader)
             #expect(single.status == 200 && single.body["project"]?["title"]?.stringValue == "Garden")
 
-            let edited = try await projects.service.request(.PATCH, "/posts/\(posted[0])", as: alice, json: ["content": "garden 0, edited"])
+            let edited = try await projects.call(alice) { try await $0.updatePost(path: .init(postId: posted[0].lowercased), body: .json(.init(content: "garden 0, edited"))) }
             #expect(edited.status == 200 && edited.body["content"]?.stringValue == "garden 0, edited")
             #expect(try await projects.service.request(.DELETE, "/posts/\(posted[0])", as: alice).status == 204)
             #expect(try await projects.get("/posts/\(posted[0])", as: alice).status == 404)
@@ -251,17 +253,17 @@ struct ProjectsServiceTests {
             #expect(try await projects.service.request(.GET, url, as: nil).status == 200)
             let foreign = try await upload(other, otherProject)
 
-            let stolen = try await projects.service.request(.POST, "/projects/\(project)/posts", as: owner, json: ["content": "x", "images": [foreign.body["key"]!.stringValue!]])
+            let stolen = try await projects.call(owner) { try await $0.createPost(path: .init(projectId: project.lowercased), body: .json(.init(content: "x", images: [foreign.body["key"]!.stringValue!]))) }
             #expect(stolen.status == 409 && stolen.code == "unknown_image")
-            let post = try await projects.service.request(.POST, "/projects/\(project)/posts", as: owner, json: [
-                "content": "with pictures", "images": [url, second.body["key"]!.stringValue!],
-            ])
+            let post = try await projects.call(owner) {
+                try await $0.createPost(path: .init(projectId: project.lowercased), body: .json(.init(content: "with pictures", images: [url, second.body["key"]!.stringValue!])))
+            }
             #expect(post.status == 201 && post.body["images"]?.arrayValue?.count == 2, "\(post.body)")
             let postID = try #require(uuid(post.body["id"]))
-            let reused = try await projects.service.request(.POST, "/projects/\(project)/posts", as: owner, json: ["content": "again", "images": [url]])
+            let reused = try await projects.call(owner) { try await $0.createPost(path: .init(projectId: project.lowercased), body: .json(.init(content: "again", images: [url]))) }
             #expect(reused.status == 409 && reused.code == "unknown_image", "an upload goes into one post")
 
-            let replaced = try await projects.service.request(.PATCH, "/posts/\(postID)", as: owner, json: ["images": [third.body["key"]!.stringValue!, url]])
+            let replaced = try await projects.call(owner) { try await $0.updatePost(path: .init(postId: postID.lowercased), body: .json(.init(images: [third.body["key"]!.stringValue!, url]))) }
             #expect(replaced.status == 200 && replaced.body["images"]?.arrayValue?.count == 2, "\(replaced.body)")
             let secondKey = second.body["key"]!.stringValue!
             #expect(!projects.storedFiles.contains { $0.hasSuffix(secondKey) }, "a picture left out is deleted")
@@ -285,9 +287,9 @@ struct ProjectsServiceTests {
         try await withRunningProjects { projects in
             let owner = try await projects.user(), fan = try await projects.user()
             let project = try await projects.project(owner).id
-            let later = try await projects.service.request(.POST, "/projects/\(project)/milestones", as: owner, json: ["title": "Launch", "target_date": "2031-06-01"])
-            let sooner = try await projects.service.request(.POST, "/projects/\(project)/milestones", as: owner, json: ["title": "Beta", "target_date": "2031-01-15", "description": "first users"])
-            let undated = try await projects.service.request(.POST, "/projects/\(project)/milestones", as: owner, json: ["title": "Someday"])
+            let later = try await projects.call(owner) { try await $0.createMilestone(path: .init(projectId: project.lowercased), body: .json(.init(title: "Launch", targetDate: "2031-06-01"))) }
+            let sooner = try await projects.call(owner) { try await $0.createMilestone(path: .init(projectId: project.lowercased), body: .json(.init(title: "Beta", description: "first users", targetDate: "2031-01-15"))) }
+            let undated = try await projects.call(owner) { try await $0.createMilestone(path: .init(projectId: project.lowercased), body: .json(.init(title: "Someday"))) }
             #expect(later.status == 201 && sooner.status == 201 && undated.status == 201)
             let list = try await projects.get("/projects/\(project)/milestones", as: fan)
             #expect(list.array.compactMap { $0["title"]?.stringValue } == ["Beta", "Launch", "Someday"])
@@ -295,10 +297,11 @@ struct ProjectsServiceTests {
 
             let done = try await projects.service.request(.POST, "/milestones/\(id)/toggle", as: owner)
             #expect(done.status == 200 && done.body["is_completed"]?.boolValue == true && done.body["completed_at"] != nil)
-            let stillDone = try await projects.service.request(.POST, "/milestones/\(id)/toggle", as: owner, json: ["is_completed": true])
+            let stillDone = try await projects.call(owner) { try await $0.toggleMilestone(path: .init(milestoneId: id.lowercased), body: .json(.init(isCompleted: true))) }
             #expect(stillDone.body["completed_at"] == done.body["completed_at"], "completing again keeps the time")
             let reopened = try await projects.service.request(.POST, "/milestones/\(id)/toggle", as: owner)
             #expect(reopened.body["is_completed"]?.boolValue == false && reopened.body["completed_at"] == nil)
+            // `target_date: null` clears it: raw JSON, as the generated client leaves nil out.
             let patched = try await projects.service.request(.PATCH, "/milestones/\(id)", as: owner, json: ["title": "Public beta", "target_date": NSNull(), "is_completed": true])
             #expect(patched.status == 200 && patched.body["title"]?.stringValue == "Public beta" && patched.body["target_date"] == nil && patched.body["is_completed"]?.boolValue == true)
             let reordered = try await projects.get("/projects/\(project)/milestones", as: fan).array.compactMap { $0["title"]?.stringValue }
@@ -352,8 +355,8 @@ struct ProjectsServiceTests {
                 #expect(reply.status == 422, "\(method) \(path) \(json): \(reply.status) \(reply.body)")
             }
             // Well-formed, but refused by what exists: someone else's image is a conflict, support for one's own project forbidden.
-            #expect(try await projects.service.request(.POST, "/projects/\(project)/posts", as: owner, json: ["content": "x", "images": ["https://evil.example/pic.png"]]).status == 409)
-            #expect(try await projects.service.request(.POST, "/projects/\(project)/support-messages", as: owner, json: ["message": "go me"]).status == 403)
+            #expect(try await projects.call(owner) { try await $0.createPost(path: .init(projectId: project.lowercased), body: .json(.init(content: "x", images: ["https://evil.example/pic.png"]))) }.status == 409)
+            #expect(try await projects.call(owner) { try await $0.sendSupportMessage(path: .init(projectId: project.lowercased), body: .json(.init(message: "go me"))) }.status == 403)
             let malformed = try await projects.service.request(.POST, "/projects", as: owner, raw: "{\"title\": ")
             #expect(malformed.status == 400)
             let wrongType = try await projects.service.request(.PUT, "/projects/\(project)/cover", as: owner, bytes: ImageFixtures.png, contentType: "image/jpeg")
@@ -389,7 +392,7 @@ struct ProjectsServiceTests {
             _ = try await projects.service.request(.POST, "/projects/\(kept)/follow", as: gone)
             _ = try await projects.service.request(.POST, "/projects/\(kept)/follow", as: fan)
             _ = try await projects.service.request(.POST, "/posts/\(post)/like", as: gone)
-            let message = try await projects.service.request(.POST, "/projects/\(kept)/support-messages", as: gone, json: ["message": "You can do it"])
+            let message = try await projects.call(gone) { try await $0.sendSupportMessage(path: .init(projectId: kept.lowercased), body: .json(.init(message: "You can do it"))) }
             #expect(message.status == 201 && message.body["message"]?["sender"]?["name"]?.stringValue == "Gone Soon")
             #expect(projects.storedFiles.count == 2)
 
@@ -426,13 +429,13 @@ struct ProjectsServiceTests {
     func outboxEvents() async throws {
         try await withRunningProjects { projects in
             let owner = try await projects.user(), fan = try await projects.user()
-            _ = try await projects.service.request(.PATCH, "/me", as: owner, json: ["bio": "hi"])
+            _ = try await projects.call(owner) { try await $0.updateMe(body: .json(.init(bio: "hi"))) }
             let project = try await projects.project(owner, title: "Evented").id
-            _ = try await projects.service.request(.PATCH, "/projects/\(project)", as: owner, json: ["mood": "yellow"])
+            _ = try await projects.call(owner) { try await $0.updateProject(path: .init(projectId: project.lowercased), body: .json(.init(mood: .yellow))) }
             _ = try await projects.service.request(.POST, "/projects/\(project)/follow", as: fan)
             let post = try await projects.post(owner, project: project)
             _ = try await projects.service.request(.POST, "/posts/\(post)/like", as: fan)
-            _ = try await projects.service.request(.POST, "/projects/\(project)/support-messages", as: fan, json: ["message": "Go!"])
+            _ = try await projects.call(fan) { try await $0.sendSupportMessage(path: .init(projectId: project.lowercased), body: .json(.init(message: "Go!"))) }
             _ = try await projects.service.request(.DELETE, "/projects/\(project)/follow", as: fan)
             _ = try await projects.service.request(.DELETE, "/projects/\(project)", as: owner)
             // Keyed by user, builder_updated may sit in another partition: wait for both ends.
