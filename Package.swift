@@ -411,6 +411,9 @@ let package = Package(
                 "ColonyStorage",
                 "ColonyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // The service's generated client (Clients/), which the tests speak.
+                .product(name: "CirclesAPI", package: "Clients"),
+                "ColonyClientTesting",
             ],
             path: "Tests/CirclesServiceTests",
             swiftSettings: swiftSettings

@@ -18,12 +18,12 @@ struct CirclesFastPathTests {
             let empty = try await circles.circle(owner: owner, name: "Empty \"quiet\" / one")
             // Every kind of card: notes with text that needs escaping, an ask, a poll with a vote,
             // an event with RSVPs and a place, reactions, a kept mark and a photo.
-            let poll = try await circles.post(circle, as: owner, ["type": "poll", "body": "Lunch?", "poll_options": ["Tacos", "Sushi \"rolls\""]])
-            let event = try await circles.post(circle, as: member, ["type": "event", "body": "Hike", "starts_at": "2030-01-01T09:00:00.123Z", "location": "Trail / 2",
-                                                                     "latitude": 40.7128, "longitude": -74])
-            let ask = try await circles.post(circle, as: member, ["type": "ask", "body": "Ride?", "urgency": "urgent", "category": "ride", "mood": "hopeful"])
+            let poll = try await circles.post(circle, as: owner, .init(_type: .poll, body: "Lunch?", pollOptions: ["Tacos", "Sushi \"rolls\""]))
+            let event = try await circles.post(circle, as: member, .init(_type: .event, body: "Hike", location: "Trail / 2", latitude: 40.7128, longitude: -74,
+                                                                         startsAt: try #require(ISO8601.parse("2030-01-01T09:00:00.123Z"))))
+            let ask = try await circles.post(circle, as: member, .init(_type: .ask, body: "Ride?", mood: "hopeful", category: "ride", urgency: .urgent))
             for index in 0..<22 {
-                _ = try await circles.post(circle, as: index.isMultiple(of: 2) ? owner : member, ["body": "note \(index) \u{1F680} \\ \" \n tab\t é \u{2028}"])
+                _ = try await circles.post(circle, as: index.isMultiple(of: 2) ? owner : member, .init(_type: .note, body: "note \(index) \u{1F680} \\ \" \n tab\t é \u{2028}"))
             }
             let detail = try await circles.service.request(.GET, "/posts/\(poll)", as: member)
             let option = try #require(detail.body["poll_options"]?.arrayValue?.first?["id"]?.stringValue)

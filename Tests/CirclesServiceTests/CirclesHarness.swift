@@ -1,4 +1,6 @@
+import CirclesAPI
 import CirclesService
+import ColonyClientTesting
 import ColonyModels
 import ColonyPlatform
 import ColonyStorage
@@ -12,36 +14,39 @@ struct RunningCircles: Sendable {
     let service: RunningService
     let storageRoot: String
 
+    /// The generated client as `user` (nil: no token).
+    func api(_ user: RunningService.User?) -> CirclesAPI.Client { CirclesAPI.Client(service.connection(as: user)) }
+
     /// A mycirclee user with a profile (and a handle of their own when given).
-    func user(handle: String? = nil, privacy: DMPrivacy? = nil) async throws -> RunningService.User {
+    func user(handle: String? = nil, privacy: Schemas.DMPrivacy? = nil) async throws -> RunningService.User {
         let user = try await service.user()
-        var patch: [String: Any] = [:]
-        if let handle { patch["handle"] = handle }
-        if let privacy { patch["dm_privacy"] = privacy.rawValue }
-        let reply = patch.isEmpty ? try await service.request(.GET, "/profile", as: user) : try await service.request(.PATCH, "/profile", as: user, json: patch)
-        #expect(reply.status == 200, "\(reply.body)")
+        if handle == nil && privacy == nil {
+            _ = try await api(user).getProfile().ok
+        } else {
+            _ = try await api(user).updateProfile(body: .json(.init(handle: handle, dmPrivacy: privacy))).ok
+        }
         return user
     }
 
     /// A circle owned by `owner` that `members` joined through invite codes.
     func circle(owner: RunningService.User, members: [RunningService.User] = [], name: String = "Inner") async throws -> UUID {
-        let created = try await service.request(.POST, "/circles", as: owner, json: ["name": name])
-        #expect(created.status == 201, "\(created.body)")
-        let id = try #require(created.body["id"]?.stringValue.flatMap(UUID.init(uuidString:)))
+        let created = try await api(owner).createCircle(body: .json(.init(name: name))).created.body.json
+        let id = try #require(UUID(uuidString: created.id))
         for member in members {
-            let invite = try await service.request(.POST, "/circles/\(id)/invites", as: owner)
-            let joined = try await service.request(.POST, "/invites/claim", as: member, json: ["code": invite.body["code"]?.stringValue ?? ""])
-            #expect(joined.status == 200, "\(joined.body)")
+            let invite = try await api(owner).createInvite(path: .init(circleId: created.id)).created.body.json
+            _ = try await api(member).claimInvite(body: .json(.init(code: invite.code))).ok
         }
         return id
     }
 
-    func post(_ circle: UUID, as user: RunningService.User, _ fields: [String: Any] = [:]) async throws -> String {
-        var body: [String: Any] = ["type": "note", "body": "hello"]
-        body.merge(fields) { $1 }
-        let reply = try await service.request(.POST, "/circles/\(circle)/posts", as: user, json: body)
-        #expect(reply.status == 201, "\(reply.body)")
-        return try #require(reply.body["id"]?.stringValue).lowercased()
+    /// A post (a note saying hello unless `post` says otherwise); its id, lower case.
+    func post(_ circle: UUID, as user: RunningService.User, _ post: Schemas.PostCreate = .init(_type: .note, body: "hello")) async throws -> String {
+        try await api(user).createPost(path: .init(circleId: circle.lowercased), body: .json(post)).created.body.json.id.lowercased()
+    }
+
+    /// A post as the app shows it to `user`.
+    func card(_ post: String, as user: RunningService.User) async throws -> Schemas.Post {
+        try await api(user).getPost(path: .init(postId: post)).ok.body.json
     }
 
     func count(_ table: String) async throws -> Int {
@@ -62,6 +67,8 @@ extension RunningCircles {
         }, body)
     }
 }
+
+typealias Schemas = CirclesAPI.Components.Schemas
 
 /// Starts the circles service with filesystem storage in a fresh directory.
 func withRunningCircles(settings: CirclesSettings = CirclesSettings(maxPhotoBytes: 64 << 10), _ body: @Sendable (RunningCircles) async throws -> Void) async throws {
