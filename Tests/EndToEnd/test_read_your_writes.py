@@ -126,11 +126,7 @@ def test_circle_invite_claim_then_join_at_once(api: Api, stack: Stack):
 
 def unify_user(api: Api, tag: str) -> User:
     """Unify confirms addresses: sign up, then type the mailed 6-digit code."""
-    email, secret = unique_email(tag), password()
-    api.sign_up("unify", email, secret, full_name=tag)
-    mail = api.mailbox.wait_for_mail(email)
-    assert mail["code"], mail
-    return api.verify("unify", {"type": "signup", "email": email, "token": mail["code"]})
+    return api.sign_up_with_code("unify", tag, full_name=tag)
 
 
 def test_chat_group_add_then_join_at_once(api: Api, stack: Stack):
