@@ -44,7 +44,7 @@ extension Schemas.CalendarEvent {
 }
 
 // A history page is the app's busiest read: written straight into bytes (see ColonyJSONWritable)
-// by the page's fast path (`ChatAPI.historyFastPath`), byte for byte what the generated route's
+// by the page's fast path (`ChatAPI+HistoryFastPath.swift`), byte for byte what the generated route's
 // encoder writes for it (ChatFastPathTests holds the two equal, ChatJSONTests the writer and
 // ColonyJSON's encoder).
 extension Schemas.HistoryPage: ColonyJSONWritable {

@@ -5,8 +5,8 @@ import OpenAPIRuntime
 
 // Messages and calendar events.
 extension ChatAPI {
-    /// The history page; served by `historyFastPath` unless `COLONY_FAST_PATHS=off`, which calls
-    /// this same method.
+    /// The history page, the reference of its fast path (`ChatAPI+HistoryFastPath.swift`), which
+    /// calls this same method; `COLONY_FAST_PATHS=off` serves it through the generated route.
     func listMessages(_ input: Operations.ListMessages.Input) async throws -> Operations.ListMessages.Output {
         let id = try Self.id(input.path.groupId, ChatErrors.groupNotFound)
         let limit = input.query.limit ?? 50
