@@ -1,6 +1,7 @@
 import ColonyModels
 import ColonyPlatform
 import Foundation
+import HTTPTypes
 import Hummingbird
 // The runtime's converter, which the generated code calls, for the fast path to read its input alike.
 @_spi(Generated) import OpenAPIRuntime
@@ -74,12 +75,14 @@ extension ProjectsAPI {
 // MARK: the feed's fast path
 
 extension ProjectsAPI {
-    /// The app's busiest read, the feed page, served by hand: the same input, read by the same
-    /// runtime calls the generated route makes, to the same `getFeed`, and its `PostPage` written by
-    /// its own writer (`PostPageJSON.swift`) instead of Foundation's encoder. ProjectsFastPathTests
-    /// holds its answers, good and bad, byte-equal to the generated route's.
-    var fastPaths: [GeneratedFastPath] {
+    /// The app's busiest read, the feed page, served by hand: the request through the generated
+    /// route's `middlewares` (a body checked, though the feed reads none), the same input read by
+    /// the same runtime calls the generated route makes, the same `getFeed`, and its `PostPage`
+    /// written by its own writer (`PostPageJSON.swift`) instead of Foundation's encoder.
+    /// ProjectsFastPathTests holds its answers, good and bad, byte-equal to the generated route's.
+    func fastPaths(middlewares: [any ServerMiddleware]) -> [GeneratedFastPath] {
         [GeneratedFastPath(.get, "/projects/v1/feed") { request, _ in
+            try await Self.run(middlewares, on: request, operationID: Operations.GetFeed.id)
             let converter = Self.converter
             let input = try Self.asGenerated(request) {
                 Operations.GetFeed.Input(
@@ -92,6 +95,21 @@ extension ProjectsAPI {
             try Self.asGenerated(request) { try converter.validateAcceptIfPresent("application/json", in: request.headers) }
             return try GeneratedFastPath.json(page)
         }]
+    }
+
+    /// Runs the generated route's middlewares on the request as its transport hands it to them
+    /// (swift-openapi-hummingbird: the body with the length `Content-Length` gives), for their
+    /// refusals alone; a refusal is thrown as the route's would be (`APIError.from` answers the
+    /// runtime's wrapping of it with the error itself).
+    static func run(_ middlewares: [any ServerMiddleware], on request: Request, operationID: String) async throws {
+        let length: HTTPBody.Length = if let header = request.headers[.contentLength], let length = Int64(header) { .known(length) } else { .unknown }
+        let body = HTTPBody(request.body.map { [UInt8](buffer: $0) }, length: length, iterationBehavior: .single)
+        var next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?) = { _, _, _ in (HTTPResponse(status: .ok), nil) }
+        for middleware in middlewares.reversed() {
+            let inner = next
+            next = { request, body, metadata in try await middleware.intercept(request, body: body, metadata: metadata, operationID: operationID, next: inner) }
+        }
+        _ = try await next(request.head, body, ServerRequestMetadata())
     }
 
     /// The runtime's converter as the generated code has it (its parsing and `Accept` rules).

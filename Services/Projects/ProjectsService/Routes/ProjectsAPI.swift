@@ -33,13 +33,13 @@ struct ProjectsAPI: APIProtocol {
     /// Serves the operations behind the token middleware (but the document), pictures up to
     /// `uploadLimit`, and the feed by its fast path unless the configuration turns fast paths off.
     func register(on router: Router<ColonyRequestContext>, context: ServiceContext, uploadLimit: Int, catalog: RouteCatalog) throws {
-        let fastPaths = self.fastPaths
+        let middlewares = GeneratedRoutes.middlewares(maxBodyBytes: context.configuration.maxBodyBytes,
+                                                      uploads: ["setAvatar": uploadLimit, "setCover": uploadLimit, "uploadPostImage": uploadLimit])
+            + [EmptyBodyIsNone(operations: ["toggleMilestone"])]
+        let fastPaths = fastPaths(middlewares: middlewares)
         try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/projects/v1/openapi.json"], catalog: catalog,
                                                            fastPaths: fastPaths, mode: context.configuration.fastPaths),
-                             serverURL: GeneratedRoutes.serverURL, configuration: GeneratedRoutes.configuration,
-                             middlewares: GeneratedRoutes.middlewares(maxBodyBytes: context.configuration.maxBodyBytes,
-                                                                      uploads: ["setAvatar": uploadLimit, "setCover": uploadLimit, "uploadPostImage": uploadLimit])
-                                 + [EmptyBodyIsNone(operations: ["toggleMilestone"])])
+                             serverURL: GeneratedRoutes.serverURL, configuration: GeneratedRoutes.configuration, middlewares: middlewares)
         try GeneratedFastPath.requireOperations(fastPaths, in: catalog)
     }
 
