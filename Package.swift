@@ -634,6 +634,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // The service's generated client (Clients/), which the tests speak.
                 .product(name: "NotificationsAPI", package: "Clients"),
+                // Circles' client, for the tests that run circles beside it.
+                .product(name: "CirclesAPI", package: "Clients"),
                 "ColonyClientTesting",
             ],
             path: "Tests/NotificationsServiceTests",

@@ -168,12 +168,11 @@ struct APNsDeliveryTests {
                 return CirclesService.definition(settings: CirclesSettings(), storage: storage, catalog: catalog)
             }) { circles in
                 let owner = try await n.device(.mycirclee), friend = try await n.device(.mycirclee)
-                let created = try await circles.request(.POST, "/circles", as: owner.user, json: ["name": "Climbing"])
-                let circleID = created.body["id"]?.stringValue ?? ""
-                let code = try await circles.request(.POST, "/circles/\(circleID)/invites", as: owner.user).body["code"]?.stringValue ?? ""
-                #expect(try await circles.request(.POST, "/invites/claim", as: friend.user, json: ["code": code]).status < 300)
-                let post = try await circles.request(.POST, "/circles/\(circleID)/posts", as: owner.user, json: ["type": "note", "body": "Bouldering at 6?"])
-                #expect(post.status == 201)
+                let owners = circles.circlesClient(as: owner.user)
+                let circleID = try await owners.createCircle(body: .json(.init(name: "Climbing"))).created.body.json.id
+                let code = try await owners.createInvite(path: .init(circleId: circleID)).created.body.json.code
+                _ = try await circles.circlesClient(as: friend.user).claimInvite(body: .json(.init(code: code))).ok
+                _ = try await owners.createPost(path: .init(circleId: circleID), body: .json(.init(_type: .note, body: "Bouldering at 6?"))).created
                 try await n.waitForPushes([friend.token])
                 try await n.settle()
                 #expect(n.pushes(to: friend.token).first?.alertTitle == "Climbing" && n.pushes(to: friend.token).first?.alertBody == "Bouldering at 6?")

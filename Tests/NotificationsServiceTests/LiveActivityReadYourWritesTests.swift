@@ -55,12 +55,11 @@ struct LiveActivityReadYourWritesTests {
     func registerDuringBrokerOutage() async throws {
         try await withNotificationsAskingCircles { notifications, circles in
             let owner = try await circles.user(), member = try await circles.user(), stranger = try await circles.user(), leaver = try await circles.user()
-            for user in [owner, member, stranger, leaver] { #expect(try await circles.request(.GET, "/profile", as: user).status == 200) }
-            let circle = try #require(try await circles.request(.POST, "/circles", as: owner, json: ["name": "Hikers"]).body["id"]?.stringValue)
-            let post = try await circles.request(.POST, "/circles/\(circle)/posts", as: owner,
-                                                 json: ["type": "event", "body": "Hike", "starts_at": "2030-01-01T09:00:00Z"])
-            try #require(post.status == 201, "\(post.body)")
-            let event = try #require(post.body["id"]?.stringValue)
+            for user in [owner, member, stranger, leaver] { _ = try await circles.circlesClient(as: user).getProfile().ok }
+            let owners = circles.circlesClient(as: owner)
+            let circle = try await owners.createCircle(body: .json(.init(name: "Hikers"))).created.body.json.id
+            let event = try await owners.createPost(path: .init(circleId: circle), body: .json(.init(_type: .event, body: "Hike", startsAt: ISO8601.parse("2030-01-01T09:00:00Z"))))
+                .created.body.json.id
 
             // Notifications' projection has heard of neither the circle nor the post.
             let projected = try await notifications.withDatabase { db in
@@ -70,8 +69,8 @@ struct LiveActivityReadYourWritesTests {
 
             let authors = try await Self.register(notifications, owner, post: event)
             #expect(authors.status == 200, "\(authors.body)")
-            let code = try await circles.request(.POST, "/circles/\(circle)/invites", as: owner).body["code"]?.stringValue ?? ""
-            #expect(try await circles.request(.POST, "/invites/claim", as: member, json: ["code": code]).status == 200)
+            let code = try await owners.createInvite(path: .init(circleId: circle)).created.body.json.code
+            _ = try await circles.circlesClient(as: member).claimInvite(body: .json(.init(code: code))).ok
             let members = try await Self.register(notifications, member, post: event)
             #expect(members.status == 200, "\(members.body)")
             // A second registration is answered from the kept yes, as the first.
@@ -83,11 +82,12 @@ struct LiveActivityReadYourWritesTests {
             #expect(unknown.status == 404, "\(unknown.body)")
 
             // Claimed and left before registering: circles says no.
-            let again = try await circles.request(.POST, "/circles/\(circle)/invites", as: owner).body["code"]?.stringValue ?? ""
-            #expect(try await circles.request(.POST, "/invites/claim", as: leaver, json: ["code": again]).status == 200)
-            #expect(try await circles.request(.POST, "/circles/\(circle)/leave", as: leaver).status < 300)
-            let leavers = try await Self.register(notifications, leaver, post: event)
-            #expect(leavers.status == 404, "\(leavers.body)")
+            let again = try await owners.createInvite(path: .init(circleId: circle)).created.body.json.code
+            let leavers = circles.circlesClient(as: leaver)
+            _ = try await leavers.claimInvite(body: .json(.init(code: again))).ok
+            #expect(try await answer { try await leavers.leaveCircle(path: .init(circleId: circle)) }.status < 300)
+            let leaversRegistration = try await Self.register(notifications, leaver, post: event)
+            #expect(leaversRegistration.status == 404, "\(leaversRegistration.body)")
         }
     }
 
@@ -95,11 +95,12 @@ struct LiveActivityReadYourWritesTests {
     func internalRouteRefusesEverythingElse() async throws {
         try await withNotificationsAskingCircles { _, circles in
             let owner = try await circles.user()
-            #expect(try await circles.request(.GET, "/profile", as: owner).status == 200)
-            let circle = try #require(try await circles.request(.POST, "/circles", as: owner, json: ["name": "Internal"]).body["id"]?.stringValue)
-            let post = try await circles.request(.POST, "/circles/\(circle)/posts", as: owner,
-                                                 json: ["type": "event", "body": "Hike", "starts_at": "2030-01-01T09:00:00Z"])
-            let event = try #require(post.body["id"]?.stringValue)
+            let owners = circles.circlesClient(as: owner)
+            _ = try await owners.getProfile().ok
+            let circle = try await owners.createCircle(body: .json(.init(name: "Internal"))).created.body.json.id
+            let event = try await owners.createPost(path: .init(circleId: circle), body: .json(.init(_type: .event, body: "Hike", startsAt: ISO8601.parse("2030-01-01T09:00:00Z"))))
+                .created.body.json.id
+            // Raw: the internal route is not in the document (the gateway never routes /internal/).
             let url = "\(circles.base)\(InternalEventPostRoute.path)/\(event.lowercased())/members/\(owner.id.lowercased)"
             let anon = try await circles.tokens.apiKey(app: .mycirclee)
             let attempts: [(String, [(String, String)])] = [

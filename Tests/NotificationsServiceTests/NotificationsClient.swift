@@ -1,3 +1,4 @@
+import CirclesAPI
 import ColonyClientTesting
 import ColonyTesting
 import NotificationsAPI
@@ -11,4 +12,9 @@ typealias ClientOperations = NotificationsAPI.Operations
 extension RunningService {
     /// Notifications' generated client as `user` (nil: no token).
     func notificationsClient(as user: User?) -> NotificationsClient { NotificationsClient(connection(as: user)) }
+}
+
+extension RunningService {
+    /// Circles' generated client as `user`: the end-to-end and read-your-writes tests run circles beside notifications.
+    func circlesClient(as user: User?) -> CirclesAPI.Client { CirclesAPI.Client(connection(as: user)) }
 }
