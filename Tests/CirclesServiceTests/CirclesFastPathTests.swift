@@ -46,6 +46,10 @@ struct CirclesFastPathTests {
                 "/circles/\(circle)/posts?limit=0", "/circles/\(circle)/posts?limit=101", "/circles/\(circle)/posts?limit=abc",
                 "/circles/\(circle)/posts?limit=", "/circles/\(circle)/posts?limit=%2B5", "/circles/\(circle)/posts?limit=05&limit=abc", "/circles/\(circle)/posts?limit=1.5", "/circles/\(circle)/posts?before=garbage",
                 "/circles/\(circle)/posts?before=", "/circles/not-a-uuid/posts", "/circles/\(UUID())/posts",
+                // What the fast path leaves to the generated route: a bare or empty query item, a repeated or encoded value, an encoded id.
+                "/circles/\(circle)/posts?limit", "/circles/\(circle)/posts?limit=5&&before=\(cursor)", "/circles/\(circle)/posts?limit=5&limit=6",
+                "/circles/\(circle)/posts?limit=%35", "/circles/\(circle)/posts?before=a%20b", "/circles/\(circle)/posts?utm=x&limit=3",
+                "/circles/\(circle.uuidString.lowercased().replacingOccurrences(of: "-", with: "%2D"))/posts",
             ]
             try await circles.withTwin(configure: { $0.fastPaths = .off }) { generated in
                 var compared = 0
@@ -56,14 +60,19 @@ struct CirclesFastPathTests {
                     }
                 }
                 try await Self.expectSame("/circles/\(circle)/posts", as: nil, "no token", fast: circles.service, generated: generated)
+                for accept in ["application/json", "*/*", "text/html", "application/json, text/plain"] {
+                    try await Self.expectSame("/circles/\(circle)/posts?limit=3", as: owner, "Accept: \(accept)", headers: [("Accept", accept)],
+                                              fast: circles.service, generated: generated)
+                }
                 #expect(compared == 3 * paths.count)
             }
         }
     }
 
-    static func expectSame(_ path: String, as user: RunningService.User?, _ label: String, fast: RunningService, generated: RunningService) async throws {
-        let one = try await fast.request(.GET, path, as: user)
-        let other = try await generated.request(.GET, path, as: user)
+    static func expectSame(_ path: String, as user: RunningService.User?, _ label: String, headers: [(String, String)] = [],
+                           fast: RunningService, generated: RunningService) async throws {
+        let one = try await fast.request(.GET, path, as: user, headers: headers)
+        let other = try await generated.request(.GET, path, as: user, headers: headers)
         let (a, b) = (String(buffer: one.bytes), String(buffer: other.bytes))
         #expect(one.status == other.status, "\(label) \(path): \(one.status) \(a) against the generated \(other.status) \(b)")
         #expect(one.headers["Content-Type"] == other.headers["Content-Type"], "\(label) \(path)")

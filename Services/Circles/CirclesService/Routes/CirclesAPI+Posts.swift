@@ -7,27 +7,6 @@ import OpenAPIRuntime
 
 // Posts: the feed, writing and editing, photos, and the marks (reactions, votes, RSVPs, kept).
 extension CirclesAPI {
-    /// The feed page, the app's busiest read, served by hand (`GeneratedFastPath`): the same
-    /// input as the generated route parses, the same `listPosts`, its page written by its own
-    /// writer (`FeedPage: ColonyJSONWritable`). `CirclesFastPathTests` holds the two equal.
-    var fastPaths: [GeneratedFastPath] {
-        [GeneratedFastPath(.get, "/circles/v1/circles/{circle_id}/posts") { request, context in
-            var limit: Int?
-            if let text = GeneratedFastPath.query(request, "limit") {
-                guard let value = Int(text) else { throw Self.limitNotAnInteger }
-                limit = value
-            }
-            let circle = context.parameters.get("circle_id").map { $0.removingPercentEncoding ?? $0 } ?? ""
-            let output = try await listPosts(.init(path: .init(circleId: circle), query: .init(before: GeneratedFastPath.query(request, "before"), limit: limit)))
-            guard case .ok(let ok) = output else { throw APIError.internalError }
-            return try GeneratedFastPath.json(try ok.body.json)
-        }]
-    }
-
-    /// What the generated route answers for a `limit` that is not a whole number: the runtime's
-    /// query decoding failure, as `APIError.from` maps it (a type mismatch without a coding path).
-    static let limitNotAnInteger = APIError.unprocessable("body has the wrong type")
-
     func listPosts(_ input: Operations.ListPosts.Input) async throws -> Operations.ListPosts.Output {
         let id = try Self.circleID(input.path.circleId)
         let limit = try Self.limit(input.query.limit, default: 20, range: 1...FeedSQL.maxPage)

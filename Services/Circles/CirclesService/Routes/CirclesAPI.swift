@@ -36,12 +36,12 @@ struct CirclesAPI: APIProtocol {
     /// which takes the app's service-role key instead), post photos up to their upload limit, and
     /// the feed page by its fast path unless `COLONY_FAST_PATHS=off`.
     func register(on router: Router<ColonyRequestContext>, context: ServiceContext, uploadLimit: Int, catalog: RouteCatalog) throws {
-        let fastPaths = fastPaths
+        let middlewares = [ServiceKeyCheck(tokenMiddleware: context.tokenMiddleware, operations: ["setProfilePro"])]
+            + GeneratedRoutes.middlewares(maxBodyBytes: context.configuration.maxBodyBytes, uploads: ["setPostPhoto": uploadLimit])
+        let fastPaths = try fastPaths(middlewares: middlewares)
         try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/circles/v1/openapi.json", Self.adminPath],
                                                            catalog: catalog, fastPaths: fastPaths, mode: context.configuration.fastPaths),
-                             serverURL: GeneratedRoutes.serverURL, configuration: GeneratedRoutes.configuration,
-                             middlewares: [ServiceKeyCheck(tokenMiddleware: context.tokenMiddleware, operations: ["setProfilePro"])]
-                                 + GeneratedRoutes.middlewares(maxBodyBytes: context.configuration.maxBodyBytes, uploads: ["setPostPhoto": uploadLimit]))
+                             serverURL: GeneratedRoutes.serverURL, configuration: GeneratedRoutes.configuration, middlewares: middlewares)
         try GeneratedFastPath.requireOperations(fastPaths, in: catalog)
     }
 
