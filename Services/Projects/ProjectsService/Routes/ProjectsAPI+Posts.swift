@@ -92,7 +92,7 @@ extension ProjectsAPI {
                     headers: .init(accept: try converter.extractAcceptHeaderIfPresent(in: request.headers)))
             }
             guard case .ok(let ok) = try await getFeed(input), case .json(let page) = ok.body else { throw APIError.internalError }
-            try Self.asGenerated(request) { try converter.validateAcceptIfPresent("application/json", in: request.headers) }
+            try Self.asGenerated(request, input: input) { try converter.validateAcceptIfPresent("application/json", in: request.headers) }
             return try GeneratedFastPath.json(page)
         }]
     }
@@ -117,13 +117,13 @@ extension ProjectsAPI {
 
     /// `body`, a step the generated route takes through the runtime, failing as the generated route
     /// fails: the runtime wraps the error in a `ServerError` (a decoding error stays the underlying
-    /// one), which `APIError.from` answers.
-    static func asGenerated<Result>(_ request: Request, _ body: () throws -> Result) throws -> Result {
+    /// one; `input` once the handler had it), which `APIError.from` answers.
+    static func asGenerated<Result>(_ request: Request, input: (any Sendable)? = nil, _ body: () throws -> Result) throws -> Result {
         do {
             return try body()
         } catch {
             throw APIError.from(ServerError(operationID: Operations.GetFeed.id, request: request.head, requestBody: nil, requestMetadata: .init(),
-                                            causeDescription: String(describing: error), underlyingError: error))
+                                            operationInput: input, causeDescription: String(describing: error), underlyingError: error))
         }
     }
 }
