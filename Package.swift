@@ -569,6 +569,13 @@ let package = Package(
                 "ColonyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                // The domain services' generated clients (Clients/), which the tests speak.
+                .product(name: "ChatAPI", package: "Clients"),
+                .product(name: "CirclesAPI", package: "Clients"),
+                .product(name: "HabitsAPI", package: "Clients"),
+                .product(name: "NearbyAPI", package: "Clients"),
+                .product(name: "ProjectsAPI", package: "Clients"),
+                "ColonyClientTesting",
             ],
             path: "Tests/RealtimeServiceTests",
             swiftSettings: swiftSettings

@@ -13,13 +13,8 @@ import Testing
 struct RealtimeAuthorizationTests {
     /// A circle owned by `owner` with `members`, once realtime's projection has all of them.
     func circle(_ circles: RunningService, _ realtime: RunningService, owner: RunningService.User, members: [RunningService.User]) async throws -> UUID {
-        for user in [owner] + members { _ = try await circles.request(.GET, "/profile", as: user) }
-        let created = try await circles.request(.POST, "/circles", as: owner, json: ["name": "Inner"])
-        let circle = try #require(created.body["id"]?.stringValue.flatMap(UUID.init(uuidString:)))
-        for member in members {
-            let invite = try await circles.request(.POST, "/circles/\(circle)/invites", as: owner)
-            #expect(try await circles.request(.POST, "/invites/claim", as: member, json: ["code": invite.body["code"]?.stringValue ?? ""]).status == 200)
-        }
+        for user in [owner] + members { _ = try await circles.circlesAPI(as: user).getProfile().ok }
+        let circle = try await circles.circle(owner: owner, members: members)
         try await waitUntil {
             try await realtime.withDatabase { db in
                 try await db.query("SELECT count(*) FROM memberships WHERE scope = 'circle' AND scope_id = \(circle)").collect().first?.decode(Int.self) == members.count + 1
@@ -99,7 +94,7 @@ struct RealtimeAuthorizationTests {
             #expect(!outsiderSocket.messages.contains { ["broadcast", "presence_diff", "presence_state"].contains($0.event) })
 
             // Removal: the member's channel is closed (system error, phx_close); a rejoin is refused.
-            #expect(try await circles.request(.DELETE, "/circles/\(circle)/members/\(member.id)", as: owner).status < 300)
+            _ = try await circles.circlesAPI(as: owner).removeMember(path: .init(circleId: circle.lowercased, userId: member.id.lowercased)).noContent
             let system = try await memberSocket.wait(timeout: .seconds(60)) { $0.topic == topic && $0.event == "system" }
             #expect(system.payload["status"] == "error")
             #expect(system.payload["message"] == .string("You no longer have permission to read from this Channel topic: circle:\(circle.uuidString)"))

@@ -15,16 +15,8 @@ struct RealtimeCirclesAndSlowClientTests {
         try await withRealtimeAndCircles { realtime, circles in
             let owner = try await circles.user()
             let member = try await circles.user()
-            for user in [owner, member] {
-                let profile = try await circles.request(.GET, "/profile", as: user)
-                #expect(profile.status == 200, "\(profile.body)")
-            }
-            let created = try await circles.request(.POST, "/circles", as: owner, json: ["name": "Inner"])
-            #expect(created.status == 201, "\(created.body)")
-            let circle = try #require(created.body["id"]?.stringValue.flatMap(UUID.init(uuidString:)))
-            let invite = try await circles.request(.POST, "/circles/\(circle)/invites", as: owner)
-            let claimed = try await circles.request(.POST, "/invites/claim", as: member, json: ["code": invite.body["code"]?.stringValue ?? ""])
-            #expect(claimed.status == 200, "\(claimed.body)")
+            for user in [owner, member] { _ = try await circles.circlesAPI(as: user).getProfile().ok }
+            let circle = try await circles.circle(owner: owner, members: [member])
             try await waitUntil {
                 try await realtime.withDatabase { db in
                     try await db.query("SELECT count(*) FROM memberships WHERE scope = 'circle' AND scope_id = \(circle)").collect().first?.decode(Int.self) == 2

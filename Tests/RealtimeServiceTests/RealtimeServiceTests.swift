@@ -14,11 +14,8 @@ struct RealtimeServiceTests {
     /// Creates a chat group owned by `owner` with `members` (who must be known to chat), waits until
     /// realtime's projection has them all.
     func makeGroup(_ chat: RunningService, _ realtime: RunningService, owner: RunningService.User, members: [(RunningService.User, String)]) async throws -> UUID {
-        _ = try await chat.request(.GET, "/me", as: owner)
-        for (member, _) in members { _ = try await chat.request(.GET, "/me", as: member) }
-        let created = try await chat.request(.POST, "/groups", as: owner, json: ["name": "Room", "member_emails": members.map(\.1)])
-        #expect(created.status == 201 || created.status == 200, "\(created.body)")
-        let group = try #require(created.body["id"]?.stringValue.flatMap(UUID.init(uuidString:)))
+        for user in [owner] + members.map(\.0) { _ = try await chat.chatAPI(as: user).getMe().ok }
+        let group = try await chat.chatGroup(owner: owner, memberEmails: members.map(\.1), name: "Room")
         try await waitUntil {
             try await realtime.withDatabase { db in
                 try await db.query("SELECT count(*) FROM memberships WHERE scope = 'group' AND scope_id = \(group)").collect().first?.decode(Int.self) == members.count + 1
@@ -52,8 +49,7 @@ struct RealtimeServiceTests {
             let outsiderSocket = TestSocket(base: realtime.base, apiKey: key)
             #expect(try await outsiderSocket.join("realtime:spy", token: outsider.token, config: .changes([filter])).payload["status"] == "ok")
 
-            let sent = try await chat.request(.POST, "/groups/\(group)/messages", as: owner, json: ["content": "hello realtime"])
-            #expect(sent.status == 201 || sent.status == 200, "\(sent.body)")
+            try await chat.sendText("hello realtime", in: group, as: owner)
             let change = try await memberSocket.wait { $0.event == "postgres_changes" }
             #expect(change.topic == "realtime:group_chat_\(group)")
             #expect(change.payload["ids"] == .array([id]))
@@ -65,9 +61,8 @@ struct RealtimeServiceTests {
             #expect(!outsiderSocket.messages.contains { $0.event == "postgres_changes" })
 
             // Removal: the member's next message never arrives; the owner's socket still gets it.
-            let removed = try await chat.request(.DELETE, "/groups/\(group)/members/\(member.id)", as: owner)
-            #expect(removed.status < 300, "\(removed.body)")
-            _ = try await chat.request(.POST, "/groups/\(group)/messages", as: owner, json: ["content": "after removal"])
+            _ = try await chat.chatAPI(as: owner).removeMember(path: .init(groupId: group.lowercased, userId: member.id.lowercased)).noContent
+            try await chat.sendText("after removal", in: group, as: owner)
             _ = try await ownerSocket.wait { $0.event == "postgres_changes" && $0.payload["data"]?["new"]?["content"] == "after removal" }
             try await Task.sleep(for: .milliseconds(500))
             #expect(!memberSocket.messages.contains { $0.payload["data"]?["new"]?["content"] == "after removal" })

@@ -21,7 +21,7 @@ struct RealtimeSocialSpotTests {
             ]
             for name in ["A", "B", "C"] {
                 let user = try await nearby.user()
-                #expect(try await nearby.request(.PATCH, "/profile", as: user, json: ["name": "User \(name)"]).status == 200)
+                _ = try await nearby.nearbyAPI(as: user).updateProfile(body: .json(.init(name: "User \(name)"))).ok
                 environment["COLONY_USER_\(name)"] = user.id.lowercased
                 environment["COLONY_TOKEN_\(name)"] = user.token
             }
