@@ -108,6 +108,10 @@ struct HabitsServiceTests {
             let lower = try await log(counter, .init(value: 2)).output.ok.body.json
             #expect(lower.id == first.id && lower.value == 2)
             #expect(try await log(counter, .init(value: 0)).status == 422)
+            // No body at all (a bare POST, no Content-Type) logs 1 for today, as the typed client's no body does.
+            let bare = try await habits.request(.POST, "/habits/\(counter)/logs", as: user)
+            #expect(bare.status == 200 && bare.body["value"]?.intValue == 1)
+            #expect(try await api.logHabit(path: .init(habitId: counter)).ok.body.json.value == 1)
 
             // An offline tap from yesterday, sent today with its time, lands on yesterday.
             let offline = try await log(counter, .init(value: 1, at: Date().addingTimeInterval(-86400))).output.ok.body.json
@@ -133,9 +137,9 @@ struct HabitsServiceTests {
             #expect(try await answer { try await api.deleteHabitLog(path: .init(habitId: checkbox, date: today.description)) }.status == 204)
             #expect(try await answer { try await api.deleteHabitLog(path: .init(habitId: checkbox, date: today.description)) }.code == "log_not_found")
 
-            // Events: inserts and real changes only (counter: insert, 3→2, yesterday, day -5; checkbox: insert, delete).
-            let logged = try await habits.events(count: .habitLogged, atLeast: 6)
-            #expect(logged.count == 6)
+            // Events: inserts and real changes only (counter: insert, 3→2, 2→1 by the bare POST, yesterday, day -5; checkbox: insert, delete).
+            let logged = try await habits.events(count: .habitLogged, atLeast: 7)
+            #expect(logged.count == 7)
             let operations = try logged.map { try $0.decode(HabitLogged.self).payload.operation }
             #expect(operations.filter { $0 == .delete }.count == 1)
             let completed = try await habits.withDatabase { database in

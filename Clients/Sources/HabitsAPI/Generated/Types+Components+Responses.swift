@@ -74,5 +74,33 @@ extension Components {
                 self.body = body
             }
         }
+        public struct PayloadTooLarge: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/PayloadTooLarge/content`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/PayloadTooLarge/content/application\/json`.
+                case json(Components.Schemas._Error)
+                /// The associated value of the enum case if `self` is `.json`.
+                ///
+                /// - Throws: An error if `self` is not `.json`.
+                /// - SeeAlso: `.json`.
+                public var json: Components.Schemas._Error {
+                    get throws {
+                        switch self {
+                        case let .json(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            public var body: Components.Responses.PayloadTooLarge.Body
+            /// Creates a new `PayloadTooLarge`.
+            ///
+            /// - Parameters:
+            ///   - body: Received HTTP response body
+            public init(body: Components.Responses.PayloadTooLarge.Body) {
+                self.body = body
+            }
+        }
     }
 }
