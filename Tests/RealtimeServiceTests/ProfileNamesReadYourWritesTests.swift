@@ -16,14 +16,21 @@ import Testing
 /// when it arrives. Here with the broker unreachable: no event arrives at all.
 @Suite("Profile names: the first answer shows the sign-up name (read-your-writes)", .serialized)
 struct ProfileNamesReadYourWritesTests {
+    /// The name a user's own profile shows, and its email where the profile has one.
+    struct Profile: Sendable {
+        var name: String
+        var email: String?
+    }
+
     struct Case: Sendable {
         var service: ColonyService
         var app: App
         var prefix: String
-        var path: String
-        /// Where the name is in the answer.
-        var key: String
         var extensions: [String] = []
+        /// The user's own profile, through the service's generated client (a 200, or it throws).
+        var read: @Sendable (RunningService, RunningService.User) async throws -> Profile
+        /// Renames the user there (the services `theEventWins` runs on).
+        var rename: (@Sendable (RunningService, RunningService.User, String) async throws -> Void)? = nil
         var definition: @Sendable (_ catalog: RouteCatalog, _ base: String, _ root: String) -> ServiceDefinition
     }
 
@@ -32,19 +39,35 @@ struct ProfileNamesReadYourWritesTests {
     }
 
     static let cases: [Case] = [
-        Case(service: .circles, app: .mycirclee, prefix: "/circles/v1", path: "/profile", key: "display_name") { catalog, base, root in
+        Case(service: .circles, app: .mycirclee, prefix: "/circles/v1", read: { service, user in
+            let profile = try await service.circlesAPI(as: user).getProfile().ok.body.json
+            return Profile(name: profile.displayName, email: profile.email)
+        }, rename: { service, user, name in
+            _ = try await service.circlesAPI(as: user).updateProfile(body: .json(.init(displayName: name))).ok
+        }) { catalog, base, root in
             CirclesService.definition(settings: CirclesSettings(), storage: storage(root, base), catalog: catalog)
         },
-        Case(service: .chat, app: .unify, prefix: "/chat/v1", path: "/me", key: "display_name") { catalog, base, root in
+        Case(service: .chat, app: .unify, prefix: "/chat/v1", read: { service, user in
+            let me = try await service.chatAPI(as: user).getMe().ok.body.json
+            return Profile(name: me.displayName, email: me.email)
+        }, rename: { service, user, name in
+            _ = try await service.chatAPI(as: user).updateMe(body: .json(.init(displayName: name))).ok
+        }) { catalog, base, root in
             ChatService.definition(settings: ChatSettings(), storage: storage(root, base), catalog: catalog)
         },
-        Case(service: .habits, app: .habithive, prefix: "/habits/v1", path: "/profile", key: "display_name") { catalog, _, _ in
+        Case(service: .habits, app: .habithive, prefix: "/habits/v1", read: { service, user in
+            Profile(name: try await service.habitsAPI(as: user).getProfile().ok.body.json.displayName)
+        }) { catalog, _, _ in
             HabitsService.definition(settings: HabitsSettings(phonePepper: "ryw-names-pepper"), catalog: catalog)
         },
-        Case(service: .nearby, app: .socialspot, prefix: "/nearby/v1", path: "/profile", key: "name", extensions: NearbyService.extensions) { catalog, base, root in
+        Case(service: .nearby, app: .socialspot, prefix: "/nearby/v1", extensions: NearbyService.extensions, read: { service, user in
+            Profile(name: try await service.nearbyAPI(as: user).getProfile().ok.body.json.name)
+        }) { catalog, base, root in
             NearbyService.definition(settings: NearbySettings(), storage: storage(root, base), catalog: catalog)
         },
-        Case(service: .projects, app: .ibelieveinyou, prefix: "/projects/v1", path: "/me", key: "name") { catalog, base, root in
+        Case(service: .projects, app: .ibelieveinyou, prefix: "/projects/v1", read: { service, user in
+            Profile(name: try await service.projectsAPI(as: user).getMe().ok.body.json.name)
+        }) { catalog, base, root in
             ProjectsService.definition(settings: ProjectsSettings(), storage: storage(root, base), catalog: catalog)
         },
     ]
@@ -59,10 +82,6 @@ struct ProfileNamesReadYourWritesTests {
         }, definition: { catalog, base in test.definition(catalog, base, root) }, body)
     }
 
-    static func name(_ reply: RunningService.Reply, _ key: String) -> String? {
-        reply.body[key]?.stringValue ?? reply.body["profile"]?[key]?.stringValue ?? reply.body["builder"]?[key]?.stringValue
-    }
-
     @Test("with the broker down, each service's first answer to a new user shows the name from the token's user_metadata", arguments: 0..<5)
     func firstAnswerShowsTheSignUpName(_ index: Int) async throws {
         let test = Self.cases[index]
@@ -70,16 +89,14 @@ struct ProfileNamesReadYourWritesTests {
             let id = UUID()
             let email = "ada.\(id.uuidString.prefix(8).lowercased())@example.com"
             let token = try await service.tokens.token(user: id, app: test.app, email: email, userMetadata: ["full_name": .string("  Ada Lovelace ")])
-            let reply = try await service.request(.GET, test.path, as: RunningService.User(id: id, token: token))
-            #expect(reply.status == 200, "\(test.service): \(reply.status) \(reply.body)")
-            #expect(Self.name(reply, test.key) == "Ada Lovelace", "\(test.service): \(reply.body)")
+            let profile = try await test.read(service, RunningService.User(id: id, token: token))
+            #expect(profile.name == "Ada Lovelace", "\(test.service): \(profile)")
 
             // Without a name in the token, the placeholder as before.
             let other = UUID()
             let plain = try await service.tokens.token(user: other, app: test.app, email: "grace@example.com")
-            let placeholder = try await service.request(.GET, test.path, as: RunningService.User(id: other, token: plain))
-            #expect(placeholder.status == 200, "\(test.service): \(placeholder.body)")
-            #expect(Self.name(placeholder, test.key) != "Ada Lovelace", "\(test.service): \(placeholder.body)")
+            let placeholder = try await test.read(service, RunningService.User(id: other, token: plain))
+            #expect(placeholder.name != "Ada Lovelace", "\(test.service): \(placeholder)")
         }
     }
 
@@ -91,23 +108,23 @@ struct ProfileNamesReadYourWritesTests {
             let email = "ada.\(id.uuidString.prefix(8).lowercased())@example.com"
             let user = RunningService.User(id: id, token: try await service.tokens.token(user: id, app: test.app, email: email,
                                                                                          userMetadata: ["full_name": .string("Ada Lovelace")]))
-            #expect(Self.name(try await service.request(.GET, test.path, as: user), test.key) == "Ada Lovelace")
+            #expect(try await test.read(service, user).name == "Ada Lovelace")
+            let rename = try #require(test.rename, "\(test.service) has no rename")
 
             // A rename made here is kept when the sign-up's event (the token's name) arrives; the
             // email change that follows is the sign that the event was applied.
-            let patch = test.path == "/me" ? "/me" : "/profile"
-            #expect(try await service.request(.PATCH, patch, as: user, json: ["display_name": "Countess"]).status == 200)
+            try await rename(service, user, "Countess")
             try await service.publishAuthEvent(UserRegistered(userId: id, app: test.app, email: email, phone: nil, phoneHash: nil,
                                                               userMetadata: ["full_name": .string("Ada Lovelace")], createdAt: Date()), user: id)
             let changed = "new.\(email)"
             try await service.publishAuthEvent(UserUpdated(userId: id, app: test.app, email: changed, phone: nil, phoneHash: nil,
                                                            userMetadata: ["full_name": .string("Ada Lovelace")], updatedAt: Date()), user: id)
-            try await waitUntil(timeout: .seconds(60)) { "\(try await service.request(.GET, test.path, as: user).body)".contains(changed) }
-            #expect(Self.name(try await service.request(.GET, test.path, as: user), test.key) == "Countess")
+            try await waitUntil(timeout: .seconds(60)) { try await test.read(service, user).email == changed }
+            #expect(try await test.read(service, user).name == "Countess")
             // A name changed through auth follows.
             try await service.publishAuthEvent(UserUpdated(userId: id, app: test.app, email: email, phone: nil, phoneHash: nil,
                                                            userMetadata: ["full_name": .string("Ada King")], updatedAt: Date()), user: id)
-            try await waitUntil(timeout: .seconds(60)) { Self.name(try await service.request(.GET, test.path, as: user), test.key) == "Ada King" }
+            try await waitUntil(timeout: .seconds(60)) { try await test.read(service, user).name == "Ada King" }
         }
     }
 }

@@ -34,7 +34,7 @@ struct RealtimeConformanceTests {
             try await runConformance("conformance_habithive.py", realtime: realtime, service: habits, users: 2, environment: ["COLONY_FRIEND_PHONE": phone]) { users in
                 try await habits.publishAuthEvent(UserRegistered(userId: users[1].id, app: .habithive, email: nil, phone: phone, phoneHash: hash,
                                                                  userMetadata: ["display_name": .string("Friend")], createdAt: Date()), user: users[1].id)
-                try await waitUntil(timeout: .seconds(120)) { try await habits.request(.GET, "/profile", as: users[1]).body["display_name"]?.stringValue == "Friend" }
+                try await waitUntil(timeout: .seconds(120)) { try await habits.habitsAPI(as: users[1]).getProfile().ok.body.json.displayName == "Friend" }
             }
         }
     }

@@ -72,23 +72,8 @@ func withRealtimeAskingHabitsBrokerDown(_ body: @Sendable (_ realtime: RunningSe
 
 @Suite("Realtime: a membership committed before a join is honoured at it (read-your-writes)", .serialized)
 struct RealtimeReadYourWritesTests {
-    /// A circle of `owner` with `member` in it by an invite claim; returns the circle's id.
-    static func circle(of owner: RunningService.User, claimedBy member: RunningService.User, on circles: RunningService) async throws -> UUID {
-        let created = try await circles.request(.POST, "/circles", as: owner, json: ["name": "Inner"])
-        try #require(created.status == 201, "\(created.body)")
-        let circle = try #require(created.body["id"]?.stringValue.flatMap(UUID.init(uuidString:)))
-        let invite = try await circles.request(.POST, "/circles/\(circle)/invites", as: owner)
-        try #require(invite.status == 201 || invite.status == 200, "\(invite.body)")
-        let claimed = try await circles.request(.POST, "/invites/claim", as: member, json: ["code": invite.body["code"]?.stringValue ?? ""])
-        try #require(claimed.status == 200, "\(claimed.body)")
-        return circle
-    }
-
     static func profiles(_ users: [RunningService.User], on circles: RunningService) async throws {
-        for user in users {
-            let profile = try await circles.request(.GET, "/profile", as: user)
-            try #require(profile.status == 200, "\(profile.body)")
-        }
+        for user in users { _ = try await circles.circlesAPI(as: user).getProfile().ok }
     }
 
     @Test("with the broker down, a member who claimed an invite joins circle:{id} at once; a stranger and a member who left are refused")
@@ -96,7 +81,7 @@ struct RealtimeReadYourWritesTests {
         try await withRealtimeAskingCircles(brokerUp: false) { realtime, circles in
             let owner = try await circles.user(), member = try await circles.user(), leaver = try await circles.user(), stranger = try await circles.user()
             try await Self.profiles([owner, member, leaver, stranger], on: circles)
-            let circle = try await Self.circle(of: owner, claimedBy: member, on: circles)
+            let circle = try await circles.circle(owner: owner, members: [member])
             let key = try await realtime.tokens.apiKey(app: .mycirclee)
             let socket = TestSocket(base: realtime.base, apiKey: key)
             defer { socket.close() }
@@ -117,11 +102,8 @@ struct RealtimeReadYourWritesTests {
             #expect(refused.payload["response"]?["reason"]?.stringValue?.hasPrefix("Unauthorized") == true, "\(refused.payload)")
 
             // Claimed and left before joining: circles says no, so the join is refused.
-            let invite = try await circles.request(.POST, "/circles/\(circle)/invites", as: owner)
-            let claimed = try await circles.request(.POST, "/invites/claim", as: leaver, json: ["code": invite.body["code"]?.stringValue ?? ""])
-            #expect(claimed.status == 200, "\(claimed.body)")
-            let left = try await circles.request(.POST, "/circles/\(circle)/leave", as: leaver)
-            #expect(left.status < 300, "\(left.body)")
+            try await circles.claimInvite(to: circle, of: owner, as: leaver)
+            _ = try await circles.circlesAPI(as: leaver).leaveCircle(path: .init(circleId: circle.lowercased)).noContent
             let leaverJoin = try await socket.join("realtime:circle:\(circle.lowercased)", token: leaver.token)
             #expect(leaverJoin.payload["status"] == "error", "\(leaverJoin.payload)")
         }
@@ -131,18 +113,11 @@ struct RealtimeReadYourWritesTests {
     func hiveJoinDuringBrokerOutage() async throws {
         try await withRealtimeAskingHabitsBrokerDown { realtime, habits in
             let owner = try await habits.user(), member = try await habits.user()
-            for user in [owner, member] {
-                let profile = try await habits.request(.GET, "/profile", as: user)
-                try #require(profile.status == 200, "\(profile.body)")
-            }
-            let created = try await habits.request(.POST, "/hives", as: owner, json: ["name": "Morning run", "emoji": "🏃"])
-            try #require(created.status == 201, "\(created.body)")
-            let hive = try #require(created.body["hive"]?["id"]?.stringValue.flatMap(UUID.init(uuidString:)))
-            let invite = try await habits.request(.POST, "/hives/\(hive)/invites", as: owner, json: ["max_uses": 5])
-            try #require(invite.status == 201, "\(invite.body)")
-            let code = invite.body["code"]?.stringValue ?? ""
-            let joinedHive = try await habits.request(.POST, "/hives/join", as: member, json: ["code": code])
-            try #require(joinedHive.status == 200, "\(joinedHive.body)")
+            for user in [owner, member] { _ = try await habits.habitsAPI(as: user).getProfile().ok }
+            let created = try await habits.habitsAPI(as: owner).createHive(body: .json(.init(name: "Morning run", emoji: "🏃"))).created.body.json
+            let hive = try #require(UUID(uuidString: created.hive.id))
+            let invite = try await habits.habitsAPI(as: owner).createHiveInvite(path: .init(hiveId: hive.lowercased), body: .json(.init(maxUses: 5))).created.body.json
+            _ = try await habits.habitsAPI(as: member).joinHive(body: .json(.init(code: invite.code))).ok
 
             let socket = TestSocket(base: realtime.base, apiKey: try await realtime.tokens.apiKey(app: .habithive))
             defer { socket.close() }
@@ -166,15 +141,14 @@ struct RealtimeReadYourWritesTests {
             let key = try await realtime.tokens.apiKey(app: .mycirclee)
             let socket = TestSocket(base: realtime.base, apiKey: key)
             defer { socket.close() }
-            let circle = try await Self.circle(of: owner, claimedBy: member, on: circles)
+            let circle = try await circles.circle(owner: owner, members: [member])
             let topic = "realtime:circle:\(circle.lowercased)"
             let joined = try await socket.join(topic, token: member.token)
             #expect(joined.payload["status"] == "ok", "\(joined.payload)")
 
             // The owner removes the member: the removal event closes the channel (the answer kept
             // from circles is dropped with it), and a new join is refused.
-            let removed = try await circles.request(.DELETE, "/circles/\(circle)/members/\(member.id.lowercased)", as: owner)
-            #expect(removed.status < 300, "\(removed.body)")
+            _ = try await circles.circlesAPI(as: owner).removeMember(path: .init(circleId: circle.lowercased, userId: member.id.lowercased)).noContent
             _ = try await socket.wait(timeout: .seconds(60)) { $0.topic == topic && $0.event == "phx_close" }
             let again = try await socket.join(topic, token: member.token)
             #expect(again.payload["status"] == "error", "\(again.payload)")
@@ -186,7 +160,7 @@ struct RealtimeReadYourWritesTests {
         try await withRealtimeAskingCircles(brokerUp: false) { realtime, circles in
             let owner = try await circles.user(), member = try await circles.user()
             try await Self.profiles([owner, member], on: circles)
-            let circle = try await Self.circle(of: owner, claimedBy: member, on: circles)
+            let circle = try await circles.circle(owner: owner, members: [member])
             let url = "\(circles.base)/internal/v1/members/circle/\(circle.lowercased)/\(member.id.lowercased)"
             let attempts: [(String, [(String, String)])] = [
                 ("no credential", []),
@@ -196,6 +170,7 @@ struct RealtimeReadYourWritesTests {
                 ("another key", [("Authorization", "Bearer rt-internal-key-6f1c0a9e4b7d2853aa1e90c4d7b6f2e2")]),
                 ("the key as apikey", [("apikey", "rt-internal-key-6f1c0a9e4b7d2853aa1e90c4d7b6f2e1")]),
             ]
+            // The internal route is in no OpenAPI document (services call it, apps never do): raw requests.
             for (name, headers) in attempts {
                 let reply = try await circles.request(.GET, url, as: nil, headers: headers)
                 #expect(reply.status == 401, "\(name): \(reply.status) \(reply.body)")
