@@ -32,6 +32,7 @@ struct RealtimeAuthorizationTests {
         try await withRunningRealtime { realtime in
             let url = "\(realtime.base)/realtime/v1/websocket"
             func status(_ query: String) async throws -> (Int, String?) {
+                // Realtime's socket route over plain HTTP: it is no OpenAPI service, so a raw request.
                 let reply = try await realtime.request(.GET, url + query, as: nil)
                 return (reply.status, reply.code)
             }
@@ -183,6 +184,7 @@ struct RealtimeAuthorizationTests {
             #expect(!socket.isClosed)
 
             // Sockets: two per user (a third socket's join as them is refused), four per address (a fifth is not upgraded).
+            // (Realtime's socket route is no OpenAPI service: plain HTTP requests to it are raw.)
             try await waitUntil { try await realtime.request(.GET, "\(realtime.base)/realtime/v1/websocket?apikey=\(key)", as: nil).status == 400 }
             let second = TestSocket(base: realtime.base, apiKey: key)
             #expect(try await second.join("realtime:room-0", token: user).payload["status"] == "ok")
