@@ -14,18 +14,21 @@ public enum FastPathMode: String, CaseIterable, Sendable {
 /// bytes (`ColonyJSONWritable`), which on a history or feed page is most of the service's CPU.
 ///
 /// The operation keeps its generated handler (`APIProtocol` still needs it, and `COLONY_FAST_PATHS=off`
-/// serves it); the fast path parses the same input by hand, calls that same handler method and writes
-/// its answer, a type from the document, with the type's own writer. A test sends the same requests,
-/// good and bad, to a service with and without fast paths and holds status, headers and bytes equal.
+/// serves it). The fast path reads a plain request itself (`PlainRequest`), calls that same handler
+/// method and writes its answer, a type from the document, with the type's own writer; any request
+/// it cannot read with certainty goes to the generated route it is handed, so every answer, good or
+/// bad, is the generated route's. A test sends the same requests to a service with and without fast
+/// paths and holds status, headers and bytes equal.
 public struct GeneratedFastPath: Sendable {
     public let method: HTTPRequest.Method
     /// The document's path template (`/chat/v1/groups/{group_id}/messages`), as the generated
     /// code registers it.
     public let path: String
-    let handler: @Sendable (Request, ColonyRequestContext) async throws -> Response
+    let handler: @Sendable (Request, ColonyRequestContext, GeneratedRoute) async throws -> Response
 
+    /// `handler` gets the request and the operation's generated route, for what it leaves to it.
     public init(_ method: HTTPRequest.Method, _ path: String,
-                handler: @escaping @Sendable (Request, ColonyRequestContext) async throws -> Response) {
+                handler: @escaping @Sendable (Request, ColonyRequestContext, _ generated: GeneratedRoute) async throws -> Response) {
         self.method = method
         self.path = path
         self.handler = handler
@@ -38,23 +41,6 @@ public struct GeneratedFastPath: Sendable {
                  body: .init(byteBuffer: ByteBuffer(bytes: try ColonyJSON.encode(value))))
     }
 
-    /// A query parameter as the generated code reads it (the first of its name, percent-decoded).
-    public static func query(_ request: Request, _ name: String) -> String? {
-        request.uri.queryParameters.get(name)
-    }
-}
-
-extension GeneratedRoutes {
-    /// The same, with `fastPaths` registered in place of their operations' generated routes when
-    /// `mode` is `.on` (each recorded in `catalog` all the same).
-    public static func transport(_ router: Router<ColonyRequestContext>, behind middleware: TokenMiddleware, publicPaths: Set<String>,
-                                 catalog: RouteCatalog, fastPaths: [GeneratedFastPath], mode: FastPathMode) -> some ServerTransport {
-        RecordingTransport(signedIn: router.group().add(middleware: middleware), open: router.group(), publicPaths: publicPaths, catalog: catalog,
-                           fastPaths: mode == .on ? fastPaths : [])
-    }
-}
-
-extension GeneratedFastPath {
     /// Throws unless every fast path names an operation the generated code registered (after
     /// `registerHandlers`): a path the document no longer has would otherwise be served by
     /// nothing, and its equality test would compare the generated route with itself.
@@ -67,5 +53,85 @@ extension GeneratedFastPath {
 
     public struct UnknownOperation: Error, CustomStringConvertible {
         public var description: String
+    }
+}
+
+/// One operation's generated route (its handler as `registerHandlers` hands it to the transport,
+/// with the runtime's decoding, middlewares and encoding), answered as swift-openapi-hummingbird
+/// answers it: what a fast path falls back to.
+public struct GeneratedRoute: Sendable {
+    typealias Handler = @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
+    let handler: Handler
+
+    /// The request's head, body and path parameters in; the answer's status, headers and body out.
+    public func respond(to request: Request, context: ColonyRequestContext) async throws -> Response {
+        let length: HTTPBody.Length = request.headers[.contentLength].flatMap { Int64($0) }.map { .known($0) } ?? .unknown
+        let body = HTTPBody(request.body.map { [UInt8](buffer: $0) }, length: length, iterationBehavior: .single)
+        let parameters = [String: Substring](context.parameters.map { (String($0.0), $0.1) }) { first, _ in first }
+        let (response, responseBody) = try await handler(request.head, body, ServerRequestMetadata(pathParameters: parameters))
+        let bytes = if let responseBody { ByteBuffer(bytes: try await [UInt8](collecting: responseBody, upTo: .max)) } else { ByteBuffer() }
+        return Response(status: response.status, headers: response.headerFields, body: .init(byteBuffer: bytes))
+    }
+}
+
+/// A GET a fast path can read exactly as the generated code would: no body, `Accept` absent or
+/// plainly JSON, the path parameter and every query item of unreserved characters only (RFC 3986:
+/// nothing percent-encoded, no `+`), each item `name=value` with both non-empty, each name the
+/// operation reads at most once (others are ignored, as the generated code ignores them). Anything
+/// else is nil: the generated route's to read and answer.
+public struct PlainRequest: Sendable {
+    /// The path parameter's value (empty for an operation without one).
+    public let parameter: String
+    /// The query items the operation reads, by name.
+    public let query: [String: String]
+
+    public init?(_ request: Request, _ context: ColonyRequestContext, parameter name: String? = nil, query names: Set<String>) {
+        guard request.headers[.contentLength].map({ $0 == "0" }) ?? true, request.headers[.transferEncoding] == nil else { return nil }
+        let accept = request.headers[values: .accept]
+        guard accept.isEmpty || (accept.count == 1 && (accept[0] == "application/json" || accept[0] == "*/*")) else { return nil }
+        let parameter = name.map { context.parameters.get($0) ?? "" } ?? ""
+        guard name == nil || (!parameter.isEmpty && Self.isPlain(parameter)) else { return nil }
+        var query: [String: String] = [:]
+        if let text = request.uri.query, !text.isEmpty {
+            guard Self.isPlain(text, allowing: [UInt8(ascii: "="), UInt8(ascii: "&")]) else { return nil }
+            for item in text.split(separator: "&", omittingEmptySubsequences: false) {
+                let parts = item.split(separator: "=", omittingEmptySubsequences: false)
+                guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
+                let key = String(parts[0])
+                guard names.contains(key) else { continue }
+                guard query[key] == nil else { return nil }
+                query[key] = String(parts[1])
+            }
+        }
+        self.parameter = parameter
+        self.query = query
+    }
+
+    /// A query item that must be a whole number: `.some(nil)` when absent, nil when it is not one
+    /// (the generated route's to refuse).
+    public func integer(_ name: String) -> Int?? {
+        guard let text = query[name] else { return .some(nil) }
+        guard let number = Int(text) else { return nil }
+        return .some(number)
+    }
+
+    static func isPlain(_ text: some StringProtocol, allowing extra: Set<UInt8> = []) -> Bool {
+        text.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"): true
+            default: extra.contains(byte)
+            }
+        }
+    }
+}
+
+extension GeneratedRoutes {
+    /// The same, with `fastPaths` registered in place of their operations' generated routes when
+    /// `mode` is `.on` (each recorded in `catalog` all the same).
+    public static func transport(_ router: Router<ColonyRequestContext>, behind middleware: TokenMiddleware, publicPaths: Set<String>,
+                                 catalog: RouteCatalog, fastPaths: [GeneratedFastPath], mode: FastPathMode) -> some ServerTransport {
+        RecordingTransport(signedIn: router.group().add(middleware: middleware), open: router.group(), publicPaths: publicPaths, catalog: catalog,
+                           fastPaths: mode == .on ? fastPaths : [])
     }
 }

@@ -61,7 +61,8 @@ struct RecordingTransport: ServerTransport {
                   method: HTTPRequest.Method, path: String) throws {
         let group = publicPaths.contains(path) ? open : signedIn
         if let fast = fastPaths.first(where: { $0.method == method && $0.path == path }) {
-            group.on(RouterPath(path), method: method, use: fast.handler)
+            let generated = GeneratedRoute(handler: handler)
+            group.on(RouterPath(path), method: method) { request, context in try await fast.handler(request, context, generated) }
         } else {
             group.register(handler, method: method, path: path)
         }

@@ -5,8 +5,10 @@ import OpenAPIRuntime
 
 /// What every generated route does to its body before the generated code decodes it, so that the
 /// answers stay Colony's: the body read up to its limit (413 past it, never an unbounded read),
-/// text Postgres cannot keep refused (422), JSON that does not parse refused (400
-/// `malformed_json`), and the top-level keys sent as `null` noted in `RequestBodyNulls`.
+/// an empty body taken as none (an app's bare POST to an operation whose body is optional gets the
+/// defaults; one whose body is required answers its missing body, 400), text Postgres cannot keep
+/// refused (422), JSON that does not parse refused (400 `malformed_json`), and the top-level keys
+/// sent as `null` noted in `RequestBodyNulls`.
 struct RequestBodyCheck: ServerMiddleware {
     /// For JSON bodies (`COLONY_MAX_BODY_BYTES`).
     let maxBodyBytes: Int
@@ -20,7 +22,7 @@ struct RequestBodyCheck: ServerMiddleware {
             return try await next(request, HTTPBody(try await Self.collect(body, upTo: limit)), metadata)
         }
         let bytes = try await Self.collect(body, upTo: maxBodyBytes)
-        guard !bytes.isEmpty else { return try await next(request, HTTPBody(bytes), metadata) }
+        guard !bytes.isEmpty else { return try await next(request, nil, metadata) }
         let data = Data(bytes)
         if let problem = UnstorableText.problem(inJSON: data) { throw APIError.unprocessable(problem) }
         guard let value = try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed) else {

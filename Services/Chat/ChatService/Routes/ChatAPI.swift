@@ -39,8 +39,6 @@ struct ChatAPI: APIProtocol {
     func register(on router: Router<ColonyRequestContext>, context: ServiceContext, uploadLimit: Int, catalog: RouteCatalog) throws {
         let middlewares = GeneratedRoutes.middlewares(maxBodyBytes: context.configuration.maxBodyBytes,
                                                       uploads: Dictionary(uniqueKeysWithValues: Self.uploads.map { ($0, uploadLimit) }))
-            + [OptionalBodies(operations: ["markGroupRead", "leaveGroup"])]
-        let fastPaths = try fastPaths(middlewares: middlewares)
         try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/chat/v1/openapi.json"], catalog: catalog,
                                                            fastPaths: fastPaths, mode: context.configuration.fastPaths),
                              serverURL: GeneratedRoutes.serverURL, configuration: GeneratedRoutes.configuration, middlewares: middlewares)
@@ -104,18 +102,5 @@ struct ChatAPI: APIProtocol {
     static func bodyID(_ text: String, _ field: String) throws -> UUID {
         guard let id = UUID(canonical: text) else { throw APIError.unprocessable("\(field) must be a UUID") }
         return id
-    }
-}
-
-/// The operations whose JSON body may be left out (mark read: up to now; leave: no successor):
-/// an empty body is no body, as the app sends it, where the generated code would decode the
-/// empty bytes as JSON and refuse them. Runs after `RequestBodyCheck`, which has read the body.
-struct OptionalBodies: ServerMiddleware {
-    let operations: Set<String>
-
-    func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
-                   next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)) async throws -> (HTTPResponse, HTTPBody?) {
-        guard operations.contains(operationID), let body, body.length == .known(0) else { return try await next(request, body, metadata) }
-        return try await next(request, nil, metadata)
     }
 }

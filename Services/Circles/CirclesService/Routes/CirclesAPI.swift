@@ -38,7 +38,6 @@ struct CirclesAPI: APIProtocol {
     func register(on router: Router<ColonyRequestContext>, context: ServiceContext, uploadLimit: Int, catalog: RouteCatalog) throws {
         let middlewares = [ServiceKeyCheck(tokenMiddleware: context.tokenMiddleware, operations: ["setProfilePro"])]
             + GeneratedRoutes.middlewares(maxBodyBytes: context.configuration.maxBodyBytes, uploads: ["setPostPhoto": uploadLimit])
-        let fastPaths = try fastPaths(middlewares: middlewares)
         try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/circles/v1/openapi.json", Self.adminPath],
                                                            catalog: catalog, fastPaths: fastPaths, mode: context.configuration.fastPaths),
                              serverURL: GeneratedRoutes.serverURL, configuration: GeneratedRoutes.configuration, middlewares: middlewares)

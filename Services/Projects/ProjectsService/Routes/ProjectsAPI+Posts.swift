@@ -4,7 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 // The runtime's converter, which the generated code calls, for the fast path to read its input alike.
-@_spi(Generated) import OpenAPIRuntime
+import OpenAPIRuntime
 
 // Posts: a project's updates, their pictures, likes, and the feed (with its fast path).
 extension ProjectsAPI {
@@ -75,55 +75,23 @@ extension ProjectsAPI {
 // MARK: the feed's fast path
 
 extension ProjectsAPI {
-    /// The app's busiest read, the feed page, served by hand: the request through the generated
-    /// route's `middlewares` (a body checked, though the feed reads none), the same input read by
-    /// the same runtime calls the generated route makes, the same `getFeed`, and its `PostPage`
-    /// written by its own writer (`PostPageJSON.swift`) instead of Foundation's encoder.
-    /// ProjectsFastPathTests holds its answers, good and bad, byte-equal to the generated route's.
-    func fastPaths(middlewares: [any ServerMiddleware]) -> [GeneratedFastPath] {
-        [GeneratedFastPath(.get, "/projects/v1/feed") { request, _ in
-            try await Self.run(middlewares, on: request, operationID: Operations.GetFeed.id)
-            let converter = Self.converter
-            let input = try Self.asGenerated(request) {
-                Operations.GetFeed.Input(
-                    query: .init(limit: try converter.getOptionalQueryItemAsURI(in: request.head.soar_query, style: .form, explode: true, name: "limit", as: Int.self),
-                                 cursor: try converter.getOptionalQueryItemAsURI(in: request.head.soar_query, style: .form, explode: true, name: "cursor",
-                                                                                 as: Components.Parameters.Cursor.self)),
-                    headers: .init(accept: try converter.extractAcceptHeaderIfPresent(in: request.headers)))
-            }
-            guard case .ok(let ok) = try await getFeed(input), case .json(let page) = ok.body else { throw APIError.internalError }
-            try Self.asGenerated(request, input: input) { try converter.validateAcceptIfPresent("application/json", in: request.headers) }
-            return try GeneratedFastPath.json(page)
-        }]
-    }
+    static let feedPath = "/projects/v1/feed"
 
-    /// Runs the generated route's middlewares on the request as its transport hands it to them
-    /// (swift-openapi-hummingbird: the body with the length `Content-Length` gives), for their
-    /// refusals alone; a refusal is thrown as the route's would be (`APIError.from` answers the
-    /// runtime's wrapping of it with the error itself).
-    static func run(_ middlewares: [any ServerMiddleware], on request: Request, operationID: String) async throws {
-        let length: HTTPBody.Length = if let header = request.headers[.contentLength], let length = Int64(header) { .known(length) } else { .unknown }
-        let body = HTTPBody(request.body.map { [UInt8](buffer: $0) }, length: length, iterationBehavior: .single)
-        var next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?) = { _, _, _ in (HTTPResponse(status: .ok), nil) }
-        for middleware in middlewares.reversed() {
-            let inner = next
-            next = { request, body, metadata in try await middleware.intercept(request, body: body, metadata: metadata, operationID: operationID, next: inner) }
-        }
-        _ = try await next(request.head, body, ServerRequestMetadata())
-    }
-
-    /// The runtime's converter as the generated code has it (its parsing and `Accept` rules).
-    static let converter = Converter(configuration: GeneratedRoutes.configuration)
-
-    /// `body`, a step the generated route takes through the runtime, failing as the generated route
-    /// fails: the runtime wraps the error in a `ServerError` (a decoding error stays the underlying
-    /// one; `input` once the handler had it), which `APIError.from` answers.
-    static func asGenerated<Result>(_ request: Request, input: (any Sendable)? = nil, _ body: () throws -> Result) throws -> Result {
-        do {
-            return try body()
-        } catch {
-            throw APIError.from(ServerError(operationID: Operations.GetFeed.id, request: request.head, requestBody: nil, requestMetadata: .init(),
-                                            operationInput: input, causeDescription: String(describing: error), underlyingError: error))
-        }
+    /// The app's busiest read, the feed page, served by hand: a plain request (`PlainRequest`) read
+    /// as the generated code reads it, the same `getFeed`, and its `PostPage` written by its own
+    /// writer (`PostPageJSON.swift`) instead of Foundation's encoder; anything else goes to the
+    /// generated route. ProjectsFastPathTests holds its answers, good and bad, byte-equal to the
+    /// generated route's.
+    var fastPaths: [GeneratedFastPath] {
+        [
+            GeneratedFastPath(.get, Self.feedPath) { request, context, generated in
+                guard let plain = PlainRequest(request, context, query: ["limit", "cursor"]), let limit = plain.integer("limit") else {
+                    return try await generated.respond(to: request, context: context)
+                }
+                let input = Operations.GetFeed.Input(query: .init(limit: limit, cursor: plain.query["cursor"]))
+                guard case .ok(let ok) = try await getFeed(input), case .json(let page) = ok.body else { throw APIError.internalError }
+                return try GeneratedFastPath.json(page)
+            },
+        ]
     }
 }

@@ -35,8 +35,6 @@ struct ProjectsAPI: APIProtocol {
     func register(on router: Router<ColonyRequestContext>, context: ServiceContext, uploadLimit: Int, catalog: RouteCatalog) throws {
         let middlewares = GeneratedRoutes.middlewares(maxBodyBytes: context.configuration.maxBodyBytes,
                                                       uploads: ["setAvatar": uploadLimit, "setCover": uploadLimit, "uploadPostImage": uploadLimit])
-            + [EmptyBodyIsNone(operations: ["toggleMilestone"])]
-        let fastPaths = fastPaths(middlewares: middlewares)
         try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/projects/v1/openapi.json"], catalog: catalog,
                                                            fastPaths: fastPaths, mode: context.configuration.fastPaths),
                              serverURL: GeneratedRoutes.serverURL, configuration: GeneratedRoutes.configuration, middlewares: middlewares)
@@ -139,18 +137,5 @@ extension ProjectsAPI {
     func getBuilderByUser(_ input: Operations.GetBuilderByUser.Input) async throws -> Operations.GetBuilderByUser.Output {
         let id = try Self.id(input.path.userId, or: ProjectsErrors.builderNotFound)
         return .ok(.init(body: .json(try await database.callerRead { _, connection in try await builders.get(userID: id, on: connection) })))
-    }
-}
-
-/// An empty body is no body for the operations whose body is optional (a toggle sent bare flips
-/// the milestone, as it always has): the generated code would read an empty JSON body as
-/// malformed. Runs after `RequestBodyCheck`, which has read the body already.
-struct EmptyBodyIsNone: ServerMiddleware {
-    let operations: Set<String>
-
-    func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
-                   next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)) async throws -> (HTTPResponse, HTTPBody?) {
-        if operations.contains(operationID), let body, case .known(0) = body.length { return try await next(request, nil, metadata) }
-        return try await next(request, body, metadata)
     }
 }
