@@ -29,12 +29,12 @@ struct HabitsAPI: APIProtocol {
         self.document = try JSONDecoder().decode(Components.Schemas.OpenAPIDocument.self, from: Data(PackageResources.openapi_json))
     }
 
-    /// Serves the operations behind the token middleware (but the document); an empty body is none,
-    /// and a write's `Idempotency-Key` is checked before its body is decoded.
+    /// Serves the operations behind the token middleware (but the document); a write's
+    /// `Idempotency-Key` is checked before its body is decoded.
     func register(on router: Router<ColonyRequestContext>, context: ServiceContext, catalog: RouteCatalog) throws {
         try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/habits/v1/openapi.json"], catalog: catalog),
                              serverURL: GeneratedRoutes.serverURL, configuration: GeneratedRoutes.configuration,
-                             middlewares: GeneratedRoutes.middlewares(maxBodyBytes: context.configuration.maxBodyBytes) + [EmptyBodyIsNone(), IdempotencyKeyCheck()])
+                             middlewares: GeneratedRoutes.middlewares(maxBodyBytes: context.configuration.maxBodyBytes) + [IdempotencyKeyCheck()])
     }
 
     func getOpenAPIDocument(_ input: Operations.GetOpenAPIDocument.Input) async throws -> Operations.GetOpenAPIDocument.Output {
