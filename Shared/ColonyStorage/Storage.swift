@@ -219,11 +219,9 @@ extension Storage {
     ///   signed URL for an object the caller may read, `{"signedURL": "/object/sign/…?token=…",
     ///   "signed_url": absolute}`; signed by the caller in a members-only bucket.
     /// Buckets without an `access` entry: public ones admit any user of the service's app, private
-    /// ones nobody. `documented` names, per bucket, its keys as the service's OpenAPI document
-    /// spells them (`{group_id}/{message_id}`): those buckets' authenticated and sign routes are
-    /// recorded in `catalog` as documented operations.
+    /// ones nobody.
     public func addRoutes(to router: Router<ColonyRequestContext>, buckets: [StorageBucket], tokenMiddleware: TokenMiddleware,
-                          access: [String: StorageAccess] = [:], documented: [String: String] = [:], catalog: RouteCatalog? = nil) {
+                          access: [String: StorageAccess] = [:]) {
         let authenticated = router.group(RouterPath("/storage/v1/object")).add(middleware: tokenMiddleware)
         let signers = SignerChecks(ttl: signerCheckTTL)
         for bucket in buckets {
@@ -231,11 +229,6 @@ extension Storage {
             // Its signed URLs follow the rule: they name who signed them, and stop serving once
             // that user may no longer read the object (a member removed from the group).
             let membersOnly = !bucket.isPublic && access[bucket.name] != nil
-            if let keys = documented[bucket.name], let catalog {
-                catalog.record(RouteKey(method: "GET", path: "/storage/v1/object/authenticated/\(bucket.name)/\(keys)"))
-                catalog.record(RouteKey(method: "POST", path: "/storage/v1/object/sign/\(bucket.name)/\(keys)"))
-                catalog.record(RouteKey(method: "GET", path: "/storage/v1/object/sign/\(bucket.name)/\(keys)"))
-            }
             // `…/{bucket}/` without a key: the routes below need at least one segment, and the
             // router's miss would otherwise become a 405 naming the very method asked.
             let noKey: @Sendable (Request, ColonyRequestContext) async throws -> Response = { _, _ in

@@ -24,9 +24,9 @@ func withChatAskingAuth(budget: Quota = Quota(100, perSeconds: 3600),
         try await withRunningService(.chat, app: .unify, apiPrefix: "/chat/v1", configure: { configuration in
             configuration.internalKey = chatAuthInternalKey
             configuration.kafkaBrokers = deadBroker
-        }, definition: { catalog, base in
+        }, definition: { base in
             let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("chat-ryw-signing-key-0123456789abcdef".utf8))
-            return ChatService.definition(settings: configured, storage: storage, catalog: catalog)
+            return ChatService.definition(settings: configured, storage: storage)
         }) { chat in
             try await body(auth, chat)
         }

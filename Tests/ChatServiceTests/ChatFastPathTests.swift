@@ -54,8 +54,8 @@ struct ChatFastPathTests {
                 ("/groups/not-a-uuid/messages", owner, []), ("/groups/\(UUID())/messages", owner, []), ("/groups/\(group.uuidString.uppercased())/messages", owner, []),
                 ("/groups/\(group.lowercased.dropLast())%61/messages", owner, []), (lower, nil, []), (lower, stranger, []), ("\(lower)?before=xyz", stranger, []),
             ]
-            try await withRunningTwin(of: chat.service, .chat, configure: { $0.fastPaths = .off; $0.maxUploadBytes = chat.settings.maxUploadBytes }, definition: { catalog, _ in
-                ChatService.definition(settings: chat.settings, storage: chat.storage, catalog: catalog)
+            try await withRunningTwin(of: chat.service, .chat, configure: { $0.fastPaths = .off; $0.maxUploadBytes = chat.settings.maxUploadBytes }, definition: { _ in
+                ChatService.definition(settings: chat.settings, storage: chat.storage)
             }) { generated in
                 var pages = 0
                 for request in requests {

@@ -76,8 +76,8 @@ enum AudioFixtures {
 func withRunningChat(settings: ChatSettings = ChatSettings(maxImageBytes: 64 << 10, maxVoiceBytes: 256 << 10, memberEmailLookups: Quota(1_000_000, perSeconds: 3600)), _ body: @Sendable (RunningChat) async throws -> Void) async throws {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-chat-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: root) }
-    try await withRunningService(.chat, app: .unify, apiPrefix: "/chat/v1", configure: { $0.maxUploadBytes = settings.maxUploadBytes }, definition: { catalog, base in
-        ChatService.definition(settings: settings, storage: storage(root: root, base: base), catalog: catalog)
+    try await withRunningService(.chat, app: .unify, apiPrefix: "/chat/v1", configure: { $0.maxUploadBytes = settings.maxUploadBytes }, definition: { base in
+        ChatService.definition(settings: settings, storage: storage(root: root, base: base))
     }) { service in
         try await body(RunningChat(service: service, storageRoot: root, settings: settings, storage: storage(root: root, base: service.base)))
     }

@@ -18,8 +18,8 @@ func withRunningChat(signerCheckTTL: Duration, _ body: @Sendable (RunningChat) a
         Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("chat-tests-signing-key-0123456789abcdef".utf8),
                 signerCheckTTL: signerCheckTTL)
     }
-    try await withRunningService(.chat, app: .unify, apiPrefix: "/chat/v1", configure: { $0.maxUploadBytes = settings.maxUploadBytes }, definition: { catalog, base in
-        ChatService.definition(settings: settings, storage: storage(base), catalog: catalog)
+    try await withRunningService(.chat, app: .unify, apiPrefix: "/chat/v1", configure: { $0.maxUploadBytes = settings.maxUploadBytes }, definition: { base in
+        ChatService.definition(settings: settings, storage: storage(base))
     }) { service in
         try await body(RunningChat(service: service, storageRoot: root, settings: settings, storage: storage(service.base)))
     }

@@ -61,9 +61,9 @@ extension RunningCircles {
     /// off, say); its photo URLs name this one, so the two answer alike.
     func withTwin(configure: @escaping @Sendable (inout ServiceConfiguration) -> Void, _ body: @Sendable (RunningService) async throws -> Void) async throws {
         let (root, base) = (storageRoot, service.base)
-        try await withRunningTwin(of: service, .circles, configure: configure, definition: { catalog, _ in
+        try await withRunningTwin(of: service, .circles, configure: configure, definition: { _ in
             let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("circles-tests-signing-key-0123456789abcdef".utf8))
-            return CirclesService.definition(settings: CirclesSettings(maxPhotoBytes: 64 << 10), storage: storage, catalog: catalog)
+            return CirclesService.definition(settings: CirclesSettings(maxPhotoBytes: 64 << 10), storage: storage)
         }, body)
     }
 }
@@ -74,9 +74,9 @@ typealias Schemas = CirclesAPI.Components.Schemas
 func withRunningCircles(settings: CirclesSettings = CirclesSettings(maxPhotoBytes: 64 << 10), _ body: @Sendable (RunningCircles) async throws -> Void) async throws {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-circles-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: root) }
-    try await withRunningService(.circles, app: .mycirclee, apiPrefix: "/circles/v1", configure: { $0.maxUploadBytes = settings.maxUploadBytes }, definition: { catalog, base in
+    try await withRunningService(.circles, app: .mycirclee, apiPrefix: "/circles/v1", configure: { $0.maxUploadBytes = settings.maxUploadBytes }, definition: { base in
         let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("circles-tests-signing-key-0123456789abcdef".utf8))
-        return CirclesService.definition(settings: settings, storage: storage, catalog: catalog)
+        return CirclesService.definition(settings: settings, storage: storage)
     }) { service in
         try await body(RunningCircles(service: service, storageRoot: root))
     }

@@ -33,8 +33,8 @@ extension RunningService {
 
 /// Starts the habits service and runs `body` against it.
 func withRunningHabits(settings: HabitsSettings = HabitsSettings(phonePepper: "test-pepper"), _ body: @Sendable (RunningHabits) async throws -> Void) async throws {
-    try await withRunningService(.habits, app: .habithive, apiPrefix: "/habits/v1", definition: { catalog, _ in
-        HabitsService.definition(settings: settings, catalog: catalog)
+    try await withRunningService(.habits, app: .habithive, apiPrefix: "/habits/v1", definition: { _ in
+        HabitsService.definition(settings: settings)
     }, body)
 }
 

@@ -76,9 +76,9 @@ func withRunningNearby(settings: NearbySettings = NearbySettings(maxPhotoBytes: 
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-nearby-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: root) }
     try await withRunningService(.nearby, app: .socialspot, apiPrefix: "/nearby/v1", extensions: NearbyService.extensions,
-                                 configure: { $0.maxUploadBytes = settings.maxUploadBytes }, definition: { catalog, base in
+                                 configure: { $0.maxUploadBytes = settings.maxUploadBytes }, definition: { base in
         let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("nearby-tests-signing-key-0123456789abcdef".utf8))
-        return NearbyService.definition(settings: settings, storage: storage, catalog: catalog)
+        return NearbyService.definition(settings: settings, storage: storage)
     }) { service in
         try await body(RunningNearby(service: service, storageRoot: root))
     }

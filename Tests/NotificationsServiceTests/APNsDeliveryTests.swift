@@ -163,9 +163,9 @@ struct APNsDeliveryTests {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-push-circles-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         try await withRunningNotifications(topicPrefix: prefix, tokens: tokens) { n in
-            try await withRunningService(.circles, app: .mycirclee, apiPrefix: "/circles/v1", topicPrefix: prefix, tokens: tokens, definition: { catalog, base in
+            try await withRunningService(.circles, app: .mycirclee, apiPrefix: "/circles/v1", topicPrefix: prefix, tokens: tokens, definition: { base in
                 let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("push-tests-signing-key-0123456789abcdef".utf8))
-                return CirclesService.definition(settings: CirclesSettings(), storage: storage, catalog: catalog)
+                return CirclesService.definition(settings: CirclesSettings(), storage: storage)
             }) { circles in
                 let owner = try await n.device(.mycirclee), friend = try await n.device(.mycirclee)
                 let owners = circles.circlesClient(as: owner.user)

@@ -22,9 +22,9 @@ func withNotificationsAskingCircles(_ body: @Sendable (_ notifications: RunningS
     try await withRunningService(.circles, app: .mycirclee, apiPrefix: "/circles/v1", configure: { configuration in
         configuration.internalKey = liveActivityInternalKey
         configuration.kafkaBrokers = deadBroker
-    }, topicPrefix: prefix, tokens: tokens, definition: { catalog, base in
+    }, topicPrefix: prefix, tokens: tokens, definition: { base in
         let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("ntf-tests-signing-key-0123456789abcdef".utf8))
-        return CirclesService.definition(settings: CirclesSettings(), storage: storage, catalog: catalog)
+        return CirclesService.definition(settings: CirclesSettings(), storage: storage)
     }) { circles in
         var settings = NotificationsSettings()
         settings.circlesURL = circles.base
@@ -34,8 +34,8 @@ func withNotificationsAskingCircles(_ body: @Sendable (_ notifications: RunningS
             configuration.tokens.audience = nil
             configuration.internalKey = liveActivityInternalKey
             configuration.kafkaBrokers = deadBroker
-        }, topicPrefix: prefix, tokens: tokens, definition: { catalog, _ in
-            try! NotificationsService.definition(settings: configured, catalog: catalog)
+        }, topicPrefix: prefix, tokens: tokens, definition: { _ in
+            try! NotificationsService.definition(settings: configured)
         }) { notifications in
             try await body(notifications, circles)
         }

@@ -109,8 +109,8 @@ func withRunningNotifications(maxAttempts: Int = 8, topicPrefix: String? = nil, 
         try await withRunningService(.notifications, app: .mycirclee, apiPrefix: "/notifications/v1", configure: { configuration in
             configuration.app = nil
             configuration.tokens.audience = nil
-        }, topicPrefix: topicPrefix, tokens: tokens, definition: { catalog, _ in
-            try! NotificationsService.definition(settings: settings, catalog: catalog)
+        }, topicPrefix: topicPrefix, tokens: tokens, definition: { _ in
+            try! NotificationsService.definition(settings: settings)
         }) { service in
             try await body(RunningNotifications(service: service, apns: apns, clock: clock))
         }

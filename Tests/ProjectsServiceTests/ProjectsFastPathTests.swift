@@ -73,11 +73,11 @@ struct ProjectsFastPathTests {
                 ("/feed", other, []),
                 ("/feed", reader, [("Accept", "text/html")]),
             ]
-            try await withRunningTwin(of: projects.service, .projects, configure: { $0.fastPaths = .off; $0.maxUploadBytes = 128 << 10 }, definition: { catalog, base in
+            try await withRunningTwin(of: projects.service, .projects, configure: { $0.fastPaths = .off; $0.maxUploadBytes = 128 << 10 }, definition: { base in
                 let storage = Storage(backend: FileSystemStorageBackend(root: projects.storageRoot), publicBaseURL: projects.service.base,
                                       signingKey: Array("projects-tests-signing-key-0123456789abcdef".utf8))
                 return ProjectsService.definition(settings: ProjectsSettings(maxImageBytes: 64 << 10, supportMessageLimit: 5, supportWindowSeconds: 3600),
-                                                  storage: storage, catalog: catalog)
+                                                  storage: storage)
             }) { generated in
                 for (path, user, headers) in requests {
                     let fast = try await projects.service.request(.GET, path, as: user, headers: headers)

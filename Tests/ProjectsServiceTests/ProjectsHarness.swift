@@ -119,9 +119,9 @@ func withRunningProjects(settings: ProjectsSettings = ProjectsSettings(maxImageB
                          _ body: @Sendable (RunningProjects) async throws -> Void) async throws {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-projects-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: root) }
-    try await withRunningService(.projects, app: .ibelieveinyou, apiPrefix: "/projects/v1", configure: { $0.maxUploadBytes = settings.maxUploadBytes }, definition: { catalog, base in
+    try await withRunningService(.projects, app: .ibelieveinyou, apiPrefix: "/projects/v1", configure: { $0.maxUploadBytes = settings.maxUploadBytes }, definition: { base in
         let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("projects-tests-signing-key-0123456789abcdef".utf8))
-        return ProjectsService.definition(settings: settings, storage: storage, catalog: catalog)
+        return ProjectsService.definition(settings: settings, storage: storage)
     }) { service in
         try await body(RunningProjects(service: service, storageRoot: root))
     }

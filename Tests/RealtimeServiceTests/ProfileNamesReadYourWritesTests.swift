@@ -31,7 +31,7 @@ struct ProfileNamesReadYourWritesTests {
         var read: @Sendable (RunningService, RunningService.User) async throws -> Profile
         /// Renames the user there (the services `theEventWins` runs on).
         var rename: (@Sendable (RunningService, RunningService.User, String) async throws -> Void)? = nil
-        var definition: @Sendable (_ catalog: RouteCatalog, _ base: String, _ root: String) -> ServiceDefinition
+        var definition: @Sendable (_ base: String, _ root: String) -> ServiceDefinition
     }
 
     static func storage(_ root: String, _ base: String) -> Storage {
@@ -44,31 +44,31 @@ struct ProfileNamesReadYourWritesTests {
             return Profile(name: profile.displayName, email: profile.email)
         }, rename: { service, user, name in
             _ = try await service.circlesAPI(as: user).updateProfile(body: .json(.init(displayName: name))).ok
-        }) { catalog, base, root in
-            CirclesService.definition(settings: CirclesSettings(), storage: storage(root, base), catalog: catalog)
+        }) { base, root in
+            CirclesService.definition(settings: CirclesSettings(), storage: storage(root, base))
         },
         Case(service: .chat, app: .unify, prefix: "/chat/v1", read: { service, user in
             let me = try await service.chatAPI(as: user).getMe().ok.body.json
             return Profile(name: me.displayName, email: me.email)
         }, rename: { service, user, name in
             _ = try await service.chatAPI(as: user).updateMe(body: .json(.init(displayName: name))).ok
-        }) { catalog, base, root in
-            ChatService.definition(settings: ChatSettings(), storage: storage(root, base), catalog: catalog)
+        }) { base, root in
+            ChatService.definition(settings: ChatSettings(), storage: storage(root, base))
         },
         Case(service: .habits, app: .habithive, prefix: "/habits/v1", read: { service, user in
             Profile(name: try await service.habitsAPI(as: user).getProfile().ok.body.json.displayName)
-        }) { catalog, _, _ in
-            HabitsService.definition(settings: HabitsSettings(phonePepper: "ryw-names-pepper"), catalog: catalog)
+        }) { _, _ in
+            HabitsService.definition(settings: HabitsSettings(phonePepper: "ryw-names-pepper"))
         },
         Case(service: .nearby, app: .socialspot, prefix: "/nearby/v1", extensions: NearbyService.extensions, read: { service, user in
             Profile(name: try await service.nearbyAPI(as: user).getProfile().ok.body.json.name)
-        }) { catalog, base, root in
-            NearbyService.definition(settings: NearbySettings(), storage: storage(root, base), catalog: catalog)
+        }) { base, root in
+            NearbyService.definition(settings: NearbySettings(), storage: storage(root, base))
         },
         Case(service: .projects, app: .ibelieveinyou, prefix: "/projects/v1", read: { service, user in
             Profile(name: try await service.projectsAPI(as: user).getMe().ok.body.json.name)
-        }) { catalog, base, root in
-            ProjectsService.definition(settings: ProjectsSettings(), storage: storage(root, base), catalog: catalog)
+        }) { base, root in
+            ProjectsService.definition(settings: ProjectsSettings(), storage: storage(root, base))
         },
     ]
 
@@ -79,7 +79,7 @@ struct ProfileNamesReadYourWritesTests {
         let deadBroker = "127.0.0.1:\(try freePort())"
         try await withRunningService(test.service, app: test.app, apiPrefix: test.prefix, extensions: test.extensions, configure: { configuration in
             if !brokerUp { configuration.kafkaBrokers = deadBroker }
-        }, definition: { catalog, base in test.definition(catalog, base, root) }, body)
+        }, definition: { base in test.definition(base, root) }, body)
     }
 
     @Test("with the broker down, each service's first answer to a new user shows the name from the token's user_metadata", arguments: 0..<5)

@@ -44,7 +44,7 @@ struct RealtimeCirclesAndSlowClientTests {
         try await withRunningService(.realtime, app: .unify, apiPrefix: "/realtime/v1", configure: { configuration in
             configuration.app = nil
             configuration.tokens.audience = nil
-        }, definition: { _, _ in RealtimeService.definition(settings: settings, hub: hub) }) { realtime in
+        }, definition: { _ in RealtimeService.definition(settings: settings, hub: hub) }) { realtime in
             let port = try #require(URL(string: realtime.base)?.port)
             let slowToken = try await realtime.tokens.token(user: UUID(), app: .mycirclee)
             let key = try await realtime.tokens.apiKey(app: .mycirclee)

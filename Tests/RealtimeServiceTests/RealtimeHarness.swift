@@ -22,7 +22,7 @@ func withRunningRealtime(settings: RealtimeSettings = RealtimeSettings(), topicP
     try await withRunningService(.realtime, app: .unify, apiPrefix: "/realtime/v1", configure: { configuration in
         configuration.app = nil
         configuration.tokens.audience = nil
-    }, topicPrefix: topicPrefix, tokens: tokens, definition: { _, _ in RealtimeService.definition(settings: settings) }) { realtime in
+    }, topicPrefix: topicPrefix, tokens: tokens, definition: { _ in RealtimeService.definition(settings: settings) }) { realtime in
         // Its sockets get what is published once its live consumer has its partitions.
         try await waitForConsumerAssignment(base: realtime.base, group: "-live-")
         try await body(realtime)
@@ -36,9 +36,9 @@ func withRealtimeAndChat(settings: RealtimeSettings = RealtimeSettings(), _ body
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-rt-chat-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: root) }
     try await withRunningRealtime(settings: settings, topicPrefix: prefix, tokens: tokens) { realtime in
-        try await withRunningService(.chat, app: .unify, apiPrefix: "/chat/v1", topicPrefix: prefix, tokens: tokens, definition: { catalog, base in
+        try await withRunningService(.chat, app: .unify, apiPrefix: "/chat/v1", topicPrefix: prefix, tokens: tokens, definition: { base in
             let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("rt-tests-signing-key-0123456789abcdef".utf8))
-            return ChatService.definition(settings: ChatSettings(), storage: storage, catalog: catalog)
+            return ChatService.definition(settings: ChatSettings(), storage: storage)
         }) { chat in
             try await body(realtime, chat)
         }
@@ -52,9 +52,9 @@ func withRealtimeAndCircles(settings: RealtimeSettings = RealtimeSettings(), _ b
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-rt-circles-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: root) }
     try await withRunningRealtime(settings: settings, topicPrefix: prefix, tokens: tokens) { realtime in
-        try await withRunningService(.circles, app: .mycirclee, apiPrefix: "/circles/v1", topicPrefix: prefix, tokens: tokens, definition: { catalog, base in
+        try await withRunningService(.circles, app: .mycirclee, apiPrefix: "/circles/v1", topicPrefix: prefix, tokens: tokens, definition: { base in
             let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("rt-tests-signing-key-0123456789abcdef".utf8))
-            return CirclesService.definition(settings: CirclesSettings(), storage: storage, catalog: catalog)
+            return CirclesService.definition(settings: CirclesSettings(), storage: storage)
         }) { circles in
             try await body(realtime, circles)
         }
@@ -69,9 +69,9 @@ func withRealtimeAndNearby(settings: NearbySettings, _ body: @Sendable (_ realti
     defer { try? FileManager.default.removeItem(atPath: root) }
     try await withRunningRealtime(topicPrefix: prefix, tokens: tokens) { realtime in
         try await withRunningService(.nearby, app: .socialspot, apiPrefix: "/nearby/v1", extensions: NearbyService.extensions, topicPrefix: prefix, tokens: tokens,
-                                     definition: { catalog, base in
+                                     definition: { base in
             let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("rt-tests-signing-key-0123456789abcdef".utf8))
-            return NearbyService.definition(settings: settings, storage: storage, catalog: catalog)
+            return NearbyService.definition(settings: settings, storage: storage)
         }) { nearby in
             try await body(realtime, nearby)
         }
@@ -83,8 +83,8 @@ func withRealtimeAndHabits(_ body: @Sendable (_ realtime: RunningService, _ habi
     let prefix = TestKafka.topicPrefix()
     let tokens = TestTokens()
     try await withRunningRealtime(topicPrefix: prefix, tokens: tokens) { realtime in
-        try await withRunningService(.habits, app: .habithive, apiPrefix: "/habits/v1", topicPrefix: prefix, tokens: tokens, definition: { catalog, _ in
-            HabitsService.definition(settings: HabitsSettings(phonePepper: "rt-tests-pepper"), catalog: catalog)
+        try await withRunningService(.habits, app: .habithive, apiPrefix: "/habits/v1", topicPrefix: prefix, tokens: tokens, definition: { _ in
+            HabitsService.definition(settings: HabitsSettings(phonePepper: "rt-tests-pepper"))
         }) { habits in
             try await body(realtime, habits)
         }
@@ -98,9 +98,9 @@ func withRealtimeAndProjects(_ body: @Sendable (_ realtime: RunningService, _ pr
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-rt-projects-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: root) }
     try await withRunningRealtime(topicPrefix: prefix, tokens: tokens) { realtime in
-        try await withRunningService(.projects, app: .ibelieveinyou, apiPrefix: "/projects/v1", topicPrefix: prefix, tokens: tokens, definition: { catalog, base in
+        try await withRunningService(.projects, app: .ibelieveinyou, apiPrefix: "/projects/v1", topicPrefix: prefix, tokens: tokens, definition: { base in
             let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("rt-tests-signing-key-0123456789abcdef".utf8))
-            return ProjectsService.definition(settings: ProjectsSettings(), storage: storage, catalog: catalog)
+            return ProjectsService.definition(settings: ProjectsSettings(), storage: storage)
         }) { projects in
             try await body(realtime, projects)
         }

@@ -34,9 +34,9 @@ struct RealtimeHistoryTests {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-rt-history-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         // Chat runs alone first: a group and two messages become history on its topic.
-        try await withRunningService(.chat, app: .unify, apiPrefix: "/chat/v1", topicPrefix: prefix, tokens: tokens, definition: { catalog, base in
+        try await withRunningService(.chat, app: .unify, apiPrefix: "/chat/v1", topicPrefix: prefix, tokens: tokens, definition: { base in
             let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("rt-tests-signing-key-0123456789abcdef".utf8))
-            return ChatService.definition(settings: ChatSettings(), storage: storage, catalog: catalog)
+            return ChatService.definition(settings: ChatSettings(), storage: storage)
         }) { chat in
             let ownerEmail = "\(uniqueName("u"))@example.com"
             let memberEmail = "\(uniqueName("u"))@example.com"

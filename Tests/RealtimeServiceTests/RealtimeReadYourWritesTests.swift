@@ -25,9 +25,9 @@ func withRealtimeAskingCircles(brokerUp: Bool, owners: MembershipOwners = Member
     try await withRunningService(.circles, app: .mycirclee, apiPrefix: "/circles/v1", configure: { configuration in
         configuration.internalKey = testInternalKey
         if !brokerUp { configuration.kafkaBrokers = deadBroker }
-    }, topicPrefix: prefix, tokens: tokens, definition: { catalog, base in
+    }, topicPrefix: prefix, tokens: tokens, definition: { base in
         let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("rt-tests-signing-key-0123456789abcdef".utf8))
-        return CirclesService.definition(settings: CirclesSettings(), storage: storage, catalog: catalog)
+        return CirclesService.definition(settings: CirclesSettings(), storage: storage)
     }) { circles in
         var settings = RealtimeSettings()
         settings.owners = owners
@@ -38,7 +38,7 @@ func withRealtimeAskingCircles(brokerUp: Bool, owners: MembershipOwners = Member
             configuration.tokens.audience = nil
             configuration.internalKey = testInternalKey
             if !brokerUp { configuration.kafkaBrokers = deadBroker }
-        }, topicPrefix: prefix, tokens: tokens, definition: { _, _ in RealtimeService.definition(settings: configured) }) { realtime in
+        }, topicPrefix: prefix, tokens: tokens, definition: { _ in RealtimeService.definition(settings: configured) }) { realtime in
             if brokerUp { try await waitForConsumerAssignment(base: realtime.base, group: "-live-") }
             try await body(realtime, circles)
         }
@@ -53,8 +53,8 @@ func withRealtimeAskingHabitsBrokerDown(_ body: @Sendable (_ realtime: RunningSe
     try await withRunningService(.habits, app: .habithive, apiPrefix: "/habits/v1", configure: { configuration in
         configuration.internalKey = testInternalKey
         configuration.kafkaBrokers = deadBroker
-    }, topicPrefix: prefix, tokens: tokens, definition: { catalog, _ in
-        HabitsService.definition(settings: HabitsSettings(phonePepper: "rt-tests-pepper"), catalog: catalog)
+    }, topicPrefix: prefix, tokens: tokens, definition: { _ in
+        HabitsService.definition(settings: HabitsSettings(phonePepper: "rt-tests-pepper"))
     }) { habits in
         var settings = RealtimeSettings()
         settings.owners.urls = [.hive: habits.base]
@@ -64,7 +64,7 @@ func withRealtimeAskingHabitsBrokerDown(_ body: @Sendable (_ realtime: RunningSe
             configuration.tokens.audience = nil
             configuration.internalKey = testInternalKey
             configuration.kafkaBrokers = deadBroker
-        }, topicPrefix: prefix, tokens: tokens, definition: { _, _ in RealtimeService.definition(settings: configured) }) { realtime in
+        }, topicPrefix: prefix, tokens: tokens, definition: { _ in RealtimeService.definition(settings: configured) }) { realtime in
             try await body(realtime, habits)
         }
     }

@@ -43,9 +43,7 @@ public struct ChatSettings: Sendable {
 /// The chat service: Unify's users, groups, members, messages, unread counts and calendar events.
 public enum ChatService {
     public static var migrations: [Migration] { ChatMigrations.all }
-
-    /// `catalog` collects the registered routes (the OpenAPI tests read it).
-    public static func definition(settings: ChatSettings, storage: Storage, catalog: RouteCatalog = RouteCatalog()) -> ServiceDefinition {
+    public static func definition(settings: ChatSettings, storage: Storage) -> ServiceDefinition {
         let media = ChatMedia(settings: settings, storage: storage)
         return ServiceDefinition(
             migrations: ChatMigrations.all,
@@ -66,8 +64,7 @@ public enum ChatService {
                         try await GroupStore(logger: context.logger).membership(group, userID: user, lock: false, on: connection) != nil
                     }
                 }
-                storage.addRoutes(to: router, buckets: media.buckets, tokenMiddleware: context.tokenMiddleware, access: [media.voiceMessages.name: members],
-                                  documented: [media.voiceMessages.name: "{group_id}/{message_id}"], catalog: catalog)
+                storage.addRoutes(to: router, buckets: media.buckets, tokenMiddleware: context.tokenMiddleware, access: [media.voiceMessages.name: members])
                 try ChatAPI(
                     database: context.database,
                     users: Users(outbox: context.outbox, media: media, logger: context.logger),
@@ -76,7 +73,7 @@ public enum ChatService {
                     messages: Messages(outbox: context.outbox, media: media, maxVoiceSeconds: settings.maxVoiceSeconds, logger: context.logger),
                     events: CalendarEvents(outbox: context.outbox, logger: context.logger),
                     lookups: MemberLookupBudget(database: context.database, quota: settings.memberEmailLookups, logger: context.logger)
-                ).register(on: router, context: context, uploadLimit: settings.maxUploadBytes, catalog: catalog)
+                ).register(on: router, context: context, uploadLimit: settings.maxUploadBytes)
                 InternalMemberRoutes.add(to: router, context: context)
             }
         )

@@ -37,7 +37,7 @@ public struct CirclesSettings: Sendable {
 public enum CirclesService {
     public static var migrations: [Migration] { CirclesMigrations.all }
 
-    public static func definition(settings: CirclesSettings, storage: Storage, catalog: RouteCatalog = RouteCatalog()) -> ServiceDefinition {
+    public static func definition(settings: CirclesSettings, storage: Storage) -> ServiceDefinition {
         let media = PostMedia(settings: settings, storage: storage)
         return ServiceDefinition(
             migrations: CirclesMigrations.all,
@@ -60,8 +60,7 @@ public enum CirclesService {
                         try await CircleStore(logger: context.logger).isMember(circle, userID: user, on: connection)
                     }
                 }
-                storage.addRoutes(to: router, buckets: [media.photos], tokenMiddleware: context.tokenMiddleware, access: [media.photos.name: members],
-                                  documented: [media.photos.name: "{circle_id}/{post_id}"], catalog: catalog)
+                storage.addRoutes(to: router, buckets: [media.photos], tokenMiddleware: context.tokenMiddleware, access: [media.photos.name: members])
                 try CirclesAPI(
                     database: context.database,
                     profiles: Profiles(logger: context.logger),
@@ -69,7 +68,7 @@ public enum CirclesService {
                     posts: Posts(outbox: context.outbox, media: media, logger: context.logger),
                     messages: DirectMessages(outbox: context.outbox, media: media, logger: context.logger),
                     presence: Presence(outbox: context.outbox, media: media, logger: context.logger)
-                ).register(on: router, context: context, uploadLimit: settings.maxUploadBytes, catalog: catalog)
+                ).register(on: router, context: context, uploadLimit: settings.maxUploadBytes)
                 InternalMemberRoutes.add(to: router, context: context)
                 InternalEventPostRoutes.add(to: router, context: context)
             }

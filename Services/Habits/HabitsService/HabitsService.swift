@@ -48,9 +48,7 @@ public struct HabitsSettings: Sendable {
 /// The habits service: HabitHive's habits, logs, insights, hives, shared streaks and contacts.
 public enum HabitsService {
     public static var migrations: [Migration] { HabitsMigrations.all }
-
-    /// `catalog` collects the registered routes (the OpenAPI tests read it).
-    public static func definition(settings: HabitsSettings, catalog: RouteCatalog = RouteCatalog()) -> ServiceDefinition {
+    public static func definition(settings: HabitsSettings) -> ServiceDefinition {
         ServiceDefinition(
             migrations: HabitsMigrations.all,
             consumes: EventCatalogue.subscriptions(of: .habits),
@@ -76,7 +74,7 @@ public enum HabitsService {
                     profiles: profiles,
                     invitations: HiveInvitations(outbox: context.outbox, logger: context.logger),
                     idempotency: IdempotencyStore(logger: context.logger)
-                ).register(on: router, context: context, catalog: catalog)
+                ).register(on: router, context: context)
                 InternalMemberRoutes.add(to: router, context: context)
             }
         )

@@ -87,7 +87,7 @@ public enum NearbyService {
     /// The Postgres extensions its schema needs (created by `colony-admin provision`).
     public static let extensions = ["postgis"]
 
-    public static func definition(settings: NearbySettings, storage: Storage, catalog: RouteCatalog = RouteCatalog()) -> ServiceDefinition {
+    public static func definition(settings: NearbySettings, storage: Storage) -> ServiceDefinition {
         let photos = settings.photos
         // The key of everyone's secret offsets: made once per deployment, kept in the schema.
         let noise = LocationNoiseKey()
@@ -111,7 +111,7 @@ public enum NearbyService {
             addRoutes: { router, context in
                 storage.addRoutes(to: router, buckets: [photos], tokenMiddleware: context.tokenMiddleware)
                 try NearbyAPI(database: context.database, nearby: nearby(context))
-                    .register(on: router, context: context, uploadLimit: settings.maxUploadBytes, catalog: catalog)
+                    .register(on: router, context: context, uploadLimit: settings.maxUploadBytes)
             }
         )
     }

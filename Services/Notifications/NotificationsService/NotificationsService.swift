@@ -110,7 +110,7 @@ public enum NotificationsService {
     /// The topics whose events make pushes (and the memberships they go to).
     public static let consumedServices = EventCatalogue.subscriptions(of: .notifications)
 
-    public static func definition(settings: NotificationsSettings, catalog: RouteCatalog = RouteCatalog()) throws -> ServiceDefinition {
+    public static func definition(settings: NotificationsSettings) throws -> ServiceDefinition {
         let apns = try settings.apns.map { try APNsClient(settings: $0) }
         // Each handled event (and each job run) wakes the sender at once.
         let signal = WakeSignal()
@@ -136,7 +136,7 @@ public enum NotificationsService {
             addRoutes: { router, context in
                 var routed = notifications(context.logger)
                 routed.eventPosts = EventPostOwner.make(key: context.configuration.internalKey, circlesURL: settings.circlesURL)
-                try NotificationsAPI(database: context.database, notifications: routed).register(on: router, context: context, catalog: catalog)
+                try NotificationsAPI(database: context.database, notifications: routed).register(on: router, context: context)
             }
         )
         definition.afterEvent = { _ in signal.wake() }

@@ -46,9 +46,7 @@ public struct ProjectsSettings: Sendable {
 /// likes, support messages and karma.
 public enum ProjectsService {
     public static var migrations: [Migration] { ProjectsMigrations.all }
-
-    /// `catalog` collects the registered routes (the OpenAPI tests read it).
-    public static func definition(settings: ProjectsSettings, storage: Storage, catalog: RouteCatalog = RouteCatalog()) -> ServiceDefinition {
+    public static func definition(settings: ProjectsSettings, storage: Storage) -> ServiceDefinition {
         let media = ProjectsMedia(storage: storage, maxImageBytes: settings.maxImageBytes)
         @Sendable func posts(_ context: ServiceContext, _ logger: Logger? = nil) -> Posts {
             Posts(outbox: context.outbox, media: media, uploadTTLSeconds: settings.uploadTTLSeconds, logger: logger ?? context.logger)
@@ -75,7 +73,7 @@ public enum ProjectsService {
                     milestones: Milestones(outbox: context.outbox, media: media, logger: context.logger),
                     messages: SupportMessages(outbox: context.outbox, media: media, limit: settings.supportMessageLimit,
                                               windowSeconds: settings.supportWindowSeconds, logger: context.logger)
-                ).register(on: router, context: context, uploadLimit: settings.maxUploadBytes, catalog: catalog)
+                ).register(on: router, context: context, uploadLimit: settings.maxUploadBytes)
             }
         )
     }

@@ -18,40 +18,6 @@ public struct RouteKey: Hashable, Sendable, Comparable, CustomStringConvertible 
     public static func < (lhs: RouteKey, rhs: RouteKey) -> Bool { (lhs.path, lhs.method) < (rhs.path, rhs.method) }
 }
 
-/// The routes a service registered, recorded as they are added, so a test can hold the
-/// service's OpenAPI document against what the router really serves.
-public final class RouteCatalog: Sendable {
-    private let entries = Mutex<[RouteKey]>([])
-
-    public init() {}
-
-    public var routes: Set<RouteKey> { entries.withLock { Set($0) } }
-
-    /// Records a route added some other way (a public document route, say).
-    public func record(_ key: RouteKey) { entries.withLock { $0.append(key) } }
-}
-
-/// Adds routes under a path prefix to a router group and records each in a `RouteCatalog`.
-/// Paths use `{name}` parameters, the same spelling as the OpenAPI document.
-public struct DocumentedRoutes {
-    let group: RouterGroup<ColonyRequestContext>
-    let prefix: String
-    let catalog: RouteCatalog
-
-    /// `prefix` is the group's path (`/habits/v1`), used for the recorded OpenAPI paths.
-    public init(group: RouterGroup<ColonyRequestContext>, prefix: String, catalog: RouteCatalog) {
-        self.group = group
-        self.prefix = prefix.hasPrefix("/") ? prefix : "/" + prefix
-        self.catalog = catalog
-    }
-
-    public func on<Output: ResponseGenerator>(_ method: HTTPRequest.Method, _ path: String, use handler: @escaping @Sendable (Request, ColonyRequestContext) async throws -> Output) {
-        group.on(RouterPath(path), method: method, use: handler)
-        let full = path.isEmpty ? prefix : prefix + (path.hasPrefix("/") ? path : "/" + path)
-        catalog.record(RouteKey(method: method.rawValue, path: full))
-    }
-}
-
 /// A service's OpenAPI document (JSON), served as it is and readable by tests.
 public struct OpenAPIDocument: Sendable {
     public let json: String

@@ -41,12 +41,12 @@ public struct GeneratedFastPath: Sendable {
                  body: .init(byteBuffer: ByteBuffer(bytes: try ColonyJSON.encode(value))))
     }
 
-    /// Throws unless every fast path names an operation the generated code registered (after
-    /// `registerHandlers`): a path the document no longer has would otherwise be served by
+    /// Throws unless every fast path names an operation of `document` (whose operations the
+    /// generated code registers): a path the document no longer has would otherwise be served by
     /// nothing, and its equality test would compare the generated route with itself.
-    public static func requireOperations(_ fastPaths: [GeneratedFastPath], in catalog: RouteCatalog) throws {
-        let routes = catalog.routes
-        for fast in fastPaths where !routes.contains(RouteKey(method: fast.method.rawValue, path: fast.path)) {
+    public static func requireOperations(_ fastPaths: [GeneratedFastPath], in document: OpenAPIDocument) throws {
+        let operations = try document.operations()
+        for fast in fastPaths where !operations.contains(RouteKey(method: fast.method.rawValue, path: fast.path)) {
             throw UnknownOperation(description: "fast path \(fast.method) \(fast.path) is not an operation of the document")
         }
     }
@@ -128,10 +128,10 @@ public struct PlainRequest: Sendable {
 
 extension GeneratedRoutes {
     /// The same, with `fastPaths` registered in place of their operations' generated routes when
-    /// `mode` is `.on` (each recorded in `catalog` all the same).
+    /// `mode` is `.on`.
     public static func transport(_ router: Router<ColonyRequestContext>, behind middleware: TokenMiddleware, publicPaths: Set<String>,
-                                 catalog: RouteCatalog, fastPaths: [GeneratedFastPath], mode: FastPathMode) -> some ServerTransport {
-        RecordingTransport(signedIn: router.group().add(middleware: middleware), open: router.group(), publicPaths: publicPaths, catalog: catalog,
+                                 fastPaths: [GeneratedFastPath], mode: FastPathMode) -> some ServerTransport {
+        GeneratedTransport(signedIn: router.group().add(middleware: middleware), open: router.group(), publicPaths: publicPaths,
                            fastPaths: mode == .on ? fastPaths : [])
     }
 }

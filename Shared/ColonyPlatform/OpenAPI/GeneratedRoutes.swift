@@ -8,8 +8,7 @@ import PostgresNIO
 
 /// How a domain service serves the handlers generated from its OpenAPI document
 /// (swift-openapi-generator's `APIProtocol.registerHandlers`): on the service's router behind the
-/// token middleware, with Colony's JSON conventions, each body checked before it is decoded, and
-/// every route recorded in the service's `RouteCatalog`.
+/// token middleware, with Colony's JSON conventions, each body checked before it is decoded.
 ///
 ///     try handlers.registerHandlers(on: GeneratedRoutes.transport(router, ...), serverURL: GeneratedRoutes.serverURL,
 ///                                   configuration: GeneratedRoutes.configuration, middlewares: GeneratedRoutes.middlewares(...))
@@ -22,11 +21,9 @@ public enum GeneratedRoutes {
     public static let configuration = Configuration(dateTranscoder: ColonyDateTranscoder(), jsonEncodingOptions: [.sortedKeys])
 
     /// The routes go on `router` behind `middleware` (the token middleware: every operation needs
-    /// a signed-in caller, but those at `publicPaths`, the document itself) and into `catalog`.
-    public static func transport(_ router: Router<ColonyRequestContext>, behind middleware: TokenMiddleware, publicPaths: Set<String>,
-                                 catalog: RouteCatalog) -> some ServerTransport {
-        RecordingTransport(signedIn: router.group().add(middleware: middleware), open: router.group(), publicPaths: publicPaths, catalog: catalog,
-                           fastPaths: [])
+    /// a signed-in caller, but those at `publicPaths`, the document itself).
+    public static func transport(_ router: Router<ColonyRequestContext>, behind middleware: TokenMiddleware, publicPaths: Set<String>) -> some ServerTransport {
+        GeneratedTransport(signedIn: router.group().add(middleware: middleware), open: router.group(), publicPaths: publicPaths, fastPaths: [])
     }
 
     /// The checks every generated route runs before its body is decoded (`RequestBodyCheck`):
@@ -48,12 +45,12 @@ public enum RequestCaller {
     }
 }
 
-/// A `ServerTransport` that registers on Hummingbird router groups and records each route.
-struct RecordingTransport: ServerTransport {
+/// A `ServerTransport` that registers on Hummingbird router groups, a fast path in place of its
+/// operation's generated route.
+struct GeneratedTransport: ServerTransport {
     let signedIn: RouterGroup<ColonyRequestContext>
     let open: RouterGroup<ColonyRequestContext>
     let publicPaths: Set<String>
-    let catalog: RouteCatalog
     /// Served in place of the generated routes of the same method and path (`GeneratedFastPath`).
     let fastPaths: [GeneratedFastPath]
 
@@ -66,7 +63,6 @@ struct RecordingTransport: ServerTransport {
         } else {
             group.register(handler, method: method, path: path)
         }
-        catalog.record(RouteKey(method: method.rawValue, path: path))
     }
 }
 

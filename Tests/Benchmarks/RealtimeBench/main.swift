@@ -191,11 +191,11 @@ let planFile = FileManager.default.temporaryDirectory.appendingPathComponent("co
 // Every client socket comes from this machine's one address, and the idle ones are users of their own.
 let settings = RealtimeSettings(socketBufferMessages: 4096, quotas: RealtimeQuotas(socketsPerAddress: 1_000_000))
 try await withRunningService(.realtime, app: .unify, apiPrefix: "/realtime/v1", configure: { $0.app = nil; $0.tokens.audience = nil; $0.logLevel = .warning },
-                             topicPrefix: prefix, tokens: tokens, definition: { _, _ in RealtimeService.definition(settings: settings) }) { realtime in
-    try await withRunningService(.chat, app: .unify, apiPrefix: "/chat/v1", configure: { $0.logLevel = .warning }, topicPrefix: prefix, tokens: tokens, definition: { catalog, base in
+                             topicPrefix: prefix, tokens: tokens, definition: { _ in RealtimeService.definition(settings: settings) }) { realtime in
+    try await withRunningService(.chat, app: .unify, apiPrefix: "/chat/v1", configure: { $0.logLevel = .warning }, topicPrefix: prefix, tokens: tokens, definition: { base in
         // One owner adds every subscriber by email: past chat's budget of member lookups (100 an hour).
         ChatService.definition(settings: ChatSettings(memberEmailLookups: Quota(1_000_000, perSeconds: 3600)), storage: Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base,
-                                                                          signingKey: Array("rt-bench-signing-key-0123456789abcdef".utf8)), catalog: catalog)
+                                                                          signingKey: Array("rt-bench-signing-key-0123456789abcdef".utf8)))
     }) { chat in
         // Group members: the first `subscribers` users, known to chat, in one group.
         var users: [(RunningService.User, String)] = []

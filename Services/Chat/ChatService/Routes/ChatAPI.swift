@@ -36,13 +36,13 @@ struct ChatAPI: APIProtocol {
 
     /// Serves the operations behind the token middleware (but the document), the history page by
     /// its fast path unless `COLONY_FAST_PATHS=off`.
-    func register(on router: Router<ColonyRequestContext>, context: ServiceContext, uploadLimit: Int, catalog: RouteCatalog) throws {
+    func register(on router: Router<ColonyRequestContext>, context: ServiceContext, uploadLimit: Int) throws {
         let middlewares = GeneratedRoutes.middlewares(maxBodyBytes: context.configuration.maxBodyBytes,
                                                       uploads: Dictionary(uniqueKeysWithValues: Self.uploads.map { ($0, uploadLimit) }))
-        try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/chat/v1/openapi.json"], catalog: catalog,
+        try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/chat/v1/openapi.json"],
                                                            fastPaths: fastPaths, mode: context.configuration.fastPaths),
                              serverURL: GeneratedRoutes.serverURL, configuration: GeneratedRoutes.configuration, middlewares: middlewares)
-        try GeneratedFastPath.requireOperations(fastPaths, in: catalog)
+        try GeneratedFastPath.requireOperations(fastPaths, in: ChatService.openAPIDocument)
     }
 
     func getOpenAPIDocument(_ input: Operations.GetOpenAPIDocument.Input) async throws -> Operations.GetOpenAPIDocument.Output {

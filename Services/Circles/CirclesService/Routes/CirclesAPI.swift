@@ -35,13 +35,13 @@ struct CirclesAPI: APIProtocol {
     /// Serves the operations behind the token middleware (but the document, and the admin route,
     /// which takes the app's service-role key instead), post photos up to their upload limit, and
     /// the feed page by its fast path unless `COLONY_FAST_PATHS=off`.
-    func register(on router: Router<ColonyRequestContext>, context: ServiceContext, uploadLimit: Int, catalog: RouteCatalog) throws {
+    func register(on router: Router<ColonyRequestContext>, context: ServiceContext, uploadLimit: Int) throws {
         let middlewares = [ServiceKeyCheck(tokenMiddleware: context.tokenMiddleware, operations: ["setProfilePro"])]
             + GeneratedRoutes.middlewares(maxBodyBytes: context.configuration.maxBodyBytes, uploads: ["setPostPhoto": uploadLimit])
         try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/circles/v1/openapi.json", Self.adminPath],
-                                                           catalog: catalog, fastPaths: fastPaths, mode: context.configuration.fastPaths),
+                                                           fastPaths: fastPaths, mode: context.configuration.fastPaths),
                              serverURL: GeneratedRoutes.serverURL, configuration: GeneratedRoutes.configuration, middlewares: middlewares)
-        try GeneratedFastPath.requireOperations(fastPaths, in: catalog)
+        try GeneratedFastPath.requireOperations(fastPaths, in: CirclesService.openAPIDocument)
     }
 
     func getOpenAPIDocument(_ input: Operations.GetOpenAPIDocument.Input) async throws -> Operations.GetOpenAPIDocument.Output {

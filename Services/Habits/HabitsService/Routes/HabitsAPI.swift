@@ -31,8 +31,8 @@ struct HabitsAPI: APIProtocol {
 
     /// Serves the operations behind the token middleware (but the document); a write's
     /// `Idempotency-Key` is checked before its body is decoded.
-    func register(on router: Router<ColonyRequestContext>, context: ServiceContext, catalog: RouteCatalog) throws {
-        try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/habits/v1/openapi.json"], catalog: catalog),
+    func register(on router: Router<ColonyRequestContext>, context: ServiceContext) throws {
+        try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/habits/v1/openapi.json"]),
                              serverURL: GeneratedRoutes.serverURL, configuration: GeneratedRoutes.configuration,
                              middlewares: GeneratedRoutes.middlewares(maxBodyBytes: context.configuration.maxBodyBytes) + [IdempotencyKeyCheck()])
     }

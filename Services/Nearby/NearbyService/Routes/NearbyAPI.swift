@@ -22,8 +22,8 @@ struct NearbyAPI: APIProtocol {
 
     /// Serves the operations behind the token middleware (but the document), profile photos up
     /// to their upload limit.
-    func register(on router: Router<ColonyRequestContext>, context: ServiceContext, uploadLimit: Int, catalog: RouteCatalog) throws {
-        try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/nearby/v1/openapi.json"], catalog: catalog),
+    func register(on router: Router<ColonyRequestContext>, context: ServiceContext, uploadLimit: Int) throws {
+        try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/nearby/v1/openapi.json"]),
                              serverURL: GeneratedRoutes.serverURL, configuration: GeneratedRoutes.configuration,
                              middlewares: GeneratedRoutes.middlewares(maxBodyBytes: context.configuration.maxBodyBytes, uploads: ["setProfilePhoto": uploadLimit]))
     }

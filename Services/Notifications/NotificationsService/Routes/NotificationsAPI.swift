@@ -22,8 +22,8 @@ struct NotificationsAPI: APIProtocol {
     }
 
     /// Serves the operations behind the token middleware (but the document).
-    func register(on router: Router<ColonyRequestContext>, context: ServiceContext, catalog: RouteCatalog) throws {
-        try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/notifications/v1/openapi.json"], catalog: catalog),
+    func register(on router: Router<ColonyRequestContext>, context: ServiceContext) throws {
+        try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/notifications/v1/openapi.json"]),
                              serverURL: GeneratedRoutes.serverURL, configuration: GeneratedRoutes.configuration,
                              middlewares: GeneratedRoutes.middlewares(maxBodyBytes: context.configuration.maxBodyBytes))
     }

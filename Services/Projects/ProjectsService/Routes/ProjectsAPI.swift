@@ -32,13 +32,13 @@ struct ProjectsAPI: APIProtocol {
 
     /// Serves the operations behind the token middleware (but the document), pictures up to
     /// `uploadLimit`, and the feed by its fast path unless the configuration turns fast paths off.
-    func register(on router: Router<ColonyRequestContext>, context: ServiceContext, uploadLimit: Int, catalog: RouteCatalog) throws {
+    func register(on router: Router<ColonyRequestContext>, context: ServiceContext, uploadLimit: Int) throws {
         let middlewares = GeneratedRoutes.middlewares(maxBodyBytes: context.configuration.maxBodyBytes,
                                                       uploads: ["setAvatar": uploadLimit, "setCover": uploadLimit, "uploadPostImage": uploadLimit])
-        try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/projects/v1/openapi.json"], catalog: catalog,
+        try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/projects/v1/openapi.json"],
                                                            fastPaths: fastPaths, mode: context.configuration.fastPaths),
                              serverURL: GeneratedRoutes.serverURL, configuration: GeneratedRoutes.configuration, middlewares: middlewares)
-        try GeneratedFastPath.requireOperations(fastPaths, in: catalog)
+        try GeneratedFastPath.requireOperations(fastPaths, in: ProjectsService.openAPIDocument)
     }
 
     func getOpenAPIDocument(_ input: Operations.GetOpenAPIDocument.Input) async throws -> Operations.GetOpenAPIDocument.Output {
