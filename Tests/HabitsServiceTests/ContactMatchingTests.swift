@@ -48,6 +48,22 @@ struct ContactMatchingTests {
         }
     }
 
+    @Test("a full upload (2,000 numbers, each with a 200-character name: over the 256 KiB of other bodies) is read whole; one contact more is 422, not 413")
+    func fullUpload() async throws {
+        try await withRunningHabits { habits in
+            let api = habits.api(try await habits.user())
+            let name = String(repeating: "é", count: 200)
+            func upload(_ count: Int) async throws -> Answer<HabitsOperations.UploadContacts.Output> {
+                let contacts = (0..<count).map { Schemas.ContactsUpload.ContactsPayloadPayload(phone: "+1555\(String(format: "%07d", $0))", displayName: name) }
+                return try await answer { try await api.uploadContacts(body: .json(.init(contacts: contacts))) }
+            }
+            let full = try await upload(2000)
+            #expect(full.status == 200, "\(full.body)")
+            let tooMany = try await upload(2001)
+            #expect(tooMany.status == 422, "\(tooMany.body)")
+        }
+    }
+
     @Test("a bulk upload over the quota is refused (429, nothing stored); uploads per day and match reads are capped per user")
     func quotas() async throws {
         let settings = HabitsSettings(phonePepper: "test-pepper", contactsPerUpload: 2000, contactUploadQuota: Quota(3, perSeconds: 86_400),

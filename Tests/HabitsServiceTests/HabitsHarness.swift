@@ -33,7 +33,8 @@ extension RunningService {
 
 /// Starts the habits service and runs `body` against it.
 func withRunningHabits(settings: HabitsSettings = HabitsSettings(phonePepper: "test-pepper"), _ body: @Sendable (RunningHabits) async throws -> Void) async throws {
-    try await withRunningService(.habits, app: .habithive, apiPrefix: "/habits/v1", definition: { _ in
+    // As HabitsLaunch configures it: a full contacts upload is read up to its own limit.
+    try await withRunningService(.habits, app: .habithive, apiPrefix: "/habits/v1", configure: { $0.allowUploads(upTo: settings.contactsBodyLimit) }, definition: { _ in
         HabitsService.definition(settings: settings)
     }, body)
 }

@@ -10,7 +10,10 @@ public enum HabitsPlan: ServicePlan {
     public static let app: App? = .habithive
 
     public static func settings(_ environment: EnvironmentReader, _ configuration: inout ServiceConfiguration) throws(ConfigurationError) -> HabitsSettings {
-        try HabitsSettings.load(environment: environment)
+        let settings = try HabitsSettings.load(environment: environment)
+        // A full contacts upload is larger than other bodies: its route reads up to its own limit.
+        configuration.allowUploads(upTo: settings.contactsBodyLimit)
+        return settings
     }
 
     public static func definition(_ settings: HabitsSettings) -> ServiceDefinition {

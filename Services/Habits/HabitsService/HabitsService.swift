@@ -14,6 +14,10 @@ public struct HabitsSettings: Sendable {
     /// Contact matching: numbers per upload, uploads per user (`5/86400`), numbers uploaded per
     /// user (`5000/86400`), match lists read per user (`60/3600`).
     public var contactsPerUpload: Int
+    /// What a contacts upload's body may be: 2 KiB a contact (a number and a name of up to 200
+    /// code points, even each escaped as `\uXXXX`, fit within it) and one more, so that one
+    /// contact too many is the document's 422, not 413.
+    public var contactsBodyLimit: Int { (contactsPerUpload + 1) * 2048 }
     public var contactUploadQuota: Quota
     public var contactNumberQuota: Quota
     public var contactMatchQuota: Quota
@@ -74,7 +78,7 @@ public enum HabitsService {
                     profiles: profiles,
                     invitations: HiveInvitations(outbox: context.outbox, logger: context.logger),
                     idempotency: IdempotencyStore(logger: context.logger)
-                ).register(on: router, context: context)
+                ).register(on: router, context: context, contactsBodyLimit: settings.contactsBodyLimit)
                 InternalMemberRoutes.add(to: router, context: context)
             }
         )

@@ -27,9 +27,10 @@ public enum GeneratedRoutes {
     }
 
     /// The checks every generated route runs before its body is decoded (`RequestBodyCheck`):
-    /// `maxBodyBytes` for JSON bodies, `uploads` for the operations that take files.
-    public static func middlewares(maxBodyBytes: Int, uploads: [String: Int] = [:]) -> [any ServerMiddleware] {
-        [RequestBodyCheck(maxBodyBytes: maxBodyBytes, uploadLimits: uploads)]
+    /// `maxBodyBytes` for JSON bodies but those of `largeJSON` (by operation id, a limit of their
+    /// own, for the documents' large arrays), `uploads` for the operations that take files.
+    public static func middlewares(maxBodyBytes: Int, largeJSON: [String: Int] = [:], uploads: [String: Int] = [:]) -> [any ServerMiddleware] {
+        [RequestBodyCheck(maxBodyBytes: maxBodyBytes, largeJSONLimits: largeJSON, uploadLimits: uploads)]
     }
 }
 

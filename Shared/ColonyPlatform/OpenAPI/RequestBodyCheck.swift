@@ -12,6 +12,8 @@ import OpenAPIRuntime
 struct RequestBodyCheck: ServerMiddleware {
     /// For JSON bodies (`COLONY_MAX_BODY_BYTES`).
     let maxBodyBytes: Int
+    /// JSON bodies of their own size, by operation id (never below `maxBodyBytes`).
+    let largeJSONLimits: [String: Int]
     /// Operations that take a file, by operation id, with their own limit; their bodies are not JSON.
     let uploadLimits: [String: Int]
 
@@ -21,7 +23,7 @@ struct RequestBodyCheck: ServerMiddleware {
         if let limit = uploadLimits[operationID] {
             return try await next(request, HTTPBody(try await Self.collect(body, upTo: limit)), metadata)
         }
-        let bytes = try await Self.collect(body, upTo: maxBodyBytes)
+        let bytes = try await Self.collect(body, upTo: max(maxBodyBytes, largeJSONLimits[operationID] ?? 0))
         guard !bytes.isEmpty else { return try await next(request, nil, metadata) }
         let data = Data(bytes)
         if let problem = UnstorableText.problem(inJSON: data) { throw APIError.unprocessable(problem) }

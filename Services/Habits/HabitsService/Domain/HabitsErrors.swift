@@ -19,7 +19,8 @@ enum HabitsErrors {
     static let hiveFull = APIError.conflict("this hive is full (10 members)", code: "hive_full")
     static let habitHasHive = APIError.conflict("this habit was already made into a hive", code: "habit_has_hive")
     static let invitationNotFound = APIError.notFound("invitation not found", code: "invitation_not_found")
-    static let contactNotFound = APIError.notFound("not one of your contact matches", code: "contact_not_found")
+    /// 409, not 404: the path's hive exists; what the body names is refused (the documents' rule).
+    static let contactNotFound = APIError.conflict("not one of your contact matches", code: "contact_not_found")
     static let invitationPending = APIError.conflict("this person already has a pending invitation to this hive", code: "invitation_pending")
     static let invitationAnswered = APIError.conflict("this invitation was already answered", code: "invitation_answered")
 

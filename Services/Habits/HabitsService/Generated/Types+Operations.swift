@@ -10748,7 +10748,7 @@ internal enum Operations {
                     self.body = body
                 }
             }
-            /// No such hive, or the caller is not a member of it (`hive_not_found`); or `user_id` is not one of the caller's contact matches (`contact_not_found`).
+            /// No such hive, or the caller is not a member of it (`hive_not_found`).
             ///
             /// - Remark: Generated from `#/paths//habits/v1/hives/{hive_id}/invitations/post(inviteContactToHive)/responses/404`.
             ///
@@ -10799,7 +10799,7 @@ internal enum Operations {
                     self.body = body
                 }
             }
-            /// The user is already a member (`already_member`), has a pending invitation to this hive (`invitation_pending`), or the hive has 10 members (`hive_full`).
+            /// `user_id` is not one of the caller's contact matches (`contact_not_found`: the same answer for anyone, so it tells nothing about who has an account), the user is already a member (`already_member`), has a pending invitation to this hive (`invitation_pending`), or the hive has 10 members (`hive_full`).
             ///
             /// - Remark: Generated from `#/paths//habits/v1/hives/{hive_id}/invitations/post(inviteContactToHive)/responses/409`.
             ///

@@ -31,10 +31,10 @@ struct HabitsAPI: APIProtocol {
 
     /// Serves the operations behind the token middleware (but the document); a write's
     /// `Idempotency-Key` is checked before its body is decoded.
-    func register(on router: Router<ColonyRequestContext>, context: ServiceContext) throws {
+    func register(on router: Router<ColonyRequestContext>, context: ServiceContext, contactsBodyLimit: Int) throws {
         try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/habits/v1/openapi.json"]),
                              serverURL: GeneratedRoutes.serverURL, configuration: GeneratedRoutes.configuration,
-                             middlewares: GeneratedRoutes.middlewares(maxBodyBytes: context.configuration.maxBodyBytes) + [IdempotencyKeyCheck()])
+                             middlewares: GeneratedRoutes.middlewares(maxBodyBytes: context.configuration.maxBodyBytes, largeJSON: ["uploadContacts": contactsBodyLimit]) + [IdempotencyKeyCheck()])
     }
 
     func getOpenAPIDocument(_ input: Operations.GetOpenAPIDocument.Input) async throws -> Operations.GetOpenAPIDocument.Output {
