@@ -252,7 +252,7 @@ extension Storage {
             }
             authenticated.post(RouterPath("sign/\(bucket.name)/**")) { request, context -> Response in
                 let key = try Self.key(context)
-                let body = try await RouteSupport.decode(SignRequest.self, try await RouteSupport.collect(request, context), emptyAs: SignRequest())
+                let body = try RouteSupport.decode(SignRequest.self, try await RouteSupport.collect(request, context), emptyAs: SignRequest())
                 guard let seconds = body.seconds else {
                     throw APIError.unprocessable("expiresIn must be a whole number of seconds from 1 to \(Self.maxSignedSeconds)")
                 }

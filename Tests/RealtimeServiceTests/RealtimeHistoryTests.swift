@@ -75,6 +75,15 @@ struct RealtimeHistoryTests {
                 try await producer.send(KafkaOutgoingMessage(topic: topic, key: key, value: try Self.copy(of: oldMessage, content: "stale replay", occurredAt: Date().addingTimeInterval(-300))))
                 await producer.close()
 
+                // The replica's live consumer has worked through the history it started inside
+                // (each event applied once to the projection, then skipped): on a busy machine that
+                // took over two minutes in CI, so the wait is for it, not for a fixed time.
+                try await waitUntil(timeout: .seconds(300)) {
+                    let metrics = String(buffer: try await realtime.request(.GET, "\(realtime.base)/metrics", as: nil).bytes)
+                    let liveLag = metrics.split(separator: "\n").filter { $0.hasPrefix("colony_consumer_lag_events{group=\"\(prefix)-realtime-live-") }
+                    return !liveLag.isEmpty && liveLag.allSatisfy { $0.hasSuffix(" 0.0") || $0.hasSuffix(" 0") }
+                }
+
                 // ...and what is new arrives.
                 try await chat.sendText("new one", in: group, as: owner)
                 _ = try await socket.wait(timeout: .seconds(120)) { $0.event == "postgres_changes" && $0.payload["data"]?["record"]?["content"] == "new one" }

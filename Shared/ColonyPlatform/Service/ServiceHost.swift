@@ -251,7 +251,7 @@ public enum ServiceHost {
     /// Applies migrations with a short-lived pool before anything else starts.
     public static func migrate(_ migrations: [Migration], configuration: ServiceConfiguration, logger: Logger) async throws {
         let database = Database(configuration: configuration.database, logger: logger)
-        try await database.whileRunning {
+        _ = try await database.whileRunning {
             try await MigrationRunner(database: database).migrate(migrations)
         }
     }
