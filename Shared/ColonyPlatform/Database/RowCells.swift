@@ -41,3 +41,48 @@ public struct RowCells {
         public var description: String { "the row has no column left for a \(type) (\(file):\(line))" }
     }
 }
+
+// Colony reads every row one way: its cells in the statement's order, each through its own type
+// (`RowCells`, `ColumnReader`); a page read as one cell (`PageColumns`) walks its rows the same
+// way. PostgresNIO's tuple `decode((A, B, …).self)` and `makeRandomAccess()` by name are not used.
+extension PostgresRow {
+    /// The row read cell by cell by `read`, in the statement's column order.
+    @inlinable
+    public func read<Value>(_ read: (inout RowCells) throws -> Value) throws -> Value {
+        var cells = RowCells(self)
+        return try read(&cells)
+    }
+
+    /// The value of a one-column row (`SELECT count(*) …`).
+    @inlinable
+    public func value<T: PostgresDecodable>(_: T.Type = T.self, file: String = #fileID, line: Int = #line) throws -> T {
+        var cells = RowCells(self)
+        return try cells.next(T.self, file: file, line: line)
+    }
+}
+
+extension PostgresRowSequence {
+    /// Every row, each read by `read`.
+    @inlinable
+    public func read<Value>(_ read: (inout RowCells) throws -> Value) async throws -> [Value] {
+        var values: [Value] = []
+        for try await row in self { values.append(try row.read(read)) }
+        return values
+    }
+
+    /// The values of a one-column result.
+    @inlinable
+    public func values<T: PostgresDecodable>(_: T.Type = T.self, file: String = #fileID, line: Int = #line) async throws -> [T] {
+        var values: [T] = []
+        for try await row in self { values.append(try row.value(T.self, file: file, line: line)) }
+        return values
+    }
+
+    /// The first row's one value, or nil for no rows (the statement's other rows are drained).
+    @inlinable
+    public func firstValue<T: PostgresDecodable>(_: T.Type = T.self, file: String = #fileID, line: Int = #line) async throws -> T? {
+        var first: T?
+        for try await row in self where first == nil { first = try row.value(T.self, file: file, line: line) }
+        return first
+    }
+}
