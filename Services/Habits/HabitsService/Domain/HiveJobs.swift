@@ -110,7 +110,8 @@ public struct HiveJobs: Sendable {
 
     private func hiveNames(_ ids: [UUID], on connection: PostgresConnection) async throws -> [UUID: String] {
         var names: [UUID: String] = [:]
-        for try await (id, name) in try await connection.query("SELECT id, name FROM hives WHERE id = ANY(\(ids))", logger: logger).decode((UUID, String).self) {
+        for try await row in try await connection.query("SELECT id, name FROM hives WHERE id = ANY(\(ids))", logger: logger) {
+            let (id, name) = try row.read { c in (try c.next(UUID.self), try c.next(String.self)) }
             names[id] = name
         }
         return names

@@ -71,7 +71,7 @@ public enum SupabaseHabitsImport {
         try await job.importRows("public.habit_logs", from: source.rows("public", "habit_logs", orderBy: "log_date, id"), id: { try $0.uuid("id").lowercased }) { row, writer in
             let habitID = try row.uuid("habit_id"), userID = try row.uuid("user_id")
             guard let (owner, target) = try await writer.connection.query("SELECT user_id, target_per_day FROM habits WHERE id = \(habitID)", logger: logger)
-                .collect().first?.decode((UUID, Int).self) else { throw RowProblem("habit_id \(habitID.lowercased) is not an imported habit") }
+                .read({ c in (try c.next(UUID.self), try c.next(Int.self)) }).first else { throw RowProblem("habit_id \(habitID.lowercased) is not an imported habit") }
             guard owner == userID else { throw RowProblem("user_id is not the habit's owner") }
             let value = try row.int("value", default: 1)
             guard value >= 1 else { throw RowProblem("value \(value) is below 1") }
@@ -106,7 +106,7 @@ public enum SupabaseHabitsImport {
             try accounts.require(userID, "user_id")
             guard let (name, owner, count) = try await writer.connection.query("""
                 SELECT name, owner_id, (SELECT count(*) FROM hive_members WHERE hive_id = \(hiveID))::int FROM hives WHERE id = \(hiveID)
-                """, logger: logger).collect().first?.decode((String, UUID, Int).self) else { throw RowProblem("hive_id \(hiveID.lowercased) is not an imported hive") }
+                """, logger: logger).read({ c in (try c.next(String.self), try c.next(UUID.self), try c.next(Int.self)) }).first else { throw RowProblem("hive_id \(hiveID.lowercased) is not an imported hive") }
             guard count < HiveRules.maxMembers else { throw RowProblem("the hive has \(HiveRules.maxMembers) members already") }
             let member = HiveMemberRow(hiveId: hiveID, userId: userID, role: userID == owner ? "owner" : "member", joinedAt: try row.optionalDate("joined_at") ?? job.now)
             try await writer.connection.query("""
@@ -191,14 +191,16 @@ public enum SupabaseHabitsImport {
         guard let hive = try await store.lock(hiveID, on: connection) else { return }
         let clocks = try await store.memberClocks(hiveIDs: [hiveID], on: connection).map(\.clock)
         var days: [LocalDate: ImportedStreak.Day] = [:]
-        for try await (day, done) in try await connection.query("""
+        for try await row in try await connection.query("""
             SELECT day_date, count(*) FILTER (WHERE done)::int FROM hive_member_days WHERE hive_id = \(hiveID) GROUP BY day_date
-            """, logger: connection.logger).decode((LocalDate, Int).self) {
+            """, logger: connection.logger) {
+            let (day, done) = try row.read { c in (try c.next(LocalDate.self), try c.next(Int.self)) }
             days[day, default: ImportedStreak.Day()].done = done
         }
-        for try await (day, required, advanced) in try await connection.query("""
+        for try await row in try await connection.query("""
             SELECT day_date, required_count, advanced FROM hive_days WHERE hive_id = \(hiveID)
-            """, logger: connection.logger).decode((LocalDate, Int, Bool).self) {
+            """, logger: connection.logger) {
+            let (day, required, advanced) = try row.read { c in (try c.next(LocalDate.self), try c.next(Int.self), try c.next(Bool.self)) }
             days[day, default: ImportedStreak.Day()].required = required
             days[day, default: ImportedStreak.Day()].advanced = advanced
         }

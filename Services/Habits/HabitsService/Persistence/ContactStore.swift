@@ -1,3 +1,4 @@
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -43,10 +44,9 @@ struct ContactStore: Sendable {
             WHERE c.user_id = \(userID) AND p.id <> \(userID)
             ORDER BY coalesce(c.display_name, p.display_name), p.id
             """, logger: logger)
-        var result: [Match] = []
-        for try await (id, name, avatar, hash, contactName) in rows.decode((UUID, String, String?, String, String?).self) {
-            result.append(Match(userId: id, displayName: name, avatarUrl: avatar, contactHash: hash, contactName: contactName))
+        return try await rows.read { c in
+            Match(userId: try c.next(UUID.self), displayName: try c.next(String.self), avatarUrl: try c.next(String?.self), contactHash: try c.next(String.self),
+                  contactName: try c.next(String?.self))
         }
-        return result
     }
 }

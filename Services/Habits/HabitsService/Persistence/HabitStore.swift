@@ -112,7 +112,8 @@ struct HabitStore: Sendable {
             SELECT habit_id, log_date, value FROM habit_logs
             WHERE user_id = \(userID) AND (\(habitID)::uuid IS NULL OR habit_id = \(habitID)) AND (\(since)::date IS NULL OR log_date >= \(since))
             """, logger: logger)
-        for try await (habit, day, value) in rows.decode((UUID, LocalDate, Int).self) {
+        for try await row in rows {
+            let (habit, day, value) = try row.read { c in (try c.next(UUID.self), try c.next(LocalDate.self), try c.next(Int.self)) }
             result[habit, default: [:]][day] = value
         }
         return result

@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -53,7 +54,7 @@ struct HiveStore: Sendable {
 
     /// Hives the user belongs to, with member count and today's tally for the user's day.
     func listForMember(_ userID: UUID, today: LocalDate, on connection: PostgresConnection) async throws -> [(hive: HiveRow, memberCount: Int, doneToday: Int, doneByMe: Bool)] {
-        let rows = try await connection.query("""
+        try await connection.query("""
             SELECT \(unescaped: prefixed(HiveRow.columns, "h")),
                 (SELECT count(*) FROM hive_members c WHERE c.hive_id = h.id),
                 (SELECT count(*) FROM hive_member_days d JOIN hive_members dm ON dm.hive_id = d.hive_id AND dm.user_id = d.user_id
@@ -61,11 +62,8 @@ struct HiveStore: Sendable {
                 EXISTS (SELECT 1 FROM hive_member_days d WHERE d.hive_id = h.id AND d.user_id = \(userID) AND d.day_date = \(today) AND d.done)
             FROM hives h JOIN hive_members m ON m.hive_id = h.id AND m.user_id = \(userID)
             ORDER BY m.joined_at DESC, h.id
-            """, logger: logger).collect()
-        return try rows.map { row in
-            let random = row.makeRandomAccess()
-            let first = HiveRow.columnCount
-            return (try HiveRow(row: row), try random[first].decode(Int.self), try random[first + 1].decode(Int.self), try random[first + 2].decode(Bool.self))
+            """, logger: logger).read { c in
+            (hive: try HiveRow(cells: &c), memberCount: try c.next(Int.self), doneToday: try c.next(Int.self), doneByMe: try c.next(Bool.self))
         }
     }
 
@@ -78,25 +76,25 @@ struct HiveStore: Sendable {
 
     /// Members with their profile and clock, owner first, then by join time.
     func members(of hiveID: UUID, on connection: PostgresConnection) async throws -> [MemberView] {
-        let rows = try await connection.query("""
+        try await connection.query("""
             SELECT \(unescaped: prefixed(HiveMemberRow.columns, "m")), p.display_name, p.avatar_url, p.timezone, p.day_start_hour
             FROM hive_members m JOIN profiles p ON p.id = m.user_id
             WHERE m.hive_id = \(hiveID)
             ORDER BY (m.role = 'owner') DESC, m.joined_at, m.user_id
-            """, logger: logger).collect()
-        return try rows.map { row in
-            let (_, _, _, _, name, avatar, zone, hour) = try row.decode((UUID, UUID, String, Date, String, String?, String, Int).self)
-            return MemberView(member: try HiveMemberRow(row: row), displayName: name, avatarUrl: avatar, clock: UserClock(timeZoneIdentifier: zone, dayStartHour: hour) ?? .utc)
+            """, logger: logger).read { c in
+            let member = try HiveMemberRow(cells: &c)
+            let name: String = try c.next(), avatar: String? = try c.next(), zone: String = try c.next(), hour: Int = try c.next()
+            return MemberView(member: member, displayName: name, avatarUrl: avatar, clock: UserClock(timeZoneIdentifier: zone, dayStartHour: hour) ?? .utc)
         }
     }
 
     func memberCount(_ hiveID: UUID, on connection: PostgresConnection) async throws -> Int {
-        try await connection.query("SELECT count(*) FROM hive_members WHERE hive_id = \(hiveID)", logger: logger).collect().first!.decode(Int.self)
+        try await connection.query("SELECT count(*) FROM hive_members WHERE hive_id = \(hiveID)", logger: logger).firstValue(Int.self)!
     }
 
     func memberIDs(_ hiveID: UUID, on connection: PostgresConnection) async throws -> [UUID] {
         try await connection.query("SELECT user_id FROM hive_members WHERE hive_id = \(hiveID) ORDER BY joined_at, user_id", logger: logger)
-            .collect().map { try $0.decode(UUID.self) }
+            .values(UUID.self)
     }
 
     func removeMember(hiveID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> HiveMemberRow? {
@@ -128,15 +126,14 @@ struct HiveStore: Sendable {
     /// Sets the member's value for a day; nil previous value when the row is new, and no row
     /// back when the stored value was already this one.
     func writeMemberDay(hiveID: UUID, userID: UUID, day: LocalDate, value: Int, on connection: PostgresConnection) async throws -> (row: HiveMemberDayRow, operation: RowOperation)? {
-        let rows = try await connection.query("""
+        let written = try await connection.query("""
             WITH previous AS (SELECT value FROM hive_member_days WHERE hive_id = \(hiveID) AND user_id = \(userID) AND day_date = \(day))
             INSERT INTO hive_member_days AS d (hive_id, user_id, day_date, value) VALUES (\(hiveID), \(userID), \(day), \(value))
             ON CONFLICT (hive_id, user_id, day_date) DO UPDATE SET value = EXCLUDED.value WHERE d.value <> EXCLUDED.value
             RETURNING \(unescaped: HiveMemberDayRow.columns), EXISTS (SELECT 1 FROM previous)
-            """, logger: logger).collect()
-        guard let row = rows.first else { return nil }
-        let existed = try row.makeRandomAccess()[4].decode(Bool.self)
-        return (try HiveMemberDayRow(row: row), existed ? .update : .insert)
+            """, logger: logger).read { c in (row: try HiveMemberDayRow(cells: &c), existed: try c.next(Bool.self)) }
+        guard let (row, existed) = written.first else { return nil }
+        return (row, existed ? .update : .insert)
     }
 
     func memberDay(hiveID: UUID, userID: UUID, day: LocalDate, on connection: PostgresConnection) async throws -> HiveMemberDayRow? {
@@ -178,7 +175,8 @@ struct HiveStore: Sendable {
             LEFT JOIN hive_members m ON m.hive_id = md.hive_id AND m.user_id = md.user_id
             GROUP BY d.hive_id, d.day
             """, logger: logger)
-        for try await (hive, day, count) in rows.decode((UUID, LocalDate, Int).self) {
+        for try await row in rows {
+            let (hive, day, count) = try row.read { c in (try c.next(UUID.self), try c.next(LocalDate.self), try c.next(Int.self)) }
             result[HiveDayKey(hive: hive, day: day)] = count
         }
         return result
@@ -193,7 +191,8 @@ struct HiveStore: Sendable {
             FROM unnest(\(pairs.map(\.hive))::uuid[], \(pairs.map(\.day))::date[]) AS d(hive_id, day)
             JOIN hive_member_days md ON md.hive_id = d.hive_id AND md.day_date = d.day AND md.done
             """, logger: logger)
-        for try await (hive, user, day) in rows.decode((UUID, UUID, LocalDate).self) {
+        for try await row in rows {
+            let (hive, user, day) = try row.read { c in (try c.next(UUID.self), try c.next(UUID.self), try c.next(LocalDate.self)) }
             result.insert(HiveMemberDayKey(hive: hive, user: user, day: day))
         }
         return result
@@ -314,10 +313,9 @@ struct HiveStore: Sendable {
             SELECT \(unescaped: prefixed(HiveInvitationRow.columns, "i")), h.name, (SELECT count(*) FROM hive_members m WHERE m.hive_id = h.id), p.display_name
             FROM hive_invitations i JOIN hives h ON h.id = i.hive_id JOIN profiles p ON p.id = i.invited_by
             WHERE i.user_id = \(userID) AND i.status = 'pending' ORDER BY i.created_at DESC, i.id
-            """, logger: logger).collect().map { row in
-            let random = row.makeRandomAccess()
-            return PendingInvitation(invitation: try HiveInvitationRow(row: row), hiveName: try random[7].decode(String.self),
-                                     memberCount: try random[8].decode(Int.self), invitedByName: try random[9].decode(String.self))
+            """, logger: logger).read { c in
+            PendingInvitation(invitation: try HiveInvitationRow(cells: &c), hiveName: try c.next(String.self), memberCount: try c.next(Int.self),
+                              invitedByName: try c.next(String.self))
         }
     }
 
@@ -349,7 +347,10 @@ struct HiveStore: Sendable {
         }
         var result: [MemberClock] = []
         var clocks: [String: UserClock] = [:]
-        for try await (hive, closed, user, zone, hour, daily, mask) in rows.decode((UUID, LocalDate, UUID, String, Int, Bool, Int).self) {
+        for try await row in rows {
+            var c = RowCells(row)
+            let hive: UUID = try c.next(), closed: LocalDate = try c.next(), user: UUID = try c.next(), zone: String = try c.next(), hour: Int = try c.next()
+            let daily: Bool = try c.next(), mask: Int = try c.next()
             let key = "\(zone)|\(hour)"
             let clock = clocks[key] ?? (UserClock(timeZoneIdentifier: zone, dayStartHour: hour) ?? .utc)
             clocks[key] = clock
@@ -362,9 +363,7 @@ struct HiveStore: Sendable {
     func lockForClosing(_ hiveIDs: [UUID], on connection: PostgresConnection) async throws -> [(hive: HiveRow, lastClosedOn: LocalDate)] {
         try await connection.query("""
             SELECT \(unescaped: HiveRow.columns), last_closed_on FROM hives WHERE id = ANY(\(hiveIDs)) ORDER BY id FOR UPDATE
-            """, logger: logger).collect().map { row in
-            (try HiveRow(row: row), try row.makeRandomAccess()[HiveRow.columnCount].decode(LocalDate.self))
-        }
+            """, logger: logger).read { c in (hive: try HiveRow(cells: &c), lastClosedOn: try c.next(LocalDate.self)) }
     }
 
     /// Records at-risk alerts; returns those not sent before.
@@ -377,7 +376,8 @@ struct HiveStore: Sendable {
             RETURNING hive_id, user_id, day_date
             """, logger: logger)
         var result: [HiveMemberDayKey] = []
-        for try await (hive, user, day) in rows.decode((UUID, UUID, LocalDate).self) {
+        for try await row in rows {
+            let (hive, user, day) = try row.read { c in (try c.next(UUID.self), try c.next(UUID.self), try c.next(LocalDate.self)) }
             result.append(HiveMemberDayKey(hive: hive, user: user, day: day))
         }
         return result

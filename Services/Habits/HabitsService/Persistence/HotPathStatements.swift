@@ -96,7 +96,7 @@ struct RecordActivity: PostgresPreparedStatement {
         return bindings
     }
 
-    func decodeRow(_ row: PostgresRow) throws -> UUID { try row.decode(UUID.self) }
+    func decodeRow(_ row: PostgresRow) throws -> UUID { try row.value(UUID.self) }
 }
 
 /// A habit's logged values over a span of days (a completed log's streak check reads the week or

@@ -1,3 +1,4 @@
+import ColonyPlatform
 import Crypto
 import Foundation
 import Logging
@@ -24,10 +25,7 @@ struct IdempotencyStore: Sendable {
             SELECT request_hash, status, response FROM idempotency_keys
             WHERE user_id = \(userID) AND key = \(key) AND created_at > now() - make_interval(hours => \(Self.retentionHours)::int)
             """, logger: logger)
-        for try await (hash, status, body) in rows.decode((String, Int, ByteBuffer).self) {
-            return Stored(requestHash: hash, status: status, body: body)
-        }
-        return nil
+        return try await rows.read { c in Stored(requestHash: try c.next(String.self), status: try c.next(Int.self), body: try c.next(ByteBuffer.self)) }.first
     }
 
     func store(userID: UUID, key: String, requestHash: String, status: Int, body: ByteBuffer, on connection: PostgresConnection) async throws {

@@ -20,7 +20,9 @@ public struct ProfileRow: Codable, Sendable, Equatable {
     static let columns = "id, display_name, avatar_url, timezone, day_start_hour, theme, created_at, updated_at"
 
     init(row: PostgresRow) throws {
-        (id, displayName, avatarUrl, timezone, dayStartHour, theme, createdAt, updatedAt) = try row.decode((UUID, String, String?, String, Int, String, Date, Date).self)
+        var cells = RowCells(row)
+        id = try cells.next(); displayName = try cells.next(); avatarUrl = try cells.next(String?.self); timezone = try cells.next()
+        dayStartHour = try cells.next(Int.self); theme = try cells.next(); createdAt = try cells.next(); updatedAt = try cells.next()
     }
 
     /// The user's clock; UTC at 0 h if stored values are somehow unusable.
@@ -81,15 +83,19 @@ extension HabitLogRow {
 
 extension HiveRow {
     static let columns = "id, name, owner_id, color_hex, type::text, target_per_day, rule, threshold, schedule_daily, schedule_weekmask, current_length, last_advanced_on, created_at, source_habit_id"
-    /// How many columns `columns` names (what follows them in a row starts here).
-    static let columnCount = 14
 
     init(row: PostgresRow) throws {
-        let (id, name, ownerId, colorHex, typeName, target, rule, threshold, daily, mask, length, lastAdvanced, createdAt, sourceHabit) =
-            try row.decode((UUID, String, UUID, String, String, Int, String, Int?, Bool, Int, Int, LocalDate?, Date, UUID?).self)
-        self.init(id: id, name: name, ownerId: ownerId, colorHex: colorHex, type: HabitType(rawValue: typeName) ?? .checkbox, targetPerDay: target, rule: rule,
-                  threshold: threshold, scheduleDaily: daily, scheduleWeekmask: mask, currentLength: length, lastAdvancedOn: lastAdvanced, createdAt: createdAt,
-                  sourceHabitId: sourceHabit)
+        var cells = RowCells(row)
+        try self.init(cells: &cells)
+    }
+
+    /// The hive's columns (`columns`), cell by cell from where `cells` stands (what a statement
+    /// selects after them is read next).
+    init(cells c: inout RowCells) throws {
+        self.init(id: try c.next(), name: try c.next(), ownerId: try c.next(), colorHex: try c.next(),
+                  type: HabitType(rawValue: try c.next(String.self)) ?? .checkbox, targetPerDay: try c.next(Int.self), rule: try c.next(String.self),
+                  threshold: try c.next(Int?.self), scheduleDaily: try c.next(Bool.self), scheduleWeekmask: try c.next(Int.self), currentLength: try c.next(Int.self),
+                  lastAdvancedOn: try c.next(LocalDate?.self), createdAt: try c.next(Date.self), sourceHabitId: try c.next(UUID?.self))
     }
 
     var schedule: Schedule { Schedule(daily: scheduleDaily, weekmask: scheduleWeekmask) }
@@ -100,8 +106,13 @@ extension HiveMemberRow {
     static let columns = "hive_id, user_id, role, joined_at"
 
     init(row: PostgresRow) throws {
-        let (hiveId, userId, role, joinedAt) = try row.decode((UUID, UUID, String, Date).self)
-        self.init(hiveId: hiveId, userId: userId, role: role, joinedAt: joinedAt)
+        var cells = RowCells(row)
+        try self.init(cells: &cells)
+    }
+
+    /// The member's columns (`columns`), cell by cell from where `cells` stands.
+    init(cells c: inout RowCells) throws {
+        self.init(hiveId: try c.next(UUID.self), userId: try c.next(UUID.self), role: try c.next(String.self), joinedAt: try c.next(Date.self))
     }
 }
 
@@ -109,8 +120,13 @@ extension HiveMemberDayRow {
     static let columns = "hive_id, user_id, day_date, value"
 
     init(row: PostgresRow) throws {
-        let (hiveId, userId, day, value) = try row.decode((UUID, UUID, LocalDate, Int).self)
-        self.init(hiveId: hiveId, userId: userId, dayDate: day, value: value)
+        var cells = RowCells(row)
+        try self.init(cells: &cells)
+    }
+
+    /// The member day's columns (`columns`), cell by cell from where `cells` stands.
+    init(cells c: inout RowCells) throws {
+        self.init(hiveId: try c.next(UUID.self), userId: try c.next(UUID.self), dayDate: try c.next(LocalDate.self), value: try c.next(Int.self))
     }
 }
 
@@ -118,8 +134,9 @@ extension HiveDayRow {
     static let columns = "hive_id, day_date, complete_count, required_count, advanced"
 
     init(row: PostgresRow) throws {
-        let (hiveId, day, complete, required, advanced) = try row.decode((UUID, LocalDate, Int, Int, Bool).self)
-        self.init(hiveId: hiveId, dayDate: day, completeCount: complete, requiredCount: required, advanced: advanced)
+        var c = RowCells(row)
+        self.init(hiveId: try c.next(UUID.self), dayDate: try c.next(LocalDate.self), completeCount: try c.next(Int.self), requiredCount: try c.next(Int.self),
+                  advanced: try c.next(Bool.self))
     }
 }
 
@@ -137,7 +154,9 @@ public struct HiveInviteRow: Codable, Sendable, Equatable {
     static let columns = "id, hive_id, code, created_by, expires_at, max_uses, use_count, created_at"
 
     init(row: PostgresRow) throws {
-        (id, hiveId, code, createdBy, expiresAt, maxUses, useCount, createdAt) = try row.decode((UUID, UUID, String, UUID, Date, Int, Int, Date).self)
+        var cells = RowCells(row)
+        id = try cells.next(); hiveId = try cells.next(); code = try cells.next(); createdBy = try cells.next(); expiresAt = try cells.next()
+        maxUses = try cells.next(Int.self); useCount = try cells.next(Int.self); createdAt = try cells.next()
     }
 }
 
@@ -145,9 +164,14 @@ extension HiveInvitationRow {
     static let columns = "id, hive_id, user_id, invited_by, status::text, created_at, decided_at"
 
     init(row: PostgresRow) throws {
-        let (id, hiveId, userId, invitedBy, status, createdAt, decidedAt) = try row.decode((UUID, UUID, UUID, UUID, String, Date, Date?).self)
-        self.init(id: id, hiveId: hiveId, userId: userId, invitedBy: invitedBy, status: HiveInvitationStatus(rawValue: status) ?? .pending,
-                  createdAt: createdAt, decidedAt: decidedAt)
+        var cells = RowCells(row)
+        try self.init(cells: &cells)
+    }
+
+    /// The invitation's columns (`columns`), cell by cell from where `cells` stands.
+    init(cells c: inout RowCells) throws {
+        self.init(id: try c.next(UUID.self), hiveId: try c.next(UUID.self), userId: try c.next(UUID.self), invitedBy: try c.next(UUID.self),
+                  status: HiveInvitationStatus(rawValue: try c.next(String.self)) ?? .pending, createdAt: try c.next(Date.self), decidedAt: try c.next(Date?.self))
     }
 }
 
@@ -155,7 +179,9 @@ extension ActivityEventRow {
     static let columns = "id, actor_id, hive_id, habit_id, type::text, data::text, created_at"
 
     init(row: PostgresRow) throws {
-        let (id, actorId, hiveId, habitId, typeName, data, createdAt) = try row.decode((UUID, UUID?, UUID?, UUID?, String, String, Date).self)
+        var cells = RowCells(row)
+        let id: UUID = try cells.next(), actorId: UUID? = try cells.next(), hiveId: UUID? = try cells.next(), habitId: UUID? = try cells.next()
+        let typeName: String = try cells.next(), data: String = try cells.next(), createdAt: Date = try cells.next()
         let object = (try? JSONDecoder().decode([String: JSONValue].self, from: Data(data.utf8))) ?? [:]
         self.init(id: id, actorId: actorId, hiveId: hiveId, habitId: habitId, type: ActivityType(rawValue: typeName) ?? .habitCompleted, data: object, createdAt: createdAt)
     }
