@@ -64,7 +64,7 @@ public enum SupabaseProjectsImport {
                     twitter_handle = EXCLUDED.twitter_handle, is_creator = EXCLUDED.is_creator, name_is_default = EXCLUDED.name_is_default,
                     created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at
                 RETURNING id
-                """, logger: logger).collect().first?.decode(UUID.self)
+                """, logger: logger).firstValue(UUID.self)
             guard let builderID else { throw RowProblem("the account was deleted in Colony") }
             try await writer.connection.query("INSERT INTO karma (id, user_id) VALUES (\(UUID.timeOrdered()), \(userID)) ON CONFLICT (user_id) DO NOTHING", logger: logger)
             if let avatar = try await writer.copyFile(try row.optionalString("avatar_url"), defaultBucket: media.avatars.name, into: media.avatars, key: ProjectsMedia.key(builderID)) {
@@ -153,7 +153,7 @@ public enum SupabaseProjectsImport {
             let type = try row.enumeration("action_type", SupportActionType.self)
             guard let owner = try await writer.connection.query("""
                 SELECT b.user_id FROM projects p JOIN builders b ON b.id = p.builder_id WHERE p.id = \(projectID)
-                """, logger: logger).collect().first?.decode(UUID.self) else { throw RowProblem("project_id \(projectID.lowercased) is not an imported project") }
+                """, logger: logger).firstValue(UUID.self) else { throw RowProblem("project_id \(projectID.lowercased) is not an imported project") }
             let metadata = try row.object("metadata")
             var points = ProjectPolicy.karmaPoints(for: type, isOwner: owner == userID)
             let subject: UUID? = switch type {

@@ -112,14 +112,14 @@ struct BuilderStore: Sendable {
     /// Projects followed now, support messages sent, posts liked now. Follows and likes count
     /// what the user can see, as the lists do (a project unpublished since drops out of both).
     func stats(_ userID: UUID, on connection: PostgresConnection) async throws -> SupportStats {
-        let row = try await connection.query("""
+        let counts = try await connection.query("""
             SELECT (SELECT count(*) FROM follows f JOIN projects p ON p.id = f.project_id JOIN builders o ON o.id = p.builder_id
                      WHERE f.user_id = \(userID) AND (p.is_published OR o.user_id = \(userID)))::int8,
                    (SELECT count(*) FROM support_messages m JOIN builders b ON b.id = m.sender_id WHERE b.user_id = \(userID))::int8,
                    (SELECT count(*) FROM likes l JOIN posts po ON po.id = l.post_id JOIN projects p ON p.id = po.project_id JOIN builders o ON o.id = p.builder_id
                      WHERE l.user_id = \(userID) AND (p.is_published OR o.user_id = \(userID)))::int8
-            """, logger: logger).collect().first
-        let (projects, messages, likes) = try row?.decode((Int, Int, Int).self) ?? (0, 0, 0)
+            """, logger: logger).read { c in (try c.next(Int.self), try c.next(Int.self), try c.next(Int.self)) }.first
+        let (projects, messages, likes) = counts ?? (0, 0, 0)
         return SupportStats(projectsSupported: projects, messagesSent: messages, postsLiked: likes)
     }
 
@@ -130,10 +130,9 @@ struct BuilderStore: Sendable {
             FROM support_actions a JOIN projects p ON p.id = a.project_id
             WHERE a.user_id = \(userID)
             ORDER BY a.created_at DESC, a.id DESC LIMIT \(limit)
-            """, logger: logger).collect().map { row in
-            let action = try SupportActionRow(row: row)
-            let r = row.makeRandomAccess()
-            return (action, SupportAction.ProjectPayload(id: action.projectId.lowercased, title: try r.value(7), publicSlug: try r.value(8)))
+            """, logger: logger).read { c in
+            let action = try SupportActionRow(cells: &c)
+            return (action, SupportAction.ProjectPayload(id: action.projectId.lowercased, title: try c.next(), publicSlug: try c.next()))
         }
     }
 
@@ -160,9 +159,8 @@ struct BuilderStore: Sendable {
             )
             SELECT gone.id, gone.user_id, gone.project_id, gone.created_at, counted.follower_count
             FROM gone JOIN counted ON counted.id = gone.project_id ORDER BY gone.created_at
-            """, logger: logger).collect().map { row in
-            let (id, user, project, createdAt, count) = try row.decode((UUID, UUID, UUID, Date, Int).self)
-            return (FollowRow(id: id, userId: user, projectId: project, createdAt: createdAt), count)
+            """, logger: logger).read { c in
+            (FollowRow(id: try c.next(UUID.self), userId: try c.next(UUID.self), projectId: try c.next(UUID.self), createdAt: try c.next(Date.self)), try c.next(Int.self))
         }
     }
 

@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -11,8 +12,10 @@ struct PostStore: Sendable {
     static let rowColumns = "id, project_id, content, images, like_count, created_at, updated_at"
 
     static func row(_ row: PostgresRow) throws -> ProjectPostRow {
-        let (id, projectId, content, images, likeCount, createdAt, updatedAt) = try row.decode((UUID, UUID, String, [String], Int, Date, Date).self)
-        return ProjectPostRow(id: id, projectId: projectId, content: content, images: images, likeCount: likeCount, createdAt: createdAt, updatedAt: updatedAt)
+        try row.read { c in
+            ProjectPostRow(id: try c.next(UUID.self), projectId: try c.next(UUID.self), content: try c.next(String.self), images: try c.next([String].self),
+                           likeCount: try c.next(Int.self), createdAt: try c.next(Date.self), updatedAt: try c.next(Date.self))
+        }
     }
 
     /// The post with its project, owner, and whether `viewer` liked it (visible or not: the
@@ -76,7 +79,7 @@ struct PostStore: Sendable {
         guard !keys.isEmpty else { return [] }
         return Set(try await connection.query("""
             DELETE FROM post_uploads WHERE project_id = \(projectID) AND key = ANY(\(keys)) RETURNING key
-            """, logger: logger).collect().map { try $0.decode(String.self) })
+            """, logger: logger).values(String.self))
     }
 
     /// Forgets up to `limit` uploads older than `ttlSeconds` that no post took; returns their keys.
@@ -87,7 +90,7 @@ struct PostStore: Sendable {
                 ORDER BY uploaded_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
             )
             RETURNING key
-            """, logger: logger).collect().map { try $0.decode(String.self) }
+            """, logger: logger).values(String.self)
     }
 
     // MARK: likes
@@ -123,14 +126,15 @@ struct PostStore: Sendable {
             )
             SELECT liked.id, liked.created_at, counted.like_count, karma.id, karma.total_points, karma.level, karma.created_at, karma.updated_at
             FROM liked CROSS JOIN counted LEFT JOIN karma ON true
-            """, logger: logger).collect().first.map { row in
-            let r = row.makeRandomAccess()
+            """, logger: logger).read { c in
+            let like = PostLikeRow(id: try c.next(), userId: userID, postId: postID, createdAt: try c.next())
+            let likeCount: Int = try c.next()
             var karma: KarmaRow?
-            if let id = try r.value(3, as: UUID?.self) {
-                karma = KarmaRow(id: id, userId: userID, totalPoints: try r.value(4), level: try r.value(5), createdAt: try r.value(6), updatedAt: try r.value(7))
+            if let id = try c.next(UUID?.self) {
+                karma = KarmaRow(id: id, userId: userID, totalPoints: try c.next(), level: try c.next(), createdAt: try c.next(), updatedAt: try c.next())
             }
-            return Liked(like: PostLikeRow(id: try r.value(0), userId: userID, postId: postID, createdAt: try r.value(1)), likeCount: try r.value(2), karma: karma)
-        }
+            return Liked(like: like, likeCount: likeCount, karma: karma)
+        }.first
     }
 
     /// Removes the like and lowers the counter; the count after, or nil when there was none.
@@ -138,7 +142,7 @@ struct PostStore: Sendable {
         try await connection.query("""
             WITH gone AS (DELETE FROM likes WHERE user_id = \(userID) AND post_id = \(postID) RETURNING post_id)
             UPDATE posts po SET like_count = po.like_count - 1 FROM gone WHERE po.id = gone.post_id RETURNING po.like_count
-            """, logger: logger).collect().first.map { try $0.decode(Int.self) }
+            """, logger: logger).firstValue(Int.self)
     }
 }
 

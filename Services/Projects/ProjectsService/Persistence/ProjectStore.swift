@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -97,12 +98,12 @@ struct ProjectStore: Sendable {
     /// followed it and the storage keys of its post pictures, used or only uploaded.
     func delete(_ projectID: UUID, on connection: PostgresConnection) async throws -> (followerIDs: [UUID], imageKeys: [String]) {
         let followers = try await connection.query("SELECT user_id FROM follows WHERE project_id = \(projectID) ORDER BY created_at, id", logger: logger)
-            .collect().map { try $0.decode(UUID.self) }
+            .values(UUID.self)
         let keys = try await connection.query("""
             SELECT unnest(images) FROM posts WHERE project_id = \(projectID)
             UNION ALL
             SELECT key FROM post_uploads WHERE project_id = \(projectID)
-            """, logger: logger).collect().map { try $0.decode(String.self) }
+            """, logger: logger).values(String.self)
         try await connection.query("DELETE FROM projects WHERE id = \(projectID)", logger: logger)
         return (followers, keys)
     }
@@ -148,15 +149,14 @@ struct ProjectStore: Sendable {
             WHERE f.user_id = \(userID) AND (p.is_published OR b.user_id = \(userID))
               AND (f.created_at, f.id) < ('epoch'::timestamptz + \(cursor.value) * interval '1 microsecond', \(cursor.id))
             ORDER BY f.created_at DESC, f.id DESC LIMIT \(limit + 1)
-            """, logger: logger).collect().map { row in
-            let r = row.makeRandomAccess()
-            return (try StoredProject(row: row), Cursor(value: try r.value(16), id: try r.value(17)))
+            """, logger: logger).read { c in
+            (try StoredProject(cells: &c), Cursor(value: try c.next(Int64.self), id: try c.next(UUID.self)))
         }
     }
 
     func owned(by builderID: UUID, on connection: PostgresConnection) async throws -> [UUID] {
         try await connection.query("SELECT id FROM projects WHERE builder_id = \(builderID) ORDER BY created_at, id", logger: logger)
-            .collect().map { try $0.decode(UUID.self) }
+            .values(UUID.self)
     }
 
     // MARK: follows
@@ -175,13 +175,14 @@ struct ProjectStore: Sendable {
         let statement = FollowProject(userID: userID, projectID: projectID, followID: .timeOrdered(), actionID: .timeOrdered(), points: points)
         var result: Followed?
         for try await row in try await connection.execute(statement, logger: logger) where result == nil {
-            let r = row.makeRandomAccess()
-            let follow = FollowRow(id: try r.value(0), userId: userID, projectId: projectID, createdAt: try r.value(1))
+            var c = RowCells(row)
+            let follow = FollowRow(id: try c.next(), userId: userID, projectId: projectID, createdAt: try c.next())
+            let followerCount: Int = try c.next()
             var karma: KarmaRow?
-            if let id = try r.value(3, as: UUID?.self) {
-                karma = KarmaRow(id: id, userId: userID, totalPoints: try r.value(4), level: try r.value(5), createdAt: try r.value(6), updatedAt: try r.value(7))
+            if let id = try c.next(UUID?.self) {
+                karma = KarmaRow(id: id, userId: userID, totalPoints: try c.next(), level: try c.next(), createdAt: try c.next(), updatedAt: try c.next())
             }
-            result = Followed(follow: follow, followerCount: try r.value(2), karma: karma)
+            result = Followed(follow: follow, followerCount: followerCount, karma: karma)
         }
         return result
     }
@@ -205,10 +206,9 @@ struct ProjectStore: Sendable {
                 UPDATE projects p SET follower_count = p.follower_count - 1 FROM gone WHERE p.id = gone.project_id RETURNING p.follower_count
             )
             SELECT gone.id, gone.user_id, gone.project_id, gone.created_at, counted.follower_count FROM gone, counted
-            """, logger: logger).collect().first.map { row in
-            let (id, user, project, createdAt, count) = try row.decode((UUID, UUID, UUID, Date, Int).self)
-            return (FollowRow(id: id, userId: user, projectId: project, createdAt: createdAt), count)
-        }
+            """, logger: logger).read { c in
+            (FollowRow(id: try c.next(UUID.self), userId: try c.next(UUID.self), projectId: try c.next(UUID.self), createdAt: try c.next(Date.self)), try c.next(Int.self))
+        }.first
     }
 }
 

@@ -6,13 +6,6 @@ import PostgresNIO
 // Column lists and decoders for the service's SELECTs and RETURNINGs. Storage keys and versions
 // stay here; the domain turns them into URLs.
 
-extension PostgresRandomAccessRow {
-    /// Column `index` decoded as `T`.
-    func value<T: PostgresDecodable>(_ index: Int, as type: T.Type = T.self) throws -> T {
-        try self[index].decode(T.self, context: .default)
-    }
-}
-
 extension PostgresQuery.StringInterpolation {
     /// A project's columns with its owner's (`StoredProject.from`), then whether `viewer` follows it.
     mutating func appendInterpolation(projectColumnsFor viewer: UUID) {
@@ -83,8 +76,9 @@ struct StoredBuilder: Sendable {
     static let columns = "id, user_id, name, bio, avatar_version, website_url, twitter_handle, is_creator, created_at, updated_at"
 
     init(row: PostgresRow) throws {
-        (id, userId, name, bio, avatarVersion, websiteUrl, twitterHandle, isCreator, createdAt, updatedAt) =
-            try row.decode((UUID, UUID, String, String?, Int64?, String?, String?, Bool, Date, Date).self)
+        var c = RowCells(row)
+        id = try c.next(); userId = try c.next(); name = try c.next(); bio = try c.next(String?.self); avatarVersion = try c.next(Int64?.self)
+        websiteUrl = try c.next(String?.self); twitterHandle = try c.next(String?.self); isCreator = try c.next(); createdAt = try c.next(); updatedAt = try c.next()
     }
 }
 
@@ -100,8 +94,9 @@ extension KarmaRow {
     static let columns = "id, user_id, total_points, level, created_at, updated_at"
 
     init(row: PostgresRow) throws {
-        let (id, userId, points, level, createdAt, updatedAt) = try row.decode((UUID, UUID, Int, Int, Date, Date).self)
-        self.init(id: id, userId: userId, totalPoints: points, level: level, createdAt: createdAt, updatedAt: updatedAt)
+        var c = RowCells(row)
+        self.init(id: try c.next(UUID.self), userId: try c.next(UUID.self), totalPoints: try c.next(Int.self), level: try c.next(Int.self),
+                  createdAt: try c.next(Date.self), updatedAt: try c.next(Date.self))
     }
 }
 
@@ -130,21 +125,27 @@ struct StoredProject: Sendable {
     static let from = "projects p JOIN builders b ON b.id = p.builder_id"
 
     init(row: PostgresRow, hasFollowColumn: Bool = true) throws {
-        let r = row.makeRandomAccess()
-        id = try r.value(0)
-        builderId = try r.value(1)
-        title = try r.value(2)
-        tagline = try r.value(3)
-        description = try r.value(4)
-        coverVersion = try r.value(5)
-        publicSlug = try r.value(6)
-        mood = try r.value(7, as: String?.self).flatMap(ProjectMood.init(rawValue:))
-        followerCount = try r.value(8)
-        isPublished = try r.value(9)
-        createdAt = try r.value(10)
-        updatedAt = try r.value(11)
-        owner = StoredOwner(builderId: builderId, userId: try r.value(12), name: try r.value(13), avatarVersion: try r.value(14))
-        isFollowing = hasFollowColumn ? try r.value(15) : false
+        var cells = RowCells(row)
+        try self.init(cells: &cells, hasFollowColumn: hasFollowColumn)
+    }
+
+    /// `columns` (and the follow column), cell by cell from where `cells` stands (what a
+    /// statement selects after them is read next).
+    init(cells c: inout RowCells, hasFollowColumn: Bool = true) throws {
+        id = try c.next()
+        builderId = try c.next()
+        title = try c.next()
+        tagline = try c.next(String?.self)
+        description = try c.next(String?.self)
+        coverVersion = try c.next(Int64?.self)
+        publicSlug = try c.next()
+        mood = try c.next(String?.self).flatMap(ProjectMood.init(rawValue:))
+        followerCount = try c.next(Int.self)
+        isPublished = try c.next()
+        createdAt = try c.next()
+        updatedAt = try c.next()
+        owner = StoredOwner(builderId: builderId, userId: try c.next(UUID.self), name: try c.next(String.self), avatarVersion: try c.next(Int64?.self))
+        isFollowing = hasFollowColumn ? try c.next(Bool.self) : false
     }
 }
 
@@ -175,21 +176,21 @@ struct StoredPost: Sendable {
     static let from = "posts po JOIN projects p ON p.id = po.project_id JOIN builders b ON b.id = p.builder_id"
 
     init(row: PostgresRow) throws {
-        let r = row.makeRandomAccess()
-        id = try r.value(0)
-        projectId = try r.value(1)
-        content = try r.value(2)
-        images = try r.value(3)
-        likeCount = try r.value(4)
-        createdAt = try r.value(5)
-        updatedAt = try r.value(6)
-        projectTitle = try r.value(7)
-        projectSlug = try r.value(8)
-        projectCoverVersion = try r.value(9)
-        projectIsPublished = try r.value(10)
-        owner = StoredOwner(builderId: try r.value(11), userId: try r.value(12), name: try r.value(13), avatarVersion: try r.value(14))
-        likedByMe = try r.value(15)
-        cursor = Cursor(value: try r.value(16), id: id)
+        var c = RowCells(row)
+        id = try c.next()
+        projectId = try c.next()
+        content = try c.next()
+        images = try c.next([String].self)
+        likeCount = try c.next(Int.self)
+        createdAt = try c.next()
+        updatedAt = try c.next()
+        projectTitle = try c.next()
+        projectSlug = try c.next()
+        projectCoverVersion = try c.next(Int64?.self)
+        projectIsPublished = try c.next()
+        owner = StoredOwner(builderId: try c.next(UUID.self), userId: try c.next(UUID.self), name: try c.next(String.self), avatarVersion: try c.next(Int64?.self))
+        likedByMe = try c.next()
+        cursor = Cursor(value: try c.next(Int64.self), id: id)
     }
 }
 
@@ -197,10 +198,9 @@ extension MilestoneRow {
     static let columns = "id, project_id, title, description, is_completed, target_date, completed_at, created_at"
 
     init(row: PostgresRow) throws {
-        let (id, projectId, title, description, isCompleted, targetDate, completedAt, createdAt) =
-            try row.decode((UUID, UUID, String, String?, Bool, LocalDate?, Date?, Date).self)
-        self.init(id: id, projectId: projectId, title: title, description: description, isCompleted: isCompleted, targetDate: targetDate,
-                  completedAt: completedAt, createdAt: createdAt)
+        var c = RowCells(row)
+        self.init(id: try c.next(UUID.self), projectId: try c.next(UUID.self), title: try c.next(String.self), description: try c.next(String?.self),
+                  isCompleted: try c.next(Bool.self), targetDate: try c.next(LocalDate?.self), completedAt: try c.next(Date?.self), createdAt: try c.next(Date.self))
     }
 }
 
@@ -219,9 +219,9 @@ struct StoredSupportMessage: Sendable {
     static let columns = "m.id, m.project_id, CASE WHEN m.is_anonymous THEN NULL ELSE m.sender_id END, m.message, m.is_anonymous, m.created_at, s.user_id, s.name, s.avatar_version"
 
     init(row: PostgresRow) throws {
-        let (id, projectId, senderId, message, isAnonymous, createdAt, userId, name, avatarVersion) =
-            try row.decode((UUID, UUID, UUID?, String, Bool, Date, UUID?, String?, Int64?).self)
-        (self.id, self.projectId, self.senderId, self.message, self.isAnonymous, self.createdAt) = (id, projectId, senderId, message, isAnonymous, createdAt)
+        var c = RowCells(row)
+        id = try c.next(); projectId = try c.next(); senderId = try c.next(UUID?.self); message = try c.next(); isAnonymous = try c.next(); createdAt = try c.next()
+        let userId: UUID? = try c.next(), name: String? = try c.next(), avatarVersion: Int64? = try c.next()
         if let senderId, let userId, let name {
             sender = StoredOwner(builderId: senderId, userId: userId, name: name, avatarVersion: avatarVersion)
         }
@@ -236,12 +236,12 @@ struct StoredSupportMessage: Sendable {
 extension SupportActionRow {
     static let columns = "a.id, a.user_id, a.project_id, a.action_type::text, a.points_earned, a.metadata::text, a.created_at"
 
-    /// The row; then the project's title and slug.
-    init(row: PostgresRow) throws {
-        let r = row.makeRandomAccess()
-        let metadata = try r.value(5, as: String?.self).flatMap { try? JSONDecoder().decode([String: JSONValue].self, from: Data($0.utf8)) }
-        self.init(id: try r.value(0), userId: try r.value(1), projectId: try r.value(2),
-                  actionType: SupportActionType(rawValue: try r.value(3, as: String.self)) ?? .follow,
-                  pointsEarned: try r.value(4), metadata: metadata, createdAt: try r.value(6))
+    /// The action's columns (`columns`), cell by cell from where `cells` stands (a statement
+    /// selects the project's title and slug after them).
+    init(cells c: inout RowCells) throws {
+        let id: UUID = try c.next(), userId: UUID = try c.next(), projectId: UUID = try c.next(), actionType: String = try c.next(), pointsEarned: Int = try c.next()
+        let metadata = try c.next(String?.self).flatMap { try? JSONDecoder().decode([String: JSONValue].self, from: Data($0.utf8)) }
+        self.init(id: id, userId: userId, projectId: projectId, actionType: SupportActionType(rawValue: actionType) ?? .follow, pointsEarned: pointsEarned,
+                  metadata: metadata, createdAt: try c.next(Date.self))
     }
 }

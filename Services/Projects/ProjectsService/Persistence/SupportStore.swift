@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -20,25 +21,25 @@ struct SupportStore: Sendable {
     /// How many of the sender's messages fall in the last `windowSeconds` (counting at most
     /// `limit`), and when the oldest of those leaves the window, in seconds from now.
     func recentlySent(senderID: UUID, windowSeconds: Int, limit: Int, on connection: PostgresConnection) async throws -> (count: Int, secondsUntilFree: Int) {
-        let row = try await connection.query("""
+        let recent = try await connection.query("""
             SELECT count(*)::int8, coalesce(ceil(extract(epoch FROM min(created_at) + make_interval(secs => \(Double(windowSeconds))) - now())), 0)::int8
             FROM (
                 SELECT created_at FROM support_messages
                 WHERE sender_id = \(senderID) AND created_at > now() - make_interval(secs => \(Double(windowSeconds)))
                 ORDER BY created_at DESC LIMIT \(limit)
             ) recent
-            """, logger: logger).collect().first
-        let (count, seconds) = try row?.decode((Int, Int).self) ?? (0, 0)
+            """, logger: logger).read { c in (try c.next(Int.self), try c.next(Int.self)) }.first
+        let (count, seconds) = recent ?? (0, 0)
         return (count, seconds)
     }
 
     func insert(id: UUID, projectID: UUID, senderID: UUID, message: String, isAnonymous: Bool, on connection: PostgresConnection) async throws -> SupportMessageRow {
-        let row = try await connection.query("""
+        let createdAt = try await connection.query("""
             INSERT INTO support_messages (id, project_id, sender_id, message, is_anonymous)
             VALUES (\(id), \(projectID), \(senderID), \(message), \(isAnonymous))
             RETURNING created_at
-            """, logger: logger).collect().first
+            """, logger: logger).firstValue(Date.self)
         return SupportMessageRow(id: id, projectId: projectID, senderId: senderID, message: message, isAnonymous: isAnonymous,
-                                 createdAt: try row!.decode(Date.self))
+                                 createdAt: createdAt!)
     }
 }
