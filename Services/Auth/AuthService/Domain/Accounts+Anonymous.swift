@@ -102,8 +102,7 @@ public enum AnonymousUserCleanup {
                             ORDER BY created_at LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
                         RETURNING id
                         """, logger: logger)
-                    var ids: [UUID] = []
-                    for try await id in rows.decode(UUID.self) { ids.append(id) }
+                    let ids = try await rows.values(UUID.self)
                     for id in ids {
                         try await outbox.publish(EventEnvelope(app: app, aggregateId: id.uuidString.lowercased(), actor: nil, payload: UserDeleted(userId: id, app: app, deletedAt: now)), on: connection, logger: logger)
                     }

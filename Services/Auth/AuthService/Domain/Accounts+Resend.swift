@@ -171,7 +171,7 @@ extension OneTimeTokenStore {
     func unusedKinds(userID: UUID, among kinds: [OneTimeTokenKind], on connection: PostgresConnection) async throws -> Set<OneTimeTokenKind> {
         var found: Set<OneTimeTokenKind> = []
         let rows = try await connection.query("SELECT DISTINCT kind FROM one_time_tokens WHERE user_id = \(userID) AND kind = ANY(\(kinds.map(\.rawValue)))", logger: logger)
-        for try await kind in rows.decode(String.self) {
+        for kind in try await rows.values(String.self) {
             if let kind = OneTimeTokenKind(rawValue: kind) { found.insert(kind) }
         }
         return found

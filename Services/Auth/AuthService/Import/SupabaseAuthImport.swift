@@ -121,7 +121,10 @@ public enum SupabaseAuthImport {
             let rows = try await connection.query("""
                 SELECT id, email, phone, raw_user_meta_data::text, created_at FROM users WHERE app = \(app.rawValue) AND id = ANY(\(ids))
                 """, logger: job.logger)
-            for try await (id, email, phone, metadata, createdAt) in rows.decode((UUID, String?, String?, String, Date).self) {
+            for try await row in rows {
+                let (id, email, phone, metadata, createdAt) = try row.read { c in
+                    try (c.next(UUID.self), c.next(String?.self), c.next(String?.self), c.next(String.self), c.next(Date.self))
+                }
                 let data = (try? ColonyJSON.decoder().decode([String: JSONValue].self, from: Data(metadata.utf8))) ?? [:]
                 accounts[id] = ImportedAccount(id: id, email: email, phone: phone.map { "+" + $0 }, userMetadata: data, createdAt: createdAt)
             }

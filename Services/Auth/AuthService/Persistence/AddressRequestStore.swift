@@ -36,7 +36,10 @@ struct AddressRequestStore {
             RETURNING id, app, kind, email, details::text, attempts
             """, logger: logger)
         var leased: [QueuedAddressRequest] = []
-        for try await (id, appText, kindText, email, details, attempts) in rows.decode((UUID, String, String, String, String, Int).self) {
+        for try await row in rows {
+            let (id, appText, kindText, email, details, attempts) = try row.read { c in
+                try (c.next(UUID.self), c.next(String.self), c.next(String.self), c.next(String.self), c.next(String.self), c.next(Int.self))
+            }
             guard let app = App(rawValue: appText), let kind = AddressRequestKind(rawValue: kindText) else {
                 logger.error("address request of an unknown app or kind dropped", metadata: ["id": "\(id)"])
                 try await delete(id: id, on: connection)
@@ -49,8 +52,7 @@ struct AddressRequestStore {
 
     /// Deletes the request in the caller's transaction: false when another dispatcher took it.
     func take(id: UUID, on connection: PostgresConnection) async throws -> Bool {
-        for try await _ in try await connection.query("DELETE FROM address_requests WHERE id = \(id) RETURNING id", logger: logger).decode(UUID.self) { return true }
-        return false
+        try await connection.query("DELETE FROM address_requests WHERE id = \(id) RETURNING id", logger: logger).firstValue(UUID.self) != nil
     }
 
     func delete(id: UUID, on connection: PostgresConnection) async throws {
@@ -59,7 +61,6 @@ struct AddressRequestStore {
 
     /// Requests still queued (tests, and the dispatcher's metric of its backlog).
     func pending(on connection: PostgresConnection) async throws -> Int {
-        for try await count in try await connection.query("SELECT count(*)::int FROM address_requests", logger: logger).decode(Int.self) { return count }
-        return 0
+        try await connection.query("SELECT count(*)::int FROM address_requests", logger: logger).firstValue(Int.self) ?? 0
     }
 }

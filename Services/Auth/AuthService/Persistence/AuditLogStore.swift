@@ -23,7 +23,7 @@ struct AuditLogStore {
         binds.append(app.rawValue)
         binds.append(query?.likePattern)
         let total = try await connection.query(PostgresQuery(unsafeSQL: "SELECT count(*)::int FROM audit_log_entries WHERE app = $1 AND \(filter)", binds: binds), logger: logger)
-            .collect().first?.decode(Int.self) ?? 0
+            .firstValue(Int.self) ?? 0
         var entries: [AuditLogEntryResource] = []
         if page.offset < total {
             binds.append(page.perPage)
@@ -32,7 +32,8 @@ struct AuditLogStore {
                 SELECT id, payload::text, created_at, ip_address FROM audit_log_entries WHERE app = $1 AND \(filter)
                 ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4
                 """, binds: binds), logger: logger)
-            for try await (id, payload, created, ip) in rows.decode((UUID, String, Date, String).self) {
+            for try await row in rows {
+                let (id, payload, created, ip) = try row.read { c in try (c.next(UUID.self), c.next(String.self), c.next(Date.self), c.next(String.self)) }
                 entries.append(AuditLogEntryResource(id: id.uuidString.lowercased(), payload: try decodeJSON(payload), createdAt: created, ipAddress: ip))
             }
         }
@@ -48,6 +49,6 @@ struct AuditLogStore {
                     SELECT id FROM audit_log_entries WHERE created_at < now() - make_interval(days => \(days)::int) LIMIT 10000)
                 RETURNING 1)
             SELECT count(*)::int FROM gone
-            """, logger: logger).collect().first?.decode(Int.self) ?? 0
+            """, logger: logger).firstValue(Int.self) ?? 0
     }
 }

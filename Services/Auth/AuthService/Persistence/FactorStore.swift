@@ -95,11 +95,10 @@ struct FactorStore {
             SELECT id, factor_type, status, friendly_name, phone, last_challenged_at, created_at, updated_at
             FROM mfa_factors WHERE user_id = \(userID) ORDER BY created_at, id
             """, logger: logger)
-        var factors: [FactorRecord] = []
-        for try await (id, type, status, name, phone, challenged, created, updated) in rows.decode((UUID, String, String, String, String?, Date?, Date, Date).self) {
-            factors.append(FactorRecord(id: id, factorType: type, status: status, friendlyName: name, phone: phone, lastChallengedAt: challenged, createdAt: created, updatedAt: updated))
+        return try await rows.read { c in
+            FactorRecord(id: try c.next(UUID.self), factorType: try c.next(String.self), status: try c.next(String.self), friendlyName: try c.next(String.self),
+                         phone: try c.next(String?.self), lastChallengedAt: try c.next(Date?.self), createdAt: try c.next(Date.self), updatedAt: try c.next(Date.self))
         }
-        return factors
     }
 
     /// The user's factor `id`, locked: challenges and verifications of one factor take turns,
@@ -109,7 +108,11 @@ struct FactorStore {
             SELECT id, factor_type, status, friendly_name, phone, last_challenged_at, created_at, updated_at, user_id, secret, last_totp_step
             FROM mfa_factors WHERE id = \(id) AND user_id = \(userID) FOR UPDATE
             """, logger: logger)
-        for try await (id, type, status, name, phone, challenged, created, updated, user, secret, step) in rows.decode((UUID, String, String, String, String?, Date?, Date, Date, UUID, String?, Int64?).self) {
+        for try await row in rows {
+            let (id, type, status, name, phone, challenged, created, updated, user, secret, step) = try row.read { c in
+                try (c.next(UUID.self), c.next(String.self), c.next(String.self), c.next(String.self), c.next(String?.self), c.next(Date?.self),
+                     c.next(Date.self), c.next(Date.self), c.next(UUID.self), c.next(String?.self), c.next(Int64?.self))
+            }
             let factor = FactorRecord(id: id, factorType: type, status: status, friendlyName: name, phone: phone, lastChallengedAt: challenged, createdAt: created, updatedAt: updated)
             return FactorSecrets(factor: factor, userID: user, secret: secret, lastTOTPStep: step)
         }
@@ -158,7 +161,10 @@ struct FactorStore {
         let rows = try await connection.query("""
             SELECT id, factor_id, ip, code_hash, expires_at, verified_at FROM mfa_challenges WHERE id = \(id) AND factor_id = \(factorID) FOR UPDATE
             """, logger: logger)
-        for try await (id, factor, ip, hash, expires, verified) in rows.decode((UUID, UUID, String, ByteBuffer?, Date, Date?).self) {
+        for try await row in rows {
+            let (id, factor, ip, hash, expires, verified) = try row.read { c in
+                try (c.next(UUID.self), c.next(UUID.self), c.next(String.self), c.next(ByteBuffer?.self), c.next(Date.self), c.next(Date?.self))
+            }
             return ChallengeRecord(id: id, factorID: factor, ip: ip, codeHash: hash.map { Array(buffer: $0) }, expiresAt: expires, verifiedAt: verified)
         }
         return nil
@@ -173,8 +179,7 @@ struct FactorStore {
     /// The session's `aal` (nil: no such session of this user).
     func sessionAAL(id: UUID, userID: UUID, on connection: PostgresConnection) async throws -> String? {
         let rows = try await connection.query("SELECT aal FROM sessions WHERE id = \(id) AND user_id = \(userID) FOR UPDATE", logger: logger)
-        for try await aal in rows.decode(String.self) { return aal }
-        return nil
+        return try await rows.firstValue(String.self)
     }
 
     /// Raises the session to `aal2` with `method` first in its `amr` (GoTrue keeps one entry per
@@ -183,7 +188,7 @@ struct FactorStore {
     func upgrade(sessionID: UUID, factorID: UUID, method: String, at time: Date, newTokenHash: [UInt8], on connection: PostgresConnection) async throws -> SessionRecord? {
         let rows = try await connection.query("SELECT amr::text FROM sessions WHERE id = \(sessionID) FOR UPDATE", logger: logger)
         var amr: [JSONValue]?
-        for try await text in rows.decode(String.self) { amr = try decodeJSON(text) }
+        for text in try await rows.values(String.self) { amr = try decodeJSON(text) }
         guard let existing = amr else { return nil }
         let entry = JSONValue.object(["method": .string(method), "timestamp": .number(time.timeIntervalSince1970.rounded(.down))])
         let updated = [entry] + existing.filter { Self.method(of: $0) != method }
@@ -195,7 +200,10 @@ struct FactorStore {
         let found = try await connection.query("""
             SELECT id, user_id, app, aal, amr::text, not_after, refreshed_at, created_at FROM sessions WHERE id = \(sessionID)
             """, logger: logger)
-        for try await (id, user, app, aal, amr, notAfter, refreshed, created) in found.decode((UUID, UUID, String, String, String, Date?, Date?, Date).self) {
+        for try await row in found {
+            let (id, user, app, aal, amr, notAfter, refreshed, created) = try row.read { c in
+                try (c.next(UUID.self), c.next(UUID.self), c.next(String.self), c.next(String.self), c.next(String.self), c.next(Date?.self), c.next(Date?.self), c.next(Date.self))
+            }
             guard let app = App(rawValue: app) else { return nil }
             return SessionRecord(id: id, userId: user, app: app, aal: aal, amr: try decodeJSON(amr), notAfter: notAfter, refreshedAt: refreshed, createdAt: created)
         }
@@ -213,7 +221,10 @@ struct FactorStore {
     func downgradeSessions(factorID: UUID, method: String, on connection: PostgresConnection) async throws {
         let rows = try await connection.query("SELECT id, amr::text FROM sessions WHERE factor_id = \(factorID) FOR UPDATE", logger: logger)
         var sessions: [(UUID, [JSONValue])] = []
-        for try await (id, amr) in rows.decode((UUID, String).self) { sessions.append((id, try decodeJSON(amr))) }
+        for try await row in rows {
+            let (id, amr) = try row.read { c in try (c.next(UUID.self), c.next(String.self)) }
+            sessions.append((id, try decodeJSON(amr)))
+        }
         for (id, amr) in sessions {
             let kept = amr.filter { Self.method(of: $0) != method }
             try await connection.query("""

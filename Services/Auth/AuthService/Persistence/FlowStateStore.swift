@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -54,12 +55,18 @@ struct FlowStateStore {
             WHERE id = \(id) AND app = \(app.rawValue) AND used_at IS NULL AND expires_at > now()
             RETURNING provider, redirect_to, code_challenge, code_challenge_method, nonce, provider_code_verifier, linking_user_id, expires_at
             """, logger: logger)
-        for try await (provider, redirectTo, challenge, method, nonce, verifier, linking, expires) in rows.decode((String, String, String?, String?, String, String?, UUID?, Date).self) {
+        for try await row in rows {
+            let (provider, redirectTo, challenge, method, nonce, verifier, linking, expires) = try row.read { c in
+                try (c.next(String.self), c.next(String.self), c.next(String?.self), c.next(String?.self), c.next(String.self), c.next(String?.self), c.next(UUID?.self), c.next(Date.self))
+            }
             return .live(OAuthStateRecord(id: id, app: app, provider: provider, redirectTo: redirectTo, codeChallenge: challenge, codeChallengeMethod: method,
                                           nonce: nonce, providerCodeVerifier: verifier, linkingUserID: linking, expiresAt: expires))
         }
         let spent = try await connection.query("SELECT redirect_to, used_at IS NOT NULL FROM oauth_states WHERE id = \(id) AND app = \(app.rawValue)", logger: logger)
-        for try await (redirectTo, used) in spent.decode((String, Bool).self) { return .spent(redirectTo: redirectTo, used: used) }
+        for try await row in spent {
+            let (redirectTo, used) = try row.read { c in try (c.next(String.self), c.next(Bool.self)) }
+            return .spent(redirectTo: redirectTo, used: used)
+        }
         return .unknown
     }
 }

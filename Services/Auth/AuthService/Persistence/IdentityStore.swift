@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -12,30 +13,26 @@ struct IdentityStore {
         let rows = try await connection.query("""
             SELECT id, user_id FROM identities WHERE app = \(app.rawValue) AND provider = \(provider) AND provider_id = \(subject)
             """, logger: logger)
-        for try await (id, user) in rows.decode((UUID, UUID).self) { return (id, user) }
+        for try await row in rows { return try row.read { c in try (c.next(UUID.self), c.next(UUID.self)) } }
         return nil
     }
 
     /// Accounts whose email is one of `emails`.
     func accounts(withEmails emails: [String], app: App, on connection: PostgresConnection) async throws -> [UUID] {
         guard !emails.isEmpty else { return [] }
-        var found: [UUID] = []
         let rows = try await connection.query("SELECT id FROM users WHERE app = \(app.rawValue) AND email = ANY(\(emails))", logger: logger)
-        for try await id in rows.decode(UUID.self) { found.append(id) }
-        return found
+        return try await rows.values(UUID.self)
     }
 
     /// Accounts holding an identity of another provider whose provider verified one of `emails`.
     func accounts(withVerifiedIdentityEmails emails: [String], app: App, on connection: PostgresConnection) async throws -> [UUID] {
         guard !emails.isEmpty else { return [] }
-        var found: [UUID] = []
         let rows = try await connection.query("""
             SELECT DISTINCT user_id FROM identities
             WHERE app = \(app.rawValue) AND identity_data ? 'email' AND lower(identity_data->>'email') = ANY(\(emails))
               AND provider NOT IN ('email', 'phone') AND identity_data->>'email_verified' = 'true'
             """, logger: logger)
-        for try await id in rows.decode(UUID.self) { found.append(id) }
-        return found
+        return try await rows.values(UUID.self)
     }
 
     /// Adds the identity; false when (app, provider, subject) is already someone's.
@@ -45,8 +42,7 @@ struct IdentityStore {
             VALUES (\(UUID.timeOrdered()), \(userID), \(app.rawValue), \(provider), \(subject), \(try json(data))::jsonb, \(signedIn ? Date() : nil))
             ON CONFLICT (app, provider, provider_id) DO NOTHING RETURNING id
             """, logger: logger)
-        for try await _ in rows.decode(UUID.self) { return true }
-        return false
+        return try await rows.firstValue(UUID.self) != nil
     }
 
     /// A sign-in through the identity: its data replaced by the provider's latest (as GoTrue).

@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import JWTKit
 import Logging
@@ -48,7 +49,8 @@ struct KeyStore {
             SELECT kid, private_key_pem, retired_at FROM signing_keys
             WHERE retired_at IS NULL OR retired_at > \(cutoff) ORDER BY created_at DESC
             """, logger: logger)
-        for try await (kid, pem, retired) in rows.decode((String, String, Date?).self) {
+        for try await row in rows {
+            let (kid, pem, retired) = try row.read { c in try (c.next(String.self), c.next(String.self), c.next(Date?.self)) }
             keys.append(SigningKeyRecord(kid: kid, privateKeyPEM: pem, retiredAt: retired))
         }
         return keys
@@ -76,7 +78,8 @@ struct KeyStore {
     func apiKeys(on connection: PostgresConnection) async throws -> [APIKeyRecord] {
         var keys: [APIKeyRecord] = []
         let rows = try await connection.query("SELECT key, app, role FROM api_keys WHERE revoked_at IS NULL ORDER BY app, role", logger: logger)
-        for try await (key, app, role) in rows.decode((String, String, String).self) {
+        for try await row in rows {
+            let (key, app, role) = try row.read { c in try (c.next(String.self), c.next(String.self), c.next(String.self)) }
             guard let app = App(rawValue: app), let role = APIKeyRecord.Role(rawValue: role) else { continue }
             keys.append(APIKeyRecord(key: key, app: app, role: role))
         }
@@ -101,8 +104,8 @@ struct KeyStore {
     /// Every signing key kept, newest first, with when it was made and retired (for operators).
     func signingKeyStates(on connection: PostgresConnection) async throws -> [SigningKeyState] {
         var states: [SigningKeyState] = []
-        for try await (kid, created, retired) in try await connection.query("SELECT kid, created_at, retired_at FROM signing_keys ORDER BY created_at DESC", logger: logger)
-            .decode((String, Date, Date?).self) {
+        for try await row in try await connection.query("SELECT kid, created_at, retired_at FROM signing_keys ORDER BY created_at DESC", logger: logger) {
+            let (kid, created, retired) = try row.read { c in try (c.next(String.self), c.next(Date.self), c.next(Date?.self)) }
             states.append(SigningKeyState(kid: kid, createdAt: created, retiredAt: retired))
         }
         return states

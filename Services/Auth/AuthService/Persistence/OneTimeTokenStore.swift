@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -59,7 +60,8 @@ struct OneTimeTokenStore {
               AND attempts < \(maxAttempts) AND expires_at > now() + make_interval(secs => \(lifetime / 2))
             ORDER BY created_at DESC LIMIT 1 FOR UPDATE
             """, logger: logger)
-        for try await (id, seed) in reusable.decode((UUID, ByteBuffer).self) {
+        for try await row in reusable {
+            let (id, seed) = try row.read { c in try (c.next(UUID.self), c.next(ByteBuffer.self)) }
             try await connection.query("""
                 UPDATE one_time_tokens SET redirect_to = \(redirectTo), code_challenge = \(pkce?.challenge), code_challenge_method = \(pkce?.method.rawValue),
                     confirms_sign_up = confirms_sign_up AND \(confirmsSignUp)
@@ -131,7 +133,11 @@ struct OneTimeTokenStore {
 
     private func records(_ rows: PostgresRowSequence) async throws -> [OneTimeTokenRecord] {
         var result: [OneTimeTokenRecord] = []
-        for try await (id, user, kind, recipient, code, attempts, redirect, challenge, method, expires, app, confirmsSignUp) in rows.decode((UUID, UUID, String, String, ByteBuffer, Int, String?, String?, String?, Date, String, Bool).self) {
+        for try await row in rows {
+            let (id, user, kind, recipient, code, attempts, redirect, challenge, method, expires, app, confirmsSignUp) = try row.read { c in
+                try (c.next(UUID.self), c.next(UUID.self), c.next(String.self), c.next(String.self), c.next(ByteBuffer.self), c.next(Int.self),
+                     c.next(String?.self), c.next(String?.self), c.next(String?.self), c.next(Date.self), c.next(String.self), c.next(Bool.self))
+            }
             guard let kind = OneTimeTokenKind(rawValue: kind), let app = App(rawValue: app) else { continue }
             result.append(OneTimeTokenRecord(id: id, app: app, userId: user, kind: kind, recipient: recipient, codeHash: Array(buffer: code), attempts: attempts, redirectTo: redirect, codeChallenge: challenge, codeChallengeMethod: method, expiresAt: expires, confirmsSignUp: confirmsSignUp))
         }
@@ -154,8 +160,11 @@ struct OneTimeTokenStore {
             DELETE FROM flow_states WHERE auth_code_hash = \(ByteBuffer(bytes: authCodeHash)) AND app = \(app.rawValue)
             RETURNING user_id, code_challenge, code_challenge_method, authentication_method, expires_at
             """, logger: logger)
-        for try await (user, challenge, method, authentication, expires) in rows.decode((UUID, String, String, String, Date).self) where expires > Date() {
-            return (user, challenge, method, authentication)
+        for try await row in rows {
+            let (user, challenge, method, authentication, expires) = try row.read { c in
+                try (c.next(UUID.self), c.next(String.self), c.next(String.self), c.next(String.self), c.next(Date.self))
+            }
+            if expires > Date() { return (user, challenge, method, authentication) }
         }
         return nil
     }

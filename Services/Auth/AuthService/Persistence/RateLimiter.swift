@@ -20,7 +20,8 @@ struct RateLimiter {
             ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limits.hits + 1
             RETURNING hits, ceil(extract(epoch FROM window_start) + \(window) - extract(epoch FROM now()))::int
             """)
-        for try await (hits, remaining) in rows.decode((Int, Int).self) {
+        for try await row in rows {
+            let (hits, remaining) = try row.read { c in try (c.next(Int.self), c.next(Int.self)) }
             return hits > rule.count ? max(1, remaining) : nil
         }
         return nil

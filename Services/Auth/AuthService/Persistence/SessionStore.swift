@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -46,7 +47,10 @@ struct SessionStore {
         let rows = try await connection.query(PostgresQuery(unsafeSQL: """
             SELECT id, user_id, app, aal, amr::text, not_after, refreshed_at, created_at FROM sessions WHERE id = $1\(forUpdate ? " FOR UPDATE" : "")
             """, binds: { var b = PostgresBindings(); b.append(id); return b }()), logger: logger)
-        for try await (id, user, app, aal, amr, notAfter, refreshed, created) in rows.decode((UUID, UUID, String, String, String, Date?, Date?, Date).self) {
+        for try await row in rows {
+            let (id, user, app, aal, amr, notAfter, refreshed, created) = try row.read { c in
+                try (c.next(UUID.self), c.next(UUID.self), c.next(String.self), c.next(String.self), c.next(String.self), c.next(Date?.self), c.next(Date?.self), c.next(Date.self))
+            }
             guard let app = App(rawValue: app) else { return nil }
             return SessionRecord(id: id, userId: user, app: app, aal: aal, amr: try decodeJSON(amr), notAfter: notAfter, refreshedAt: refreshed, createdAt: created)
         }
@@ -78,14 +82,15 @@ struct SessionStore {
         var hash: [UInt8]
         func makeBindings() throws -> PostgresBindings { var b = PostgresBindings(); b.append(ByteBuffer(bytes: hash)); return b }
         func decodeRow(_ row: PostgresRow) throws -> (RefreshTokenRecord, SessionRecord)? {
-            let c = row.makeRandomAccess()
-            guard let app = App(rawValue: try c[7].decode(String.self)) else { return nil }
-            let token = RefreshTokenRecord(id: try c[0].decode(Int64.self), sessionId: try c[1].decode(UUID.self), tokenHash: Array(buffer: try c[2].decode(ByteBuffer.self)),
-                                           parentHash: try c[3].decode(ByteBuffer?.self).map { Array(buffer: $0) }, salt: try c[4].decode(ByteBuffer?.self).map { Array(buffer: $0) },
-                                           revokedAt: try c[5].decode(Date?.self))
-            let session = SessionRecord(id: token.sessionId, userId: try c[6].decode(UUID.self), app: app, aal: try c[8].decode(String.self),
-                                        amr: try decodeJSON(try c[9].decode(String.self)), notAfter: try c[10].decode(Date?.self),
-                                        refreshedAt: try c[11].decode(Date?.self), createdAt: try c[12].decode(Date.self))
+            var c = RowCells(row)
+            let token = RefreshTokenRecord(id: try c.next(Int64.self), sessionId: try c.next(UUID.self), tokenHash: Array(buffer: try c.next(ByteBuffer.self)),
+                                           parentHash: try c.next(ByteBuffer?.self).map { Array(buffer: $0) }, salt: try c.next(ByteBuffer?.self).map { Array(buffer: $0) },
+                                           revokedAt: try c.next(Date?.self))
+            let userID: UUID = try c.next()
+            guard let app = App(rawValue: try c.next(String.self)) else { return nil }
+            let session = SessionRecord(id: token.sessionId, userId: userID, app: app, aal: try c.next(String.self),
+                                        amr: try decodeJSON(try c.next(String.self)), notAfter: try c.next(Date?.self),
+                                        refreshedAt: try c.next(Date?.self), createdAt: try c.next(Date.self))
             return (token, session)
         }
     }
@@ -147,11 +152,12 @@ struct SessionStore {
             return b
         }
         func decodeRow(_ row: PostgresRow) throws -> (SessionRecord, UserRecord)? {
-            let c = row.makeRandomAccess()
-            guard let app = App(rawValue: try c[2].decode(String.self)), let user = try UserStore.user(from: row, offset: 8) else { return nil }
-            let session = SessionRecord(id: try c[0].decode(UUID.self), userId: try c[1].decode(UUID.self), app: app, aal: try c[3].decode(String.self),
-                                        amr: try decodeJSON(try c[4].decode(String.self)), notAfter: try c[5].decode(Date?.self),
-                                        refreshedAt: try c[6].decode(Date?.self), createdAt: try c[7].decode(Date.self))
+            var c = RowCells(row)
+            let (id, userID, appText, aal, amr, notAfter, refreshed, created) =
+                try (c.next(UUID.self), c.next(UUID.self), c.next(String.self), c.next(String.self), c.next(String.self), c.next(Date?.self), c.next(Date?.self), c.next(Date.self))
+            // The account's columns follow the session's.
+            guard let app = App(rawValue: appText), let user = try UserStore.user(from: &c) else { return nil }
+            let session = SessionRecord(id: id, userId: userID, app: app, aal: aal, amr: try decodeJSON(amr), notAfter: notAfter, refreshedAt: refreshed, createdAt: created)
             return (session, user)
         }
     }
@@ -243,11 +249,11 @@ struct SessionStore {
     }
 
     private func tokens(_ rows: PostgresRowSequence) async throws -> [RefreshTokenRecord] {
-        var result: [RefreshTokenRecord] = []
-        for try await (id, session, hash, parent, salt, revoked) in rows.decode((Int64, UUID, ByteBuffer, ByteBuffer?, ByteBuffer?, Date?).self) {
-            result.append(RefreshTokenRecord(id: id, sessionId: session, tokenHash: Array(buffer: hash), parentHash: parent.map { Array(buffer: $0) }, salt: salt.map { Array(buffer: $0) }, revokedAt: revoked))
+        try await rows.read { c in
+            RefreshTokenRecord(id: try c.next(Int64.self), sessionId: try c.next(UUID.self), tokenHash: Array(buffer: try c.next(ByteBuffer.self)),
+                               parentHash: try c.next(ByteBuffer?.self).map { Array(buffer: $0) }, salt: try c.next(ByteBuffer?.self).map { Array(buffer: $0) },
+                               revokedAt: try c.next(Date?.self))
         }
-        return result
     }
 }
 

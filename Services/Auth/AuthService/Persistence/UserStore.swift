@@ -108,8 +108,10 @@ struct UserStore {
         var session: UUID
         func makeBindings() throws -> PostgresBindings { try UserStore.bindings(id, app, session) }
         func decodeRow(_ row: PostgresRow) throws -> (UserRecord, sessionLive: Bool)? {
-            guard let user = try UserStore.user(from: row, offset: 1) else { return nil }
-            return (user, try row.makeRandomAccess()[0].decode(Bool.self))
+            var c = RowCells(row)
+            let sessionLive: Bool = try c.next()
+            guard let user = try UserStore.user(from: &c) else { return nil }
+            return (user, sessionLive)
         }
     }
 
@@ -149,7 +151,7 @@ struct UserStore {
     func list(app: App, page: Int, perPage: Int, on connection: PostgresConnection) async throws -> (users: [UserRecord], total: Int) {
         let query = PostgresQuery(unsafeSQL: "SELECT \(Self.columns) FROM users WHERE app = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3", binds: try binds(app.rawValue, perPage, (page - 1) * perPage))
         let users = try await rows(query, on: connection)
-        let total = try await connection.query("SELECT count(*)::int FROM users WHERE app = \(app.rawValue)", logger: logger).collect().first?.decode(Int.self) ?? 0
+        let total = try await connection.query("SELECT count(*)::int FROM users WHERE app = \(app.rawValue)", logger: logger).firstValue(Int.self) ?? 0
         return (users, total)
     }
 
@@ -196,7 +198,7 @@ struct UserStore {
 
     func touchSignIn(id: UUID, on connection: PostgresConnection) async throws -> Date {
         try await connection.query("UPDATE users SET last_sign_in_at = now() WHERE id = \(id) RETURNING last_sign_in_at", logger: logger)
-            .collect().first?.decode(Date.self) ?? Date()
+            .firstValue(Date.self) ?? Date()
     }
 
     // MARK: identities
@@ -207,7 +209,10 @@ struct UserStore {
             SELECT id, user_id, provider, provider_id, identity_data::text, last_sign_in_at, created_at, updated_at
             FROM identities WHERE user_id = \(userID) ORDER BY created_at
             """, logger: logger)
-        for try await (id, user, provider, providerID, data, lastSignIn, created, updated) in rows.decode((UUID, UUID, String, String, String, Date?, Date, Date).self) {
+        for try await row in rows {
+            let (id, user, provider, providerID, data, lastSignIn, created, updated) = try row.read { c in
+                try (c.next(UUID.self), c.next(UUID.self), c.next(String.self), c.next(String.self), c.next(String.self), c.next(Date?.self), c.next(Date.self), c.next(Date.self))
+            }
             result.append(IdentityRecord(id: id, userId: user, provider: provider, providerId: providerID, identityData: try decodeJSON(data), lastSignInAt: lastSignIn, createdAt: created, updatedAt: updated))
         }
         return result
@@ -215,7 +220,7 @@ struct UserStore {
 
     func findIdentity(provider: String, providerID: String, app: App, on connection: PostgresConnection) async throws -> UUID? {
         try await connection.query("SELECT user_id FROM identities WHERE app = \(app.rawValue) AND provider = \(provider) AND provider_id = \(providerID)", logger: logger)
-            .collect().first?.decode(UUID.self)
+            .firstValue(UUID.self)
     }
 
     /// Adds or refreshes the identity (provider data, last sign-in).
@@ -273,39 +278,44 @@ struct UserStore {
         return users
     }
 
-    /// A user from `columns`, which start at `offset` in the row.
-    static func user(from row: PostgresRow, offset: Int = 0) throws -> UserRecord? {
-            let columns = row.makeRandomAccess()
-            guard let app = App(rawValue: try columns[offset + 1].decode(String.self)) else { return nil }
-            return UserRecord(
-                id: try columns[offset + 0].decode(UUID.self),
-                app: app,
-                email: try columns[offset + 2].decode(String?.self),
-                phone: try columns[offset + 3].decode(String?.self),
-                encryptedPassword: try columns[offset + 4].decode(String?.self),
-                emailConfirmedAt: try columns[offset + 5].decode(Date?.self),
-                phoneConfirmedAt: try columns[offset + 6].decode(Date?.self),
-                confirmationSentAt: try columns[offset + 7].decode(Date?.self),
-                recoverySentAt: try columns[offset + 8].decode(Date?.self),
-                emailChangeSentAt: try columns[offset + 9].decode(Date?.self),
-                phoneChangeSentAt: try columns[offset + 10].decode(Date?.self),
-                newEmail: try columns[offset + 11].decode(String?.self),
-                newPhone: try columns[offset + 12].decode(String?.self),
-                appMetadata: try decodeJSON(try columns[offset + 13].decode(String.self)),
-                userMetadata: try decodeJSON(try columns[offset + 14].decode(String.self)),
-                lastSignInAt: try columns[offset + 15].decode(Date?.self),
-                bannedUntil: try columns[offset + 16].decode(Date?.self),
-                createdAt: try columns[offset + 17].decode(Date.self),
-                updatedAt: try columns[offset + 18].decode(Date.self),
-                identities: try Self.identities(fromJSON: try columns[offset + 19].decode(String.self)),
-                emailProvenAt: try columns[offset + 20].decode(Date?.self),
-                phoneProvenAt: try columns[offset + 21].decode(Date?.self),
-                passwordUnproven: try columns[offset + 22].decode(Bool.self),
-                emailChangeConfirmStatus: try columns[offset + 23].decode(Int.self),
-                isAnonymous: try columns[offset + 24].decode(Bool.self),
-                factors: try FactorStore.factors(fromJSON: try columns[offset + 25].decode(String.self)),
-                invitedAt: try columns[offset + 26].decode(Date?.self)
-            )
+    /// A user from a row of `columns`.
+    static func user(from row: PostgresRow) throws -> UserRecord? {
+        try row.read { try user(from: &$0) }
+    }
+
+    /// A user from `columns`, the next cells of a row (a statement may select others before them).
+    static func user(from cells: inout RowCells) throws -> UserRecord? {
+        let id: UUID = try cells.next()
+        guard let app = App(rawValue: try cells.next(String.self)) else { return nil }
+        return UserRecord(
+            id: id,
+            app: app,
+            email: try cells.next(String?.self),
+            phone: try cells.next(String?.self),
+            encryptedPassword: try cells.next(String?.self),
+            emailConfirmedAt: try cells.next(Date?.self),
+            phoneConfirmedAt: try cells.next(Date?.self),
+            confirmationSentAt: try cells.next(Date?.self),
+            recoverySentAt: try cells.next(Date?.self),
+            emailChangeSentAt: try cells.next(Date?.self),
+            phoneChangeSentAt: try cells.next(Date?.self),
+            newEmail: try cells.next(String?.self),
+            newPhone: try cells.next(String?.self),
+            appMetadata: try decodeJSON(try cells.next(String.self)),
+            userMetadata: try decodeJSON(try cells.next(String.self)),
+            lastSignInAt: try cells.next(Date?.self),
+            bannedUntil: try cells.next(Date?.self),
+            createdAt: try cells.next(Date.self),
+            updatedAt: try cells.next(Date.self),
+            identities: try Self.identities(fromJSON: try cells.next(String.self)),
+            emailProvenAt: try cells.next(Date?.self),
+            phoneProvenAt: try cells.next(Date?.self),
+            passwordUnproven: try cells.next(Bool.self),
+            emailChangeConfirmStatus: try cells.next(Int.self),
+            isAnonymous: try cells.next(Bool.self),
+            factors: try FactorStore.factors(fromJSON: try cells.next(String.self)),
+            invitedAt: try cells.next(Date?.self)
+        )
     }
 
     private func binds(_ values: any PostgresEncodable & Sendable...) throws -> PostgresBindings {

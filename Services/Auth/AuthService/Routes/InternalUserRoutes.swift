@@ -35,10 +35,11 @@ struct AccountsByEmail: Sendable {
     func find(_ emails: [String], app: App, on connection: PostgresConnection) async throws -> [InternalUsersByEmailRoute.Account] {
         guard !emails.isEmpty else { return [] }
         var accounts: [InternalUsersByEmailRoute.Account] = []
-        for try await (id, email, metadata) in try await connection.query("""
+        for try await row in try await connection.query("""
             SELECT id, lower(email), raw_user_meta_data::text FROM users
             WHERE app = \(app.rawValue) AND lower(email) = ANY(\(emails)) ORDER BY id
-            """, logger: logger).decode((UUID, String, String).self) {
+            """, logger: logger) {
+            let (id, email, metadata) = try row.read { c in try (c.next(UUID.self), c.next(String.self), c.next(String.self)) }
             let fields = (try? JSONDecoder().decode([String: JSONValue].self, from: Data(metadata.utf8))) ?? [:]
             accounts.append(.init(id: id, email: email, displayName: SignUpMetadata.displayName(fields, maxLength: 60)))
         }
