@@ -66,7 +66,7 @@ public enum SupabaseChatImport {
         }
 
         func announce(_ member: GroupMemberRow, on writer: RowWriter) async throws {
-            let name = try await writer.connection.query("SELECT name FROM groups WHERE id = \(member.groupId)", logger: logger).collect().first?.decode(String.self) ?? ""
+            let name = try await writer.connection.query("SELECT name FROM groups WHERE id = \(member.groupId)", logger: logger).firstValue(String.self) ?? ""
             try await writer.publish(EventEnvelope(app: .unify, aggregateId: member.groupId.lowercased, occurredAt: job.now,
                                                    payload: GroupMemberImported(member: member, groupName: name)))
         }
@@ -75,7 +75,7 @@ public enum SupabaseChatImport {
                                  id: { "\(try $0.uuid("group_id").lowercased)|\(try $0.uuid("user_id").lowercased)" }) { row, writer in
             let groupID = try row.uuid("group_id"), userID = try row.uuid("user_id")
             try accounts.require(userID, "user_id")
-            guard let ownerID = try await writer.connection.query("SELECT owner_id FROM groups WHERE id = \(groupID)", logger: logger).collect().first?.decode(UUID.self) else {
+            guard let ownerID = try await writer.connection.query("SELECT owner_id FROM groups WHERE id = \(groupID)", logger: logger).firstValue(UUID.self) else {
                 throw RowProblem("group_id \(groupID.lowercased) is not an imported group")
             }
             // The group's owner_id is its owner; anyone else marked owner becomes an admin.
@@ -99,9 +99,8 @@ public enum SupabaseChatImport {
                 SELECT id, owner_id, 'owner', created_at, created_at FROM groups WHERE id = \(groupID)
                 ON CONFLICT (group_id, user_id) DO NOTHING
                 RETURNING user_id, joined_at
-                """, logger: logger).collect()
-            for row in added {
-                let (userID, joinedAt) = try row.decode((UUID, Date).self)
+                """, logger: logger).read { c in try (c.next(UUID.self), c.next(Date.self)) }
+            for (userID, joinedAt) in added {
                 try await announce(GroupMemberRow(groupId: groupID, userId: userID, role: .owner, joinedAt: joinedAt, lastReadAt: joinedAt), on: writer)
             }
         }

@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -26,8 +27,8 @@ struct CalendarEventStore: Sendable {
             \(unescaped: lock ? "FOR UPDATE OF e" : "")
             """, logger: logger).collect()
         guard let row = rows.first else { return nil }
-        let role = try row.decode((UUID, String, String?, Date, Date, UUID?, UUID, Date, Date, String?).self).9
-        return (try CalendarEventRow(row: row), role.flatMap(GroupRole.init(rawValue:)))
+        let (event, role) = try row.read { c in try (CalendarEventRow(&c), c.next(String?.self)) }
+        return (event, role.flatMap(GroupRole.init(rawValue:)))
     }
 
     /// Events overlapping [from, to) that the user may see: personal ones and their groups'

@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -46,12 +47,7 @@ struct GroupStore: Sendable {
             \(unescaped: lock ? "FOR UPDATE OF g" : "")
             """, logger: logger).collect()
         guard let row = rows.first else { return nil }
-        let (_, _, _, _, _, _, groupId, memberId, role, joinedAt, lastReadAt) =
-            try row.decode((UUID, String, UUID, Int64?, Date, Date, UUID, UUID, String, Date, Date).self)
-        return Membership(
-            group: try StoredGroup(row: row),
-            member: GroupMemberRow(groupId: groupId, userId: memberId, role: GroupRole(rawValue: role) ?? .user, joinedAt: joinedAt, lastReadAt: lastReadAt)
-        )
+        return try row.read { c in try Membership(group: StoredGroup(&c), member: GroupMemberRow(&c)) }
     }
 
     /// My groups, most recently active first, each with my unread count (messages after my
@@ -66,27 +62,20 @@ struct GroupStore: Sendable {
             WHERE m.user_id = \(userID)
             ORDER BY coalesce((SELECT max(x.sent_at) FROM messages x WHERE x.group_id = g.id), g.created_at) DESC, g.id
             """, logger: logger) {
-            let (_, _, _, _, _, _, groupId, memberId, role, joinedAt, lastReadAt, unread, lastAt) =
-                try row.decode((UUID, String, UUID, Int64?, Date, Date, UUID, UUID, String, Date, Date, Int, Date?).self)
-            summaries.append(Summary(
-                group: try StoredGroup(row: row),
-                member: GroupMemberRow(groupId: groupId, userId: memberId, role: GroupRole(rawValue: role) ?? .user, joinedAt: joinedAt, lastReadAt: lastReadAt),
-                unreadCount: unread, lastMessageAt: lastAt))
+            summaries.append(try row.read { c in
+                try Summary(group: StoredGroup(&c), member: GroupMemberRow(&c), unreadCount: c.next(Int.self), lastMessageAt: c.next(Date?.self))
+            })
         }
         return summaries
     }
 
     /// Unread counts for all my groups, by group id.
     func unreadCounts(userID: UUID, on connection: PostgresConnection) async throws -> [(UUID, Int)] {
-        var counts: [(UUID, Int)] = []
-        for try await (group, count) in try await connection.query("""
+        try await connection.query("""
             SELECT m.group_id,
                    (SELECT count(*) FROM messages x WHERE x.group_id = m.group_id AND x.sent_at > m.last_read_at AND x.sent_by <> m.user_id)::int
             FROM group_members m WHERE m.user_id = \(userID) ORDER BY m.group_id
-            """, logger: logger).decode((UUID, Int).self) {
-            counts.append((group, count))
-        }
-        return counts
+            """, logger: logger).read { c in try (c.next(UUID.self), c.next(Int.self)) }
     }
 
     func members(_ groupID: UUID, on connection: PostgresConnection) async throws -> [MemberProfile] {
@@ -97,8 +86,9 @@ struct GroupStore: Sendable {
             WHERE m.group_id = \(groupID)
             ORDER BY CASE m.role WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 ELSE 2 END, m.joined_at, m.user_id
             """, logger: logger) {
-            let (_, _, _, _, _, name, version) = try row.decode((UUID, UUID, String, Date, Date, String, Int64?).self)
-            members.append(MemberProfile(member: try GroupMemberRow(row: row), displayName: name, avatarVersion: version))
+            members.append(try row.read { c in
+                try MemberProfile(member: GroupMemberRow(&c), displayName: c.next(String.self), avatarVersion: c.next(Int64?.self))
+            })
         }
         return members
     }
@@ -110,7 +100,7 @@ struct GroupStore: Sendable {
 
     func memberIDs(_ groupID: UUID, on connection: PostgresConnection) async throws -> [UUID] {
         try await connection.query("SELECT user_id FROM group_members WHERE group_id = \(groupID) ORDER BY user_id", logger: logger)
-            .collect().map { try $0.decode(UUID.self) }
+            .values(UUID.self)
     }
 
     /// Adds members who are not in yet; returns the rows it inserted.
@@ -167,18 +157,18 @@ struct GroupStore: Sendable {
     /// Deletes the group (members, messages and events cascade); returns its voice files' keys.
     func delete(_ groupID: UUID, on connection: PostgresConnection) async throws -> [String] {
         let paths = try await connection.query("SELECT voice_path FROM messages WHERE group_id = \(groupID) AND voice_path IS NOT NULL", logger: logger)
-            .collect().map { try $0.decode(String.self) }
+            .values(String.self)
         try await connection.query("DELETE FROM groups WHERE id = \(groupID)", logger: logger)
         return paths
     }
 
     func owned(by userID: UUID, on connection: PostgresConnection) async throws -> [UUID] {
-        try await connection.query("SELECT id FROM groups WHERE owner_id = \(userID) ORDER BY id", logger: logger).collect().map { try $0.decode(UUID.self) }
+        try await connection.query("SELECT id FROM groups WHERE owner_id = \(userID) ORDER BY id", logger: logger).values(UUID.self)
     }
 
     func joined(by userID: UUID, on connection: PostgresConnection) async throws -> [UUID] {
         try await connection.query("SELECT group_id FROM group_members WHERE user_id = \(userID) AND role <> 'owner' ORDER BY group_id", logger: logger)
-            .collect().map { try $0.decode(UUID.self) }
+            .values(UUID.self)
     }
 
     /// Who takes over when an owner's account goes: the longest-standing admin, else member.
@@ -186,6 +176,6 @@ struct GroupStore: Sendable {
         try await connection.query("""
             SELECT user_id FROM group_members WHERE group_id = \(groupID) AND user_id <> \(userID)
             ORDER BY CASE role WHEN 'admin' THEN 0 ELSE 1 END, joined_at, user_id LIMIT 1
-            """, logger: logger).collect().first.map { try $0.decode(UUID.self) }
+            """, logger: logger).firstValue(UUID.self)
     }
 }

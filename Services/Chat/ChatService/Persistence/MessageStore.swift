@@ -75,7 +75,7 @@ struct MessageStore: Sendable {
     /// The voice files of everything a user sent (their account is being erased).
     func voicePaths(sentBy userID: UUID, on connection: PostgresConnection) async throws -> [String] {
         try await connection.query("SELECT voice_path FROM messages WHERE sent_by = \(userID) AND voice_path IS NOT NULL", logger: logger)
-            .collect().map { try $0.decode(String.self) }
+            .values(String.self)
     }
 }
 

@@ -18,7 +18,9 @@ struct StoredUser: Sendable {
     static let columns = "id, display_name, email, avatar_version, created_at, updated_at"
 
     init(row: PostgresRow) throws {
-        (id, displayName, email, avatarVersion, createdAt, updatedAt) = try row.decode((UUID, String, String?, Int64?, Date, Date).self)
+        var cells = RowCells(row)
+        id = try cells.next(UUID.self); displayName = try cells.next(String.self); email = try cells.next(String?.self)
+        avatarVersion = try cells.next(Int64?.self); createdAt = try cells.next(Date.self); updatedAt = try cells.next(Date.self)
     }
 }
 
@@ -37,7 +39,14 @@ struct StoredGroup: Sendable {
     }
 
     init(row: PostgresRow) throws {
-        (id, name, ownerId, pictureVersion, createdAt, updatedAt) = try row.decode((UUID, String, UUID, Int64?, Date, Date).self)
+        var cells = RowCells(row)
+        try self.init(&cells)
+    }
+
+    /// The group's columns (`columns`), read in order from where `cells` stands.
+    init(_ cells: inout RowCells) throws {
+        id = try cells.next(UUID.self); name = try cells.next(String.self); ownerId = try cells.next(UUID.self)
+        pictureVersion = try cells.next(Int64?.self); createdAt = try cells.next(Date.self); updatedAt = try cells.next(Date.self)
     }
 }
 
@@ -45,8 +54,15 @@ extension GroupMemberRow {
     static let columns = "group_id, user_id, role::text, joined_at, last_read_at"
 
     init(row: PostgresRow) throws {
-        let (groupId, userId, role, joinedAt, lastReadAt) = try row.decode((UUID, UUID, String, Date, Date).self)
-        self.init(groupId: groupId, userId: userId, role: GroupRole(rawValue: role) ?? .user, joinedAt: joinedAt, lastReadAt: lastReadAt)
+        var cells = RowCells(row)
+        try self.init(&cells)
+    }
+
+    /// The member's columns (`columns`), read in order from where `cells` stands.
+    init(_ cells: inout RowCells) throws {
+        try self.init(
+            groupId: cells.next(UUID.self), userId: cells.next(UUID.self), role: GroupRole(rawValue: cells.next(String.self)) ?? .user,
+            joinedAt: cells.next(Date.self), lastReadAt: cells.next(Date.self))
     }
 }
 
@@ -87,8 +103,15 @@ extension CalendarEventRow {
     }
 
     init(row: PostgresRow) throws {
-        let (id, title, details, startsAt, endsAt, groupId, createdBy, createdAt, updatedAt) =
-            try row.decode((UUID, String, String?, Date, Date, UUID?, UUID, Date, Date).self)
-        self.init(id: id, title: title, details: details, startsAt: startsAt, endsAt: endsAt, groupId: groupId, createdBy: createdBy, createdAt: createdAt, updatedAt: updatedAt)
+        var cells = RowCells(row)
+        try self.init(&cells)
+    }
+
+    /// The event's columns (`columns`), read in order from where `cells` stands.
+    init(_ cells: inout RowCells) throws {
+        try self.init(
+            id: cells.next(UUID.self), title: cells.next(String.self), details: cells.next(String?.self), startsAt: cells.next(Date.self),
+            endsAt: cells.next(Date.self), groupId: cells.next(UUID?.self), createdBy: cells.next(UUID.self), createdAt: cells.next(Date.self),
+            updatedAt: cells.next(Date.self))
     }
 }

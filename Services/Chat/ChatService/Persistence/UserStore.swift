@@ -80,7 +80,7 @@ struct UserStore: Sendable {
         try await connection.query("""
             SELECT DISTINCT b.user_id FROM group_members a JOIN group_members b ON b.group_id = a.group_id
             WHERE a.user_id = \(userID) AND b.user_id <> \(userID) ORDER BY b.user_id
-            """, logger: logger).collect().map { try $0.decode(UUID.self) }
+            """, logger: logger).values(UUID.self)
     }
 
     func update(_ userID: UUID, displayName: String?, avatarVersion: Int64??, on connection: PostgresConnection) async throws -> StoredUser? {
@@ -100,9 +100,10 @@ struct UserStore: Sendable {
     func byEmail(_ emails: [String], on connection: PostgresConnection) async throws -> [String: UUID] {
         let lowered = emails.map { $0.lowercased() }
         var found: [String: UUID] = [:]
-        for try await (email, id) in try await connection.query("""
+        let rows = try await connection.query("""
             SELECT lower(email), id FROM users WHERE lower(email) = ANY(\(lowered))
-            """, logger: logger).decode((String, UUID).self) {
+            """, logger: logger).read { c in try (c.next(String.self), c.next(UUID.self)) }
+        for (email, id) in rows {
             found[email] = id
         }
         return found
