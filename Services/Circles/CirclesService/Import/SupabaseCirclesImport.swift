@@ -87,7 +87,7 @@ public enum SupabaseCirclesImport {
                                  id: { "\(try $0.uuid("circle_id").lowercased)|\(try $0.uuid("user_id").lowercased)" }) { row, writer in
             let circleID = try row.uuid("circle_id"), userID = try row.uuid("user_id")
             try accounts.require(userID, "user_id")
-            guard let circleName = try await writer.connection.query("SELECT name FROM circles WHERE id = \(circleID)", logger: logger).collect().first?.decode(String.self) else {
+            guard let circleName = try await writer.connection.query("SELECT name FROM circles WHERE id = \(circleID)", logger: logger).firstValue(String.self) else {
                 throw RowProblem("circle_id \(circleID.lowercased) is not an imported circle")
             }
             var role = try row.enumeration("role", CircleRole.self, default: .member, aliases: ["admin": .member])
@@ -185,7 +185,7 @@ public enum SupabaseCirclesImport {
             let optionID = try row.uuid("option_id"), userID = try row.uuid("user_id")
             if expiredOptions.contains(optionID) { return .notImported("post expired") }
             try accounts.require(userID, "user_id")
-            guard let postID = try await writer.connection.query("SELECT post_id FROM poll_options WHERE id = \(optionID)", logger: logger).collect().first?.decode(UUID.self) else {
+            guard let postID = try await writer.connection.query("SELECT post_id FROM poll_options WHERE id = \(optionID)", logger: logger).firstValue(UUID.self) else {
                 throw RowProblem("option_id \(optionID.lowercased) is not an imported poll option")
             }
             let inserted = try await writer.connection.query("""

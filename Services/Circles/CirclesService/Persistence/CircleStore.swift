@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -11,13 +12,20 @@ struct CircleStore: Sendable {
     static let memberColumns = "circle_id, user_id, role::text, joined_at"
 
     static func circle(_ row: PostgresRow) throws -> CircleRow {
-        let (id, name, createdBy, createdAt) = try row.decode((UUID, String, UUID, Date).self)
-        return CircleRow(id: id, name: name, createdBy: createdBy, createdAt: createdAt)
+        var cells = RowCells(row)
+        return try circle(&cells)
+    }
+
+    /// The circle's columns (`circleColumns`), read in order from where `cells` stands.
+    static func circle(_ cells: inout RowCells) throws -> CircleRow {
+        try CircleRow(id: cells.next(UUID.self), name: cells.next(String.self), createdBy: cells.next(UUID.self), createdAt: cells.next(Date.self))
     }
 
     static func member(_ row: PostgresRow) throws -> CircleMemberRow {
-        let (circle, user, role, joined) = try row.decode((UUID, UUID, String, Date).self)
-        return CircleMemberRow(circleId: circle, userId: user, role: CircleRole(rawValue: role) ?? .member, joinedAt: joined)
+        try row.read { c in
+            try CircleMemberRow(circleId: c.next(UUID.self), userId: c.next(UUID.self), role: CircleRole(rawValue: c.next(String.self)) ?? .member,
+                                joinedAt: c.next(Date.self))
+        }
     }
 
     func create(name: String, ownerID: UUID, on connection: PostgresConnection) async throws -> (CircleRow, CircleMemberRow) {
@@ -37,8 +45,7 @@ struct CircleStore: Sendable {
             WHERE c.id = \(circleID) \(unescaped: lock ? "FOR UPDATE OF c" : "")
             """, logger: logger).collect()
         guard let row = rows.first else { return nil }
-        let role = try row.decode((UUID, String, UUID, Date, String).self).4
-        return (try Self.circle(row), CircleRole(rawValue: role) ?? .member)
+        return try row.read { c in try (Self.circle(&c), CircleRole(rawValue: c.next(String.self)) ?? .member) }
     }
 
     func isMember(_ circleID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> Bool {
@@ -49,10 +56,9 @@ struct CircleStore: Sendable {
         try await connection.query("""
             SELECT \(unescaped: Self.circleColumns), m.role::text, (SELECT count(*)::int FROM circle_members x WHERE x.circle_id = c.id)
             FROM circle_members m JOIN circles c ON c.id = m.circle_id WHERE m.user_id = \(userID) ORDER BY m.joined_at, c.id
-            """, logger: logger).collect().map { row in
-            let (id, name, createdBy, createdAt, role, count) = try row.decode((UUID, String, UUID, Date, String, Int).self)
-            return CircleView(id: id.lowercased, name: name, createdBy: createdBy.lowercased, createdAt: createdAt, role: Components.Schemas.CircleRole(rawValue: role) ?? .member,
-                              memberCount: count)
+            """, logger: logger).read { c in
+            try CircleView(id: c.next(UUID.self).lowercased, name: c.next(String.self), createdBy: c.next(UUID.self).lowercased, createdAt: c.next(Date.self),
+                           role: Components.Schemas.CircleRole(rawValue: c.next(String.self)) ?? .member, memberCount: c.next(Int.self))
         }
     }
 
@@ -61,17 +67,19 @@ struct CircleStore: Sendable {
             SELECT m.role::text, m.joined_at, \(unescaped: ProfileStore.columns.split(separator: ", ").map { "p.\($0)" }.joined(separator: ", "))
             FROM circle_members m JOIN profiles p ON p.user_id = m.user_id WHERE m.circle_id = \(circleID)
             ORDER BY m.role, m.joined_at, m.user_id
-            """, logger: logger).collect().map { row in
-            let columns = try row.decode((String, Date, UUID, String, String, String?, String, Bool, String?, String?).self)
-            let profile = PublicProfile(userId: columns.2.lowercased, displayName: columns.3, handle: columns.4, bio: columns.5,
-                                        dmPrivacy: Components.Schemas.DMPrivacy(rawValue: columns.6) ?? .anyone, isPro: columns.7, fullName: columns.8, location: columns.9)
-            return MemberView(circleId: circleID.lowercased, role: Components.Schemas.CircleRole(rawValue: columns.0) ?? .member, joinedAt: columns.1, profile: profile)
+            """, logger: logger).read { c in
+            let role = try c.next(String.self), joinedAt = try c.next(Date.self)
+            // The profile's columns after `location` are not shown to other members.
+            let profile = try PublicProfile(userId: c.next(UUID.self).lowercased, displayName: c.next(String.self), handle: c.next(String.self), bio: c.next(String?.self),
+                                            dmPrivacy: Components.Schemas.DMPrivacy(rawValue: c.next(String.self)) ?? .anyone, isPro: c.next(Bool.self),
+                                            fullName: c.next(String?.self), location: c.next(String?.self))
+            return MemberView(circleId: circleID.lowercased, role: Components.Schemas.CircleRole(rawValue: role) ?? .member, joinedAt: joinedAt, profile: profile)
         }
     }
 
     func memberIDs(_ circleID: UUID, on connection: PostgresConnection) async throws -> [UUID] {
         try await connection.query("SELECT user_id FROM circle_members WHERE circle_id = \(circleID) ORDER BY user_id", logger: logger)
-            .collect().map { try $0.decode(UUID.self) }
+            .values(UUID.self)
     }
 
     /// Adds a member; nil when they already are one.
@@ -105,7 +113,7 @@ struct CircleStore: Sendable {
     func successor(_ circleID: UUID, excluding userID: UUID, on connection: PostgresConnection) async throws -> UUID? {
         try await connection.query("""
             SELECT user_id FROM circle_members WHERE circle_id = \(circleID) AND user_id <> \(userID) ORDER BY joined_at, user_id LIMIT 1
-            """, logger: logger).collect().first.map { try $0.decode(UUID.self) }
+            """, logger: logger).firstValue(UUID.self)
     }
 
     /// Changes a member's role; their row before and after (nil when not a member).
@@ -130,12 +138,12 @@ struct CircleStore: Sendable {
 
     func owned(by userID: UUID, on connection: PostgresConnection) async throws -> [UUID] {
         try await connection.query("SELECT circle_id FROM circle_members WHERE user_id = \(userID) AND role = 'owner' ORDER BY circle_id", logger: logger)
-            .collect().map { try $0.decode(UUID.self) }
+            .values(UUID.self)
     }
 
     func joined(by userID: UUID, on connection: PostgresConnection) async throws -> [UUID] {
         try await connection.query("SELECT circle_id FROM circle_members WHERE user_id = \(userID) AND role <> 'owner' ORDER BY circle_id", logger: logger)
-            .collect().map { try $0.decode(UUID.self) }
+            .values(UUID.self)
     }
 
     // MARK: invites
@@ -161,12 +169,11 @@ struct CircleStore: Sendable {
             UPDATE circle_invites SET claimed_by = \(userID), claimed_at = now()
             WHERE code = \(code) AND claimed_at IS NULL AND expires_at > now()
             RETURNING circle_id
-            """, logger: logger).collect().first.map({ try $0.decode(UUID.self) }) {
+            """, logger: logger).firstValue(UUID.self) {
             return .claimed(circle)
         }
-        guard let row = try await connection.query("SELECT claimed_at IS NOT NULL, expires_at <= now() FROM circle_invites WHERE code = \(code)", logger: logger)
-            .collect().first else { return .invalid }
-        let (claimed, expired) = try row.decode((Bool, Bool).self)
+        guard let (claimed, expired) = try await connection.query("SELECT claimed_at IS NOT NULL, expires_at <= now() FROM circle_invites WHERE code = \(code)", logger: logger)
+            .read({ c in try (c.next(Bool.self), c.next(Bool.self)) }).first else { return .invalid }
         return claimed ? .used : (expired ? .expired : .invalid)
     }
 
@@ -175,9 +182,12 @@ struct CircleStore: Sendable {
     static let requestColumns = "r.id, r.circle_id, c.name, r.from_user_id, r.to_user_id, p.handle, r.status::text, r.owner_approved_at IS NOT NULL, r.created_at"
 
     static func request(_ row: PostgresRow) throws -> AddRequestView {
-        let (id, circle, name, from, to, handle, status, approved, created) = try row.decode((UUID, UUID, String, UUID, UUID, String, String, Bool, Date).self)
-        return AddRequestView(id: id.lowercased, circleId: circle.lowercased, circleName: name, fromUserId: from.lowercased, toUserId: to.lowercased, toHandle: handle,
-                              status: AddRequestView.StatusPayload(rawValue: status) ?? .pending, ownerApproved: approved, createdAt: created)
+        try row.read { c in
+            try AddRequestView(id: c.next(UUID.self).lowercased, circleId: c.next(UUID.self).lowercased, circleName: c.next(String.self),
+                               fromUserId: c.next(UUID.self).lowercased, toUserId: c.next(UUID.self).lowercased, toHandle: c.next(String.self),
+                               status: AddRequestView.StatusPayload(rawValue: c.next(String.self)) ?? .pending, ownerApproved: c.next(Bool.self),
+                               createdAt: c.next(Date.self))
+        }
     }
 
     func createRequest(_ circleID: UUID, from: UUID, to: UUID, on connection: PostgresConnection) async throws -> AddRequestView? {

@@ -26,15 +26,23 @@ struct DMStore: Sendable {
     static let threadColumns = "t.id, t.circle_id, t.user_a, t.user_b, t.last_message_at, t.notify_a, t.notify_b"
 
     static func thread(_ row: PostgresRow) throws -> Thread {
-        let c = try row.decode((UUID, UUID, UUID, UUID, Date?, Bool, Bool).self)
-        return Thread(id: c.0, circleId: c.1, userA: c.2, userB: c.3, lastMessageAt: c.4, notifyA: c.5, notifyB: c.6)
+        var cells = RowCells(row)
+        return try thread(&cells)
+    }
+
+    /// The thread's columns (`threadColumns`), read in order from where `cells` stands.
+    static func thread(_ cells: inout RowCells) throws -> Thread {
+        try Thread(id: cells.next(UUID.self), circleId: cells.next(UUID.self), userA: cells.next(UUID.self), userB: cells.next(UUID.self),
+                   lastMessageAt: cells.next(Date?.self), notifyA: cells.next(Bool.self), notifyB: cells.next(Bool.self))
     }
 
     static let messageColumns = "m.id, m.thread_id, m.sender_id, m.body, m.reply_to_id, m.created_at, m.read_at"
 
     static func message(_ row: PostgresRow) throws -> DMMessageRow {
-        let c = try row.decode((UUID, UUID, UUID, String, UUID?, Date, Date?).self)
-        return DMMessageRow(id: c.0, threadId: c.1, senderId: c.2, body: c.3, replyToId: c.4, createdAt: c.5, readAt: c.6)
+        try row.read { c in
+            try DMMessageRow(id: c.next(UUID.self), threadId: c.next(UUID.self), senderId: c.next(UUID.self), body: c.next(String.self),
+                             replyToId: c.next(UUID?.self), createdAt: c.next(Date.self), readAt: c.next(Date?.self))
+        }
     }
 
     /// The thread for the pair in the circle, made when missing.
@@ -69,10 +77,17 @@ struct DMStore: Sendable {
             WHERE (t.user_a = \(userID) OR t.user_b = \(userID))
               AND (SELECT count(*) FROM circle_members m WHERE m.circle_id = t.circle_id AND m.user_id IN (t.user_a, t.user_b)) = 2
             ORDER BY coalesce(t.last_message_at, t.created_at) DESC, t.id
-            """, logger: logger).collect().map { row in
-            let c = try row.decode((UUID, UUID, UUID, UUID, Date?, Bool, Bool, UUID?, UUID?, UUID?, String?, UUID?, Date?, Date?, Int).self)
-            let last = c.7.map { DMMessageRow(id: $0, threadId: c.8!, senderId: c.9!, body: c.10!, replyToId: c.11, createdAt: c.12!, readAt: c.13) }
-            return (try Self.thread(row), last, c.14)
+            """, logger: logger).read { c in
+            let thread = try Self.thread(&c)
+            // The last message's columns are all NULL when the thread has none yet.
+            var last: DMMessageRow?
+            if let id = try c.next(UUID?.self) {
+                last = try DMMessageRow(id: id, threadId: c.next(UUID.self), senderId: c.next(UUID.self), body: c.next(String.self),
+                                        replyToId: c.next(UUID?.self), createdAt: c.next(Date.self), readAt: c.next(Date?.self))
+            } else {
+                for _ in 0..<6 { c.skip() }
+            }
+            return (thread, last, try c.next(Int.self))
         }
     }
 
@@ -103,13 +118,15 @@ struct DMStore: Sendable {
             FROM dm_messages m WHERE m.thread_id = \(threadID)
               AND (\(cursor?.micros)::int8 IS NULL OR (m.created_at, m.id) < ('epoch'::timestamptz + \(cursor?.micros ?? 0) * interval '1 microsecond', \(cursor?.id ?? UUID())))
             ORDER BY m.created_at DESC, m.id DESC LIMIT \(limit)
-            """, logger: logger).collect().map { row in
-            let c = try row.decode((UUID, UUID, UUID, String, UUID?, Date, Date?, Int64, String).self)
+            """, logger: logger).read { c in
+            let id = try c.next(UUID.self)
+            let message = try Components.Schemas.Message(id: id.lowercased, threadId: c.next(UUID.self).lowercased, senderId: c.next(UUID.self).lowercased,
+                                                         body: c.next(String.self), replyToId: c.next(UUID?.self)?.lowercased, createdAt: c.next(Date.self),
+                                                         readAt: c.next(Date?.self))
+            let micros = try c.next(Int64.self), reactionsJSON = try c.next(String.self)
             struct Reaction: Decodable { var emoji: String; var user_id: UUID }
-            let reactions = try JSONDecoder().decode([Reaction].self, from: Data(c.8.utf8)).map { Components.Schemas.MessageReaction(emoji: $0.emoji, userId: $0.user_id.lowercased) }
-            let message = Components.Schemas.Message(id: c.0.lowercased, threadId: c.1.lowercased, senderId: c.2.lowercased, body: c.3, replyToId: c.4?.lowercased,
-                                                     createdAt: c.5, readAt: c.6)
-            return (DMMessageView(value1: message, value2: .init(reactions: reactions)), KeysetCursor(micros: c.7, id: c.0))
+            let reactions = try JSONDecoder().decode([Reaction].self, from: Data(reactionsJSON.utf8)).map { Components.Schemas.MessageReaction(emoji: $0.emoji, userId: $0.user_id.lowercased) }
+            return (DMMessageView(value1: message, value2: .init(reactions: reactions)), KeysetCursor(micros: micros, id: id))
         }
     }
 
@@ -119,8 +136,7 @@ struct DMStore: Sendable {
     }
 
     static func reaction(_ row: PostgresRow) throws -> DMReactionRow {
-        let (message, user, emoji, at) = try row.decode((UUID, UUID, String, Date).self)
-        return DMReactionRow(messageId: message, userId: user, emoji: emoji, createdAt: at)
+        try row.read { c in try DMReactionRow(messageId: c.next(UUID.self), userId: c.next(UUID.self), emoji: c.next(String.self), createdAt: c.next(Date.self)) }
     }
 
     /// Adds the reaction; the new row, nil when it was there already.

@@ -84,7 +84,7 @@ struct PostStore: Sendable {
     }
 
     func pollOptionLabels(_ postID: UUID, on connection: PostgresConnection) async throws -> [String] {
-        try await connection.query("SELECT label FROM poll_options WHERE post_id = \(postID) ORDER BY position", logger: logger).collect().map { try $0.decode(String.self) }
+        try await connection.query("SELECT label FROM poll_options WHERE post_id = \(postID) ORDER BY position", logger: logger).values(String.self)
     }
 
     /// Deletes up to `limit` expired posts (their reactions, votes, RSVPs and kept marks
@@ -202,18 +202,17 @@ struct PostStore: Sendable {
     static let rsvpColumns = "post_id, user_id, status::text, created_at"
 
     static func reaction(_ row: PostgresRow) throws -> PostReactionRow {
-        let (post, user, emoji, at) = try row.decode((UUID, UUID, String, Date).self)
-        return PostReactionRow(postId: post, userId: user, emoji: emoji, createdAt: at)
+        try row.read { c in try PostReactionRow(postId: c.next(UUID.self), userId: c.next(UUID.self), emoji: c.next(String.self), createdAt: c.next(Date.self)) }
     }
 
     static func vote(_ row: PostgresRow) throws -> PollVoteRow {
-        let (option, user, post, at) = try row.decode((UUID, UUID, UUID, Date).self)
-        return PollVoteRow(optionId: option, userId: user, postId: post, createdAt: at)
+        try row.read { c in try PollVoteRow(optionId: c.next(UUID.self), userId: c.next(UUID.self), postId: c.next(UUID.self), createdAt: c.next(Date.self)) }
     }
 
     static func rsvp(_ row: PostgresRow) throws -> EventRSVPRow {
-        let (post, user, status, at) = try row.decode((UUID, UUID, String, Date).self)
-        return EventRSVPRow(postId: post, userId: user, status: RSVPStatus(rawValue: status) ?? .going, createdAt: at)
+        try row.read { c in
+            try EventRSVPRow(postId: c.next(UUID.self), userId: c.next(UUID.self), status: RSVPStatus(rawValue: c.next(String.self)) ?? .going, createdAt: c.next(Date.self))
+        }
     }
 
     /// Adds the reaction; the new row, nil when it was there already.
@@ -304,12 +303,12 @@ struct PostStore: Sendable {
 
     /// The post's RSVPs by status.
     func rsvpCounts(_ postID: UUID, on connection: PostgresConnection) async throws -> RSVPCounts {
-        let rows = try await connection.query("""
+        let counts = try await connection.query("""
             SELECT count(*) FILTER (WHERE status = 'going')::int, count(*) FILTER (WHERE status = 'maybe')::int,
                    count(*) FILTER (WHERE status = 'declined')::int
             FROM event_rsvps WHERE post_id = \(postID)
-            """, logger: logger).collect()
-        guard let (going, maybe, declined) = try rows.first?.decode((Int, Int, Int).self) else { return RSVPCounts(going: 0, maybe: 0, declined: 0) }
+            """, logger: logger).read { c in try (c.next(Int.self), c.next(Int.self), c.next(Int.self)) }
+        guard let (going, maybe, declined) = counts.first else { return RSVPCounts(going: 0, maybe: 0, declined: 0) }
         return RSVPCounts(going: going, maybe: maybe, declined: declined)
     }
 

@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -8,8 +9,10 @@ struct PresenceStore: Sendable {
     let logger: Logger
 
     static func row(_ row: PostgresRow) throws -> PresenceRow {
-        let (user, circle, status, at) = try row.decode((UUID, UUID, String, Date).self)
-        return PresenceRow(userId: user, circleId: circle, status: PresenceStatus(rawValue: status) ?? .free, updatedAt: at)
+        try row.read { c in
+            try PresenceRow(userId: c.next(UUID.self), circleId: c.next(UUID.self), status: PresenceStatus(rawValue: c.next(String.self)) ?? .free,
+                            updatedAt: c.next(Date.self))
+        }
     }
 
     /// The user's status in the circle, locked for a change.

@@ -11,11 +11,12 @@ struct ProfileStore: Sendable {
     static let columns = "user_id, display_name, handle, bio, dm_privacy::text, is_pro, full_name, location, address, email, phone, birthday, created_at, updated_at"
 
     static func decode(_ row: PostgresRow) throws -> MyProfile {
-        let (id, name, handle, bio, privacy, pro, fullName, location, address, email, phone, birthday, createdAt, updatedAt) =
-            try row.decode((UUID, String, String, String?, String, Bool, String?, String?, String?, String?, String?, LocalDate?, Date, Date).self)
-        return MyProfile(userId: id.lowercased, displayName: name, handle: handle, bio: bio, dmPrivacy: Components.Schemas.DMPrivacy(rawValue: privacy) ?? .anyone,
-                         isPro: pro, fullName: fullName, location: location, address: address, email: email, phone: phone, birthday: birthday?.description,
-                         createdAt: createdAt, updatedAt: updatedAt)
+        try row.read { c in
+            try MyProfile(userId: c.next(UUID.self).lowercased, displayName: c.next(String.self), handle: c.next(String.self), bio: c.next(String?.self),
+                          dmPrivacy: Components.Schemas.DMPrivacy(rawValue: c.next(String.self)) ?? .anyone, isPro: c.next(Bool.self),
+                          fullName: c.next(String?.self), location: c.next(String?.self), address: c.next(String?.self), email: c.next(String?.self),
+                          phone: c.next(String?.self), birthday: c.next(LocalDate?.self)?.description, createdAt: c.next(Date.self), updatedAt: c.next(Date.self))
+        }
     }
 
     /// The profile, created (name and handle from the email) when the registration event is
@@ -38,7 +39,7 @@ struct ProfileStore: Sendable {
     /// Whose handle this is (case does not matter).
     func byHandle(_ handle: String, on connection: PostgresConnection) async throws -> UUID? {
         try await connection.query("SELECT user_id FROM profiles WHERE lower(handle) = lower(\(handle))", logger: logger)
-            .collect().first.map { try $0.decode(UUID.self) }
+            .firstValue(UUID.self)
     }
 
     /// Creates the profile unless it exists or the account was deleted. `authName` is the name
