@@ -43,6 +43,12 @@ TICKS = os.sysconf("SC_CLK_TCK")
 CORES = os.cpu_count() or 1
 
 
+def passed_settings():
+    """Settings of the caller's environment the services under test get too: `COLONY_FAST_PATHS=off`
+    measures the generated routes where a fast path serves by default."""
+    return {key: os.environ[key] for key in ("COLONY_FAST_PATHS",) if key in os.environ}
+
+
 def log(message):
     print(message, file=sys.stderr, flush=True)
 
@@ -344,6 +350,7 @@ def profile(plan, scenario, bin_dir, port, workdir, count, label):
     environment = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/root")}
     environment.update(plan["environment"])
     environment.update({"COLONY_HTTP_HOST": "127.0.0.1", "COLONY_HTTP_PORT": str(port)})
+    environment.update(passed_settings())
     out = os.path.join(workdir, f"callgrind.{label}.out")
     # Valgrind 3.19 cannot read the DWARF 5 that Swift emits: a copy without debug information
     # (the symbol table stays, so functions keep their names).
@@ -464,6 +471,7 @@ def run_benchmark(name, bin_dir, port, seconds, workdir, postmaster, broker):
         environment = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/root")}
         environment.update(plan["environment"])
         environment.update({"COLONY_HTTP_HOST": "127.0.0.1", "COLONY_HTTP_PORT": str(port)})
+        environment.update(passed_settings())
         service_log = open(os.path.join(workdir, f"{name}-service.log"), "w")
         service = subprocess.Popen(pin(SERVICE_CPUS) + [os.path.join(bin_dir, plan["executable"])], env=environment,
                                    stdin=subprocess.DEVNULL, stdout=service_log, stderr=subprocess.STDOUT)

@@ -5,10 +5,10 @@ import Foundation
 import NIOCore
 import Testing
 
-/// The feed page's fast path (`CirclesAPI.fastPaths`) against the generated route it stands in
-/// for: the same requests, good and bad, to the service and to a twin with fast paths off, on
-/// the same data, answer the same status, `Content-Type` and bytes.
-@Suite("Circles: the feed page's fast path")
+/// The feed page's and posting's fast paths (`CirclesAPI.fastPaths`) against the generated routes
+/// they stand in for: the same requests, good and bad, to the service and to a twin with fast
+/// paths off, on the same data, answer the same status, `Content-Type` and bytes.
+@Suite("Circles: the fast paths of the feed page and of posting")
 struct CirclesFastPathTests {
     @Test("GET /circles/v1/circles/{circle_id}/posts answers byte for byte as the generated route")
     func feedPageMatchesGeneratedRoute() async throws {
@@ -66,6 +66,58 @@ struct CirclesFastPathTests {
                 }
                 #expect(compared == 3 * paths.count)
             }
+        }
+    }
+
+    @Test("POST /circles/v1/circles/{circle_id}/posts answers as the generated route, good and bad bodies alike")
+    func postingMatchesGeneratedRoute() async throws {
+        try await withRunningCircles { circles in
+            let owner = try await circles.user(handle: "post_owner"), outsider = try await circles.user()
+            let circle = try await circles.circle(owner: owner)
+            let posts = "/circles/\(circle)/posts"
+            let bodies = [
+                #"{"type":"note","body":"hello"}"#,
+                #"{"type":"note","body":"escapes \" \\ / \n \t \u00e9 \ud83d\ude80 \u2028 é 🚀","mood":"calm"}"#,
+                #"{"type":"poll","body":"Lunch?","poll_options":["Tacos","Sushi \"rolls\""]}"#,
+                #"{"type":"event","body":"Hike","location":"Trail / 2","latitude":40.7128,"longitude":-74,"starts_at":"2030-01-01T10:00:00.5+01:00"}"#,
+                #"{"type":"event","body":"Hike","starts_at":"2030-01-01T09:00:00Z","latitude":1e1,"longitude":-0.0}"#,
+                #"{"type":"ask","body":"Ride?","mood":"hopeful","category":"ride","urgency":"urgent","unknown":{"x":[1,2]}}"#,
+                // Refused, by the document's types or the rules.
+                #"{"type":"poll","body":"Lunch?","poll_options":["only one"]}"#, #"{"type":"note","body":""}"#,
+                #"{"type":"gossip","body":"x"}"#, #"{"body":"no type"}"#, #"{"type":"note","body":5}"#, "{}", "[]", "\"note\"", "",
+                #"{"type":"note","body":"x","mood":null}"#, #"{"type":"note","body":"null"}"#, #"{"type":"event","body":"x","starts_at":"tomorrow"}"#,
+                #"{"type":"event","body":"x","latitude":NaN}"#, #"{"type":"note","body":"nul \u0000 byte"}"#, #"{"type":"note","body":"#,
+                #"{"type":"note","body":"x"} trailing"#, "{\"type\":\"note\",\"body\":\"\(String(repeating: "x", count: 70_000))\"}",
+            ]
+            try await circles.withTwin(configure: { $0.fastPaths = .off }) { generated in
+                let varying: Set<String> = ["id", "created_at", "expires_at", "updated_at"]
+                var compared = 0
+                for body in bodies {
+                    for (user, path) in [(owner, posts), (outsider, posts), (owner, "/circles/\(UUID())/posts"), (owner, "/circles/not-a-uuid/posts")] {
+                        let difference = try await circles.service.differenceFromGenerated(.POST, path, as: user, body: body, generated: generated, varying: varying)
+                        #expect(difference == nil, "\(difference ?? "")")
+                        compared += 1
+                    }
+                }
+                let note = #"{"type":"note","body":"hi"}"#
+                for (contentType, headers) in [("application/json; charset=utf-8", []), ("application/JSON", []), ("text/plain", []),
+                                               ("application/json", [("Accept", "text/html")]), ("application/json", [("Accept", "*/*")])] as [(String, [(String, String)])] {
+                    let difference = try await circles.service.differenceFromGenerated(.POST, posts, as: owner, body: note, contentType: contentType,
+                                                                                         headers: headers, generated: generated, varying: varying)
+                    #expect(difference == nil, "\(contentType) \(headers): \(difference ?? "")")
+                }
+                for (path, user, contentType) in [(posts, nil, "application/json"), (posts + "?x=1", owner, "application/json"), (posts, owner, nil)] as [(String, RunningService.User?, String?)] {
+                    let difference = try await circles.service.differenceFromGenerated(.POST, path, as: user, body: note, contentType: contentType,
+                                                                                         generated: generated, varying: varying)
+                    #expect(difference == nil, "\(path) \(contentType ?? "no type"): \(difference ?? "")")
+                }
+                #expect(compared == 4 * bodies.count)
+            }
+            // Both twins posted each good body: the feed shows them all, whole.
+            let feed = try await circles.service.request(.GET, "\(posts)?limit=100", as: owner)
+            let shown = feed.body["posts"]?.arrayValue ?? []
+            #expect(feed.status == 200 && shown.count >= 2 * 6, "\(feed.body)")
+            #expect(shown.allSatisfy { $0["id"]?.stringValue != nil && $0["author"] != nil }, "\(feed.body)")
         }
     }
 

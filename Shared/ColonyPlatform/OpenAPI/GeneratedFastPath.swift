@@ -1,4 +1,5 @@
 import ColonyModels
+import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -39,6 +40,14 @@ public struct GeneratedFastPath: Sendable {
     public static func json(_ value: some ColonyJSONWritable, status: HTTPResponse.Status = .ok) throws -> Response {
         Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
                  body: .init(byteBuffer: ByteBuffer(bytes: try ColonyJSON.encode(value))))
+    }
+
+    /// `value` as the generated route answers it, written by `ColonyJSON`'s tree (what Foundation's
+    /// encoder with the runtime's settings writes, byte for byte: ids are strings in the documents'
+    /// types), for answers without a writer of their own. Held equal by the service's tests.
+    public static func json(encoding value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
+                 body: .init(byteBuffer: ByteBuffer(bytes: try ColonyJSON.encodeTree(value))))
     }
 
     /// Throws unless every fast path names an operation of `document` (whose operations the
@@ -133,5 +142,47 @@ extension GeneratedRoutes {
                                  fastPaths: [GeneratedFastPath], mode: FastPathMode) -> some ServerTransport {
         GeneratedTransport(signedIn: router.group().add(middleware: middleware), open: router.group(), publicPaths: publicPaths,
                            fastPaths: mode == .on ? fastPaths : [])
+    }
+}
+
+/// A JSON write a fast path can read exactly as the generated code and `RequestBodyCheck` would:
+/// `Content-Type: application/json` (with `charset=utf-8` or without), `Accept` absent or plainly
+/// JSON, a known length within `limit`, the path parameter of unreserved characters, no query;
+/// then a body with text Postgres can keep, no `null` (what `RequestBodyNulls` would note: not
+/// read here), that Foundation's decoder, set as the runtime's, reads as `Body`. Anything else is
+/// nil, and the request (its body kept) is the generated route's to read and answer.
+public struct PlainJSONWrite<Body: Decodable & Sendable>: Sendable {
+    /// The path parameter's value (empty for an operation without one).
+    public let parameter: String
+    public let body: Body
+
+    public init?(_ request: inout Request, _ context: ColonyRequestContext, parameter name: String? = nil, limit: Int) async throws {
+        let type = request.headers[values: .contentType]
+        guard type.count == 1, type[0] == "application/json" || type[0] == "application/json; charset=utf-8",
+              request.headers[.transferEncoding] == nil, request.uri.query == nil,
+              let length = request.headers[.contentLength].flatMap({ Int($0) }), length > 0, length <= limit else { return nil }
+        let accept = request.headers[values: .accept]
+        guard accept.isEmpty || (accept.count == 1 && (accept[0] == "application/json" || accept[0] == "*/*")) else { return nil }
+        let parameter = name.map { context.parameters.get($0) ?? "" } ?? ""
+        guard name == nil || (!parameter.isEmpty && PlainRequest.isPlain(parameter)) else { return nil }
+        // Kept in the request, so that the generated route reads the same bytes.
+        let bytes = try await request.collectBody(upTo: limit)
+        let decoded: Body? = bytes.withUnsafeReadableBytes { raw in
+            guard UnstorableText.problem(inJSON: raw) == nil, !Self.containsNull(raw) else { return nil }
+            return try? GeneratedRoutes.requestDecoder.decode(Body.self, from: Data(raw))
+        }
+        guard let decoded else { return nil }
+        self.parameter = parameter
+        self.body = decoded
+    }
+
+    /// Whether the bytes hold `null` anywhere (in a string too: then the generated route reads it).
+    static func containsNull(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count >= 4 else { return false }
+        for index in 0...(bytes.count - 4) where bytes[index] == UInt8(ascii: "n")
+            && bytes[index + 1] == UInt8(ascii: "u") && bytes[index + 2] == UInt8(ascii: "l") && bytes[index + 3] == UInt8(ascii: "l") {
+            return true
+        }
+        return false
     }
 }

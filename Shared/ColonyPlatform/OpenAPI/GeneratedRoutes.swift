@@ -20,6 +20,17 @@ public enum GeneratedRoutes {
     /// are strings in the documents, so their case is the handlers' (lower case).
     public static let configuration = Configuration(dateTranscoder: ColonyDateTranscoder(), jsonEncodingOptions: [.sortedKeys])
 
+    /// The decoder the runtime reads JSON bodies with under `configuration` (its `Converter`'s):
+    /// a fast path reads the document's types with the same settings.
+    static let requestDecoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            return try ColonyDateTranscoder().decode(try container.decode(String.self))
+        }
+        return decoder
+    }()
+
     /// The routes go on `router` behind `middleware` (the token middleware: every operation needs
     /// a signed-in caller, but those at `publicPaths`, the document itself).
     public static func transport(_ router: Router<ColonyRequestContext>, behind middleware: TokenMiddleware, publicPaths: Set<String>) -> some ServerTransport {

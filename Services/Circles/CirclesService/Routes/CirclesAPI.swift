@@ -34,8 +34,9 @@ struct CirclesAPI: APIProtocol {
 
     /// Serves the operations behind the token middleware (but the document, and the admin route,
     /// which takes the app's service-role key instead), post photos up to their upload limit, and
-    /// the feed page by its fast path unless `COLONY_FAST_PATHS=off`.
+    /// the feed page and posting by their fast paths unless `COLONY_FAST_PATHS=off`.
     func register(on router: Router<ColonyRequestContext>, context: ServiceContext, uploadLimit: Int) throws {
+        let fastPaths = fastPaths(maxBodyBytes: context.configuration.maxBodyBytes)
         let middlewares = [ServiceKeyCheck(tokenMiddleware: context.tokenMiddleware, operations: ["setProfilePro"])]
             + GeneratedRoutes.middlewares(maxBodyBytes: context.configuration.maxBodyBytes, uploads: ["setPostPhoto": uploadLimit])
         try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/circles/v1/openapi.json", Self.adminPath],

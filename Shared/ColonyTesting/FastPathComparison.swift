@@ -1,0 +1,32 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+extension RunningService {
+    /// One request sent to this service (fast paths on) and then to `generated` (its twin with
+    /// fast paths off, on the same data): nil when both answer the same status, `Content-Type` and
+    /// bytes, else what differs. A write makes a new record each time: the string values of the
+    /// `varying` keys (its ids and times) are compared by shape only (both present, or both absent).
+    public func differenceFromGenerated(_ method: HTTPMethod, _ path: String, as user: User?, body: String?, contentType: String? = "application/json",
+                                        headers: [(String, String)] = [], generated: RunningService, varying: Set<String> = []) async throws -> String? {
+        let bytes = body.map { ByteBuffer(string: $0) }
+        let fast = try await request(method, path, as: user, bytes: bytes, contentType: contentType, headers: headers)
+        let other = try await generated.request(method, path, as: user, bytes: bytes, contentType: contentType, headers: headers)
+        let (a, b) = (Self.masking(varying, in: String(buffer: fast.bytes)), Self.masking(varying, in: String(buffer: other.bytes)))
+        guard fast.status == other.status, fast.headers["Content-Type"] == other.headers["Content-Type"], a == b else {
+            return "\(method) \(path) \(body ?? "(no body)"): \(fast.status) \(fast.headers["Content-Type"]) \(a)\nagainst the generated \(other.status) \(other.headers["Content-Type"]) \(b)"
+        }
+        return nil
+    }
+
+    /// `"key":"…"` for each of `keys`, wherever it is in the text.
+    static func masking(_ keys: Set<String>, in text: String) -> String {
+        var text = text
+        for key in keys {
+            let pattern = "\"\(NSRegularExpression.escapedPattern(for: key))\":\"[^\"]*\""
+            text = text.replacingOccurrences(of: pattern, with: "\"\(key)\":\"…\"", options: .regularExpression)
+        }
+        return text
+    }
+}
