@@ -31,8 +31,11 @@ struct DeliveryStore: Sendable {
                 """, logger: logger)
         }
         var result: [Recipient] = []
-        for try await (user, kinds, start, end, zone) in rows.decode((UUID, [String], Int?, Int?, String?).self) {
-            result.append(Recipient(user: user, preferences: PreferenceStore.preferences((kinds, start, end, zone))))
+        for try await row in rows {
+            var cells = RowCells(row)
+            let user: UUID = try cells.next()
+            let preferences = PreferenceStore.preferences((try cells.next(), try cells.next(), try cells.next(), try cells.next()))
+            result.append(Recipient(user: user, preferences: preferences))
         }
         return result
     }
@@ -44,7 +47,7 @@ struct DeliveryStore: Sendable {
         let rows = try await connection.query("""
             SELECT id, user_id, token FROM devices WHERE app = \(app.rawValue) AND kind = 'device' AND user_id = ANY(\(users)::uuid[])
             """, logger: logger)
-        for try await row in rows.decode((UUID, UUID, String).self) { tokens.append(row) }
+        for try await row in rows { tokens.append(try row.read { c in (try c.next(), try c.next(), try c.next()) }) }
         return tokens
     }
 
@@ -52,14 +55,14 @@ struct DeliveryStore: Sendable {
     /// who left or was removed gets nothing more, even before their token is dropped), and the circle.
     func activityTokens(post: UUID, on connection: PostgresConnection) async throws -> (circle: UUID?, tokens: [(device: UUID, user: UUID, token: String)]) {
         guard let circle = try await connection.query("SELECT circle_id FROM event_posts WHERE post_id = \(post)", logger: logger)
-            .collect().first?.decode(UUID.self) else { return (nil, []) }
+            .firstValue(UUID.self) else { return (nil, []) }
         var tokens: [(UUID, UUID, String)] = []
         let rows = try await connection.query("""
             SELECT d.id, d.user_id, d.token FROM devices d
             WHERE d.kind = 'live_activity' AND d.post_id = \(post)
               AND EXISTS (SELECT 1 FROM memberships m WHERE m.scope = 'circle' AND m.scope_id = \(circle) AND m.user_id = d.user_id)
             """, logger: logger)
-        for try await row in rows.decode((UUID, UUID, String).self) { tokens.append(row) }
+        for try await row in rows { tokens.append(try row.read { c in (try c.next(), try c.next(), try c.next()) }) }
         return (circle, tokens)
     }
 
@@ -139,11 +142,13 @@ struct DeliveryStore: Sendable {
                       t.token, t.environment, t.user_id, d.trace_parent
             """, logger: logger)
         var claimed: [Claimed] = []
-        for try await c in rows.decode((UUID, UUID, UUID, String, String, String, String?, Date, String, Int, String, String, UUID, String?).self) {
-            claimed.append(Claimed(id: c.0, deviceID: c.1, user: c.2, app: App(rawValue: c.3) ?? .mycirclee, kind: c.4, pushType: PushType(rawValue: c.5) ?? .alert,
-                                   collapseID: c.6, expiresAt: c.7, payload: c.8, attempts: c.9, token: c.10,
-                                   environment: APNsEnvironment(rawValue: c.11) ?? .production, tokenUser: c.12,
-                                   traceParent: c.13.flatMap(TraceParent.init(header:))))
+        for try await row in rows {
+            claimed.append(try row.read { c in
+                Claimed(id: try c.next(), deviceID: try c.next(), user: try c.next(), app: App(rawValue: try c.next(String.self)) ?? .mycirclee, kind: try c.next(),
+                        pushType: PushType(rawValue: try c.next(String.self)) ?? .alert, collapseID: try c.next(), expiresAt: try c.next(), payload: try c.next(),
+                        attempts: try c.next(), token: try c.next(), environment: APNsEnvironment(rawValue: try c.next(String.self)) ?? .production,
+                        tokenUser: try c.next(), traceParent: try c.next(String?.self).flatMap(TraceParent.init(header:)))
+            })
         }
         return claimed
     }
@@ -191,9 +196,11 @@ struct DeliveryStore: Sendable {
             FROM deliveries WHERE user_id = \(user) AND (\(app?.rawValue)::text IS NULL OR app = \(app?.rawValue))
             ORDER BY created_at DESC, id DESC LIMIT \(limit)
             """, logger: logger).collect().map { row in
-            let c = try row.decode((UUID, UUID, String, String, String, String, Int, Int?, String?, String, Date?, Date, Date?).self)
-            return DeliveryLogEntry(id: c.0, eventId: c.1, app: c.2, kind: c.3, pushType: c.4, status: c.5, attempts: c.6, lastStatus: c.7,
-                                    lastReason: c.8, tokenSuffix: c.9, heldUntil: c.10, createdAt: c.11, sentAt: c.12)
+            try row.read { c in
+                DeliveryLogEntry(id: try c.next(), eventId: try c.next(), app: try c.next(), kind: try c.next(), pushType: try c.next(), status: try c.next(),
+                                 attempts: try c.next(), lastStatus: try c.next(), lastReason: try c.next(), tokenSuffix: try c.next(), heldUntil: try c.next(),
+                                 createdAt: try c.next(), sentAt: try c.next())
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -21,19 +22,19 @@ struct DeviceRow: Codable, Sendable, Equatable {
     static let columns = "id, app, kind, token, environment, platform, app_version, locale, activity_id, post_id, created_at, updated_at"
 
     init(row: PostgresRow) throws {
-        let c = try row.decode((UUID, String, String, String, String, String, String?, String?, String?, UUID?, Date, Date).self)
-        id = c.0
-        app = App(rawValue: c.1) ?? .mycirclee
-        kind = c.2
-        token = c.3
-        environment = APNsEnvironment(rawValue: c.4) ?? .production
-        platform = c.5
-        appVersion = c.6
-        locale = c.7
-        activityId = c.8
-        postId = c.9
-        createdAt = c.10
-        updatedAt = c.11
+        var cells = RowCells(row)
+        id = try cells.next()
+        app = App(rawValue: try cells.next(String.self)) ?? .mycirclee
+        kind = try cells.next()
+        token = try cells.next()
+        environment = APNsEnvironment(rawValue: try cells.next(String.self)) ?? .production
+        platform = try cells.next()
+        appVersion = try cells.next()
+        locale = try cells.next()
+        activityId = try cells.next()
+        postId = try cells.next()
+        createdAt = try cells.next()
+        updatedAt = try cells.next()
     }
 }
 
@@ -141,7 +142,7 @@ struct DeviceStore: Sendable {
             )
             SELECT count(*)::int FROM gone
             """
-        let count = try await connection.query(query, logger: logger).collect().first?.decode(Int.self) ?? 0
+        let count = try await connection.query(query, logger: logger).firstValue(Int.self) ?? 0
         return count > 0
     }
 

@@ -46,16 +46,24 @@ struct NotificationStore: Sendable {
             ORDER BY created_at DESC, id DESC LIMIT \(limit)
             """, logger: logger).collect()
         return try rows.map { row in
-            let c = try row.decode((UUID, String, String, String, String, Date, Date?, Int64).self)
+            var cells = RowCells(row)
+            let id: UUID = try cells.next()
+            let kind: String = try cells.next()
+            let title: String = try cells.next()
+            let body: String = try cells.next()
+            let dataText: String = try cells.next()
+            let createdAt: Date = try cells.next()
+            let readAt: Date? = try cells.next()
+            let micros: Int64 = try cells.next()
             // A plain decoder: the keys are data, not field names to convert.
-            let data = (try? JSONDecoder().decode([String: JSONValue].self, from: Data(c.4.utf8))) ?? [:]
-            return (NotificationEntry(id: c.0, kind: c.1, title: c.2, body: c.3, data: data, createdAt: c.5, readAt: c.6), KeysetCursor(micros: c.7, id: c.0))
+            let data = (try? JSONDecoder().decode([String: JSONValue].self, from: Data(dataText.utf8))) ?? [:]
+            return (NotificationEntry(id: id, kind: kind, title: title, body: body, data: data, createdAt: createdAt, readAt: readAt), KeysetCursor(micros: micros, id: id))
         }
     }
 
     func unreadCount(user: UUID, app: App, on connection: PostgresConnection) async throws -> Int {
         try await connection.query("SELECT count(*)::int FROM notifications WHERE user_id = \(user) AND app = \(app.rawValue) AND read_at IS NULL", logger: logger)
-            .collect().first?.decode(Int.self) ?? 0
+            .firstValue(Int.self) ?? 0
     }
 
     /// Marks one notification read; false when the caller has none with this id.

@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -12,7 +13,7 @@ struct PreferenceStore: Sendable {
             SELECT disabled_kinds, quiet_start, quiet_end, timezone FROM preferences WHERE user_id = \(user) AND app = \(app.rawValue)
             """, logger: logger).collect()
         guard let row = rows.first else { return NotificationsRules.Preferences(disabledKinds: [], quietHours: nil) }
-        return try Self.preferences(row.decode(([String], Int?, Int?, String?).self))
+        return try row.read { c in Self.preferences((try c.next(), try c.next(), try c.next(), try c.next())) }
     }
 
     static func preferences(_ columns: ([String], Int?, Int?, String?)) -> NotificationsRules.Preferences {

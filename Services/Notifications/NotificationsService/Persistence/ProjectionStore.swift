@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -81,7 +82,11 @@ struct ProjectionStore: Sendable {
             SELECT n.kind, n.id, n.name FROM names n
             JOIN unnest(\(keys.map(\.kind.rawValue))::text[], \(keys.map(\.id))::uuid[]) AS k(kind, id) ON n.kind = k.kind AND n.id = k.id
             """, logger: logger)
-        for try await (kind, id, name) in rows.decode((String, UUID, String).self) {
+        for try await row in rows {
+            var cells = RowCells(row)
+            let kind: String = try cells.next()
+            let id: UUID = try cells.next()
+            let name: String = try cells.next()
             if let kind = NameKey.Kind(rawValue: kind) { names[NameKey(kind, id)] = name }
         }
         return names
@@ -97,9 +102,10 @@ struct ProjectionStore: Sendable {
     static let eventPostColumns = "post_id, circle_id, author_id, title, location, starts_at, going, maybe, declined"
 
     static func eventPost(row: PostgresRow) throws -> EventPostInfo {
-        let c = try row.decode((UUID, UUID, UUID, String, String?, Date?, Int, Int, Int).self)
-        return EventPostInfo(postID: c.0, circleID: c.1, authorID: c.2, title: c.3, location: c.4, startsAt: c.5,
-                             counts: RSVPCounts(going: c.6, maybe: c.7, declined: c.8))
+        try row.read { c in
+            EventPostInfo(postID: try c.next(), circleID: try c.next(), authorID: try c.next(), title: try c.next(), location: try c.next(), startsAt: try c.next(),
+                          counts: RSVPCounts(going: try c.next(), maybe: try c.next(), declined: try c.next()))
+        }
     }
 
     /// Event posts with Live Activities whose start has come (`started`) or that began more than
