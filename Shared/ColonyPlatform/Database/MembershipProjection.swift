@@ -46,7 +46,7 @@ public struct MembershipProjection: Sendable {
 
     public func members(_ scope: MembershipScope, _ id: UUID, on connection: PostgresConnection) async throws -> Set<UUID> {
         var members: Set<UUID> = []
-        for try await user in try await connection.query("SELECT user_id FROM memberships WHERE scope = \(scope.rawValue) AND scope_id = \(id)", logger: logger).decode(UUID.self) {
+        for user in try await connection.query("SELECT user_id FROM memberships WHERE scope = \(scope.rawValue) AND scope_id = \(id)", logger: logger).values(UUID.self) {
             members.insert(user)
         }
         return members

@@ -53,7 +53,7 @@ public struct MigrationRunner: Sendable {
                 );
                 """, logger: logger)
             var applied = Set<Int>()
-            for try await version in try await connection.query("SELECT version FROM schema_migrations WHERE component = \(component)", logger: logger).decode(Int.self) {
+            for version in try await connection.query("SELECT version FROM schema_migrations WHERE component = \(component)", logger: logger).values(Int.self) {
                 applied.insert(version)
             }
             var newlyApplied: [Int] = []

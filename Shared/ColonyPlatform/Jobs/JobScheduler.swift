@@ -59,7 +59,7 @@ public struct JobScheduler: Service, Sendable {
         do {
             return try await database.client.withConnection { connection in
                 let locked = try await connection.query("SELECT pg_try_advisory_lock(hashtext(\(lockName)))", logger: logger)
-                    .collect().first?.decode(Bool.self) ?? false
+                    .firstValue(Bool.self) ?? false
                 guard locked else { return false }
                 // Whatever happens below, the lock is released on the same session before the
                 // connection goes back to the pool.

@@ -93,7 +93,7 @@ public struct DeadLetterRetrier: Service {
                     ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
                     """, logger: logger)
                 var next: (Int64, ByteBuffer)?
-                for try await row in rows.decode((Int64, ByteBuffer).self) { next = row }
+                for try await row in rows { next = try row.read { c in (try c.next(Int64.self), try c.next(ByteBuffer.self)) } }
                 guard let (id, payload) = next else { return nil }
                 do {
                     let event = try ReceivedEvent(bytes: Array(buffer: payload))

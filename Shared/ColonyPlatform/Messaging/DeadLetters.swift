@@ -110,10 +110,12 @@ public struct DeadLetters: Sendable {
             ORDER BY id LIMIT \(limit)
             """, logger: logger)
         var entries: [Entry] = []
-        for try await row in rows.decode((Int64, String, UUID?, String?, String, String?, Int32?, Int64?, Int32, String, Int32, Date, Date, Date?).self) {
-            entries.append(Entry(id: row.0, stage: Stage(rawValue: row.1) ?? .consume, eventID: row.2, eventType: row.3, topic: row.4, key: row.5,
-                                 partition: row.6, offset: row.7, payloadBytes: Int(row.8), error: row.9, attempts: Int(row.10),
-                                 firstFailedAt: row.11, lastFailedAt: row.12, retryRequestedAt: row.13))
+        for try await row in rows {
+            entries.append(try row.read { c in
+                Entry(id: try c.next(), stage: Stage(rawValue: try c.next(String.self)) ?? .consume, eventID: try c.next(), eventType: try c.next(), topic: try c.next(),
+                      key: try c.next(), partition: try c.next(Int32?.self), offset: try c.next(Int64?.self), payloadBytes: Int(try c.next(Int32.self)), error: try c.next(),
+                      attempts: Int(try c.next(Int32.self)), firstFailedAt: try c.next(), lastFailedAt: try c.next(), retryRequestedAt: try c.next())
+            })
         }
         return entries
     }
@@ -121,7 +123,9 @@ public struct DeadLetters: Sendable {
     /// How many dead letters each stage holds.
     public func counts(on connection: PostgresConnection, logger: Logger) async throws -> [Stage: Int] {
         var counts = Dictionary(uniqueKeysWithValues: Stage.allCases.map { ($0, 0) })
-        for try await (stage, count) in try await connection.query("SELECT stage, count(*) FROM \(unescaped: table) GROUP BY stage", logger: logger).decode((String, Int64).self) {
+        for try await row in try await connection.query("SELECT stage, count(*) FROM \(unescaped: table) GROUP BY stage", logger: logger) {
+            var cells = RowCells(row)
+            let stage: String = try cells.next(), count: Int64 = try cells.next()
             if let stage = Stage(rawValue: stage) { counts[stage] = Int(count) }
         }
         return counts

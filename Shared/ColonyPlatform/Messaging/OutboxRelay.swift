@@ -113,7 +113,7 @@ public final class OutboxRelay: Service, Sendable {
                 try await database.withDedicatedConnection { connection in
                     while !Task.isCancelled {
                         let locked = try await connection.query("SELECT pg_try_advisory_lock(hashtext(\(lockName)))", logger: logger)
-                            .collect().first?.decode(Bool.self) ?? false
+                            .firstValue(Bool.self) ?? false
                         if locked { break }
                         try await Task.sleep(for: .seconds(1))  // another replica relays; stand by
                     }
@@ -200,7 +200,10 @@ public final class OutboxRelay: Service, Sendable {
         var positions: [Int64] = []
         var messages: [KafkaOutgoingMessage] = []
         var invalid: [(Int64, String)] = []
-        for try await (position, eventID, topic, key, type, payload, traceParent) in rows.decode((Int64, UUID, String, String, String, ByteBuffer, String?).self) {
+        for try await row in rows {
+            var cells = RowCells(row)
+            let position: Int64 = try cells.next(), eventID: UUID = try cells.next(), topic: String = try cells.next(), key: String = try cells.next()
+            let type: String = try cells.next(), payload: ByteBuffer = try cells.next(), traceParent: String? = try cells.next()
             guard KafkaAdmin.isValidTopicName(topic) else {
                 invalid.append((position, "topic name \"\(topic)\" is not valid in Kafka"))
                 continue

@@ -225,7 +225,10 @@ public enum ServiceHost {
                        (SELECT count(*) FROM dead_letters WHERE stage = 'publish'),
                        (SELECT count(*) FROM dead_letters WHERE stage = 'consume')
                 """)
-            for try await (pending, oldest, retained, publish, consume) in rows.decode((Int64, Double, Int64, Int64, Int64).self) {
+            for try await row in rows {
+                var cells = RowCells(row)
+                let pending: Int64 = try cells.next(), oldest: Double = try cells.next(), retained: Int64 = try cells.next()
+                let publish: Int64 = try cells.next(), consume: Int64 = try cells.next()
                 metrics.outbox(pending: Int(pending), oldestAgeSeconds: oldest, retained: Int(retained))
                 metrics.deadLetters([.publish: Int(publish), .consume: Int(consume)])
             }
@@ -238,8 +241,9 @@ public enum ServiceHost {
     static func sampleJobs(database: Database, intervals: [String: Duration], metrics: ServiceMetrics, logger: Logger) async {
         do {
             var runs: [(job: String, lastSuccess: Date?, lastFinished: Date?, failed: Bool)] = []
-            for try await (job, success, finished, error) in try await database.query("SELECT job, last_succeeded_at, last_finished_at, last_error FROM job_runs")
-                .decode((String, Date?, Date?, String?).self) {
+            for try await row in try await database.query("SELECT job, last_succeeded_at, last_finished_at, last_error FROM job_runs") {
+                var cells = RowCells(row)
+                let job: String = try cells.next(), success: Date? = try cells.next(), finished: Date? = try cells.next(), error: String? = try cells.next()
                 runs.append((job, success, finished, error != nil))
             }
             metrics.jobs(runs, intervals: intervals)
