@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Crypto
 import Foundation
 import Logging
@@ -52,7 +53,7 @@ final class LocationNoiseKey: Sendable {
 
     func key(on connection: PostgresConnection, logger: Logger) async throws -> SymmetricKey {
         if let key = cached.withLock({ $0 }) { return key }
-        let text = try await connection.query("SELECT key FROM location_noise_key WHERE id = 1", logger: logger).collect().first?.decode(String.self)
+        let text = try await connection.query("SELECT key FROM location_noise_key WHERE id = 1", logger: logger).firstValue(String.self)
         guard let text, !text.isEmpty else { throw NearbyErrors.noiseKeyMissing }
         let key = SymmetricKey(data: Data(text.utf8))
         cached.withLock { $0 = key }

@@ -250,7 +250,7 @@ struct Nearby: Sendable {
 
     /// Erases the account with its location (clients drop it), blocks and photo.
     func erase(_ userID: UUID, on connection: PostgresConnection) async throws {
-        let version = try await connection.query("SELECT photo_version FROM profiles WHERE id = \(userID)", logger: logger).collect().first?.decode(Int64?.self)
+        let version = try await connection.query("SELECT photo_version FROM profiles WHERE id = \(userID)", logger: logger).firstValue(Int64?.self)
         try await removeLocation(userID, reason: .accountDeleted, on: connection)
         try await profiles.erase(userID, on: connection)
         try await storage.removePicture(photos, owner: userID, version: version ?? nil)

@@ -1,3 +1,4 @@
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -16,9 +17,9 @@ struct BlockStore: Sendable {
 
     func list(_ blocker: UUID, on connection: PostgresConnection) async throws -> [BlockEntry] {
         try await connection.query("SELECT blocked_id, created_at FROM blocks WHERE blocker_id = \(blocker) ORDER BY created_at DESC, blocked_id", logger: logger)
-            .collect().map { row in
-                let (id, at) = try row.decode((UUID, Date).self)
-                return BlockEntry(userId: id.lowercased, createdAt: at)
+            .read { c in
+                let id: UUID = try c.next()
+                return BlockEntry(userId: id.lowercased, createdAt: try c.next())
             }
     }
 }

@@ -109,8 +109,8 @@ struct NearbyQuery: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> NearbyRow {
-        let columns = try row.decode((UUID, String, String?, String?, LocalDate?, String, Int64?, Bool, Bool, Bool, Date, Date, Double, Double, Double).self)
-        return NearbyRow(profile: try StoredProfile(row: row), latitude: columns.12, longitude: columns.13, meters: columns.14)
+        var cells = RowCells(row)
+        return NearbyRow(profile: try StoredProfile(cells: &cells), latitude: try cells.next(), longitude: try cells.next(), meters: try cells.next())
     }
 }
 

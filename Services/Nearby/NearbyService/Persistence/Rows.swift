@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import PostgresNIO
 
@@ -20,9 +21,17 @@ struct StoredProfile: Sendable {
     static let columns = "id, name, bio, school, birthday, social_links::text, photo_version, dark_mode, satellite_map, share_location, created_at, updated_at"
 
     init(row: PostgresRow) throws {
-        let links: String
-        (id, name, bio, school, birthday, links, photoVersion, darkMode, satelliteMap, shareLocation, createdAt, updatedAt) =
-            try row.decode((UUID, String, String?, String?, LocalDate?, String, Int64?, Bool, Bool, Bool, Date, Date).self)
+        var cells = RowCells(row)
+        try self.init(cells: &cells)
+    }
+
+    /// The profile's columns (`columns`), cell by cell from where `cells` stands (a nearby row
+    /// reads its position after them).
+    init(cells: inout RowCells) throws {
+        id = try cells.next(); name = try cells.next(); bio = try cells.next(); school = try cells.next(); birthday = try cells.next()
+        let links: String = try cells.next()
+        photoVersion = try cells.next(); darkMode = try cells.next(); satelliteMap = try cells.next(); shareLocation = try cells.next()
+        createdAt = try cells.next(); updatedAt = try cells.next()
         socialLinks = (try? ColonyJSON.decoder().decode(SocialLinks.self, from: Data(links.utf8))) ?? SocialLinks()
     }
 }
