@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -37,7 +38,11 @@ struct PresenceStore: Sendable {
             WHERE p.topic = \(topic) AND r.seen_at > now() - make_interval(secs => \(seconds))
             ORDER BY p.created_at
             """, logger: logger)
-        for try await (key, ref, meta) in rows.decode((String, String, String).self) {
+        for try await row in rows {
+            var cells = RowCells(row)
+            let key: String = try cells.next()
+            let ref: String = try cells.next()
+            let meta: String = try cells.next()
             let object = (try? JSONDecoder().decode(JSONValue.self, from: Data(meta.utf8)))?.objectValue ?? [:]
             entries.append(Entry(key: key, phxRef: ref, meta: object))
         }
