@@ -117,11 +117,11 @@ struct DoctorCommand: AsyncParsableCommand {
         let database = Database(configuration: configuration, logger: AdminDatabase.logger)
         return try await database.withDedicatedConnection { connection in
             let logger = AdminDatabase.logger
-            let (user, encrypted) = try await connection.query(
+            guard let (user, encrypted) = try await connection.query(
                 "SELECT current_user::text, coalesce((SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()), false)", logger: logger
-            ).collect().first!.decode((String, Bool).self)
+            ).read({ c in (try c.next(String.self), try c.next(Bool.self)) }).first else { throw AdminFailure("the server answered no row for who is logged in") }
             let schemaExists = try await connection.query("SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = \(configuration.schema))", logger: logger)
-                .collect().first?.decode(Bool.self) ?? false
+                .firstValue(Bool.self) ?? false
             guard schemaExists else { throw AdminFailure("logged in as \(user), but schema \(configuration.schema) does not exist (run colony-admin provision)") }
             guard let states = try await MigrationState.read(service: service, schema: configuration.schema, on: connection) else {
                 throw AdminFailure("schema \(configuration.schema) has no migrations yet (the service applies them when it starts)")

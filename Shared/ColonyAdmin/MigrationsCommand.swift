@@ -87,13 +87,15 @@ struct MigrationState {
     static func read(service: ColonyService, schema: String, on connection: PostgresConnection) async throws -> [MigrationState]? {
         let logger = AdminDatabase.logger
         let exists = try await connection.query("SELECT to_regclass(\(quoteIdentifier(schema) + ".schema_migrations")) IS NOT NULL", logger: logger)
-            .collect().first?.decode(Bool.self) ?? false
+            .firstValue(Bool.self) ?? false
         guard exists else { return nil }
         var applied: [String: Set<Int>] = [:]
-        for try await (component, version) in try await connection.query(
+        for try await row in try await connection.query(
             "SELECT component, version FROM \(unescaped: quoteIdentifier(schema)).schema_migrations", logger: logger
-        ).decode((String, Int).self) {
-            applied[component, default: []].insert(version)
+        ) {
+            var cells = RowCells(row)
+            let component: String = try cells.next()
+            applied[component, default: []].insert(try cells.next(Int.self))
         }
         return [("platform", MigrationRunner.platformMigrations), ("service", MigrationsCommand.known(service))].map { component, known in
             MigrationState(component: component, applied: applied[component] ?? [], known: Set(known.map(\.version)))

@@ -25,18 +25,21 @@ struct OutboxCommand: AsyncParsableCommand {
                 for service in services {
                     let schema = quoteIdentifier(service.rawValue)
                     let exists = try await connection.query("SELECT to_regclass(\(service.rawValue + ".outbox")) IS NOT NULL", logger: AdminDatabase.logger)
-                        .collect().first?.decode(Bool.self) ?? false
+                        .firstValue(Bool.self) ?? false
                     guard exists else {
                         rows.append([service.rawValue, "-", "-", "-", "-", "-", "not migrated"])
                         continue
                     }
-                    for try await (pending, oldest, retained, publish, consume) in try await connection.query("""
+                    for try await row in try await connection.query("""
                         SELECT (SELECT count(*) FROM \(unescaped: schema).outbox WHERE relayed_at IS NULL),
                                (SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 FROM \(unescaped: schema).outbox WHERE relayed_at IS NULL),
                                (SELECT count(*) FROM \(unescaped: schema).outbox WHERE relayed_at IS NOT NULL),
                                (SELECT count(*) FROM \(unescaped: schema).dead_letters WHERE stage = 'publish'),
                                (SELECT count(*) FROM \(unescaped: schema).dead_letters WHERE stage = 'consume')
-                        """, logger: AdminDatabase.logger).decode((Int64, Double, Int64, Int64, Int64).self) {
+                        """, logger: AdminDatabase.logger) {
+                        var cells = RowCells(row)
+                        let pending: Int64 = try cells.next(), oldest: Double = try cells.next(), retained: Int64 = try cells.next()
+                        let publish: Int64 = try cells.next(), consume: Int64 = try cells.next()
                         rows.append([service.rawValue, String(pending), String(format: "%.1f", oldest), String(retained), String(publish), String(consume),
                                      pending > 0 && oldest > 60 ? "behind" : "ok"])
                     }
