@@ -38,7 +38,7 @@ public final class ImportTarget: Sendable {
     /// missing from the ledger and write it twice) and, for a dry run, opens its transaction.
     public func begin() async throws {
         let locked = try await connection.query("SELECT pg_try_advisory_lock(hashtext(\("colony_import:" + app.rawValue)))", logger: logger)
-            .collect().first?.decode(Bool.self) ?? false
+            .firstValue(Bool.self) ?? false
         guard locked else { throw ImportFailure("another import of \(app.rawValue) is running (it holds the import lock); wait for it to finish") }
         if dryRun { try await connection.query("BEGIN", logger: logger) }
     }
@@ -54,7 +54,7 @@ public final class ImportTarget: Sendable {
     public func service(_ service: ColonyService, schema: String? = nil, role: String? = nil) async throws -> ServiceImport {
         let schema = schema ?? service.rawValue
         let ledger = try await connection.query("SELECT to_regclass(\(quoteIdentifier(schema) + ".import_ledger")) IS NOT NULL", logger: logger)
-            .collect().first?.decode(Bool.self) ?? false
+            .firstValue(Bool.self) ?? false
         guard ledger else {
             throw ImportFailure("schema \(schema) has no import_ledger: start colony-\(service.rawValue) of this build once (it applies its migrations), then import")
         }
@@ -101,10 +101,12 @@ public struct ServiceImport: Sendable {
     public func ledger(_ table: String) async throws -> [String: String?] {
         try await transaction { connection in
             var entries: [String: String?] = [:]
-            for try await (source, target) in try await connection.query(
+            for try await row in try await connection.query(
                 "SELECT source_id, target_id FROM import_ledger WHERE app = \(app.rawValue) AND source_table = \(table)", logger: logger
-            ).decode((String, String?).self) {
-                entries[source] = target
+            ) {
+                var cells = RowCells(row)
+                let source: String = try cells.next()
+                entries[source] = try cells.next(String?.self)
             }
             return entries
         }

@@ -87,7 +87,7 @@ public final class SourceDatabase: Sendable {
     /// Whether `schema.table` exists (a project may lack an optional table, such as storage's).
     public func hasTable(_ schema: String, _ table: String) async throws -> Bool {
         try await connection.query("SELECT to_regclass(\(quoteIdentifier(schema) + "." + quoteIdentifier(table))) IS NOT NULL", logger: logger)
-            .collect().first?.decode(Bool.self) ?? false
+            .firstValue(Bool.self) ?? false
     }
 
     /// Every row of `schema.table` as JSON (`to_jsonb`), in `orderBy` order, fetched through a
@@ -105,7 +105,8 @@ public final class SourceDatabase: Sendable {
 
     func fetch(cursor: String, count: Int, table: String) async throws -> [SourceRow] {
         var page: [SourceRow] = []
-        for try await text in try await connection.query(PostgresQuery(unsafeSQL: "FETCH \(count) FROM \(quoteIdentifier(cursor))"), logger: logger).decode(String.self) {
+        for try await row in try await connection.query(PostgresQuery(unsafeSQL: "FETCH \(count) FROM \(quoteIdentifier(cursor))"), logger: logger) {
+            let text = try row.value(String.self)
             let values = try ColonyJSON.decoder().decode([String: JSONValue].self, from: Data(text.utf8))
             page.append(SourceRow(table: table, values: values))
         }
