@@ -56,7 +56,7 @@ struct LocationStore: Sendable {
         try await connection.query("""
             SELECT user_id FROM locations WHERE updated_at < now() - make_interval(secs => \(Double(ttlSeconds)))
             ORDER BY updated_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
-            """, logger: logger).collect().map { try $0.decode(UUID.self) }
+            """, logger: logger).values(UUID.self)
     }
 
     /// Sharing users whose shown point is within `radiusMeters` of mine, nearest first; never
