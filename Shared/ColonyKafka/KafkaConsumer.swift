@@ -293,29 +293,27 @@ private final class ConsumerCallbacks: Sendable {
     /// Parses librdkafka's statistics JSON (STATISTICS.md): broker states and, per assigned
     /// partition, `consumer_lag_stored` (or `consumer_lag` before anything was stored).
     func statistics(json: Data) {
-        guard let root = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else { return }
-        let brokers = root["brokers"] as? [String: Any] ?? [:]
-        let brokerUp = brokers.values.contains { ($0 as? [String: Any])?["state"] as? String == "UP" }
+        guard let root = try? JSONDecoder().decode(KafkaStatistics.self, from: json) else { return }
+        let brokerUp = (root.brokers ?? [:]).values.contains { $0.state == "UP" }
         var partitions: [KafkaPartitionStatistics] = []
-        for (topic, value) in root["topics"] as? [String: Any] ?? [:] {
-            for (key, entry) in (value as? [String: Any])?["partitions"] as? [String: Any] ?? [:] {
-                guard let partition = Int32(key), partition >= 0, let entry = entry as? [String: Any],
-                      entry["fetch_state"] as? String != "none" else { continue }
-                let stored = (entry["consumer_lag_stored"] as? NSNumber)?.int64Value ?? -1
-                let committed = (entry["consumer_lag"] as? NSNumber)?.int64Value ?? -1
+        for (topic, value) in root.topics ?? [:] {
+            for (key, entry) in value.partitions ?? [:] {
+                guard let partition = Int32(key), partition >= 0, entry.fetch_state != "none" else { continue }
+                let stored = entry.consumer_lag_stored ?? -1
+                let committed = entry.consumer_lag ?? -1
                 let lag = stored >= 0 ? stored : (committed >= 0 ? committed : nil)
                 partitions.append(KafkaPartitionStatistics(topic: topic, partition: partition, lag: lag))
             }
         }
         partitions.sort { ($0.topic, $0.partition) < ($1.topic, $1.partition) }
-        let group = root["cgrp"] as? [String: Any]
+        let group = root.cgrp
         let now = ContinuousClock.now
         state.withLock { state in
             state.brokerUp = brokerUp
             state.partitions = partitions
-            state.groupState = group?["state"] as? String
-            state.joinState = group?["join_state"] as? String
-            state.rebalances = (group?["rebalance_cnt"] as? NSNumber)?.intValue ?? 0
+            state.groupState = group?.state
+            state.joinState = group?.join_state
+            state.rebalances = group?.rebalance_cnt ?? 0
             if state.isSettled {
                 state.unsettledSince = nil
             } else if state.unsettledSince == nil {
@@ -372,4 +370,24 @@ private final class ConsumerCallbacks: Sendable {
         logger.warning("rebalance assignment failed", metadata: ["error": "\(String(cString: rd_kafka_error_string(error)))"])
         rd_kafka_error_destroy(error)
     }
+}
+
+/// The fields of librdkafka's statistics JSON (STATISTICS.md) the consumer reads; librdkafka's
+/// own names.
+struct KafkaStatistics: Decodable {
+    struct Broker: Decodable { let state: String? }
+    struct Topic: Decodable { let partitions: [String: Partition]? }
+    struct Partition: Decodable {
+        let fetch_state: String?
+        let consumer_lag_stored: Int64?
+        let consumer_lag: Int64?
+    }
+    struct Group: Decodable {
+        let state: String?
+        let join_state: String?
+        let rebalance_cnt: Int?
+    }
+    let brokers: [String: Broker]?
+    let topics: [String: Topic]?
+    let cgrp: Group?
 }

@@ -9,6 +9,12 @@ public enum JSONValue: Codable, Sendable, Hashable {
     case array([JSONValue])
     case object([String: JSONValue])
 
+    /// `data` as JSON (any value at the top, as RFC 8259 allows), or nil when it is not JSON: the
+    /// syntax check of Colony's one inbound JSON path (Foundation's `JSONDecoder`).
+    public static func parse(_ data: Data) -> JSONValue? {
+        try? JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {

@@ -299,7 +299,7 @@ extension Storage {
     }
 
     static func quoted(_ text: String) -> String {
-        String(decoding: (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8), as: UTF8.self)
+        String(decoding: (try? ColonyJSON.encode(text)) ?? Array("\"\"".utf8), as: UTF8.self)
     }
 
     private static func key(_ context: ColonyRequestContext) throws(APIError) -> String {

@@ -173,10 +173,9 @@ public actor TokenVerifier {
     /// The `kid` in a token's header, if it has one.
     public static func keyID(of token: String) -> String? {
         guard let header = token.split(separator: ".", maxSplits: 1).first else { return nil }
-        guard let data = Base64URL.decode(header),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-        else { return nil }
-        return object["kid"] as? String
+        struct Header: Decodable { let kid: String? }
+        guard let data = Base64URL.decode(header), let decoded = try? JSONDecoder().decode(Header.self, from: Data(data)) else { return nil }
+        return decoded.kid
     }
 
     /// The key ids a JWKS document lists.

@@ -64,7 +64,7 @@ public struct ColonyRequestDecoder: RequestDecoder {
             // Foundation reports a number a field cannot hold (`1e300` or `1.5` for an Int) as
             // invalid JSON with no path; JSON it is, so that is the field's 422, as documented.
             if case .dataCorrupted(let context) = error, context.codingPath.isEmpty, !allowingJSON5,
-               (try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)) != nil {
+               JSONValue.parse(data) != nil {
                 throw APIError.unprocessable("body: a value does not fit its field (a number out of range, or not a whole number where one is expected)")
             }
             throw Self.apiError(for: error)

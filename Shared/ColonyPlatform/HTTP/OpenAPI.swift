@@ -1,7 +1,7 @@
+import ColonyModels
 import Foundation
 import Hummingbird
 import NIOCore
-import Synchronization
 
 /// One operation: an HTTP method and a path in OpenAPI's form (`/habits/v1/hives/{hive_id}`).
 public struct RouteKey: Hashable, Sendable, Comparable, CustomStringConvertible {
@@ -34,14 +34,11 @@ public struct OpenAPIDocument: Sendable {
 
     /// Every operation the document describes.
     public func operations() throws -> Set<RouteKey> {
-        guard let root = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
-              let paths = root["paths"] as? [String: Any] else {
-            throw APIError.internalError
-        }
+        struct Document: Decodable { let paths: [String: [String: JSONValue]] }
+        guard let paths = try? JSONDecoder().decode(Document.self, from: Data(json.utf8)).paths else { throw APIError.internalError }
         let methods: Set<String> = ["get", "put", "post", "delete", "patch", "head", "options"]
         var operations = Set<RouteKey>()
         for (path, item) in paths {
-            guard let item = item as? [String: Any] else { continue }
             for method in item.keys where methods.contains(method) {
                 operations.insert(RouteKey(method: method, path: path))
             }

@@ -22,7 +22,7 @@ public enum GeneratedRoutes {
 
     /// The decoder the runtime reads JSON bodies with under `configuration` (its `Converter`'s):
     /// a fast path reads the document's types with the same settings.
-    static let requestDecoder: JSONDecoder = {
+    public static let requestDecoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()

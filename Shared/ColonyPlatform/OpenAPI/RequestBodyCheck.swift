@@ -27,14 +27,14 @@ struct RequestBodyCheck: ServerMiddleware {
         guard !bytes.isEmpty else { return try await next(request, nil, metadata) }
         let data = Data(bytes)
         if let problem = UnstorableText.problem(inJSON: data) { throw APIError.unprocessable(problem) }
-        guard let value = try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed) else {
+        guard let value = JSONValue.parse(data) else {
             // `NaN` and `Infinity` are JSON5, not JSON: a number field's 422, as the documents say.
             if (try? Self.json5.decode(JSONValue.self, from: data)) != nil {
                 throw APIError.unprocessable("body: numbers must be finite (NaN and Infinity are refused)")
             }
             throw APIError.badRequest("request body is not valid JSON", code: "malformed_json")
         }
-        let nulls = (value as? [String: Any])?.compactMap { $0.value is NSNull ? $0.key : nil } ?? []
+        let nulls = value.objectValue?.compactMap { $0.value == .null ? $0.key : nil } ?? []
         return try await RequestBodyNulls.$keys.withValue(Set(nulls)) {
             try await next(request, HTTPBody(bytes), metadata)
         }

@@ -19,8 +19,7 @@ public enum MetadataLimits {
             throw APIError(.unprocessableContent, code: "metadata_too_deep",
                            message: "user_metadata and app_metadata may nest objects and arrays at most \(maximumDepth) levels deep")
         }
-        let encoder = JSONEncoder()
-        let bytes = ((try? encoder.encode(user).count) ?? Int.max / 2) + ((try? encoder.encode(app).count) ?? Int.max / 2)
+        let bytes = ((try? ColonyJSON.encode(user).count) ?? Int.max / 2) + ((try? ColonyJSON.encode(app).count) ?? Int.max / 2)
         guard bytes <= maximumBytes else {
             throw APIError(.unprocessableContent, code: "metadata_too_large",
                            message: "user_metadata and app_metadata may hold at most \(maximumBytes) bytes of JSON together (got \(bytes))")

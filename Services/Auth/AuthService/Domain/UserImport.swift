@@ -65,7 +65,7 @@ public enum UserImportParser {
                     case .string(let text): return text
                     case .bool(let flag): return flag ? "true" : "false"
                     case .number(let number): return String(number)
-                    case .object, .array: return (try? JSONEncoder().encode(value)).map { String(decoding: $0, as: UTF8.self) }
+                    case .object, .array: return (try? ColonyJSON.encode(value)).map { String(decoding: $0, as: UTF8.self) }
                     }
                 }
             }
@@ -246,7 +246,7 @@ extension UserStore {
 public enum ImportedMetadata {
     public static func fit(user: [String: JSONValue], app: [String: JSONValue]) -> (user: [String: JSONValue], app: [String: JSONValue], dropped: [String]) {
         var user = user, app = app, dropped: [String] = []
-        func size(_ value: JSONValue) -> Int { (try? JSONEncoder().encode(value).count) ?? Int.max / 2 }
+        func size(_ value: JSONValue) -> Int { (try? ColonyJSON.encode(value).count) ?? Int.max / 2 }
         while (try? MetadataLimits.check(user: user, app: app)) == nil {
             let tooDeep = max(MetadataLimits.depth(of: .object(user)), MetadataLimits.depth(of: .object(app))) > MetadataLimits.maximumDepth
             func worst(_ object: [String: JSONValue]) -> String? {

@@ -9,6 +9,7 @@ import Logging
 enum CompactJWS {
     static func sign(_ claims: some Encodable, kid: String, key: P256.Signing.PrivateKey) throws -> String {
         let header = #"{"alg":"ES256","kid":"\#(kid)","typ":"JWT"}"#
+        // JWT's JSON, not Colony's: times are NumericDate seconds (RFC 7519), as jwt-kit reads them.
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(try encoder.encode(claims))

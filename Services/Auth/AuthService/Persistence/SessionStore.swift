@@ -258,5 +258,5 @@ struct SessionStore {
 }
 
 func json(_ array: [JSONValue]) throws -> String {
-    String(decoding: try JSONEncoder().encode(array), as: UTF8.self)
+    String(decoding: try ColonyJSON.encode(array), as: UTF8.self)
 }

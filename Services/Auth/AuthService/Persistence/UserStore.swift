@@ -332,7 +332,7 @@ struct UserStore {
 }
 
 func json(_ object: [String: JSONValue]) throws -> String {
-    String(decoding: try JSONEncoder().encode(object), as: UTF8.self)
+    String(decoding: try ColonyJSON.encode(object), as: UTF8.self)
 }
 
 func decodeJSON<T: Decodable>(_ text: String, as type: T.Type = T.self) throws -> T {

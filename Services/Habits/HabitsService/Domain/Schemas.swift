@@ -117,7 +117,7 @@ extension Components.Schemas.ActivityEvent {
         case .hiveBroken: .hiveBroken
         }
         // The line's data is any JSON object: through its JSON into the document's free-form object.
-        let data = try JSONDecoder().decode(OpenAPIObjectContainer.self, from: JSONEncoder().encode(row.data))
+        let data = try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data(ColonyJSON.encode(row.data)))
         self.init(id: row.id.lowercased, actorId: row.actorId?.lowercased, hiveId: row.hiveId?.lowercased, habitId: row.habitId?.lowercased, _type: type,
                   data: .init(additionalProperties: data), createdAt: row.createdAt)
     }

@@ -22,9 +22,7 @@ struct ActivityStore: Sendable {
     @discardableResult
     func record(_ entries: [Entry], on connection: PostgresConnection) async throws -> [ActivityEventRow] {
         guard !entries.isEmpty else { return [] }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let data = try entries.map { String(decoding: try encoder.encode($0.row.data), as: UTF8.self) }
+        let data = try entries.map { String(decoding: try ColonyJSON.encode($0.row.data), as: UTF8.self) }
         // Arrays cannot carry NULLs here: empty strings and the nil UUID stand for them.
         let statement = RecordActivity(
             ids: entries.map(\.row.id), actors: entries.map { $0.row.actorId ?? .nilUUID }, hives: entries.map { $0.row.hiveId ?? .nilUUID },

@@ -50,7 +50,8 @@ struct IdempotentWrites: Sendable {
 
     /// A write that answers with `Answer` (stored as the answer's JSON).
     func answer<Answer: Codable & Sendable>(status: Int = 200, _ body: (AuthenticatedUser, PostgresConnection) async throws -> Answer) async throws -> (Answer, Replayed?) {
-        try await run(status: status, encode: { try Self.encoder.encode($0) }, decode: { try Self.decoder.decode(Answer.self, from: $0) }, body)
+        // Stored as the generated route writes it (`ColonyJSON`'s tree), read back as it reads bodies.
+        try await run(status: status, encode: { Data(try ColonyJSON.encodeTree($0)) }, decode: { try GeneratedRoutes.requestDecoder.decode(Answer.self, from: $0) }, body)
     }
 
     /// A write that answers 204 (an empty answer is stored).
@@ -72,23 +73,4 @@ struct IdempotentWrites: Sendable {
             return (answer, nil)
         }
     }
-
-    /// The answer's JSON as the generated route writes it (`GeneratedRoutes.configuration`), and back.
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let transcoder = ColonyDateTranscoder()
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(try transcoder.encode(date))
-        }
-        return encoder
-    }()
-
-    static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        let transcoder = ColonyDateTranscoder()
-        decoder.dateDecodingStrategy = .custom { decoder in try transcoder.decode(try decoder.singleValueContainer().decode(String.self)) }
-        return decoder
-    }()
 }

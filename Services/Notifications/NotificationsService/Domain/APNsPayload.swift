@@ -55,6 +55,7 @@ public enum APNsPayload {
     }
 
     static func render(_ payload: [String: JSONValue]) throws -> String {
+        // Apple's JSON, not Colony's: slashes unescaped, as each byte counts against APNs' 4 KB.
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(payload), as: UTF8.self)

@@ -91,7 +91,7 @@ extension Components.Schemas.Karma {
 extension Components.Schemas.SupportAction {
     init(_ action: SupportActionRow, project: ProjectPayload) throws {
         // The document's free-form object, from the stored JSON (decoded by its own Codable).
-        let metadata = try action.metadata.map { try JSONDecoder().decode(OpenAPIObjectContainer.self, from: JSONEncoder().encode($0)) }
+        let metadata = try action.metadata.map { try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data(ColonyJSON.encode($0))) }
         self.init(id: action.id.lowercased, userId: action.userId.lowercased, projectId: action.projectId.lowercased, actionType: .init(action.actionType),
                   pointsEarned: action.pointsEarned, metadata: metadata, createdAt: action.createdAt, project: project)
     }

@@ -102,7 +102,7 @@ struct BuilderStore: Sendable {
     /// Logs a support action (what earned the karma).
     func logAction(id: UUID, userID: UUID, projectID: UUID, type: SupportActionType, points: Int, metadata: [String: JSONValue]?,
                    on connection: PostgresConnection) async throws {
-        let json = try metadata.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        let json = try metadata.map { String(decoding: try ColonyJSON.encode($0), as: UTF8.self) }
         try await connection.query("""
             INSERT INTO support_actions (id, user_id, project_id, action_type, points_earned, metadata)
             VALUES (\(id), \(userID), \(projectID), \(type.rawValue)::support_action_type, \(points), \(json)::jsonb)
