@@ -17,6 +17,7 @@ RULES = [
     (re.compile(r"\.decode\(\("), "a row read as a tuple: read its cells in order (row.read { … } / RowCells)"),
     (re.compile(r"\bmakeRandomAccess\("), "a row read by column name: read its cells in order (row.read { … } / RowCells)"),
     (re.compile(r"\b(row|rows|r|first|last|result|results)\??\.decode\("), "PostgresNIO's decode on a row: row.value(T.self) / rows.values(T.self)"),
+    (re.compile(r"(\$0|!|\])\.decode\("), "PostgresNIO's decode on a row: row.value(T.self) / rows.values(T.self)"),
     (re.compile(r"logger\)\.decode\("), "PostgresNIO's decode on a query's rows: rows.values(T.self) / rows.read { … }"),
 ]
 
