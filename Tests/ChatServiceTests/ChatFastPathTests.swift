@@ -2,15 +2,17 @@ import ChatAPI
 import ChatService
 import ColonyClientTesting
 import ColonyModels
+import ColonyPlatform
 import ColonyTesting
 import Foundation
 import NIOCore
 import Testing
 
-/// The history page's fast path (`ChatAPI+HistoryFastPath.swift`) answers every request, good or
-/// bad, exactly as the generated route does: the same requests to the service and to a twin on the
-/// same data with `COLONY_FAST_PATHS=off` get the same status, `Content-Type` and body bytes.
-@Suite("Chat: the history page's fast path")
+/// The fast paths of the history page and of sending a text message (`ChatAPI+HistoryFastPath.swift`)
+/// answer every request, good or bad, exactly as the generated routes do: the same requests to the
+/// service and to a twin on the same data with `COLONY_FAST_PATHS=off` get the same status,
+/// `Content-Type` and body bytes (a new message's id, cursor and time compared by shape).
+@Suite("Chat: the fast paths of the history page and of sending")
 struct ChatFastPathTests {
     @Test("history pages, good and bad requests: the fast path's answers are the generated route's, byte for byte")
     func historyPageEqualsGenerated() async throws {
@@ -74,6 +76,63 @@ struct ChatFastPathTests {
                 #expect(String(buffer: whole.bytes).contains("\"voice_url\":\"http"))
                 #expect(whole.body["messages"]?.arrayValue?.count == 57)
             }
+        }
+    }
+
+    @Test("sending a text message, good and bad bodies, callers, ids and headers: the fast path's answers are the generated route's")
+    func sendingEqualsGenerated() async throws {
+        try await withRunningChat { chat in
+            let owner = try await chat.user(), member = try await chat.user(), stranger = try await chat.user()
+            let group = try await chat.group(owner: owner, members: [member])
+            let messages = "/groups/\(group.lowercased)/messages"
+            let bodies = [
+                #"{"content":"hi"}"#,
+                #"{"content":"escapes \" \\ / \n \t \u00e9 \ud83d\ude80 \u2028 \u0007 é 日本 🚀"}"#,
+                #"{"content":"  kept as sent  ","unknown":{"x":[1,2]},"also":"y"}"#, #"{"also":1,"content":"keys in any order"}"#,
+                "{\"content\":\"\(String(repeating: "é", count: 4000))\"}",
+                // Refused by the document's types or the rules.
+                "{\"content\":\"\(String(repeating: "a", count: 4001))\"}", #"{"content":""}"#, #"{"content":"  \n\t "}"#,
+                #"{"content":5}"#, #"{"content":["x"]}"#, #"{"content":{"a":1}}"#, #"{"content":true}"#, #"{"content":null}"#,
+                #"{"content":"null"}"#, #"{"Content":"x"}"#, #"{"content":"a\u0000b"}"#, #"{"content":"\udc00"}"#,
+            ] + FastPathBodies.hostile(around: #"{"content":"hi"}"#, limit: ColonyRequestContext.defaultBodyLimit)
+            let callers: [(RunningService.User?, String)] = [
+                (owner, messages), (member, messages), (stranger, messages), (nil, messages), (owner, "/groups/\(UUID())/messages"),
+                (owner, "/groups/not-a-uuid/messages"), (owner, "/groups/\(group.uuidString.uppercased())/messages"),
+                (owner, "/groups/\(group.lowercased.dropLast())%61/messages"),
+            ]
+            let varying: Set<String> = ["id", "cursor", "sent_at"]
+            try await withRunningTwin(of: chat.service, .chat, configure: { $0.fastPaths = .off; $0.maxUploadBytes = chat.settings.maxUploadBytes }, definition: { _ in
+                ChatService.definition(settings: chat.settings, storage: chat.storage)
+            }) { generated in
+                var compared = 0
+                for body in bodies {
+                    for (user, path) in callers {
+                        let difference = try await chat.service.differenceFromGenerated(.POST, path, as: user, body: body, generated: generated, varying: varying)
+                        #expect(difference == nil, "\(difference ?? "")")
+                        compared += 1
+                    }
+                }
+                #expect(compared == callers.count * bodies.count)
+                let note = #"{"content":"hi"}"#
+                let variants: [(String?, [(String, String)], String)] = [
+                    ("application/json; charset=utf-8", [], ""), ("application/json;charset=utf-8", [], ""), ("application/json; charset=UTF-8", [], ""),
+                    ("application/JSON", [], ""), ("application/json; charset=latin1", [], ""), ("text/plain", [], ""),
+                    ("application/x-www-form-urlencoded", [], ""), (nil, [], ""), ("application/json", [("Accept", "application/json")], ""),
+                    ("application/json", [("Accept", "*/*")], ""), ("application/json", [("Accept", "text/html")], ""),
+                    ("application/json", [("Accept", "application/json, text/plain;q=0.5")], ""), ("application/json", [("Accept", "application/*")], ""),
+                    ("application/json", [], "?x=1"), ("application/json", [], "?"), ("application/json", [("Content-Type", "application/json")], ""),
+                ]
+                for (contentType, headers, query) in variants {
+                    let difference = try await chat.service.differenceFromGenerated(.POST, messages + query, as: member, body: note, contentType: contentType,
+                                                                                      headers: headers, generated: generated, varying: varying)
+                    #expect(difference == nil, "\(contentType ?? "no type") \(headers) \(query): \(difference ?? "")")
+                }
+            }
+            // Both instances sent each good body: the history shows them, whole.
+            let history = try await chat.service.request(.GET, "\(messages)?limit=200", as: owner)
+            let shown = history.body["messages"]?.arrayValue ?? []
+            #expect(history.status == 200 && shown.count >= 2 * 5, "\(history.body)")
+            #expect(shown.contains { $0["content"]?.stringValue == "escapes \" \\ / \n \t é 🚀 \u{2028} \u{7} é 日本 🚀" })
         }
     }
 }

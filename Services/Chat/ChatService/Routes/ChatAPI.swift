@@ -34,9 +34,10 @@ struct ChatAPI: APIProtocol {
     /// The operations that take files, each up to `uploadLimit`.
     static let uploads = ["setAvatar", "setGroupPicture", "sendVoiceMessage"]
 
-    /// Serves the operations behind the token middleware (but the document), the history page by
-    /// its fast path unless `COLONY_FAST_PATHS=off`.
+    /// Serves the operations behind the token middleware (but the document), the history page and
+    /// sending a text message by their fast paths unless `COLONY_FAST_PATHS=off`.
     func register(on router: Router<ColonyRequestContext>, context: ServiceContext, uploadLimit: Int) throws {
+        let fastPaths = fastPaths(maxBodyBytes: context.configuration.maxBodyBytes)
         let middlewares = GeneratedRoutes.middlewares(maxBodyBytes: context.configuration.maxBodyBytes,
                                                       uploads: Dictionary(uniqueKeysWithValues: Self.uploads.map { ($0, uploadLimit) }))
         try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/chat/v1/openapi.json"],
