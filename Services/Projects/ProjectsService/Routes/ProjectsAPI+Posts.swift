@@ -92,6 +92,8 @@ extension ProjectsAPI {
                 guard case .ok(let ok) = try await getFeed(input), case .json(let page) = ok.body else { throw APIError.internalError }
                 return try GeneratedFastPath.json(page)
             },
+            // Following a project (ProjectsAPI+FollowFastPath.swift).
+            followFastPath,
         ]
     }
 }

@@ -31,7 +31,8 @@ struct ProjectsAPI: APIProtocol {
     }
 
     /// Serves the operations behind the token middleware (but the document), pictures up to
-    /// `uploadLimit`, and the feed by its fast path unless the configuration turns fast paths off.
+    /// `uploadLimit`, and the feed and following a project by their fast paths unless the
+    /// configuration turns fast paths off.
     func register(on router: Router<ColonyRequestContext>, context: ServiceContext, uploadLimit: Int) throws {
         let middlewares = GeneratedRoutes.middlewares(maxBodyBytes: context.configuration.maxBodyBytes,
                                                       uploads: ["setAvatar": uploadLimit, "setCover": uploadLimit, "uploadPostImage": uploadLimit])
