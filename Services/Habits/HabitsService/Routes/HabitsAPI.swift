@@ -30,11 +30,15 @@ struct HabitsAPI: APIProtocol {
     }
 
     /// Serves the operations behind the token middleware (but the document); a write's
-    /// `Idempotency-Key` is checked before its body is decoded.
+    /// `Idempotency-Key` is checked before its body is decoded. Logging a habit goes by its fast
+    /// path (`HabitsAPI+LogFastPath.swift`) unless `COLONY_FAST_PATHS=off`.
     func register(on router: Router<ColonyRequestContext>, context: ServiceContext, contactsBodyLimit: Int) throws {
-        try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/habits/v1/openapi.json"]),
+        let fastPaths = fastPaths(maxBodyBytes: context.configuration.maxBodyBytes)
+        try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/habits/v1/openapi.json"],
+                                                           fastPaths: fastPaths, mode: context.configuration.fastPaths),
                              serverURL: GeneratedRoutes.serverURL, configuration: GeneratedRoutes.configuration,
                              middlewares: GeneratedRoutes.middlewares(maxBodyBytes: context.configuration.maxBodyBytes, largeJSON: ["uploadContacts": contactsBodyLimit]) + [IdempotencyKeyCheck()])
+        try GeneratedFastPath.requireOperations(fastPaths, in: HabitsService.openAPIDocument)
     }
 
     func getOpenAPIDocument(_ input: Operations.GetOpenAPIDocument.Input) async throws -> Operations.GetOpenAPIDocument.Output {
