@@ -16,7 +16,7 @@ public enum SettingsCatalog {
         "COLONY_MAX_BODY_BYTES": "What a route reads of a body, after authentication (413 beyond); upload routes read up to their file limit",
         "LOG_LEVEL": "swift-log level of the service's logs",
         "COLONY_LOG_FORMAT": "`json` (one object a line, for collectors) or `text` (swift-log's plain lines, for reading locally)",
-        "COLONY_FAST_PATHS": "`on`: the hot reads that have a hand-written fast path are served by it; `off`: through their generated handlers (the same bytes, slower)",
+        "COLONY_FAST_PATHS": "`on`: the hot reads and writes that have a hand-written fast path are served by it; `off`: through their generated handlers (the same bytes, slower)",
         "COLONY_SHUTDOWN_GRACE_SECONDS": "How long a graceful shutdown (SIGTERM) may take before what still runs is cancelled",
         "COLONY_PG_HOST": "Postgres host (required)",
         "COLONY_PG_PORT": "Postgres port",
