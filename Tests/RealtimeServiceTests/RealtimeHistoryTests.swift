@@ -58,8 +58,10 @@ struct RealtimeHistoryTests {
 
             // A maximum age a busy machine meets: the replica starts inside the history batch
             // (Tansu's "latest"), and "new one" must not age out while it works through it. The
-            // stale replay, 300 s old, is older still.
-            try await withRunningRealtime(settings: RealtimeSettings(maxEventAge: .seconds(240)), topicPrefix: prefix, tokens: tokens) { realtime in
+            // stale replay, 300 s old, is older still. The test's socket sends no heartbeats while
+            // it waits for that work (minutes in a CI run): the heartbeat timeout is longer than
+            // the waits, or the socket is closed as silent before "new one" (a fresh-clone CI failure).
+            try await withRunningRealtime(settings: RealtimeSettings(heartbeatTimeout: .seconds(900), maxEventAge: .seconds(240)), topicPrefix: prefix, tokens: tokens) { realtime in
                 // The shared consumer group works through history: the membership is known...
                 try await waitUntil(timeout: .seconds(60)) {
                     try await realtime.withDatabase { db in
