@@ -95,11 +95,8 @@ public struct PlainRequest: Sendable {
     public let query: [String: String]
 
     public init?(_ request: Request, _ context: ColonyRequestContext, parameter name: String? = nil, query names: Set<String>) {
-        guard request.headers[.contentLength].map({ $0 == "0" }) ?? true, request.headers[.transferEncoding] == nil else { return nil }
-        let accept = request.headers[values: .accept]
-        guard accept.isEmpty || (accept.count == 1 && (accept[0] == "application/json" || accept[0] == "*/*")) else { return nil }
-        let parameter = name.map { context.parameters.get($0) ?? "" } ?? ""
-        guard name == nil || (!parameter.isEmpty && Self.isPlain(parameter)) else { return nil }
+        guard request.headers[.contentLength].map({ $0 == "0" }) ?? true, request.headers[.transferEncoding] == nil,
+              Self.acceptsJSON(request), let parameter = Self.parameter(name, of: context) else { return nil }
         var query: [String: String] = [:]
         if let text = request.uri.query, !text.isEmpty {
             guard Self.isPlain(text, allowing: [UInt8(ascii: "="), UInt8(ascii: "&")]) else { return nil }
@@ -122,6 +119,19 @@ public struct PlainRequest: Sendable {
         guard let text = query[name] else { return .some(nil) }
         guard let number = Int(text) else { return nil }
         return .some(number)
+    }
+
+    /// `Accept` absent or plainly JSON: what every fast path writes.
+    static func acceptsJSON(_ request: Request) -> Bool {
+        let accept = request.headers[values: .accept]
+        return accept.isEmpty || (accept.count == 1 && (accept[0] == "application/json" || accept[0] == "*/*"))
+    }
+
+    /// The path parameter `name` when it is plain (empty for an operation without one), else nil.
+    static func parameter(_ name: String?, of context: ColonyRequestContext) -> String? {
+        guard let name else { return "" }
+        let value = context.parameters.get(name) ?? ""
+        return !value.isEmpty && isPlain(value) ? value : nil
     }
 
     static func isPlain(_ text: some StringProtocol, allowing extra: Set<UInt8> = []) -> Bool {
@@ -160,11 +170,8 @@ public struct PlainJSONWrite<Body: Decodable & Sendable>: Sendable {
         let type = request.headers[values: .contentType]
         guard type.count == 1, type[0] == "application/json" || type[0] == "application/json; charset=utf-8",
               request.headers[.transferEncoding] == nil, request.uri.query == nil,
-              let length = request.headers[.contentLength].flatMap({ Int($0) }), length > 0, length <= limit else { return nil }
-        let accept = request.headers[values: .accept]
-        guard accept.isEmpty || (accept.count == 1 && (accept[0] == "application/json" || accept[0] == "*/*")) else { return nil }
-        let parameter = name.map { context.parameters.get($0) ?? "" } ?? ""
-        guard name == nil || (!parameter.isEmpty && PlainRequest.isPlain(parameter)) else { return nil }
+              let length = request.headers[.contentLength].flatMap({ Int($0) }), length > 0, length <= limit,
+              PlainRequest.acceptsJSON(request), let parameter = PlainRequest.parameter(name, of: context) else { return nil }
         // Kept in the request, so that the generated route reads the same bytes.
         let bytes = try await request.collectBody(upTo: limit)
         let decoded: Body? = bytes.withUnsafeReadableBytes { raw in
