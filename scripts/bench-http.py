@@ -45,8 +45,8 @@ CORES = os.cpu_count() or 1
 
 def passed_settings():
     """Settings of the caller's environment the services under test get too: `COLONY_FAST_PATHS=off`
-    measures the generated routes where a fast path serves by default."""
-    return {key: os.environ[key] for key in ("COLONY_FAST_PATHS",) if key in os.environ}
+    measures the generated routes where a fast path serves by default; `COLONY_PG_POOL_SIZE` another pool."""
+    return {key: os.environ[key] for key in ("COLONY_FAST_PATHS", "COLONY_PG_POOL_SIZE") if key in os.environ}
 
 
 def log(message):

@@ -136,7 +136,7 @@ public enum ServiceHost {
         try definition.addRoutes(router, context)
         let app = Application(
             router: router,
-            server: definition.server?(context) ?? .http1(),
+            server: definition.server?(context) ?? .http1OnEventLoops(),
             configuration: .init(address: .hostname(configuration.httpHost, port: configuration.httpPort), serverName: "colony-\(configuration.service.rawValue)"),
             logger: logger
         )
