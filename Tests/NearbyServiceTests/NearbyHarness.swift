@@ -43,6 +43,17 @@ struct RunningNearby: Sendable {
         try await list(seenBy: user, radiusFeet: radiusFeet).users.map(\.name)
     }
 
+    /// A second instance on the same schema and storage, with `settings` and configured by
+    /// `configure` (fast paths off, say); its photo URLs name this one, so the two answer alike.
+    func withTwin(settings: NearbySettings, configure: @escaping @Sendable (inout ServiceConfiguration) -> Void,
+                  _ body: @Sendable (RunningService) async throws -> Void) async throws {
+        let (root, base) = (storageRoot, service.base)
+        try await withRunningTwin(of: service, .nearby, configure: configure, definition: { _ in
+            let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("nearby-tests-signing-key-0123456789abcdef".utf8))
+            return NearbyService.definition(settings: settings, storage: storage)
+        }, body)
+    }
+
     /// The point `feet` from (latitude, longitude) along `azimuth` degrees, on the spheroid
     /// (PostGIS's own geodesic, the one the service measures with).
     func point(from origin: (Double, Double), feet: Double, azimuth: Double) async throws -> (Double, Double) {

@@ -21,11 +21,13 @@ struct NearbyAPI: APIProtocol {
     }
 
     /// Serves the operations behind the token middleware (but the document), profile photos up
-    /// to their upload limit.
+    /// to their upload limit, the nearby list by its fast path unless `COLONY_FAST_PATHS=off`.
     func register(on router: Router<ColonyRequestContext>, context: ServiceContext, uploadLimit: Int) throws {
-        try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/nearby/v1/openapi.json"]),
+        try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/nearby/v1/openapi.json"],
+                                                           fastPaths: fastPaths, mode: context.configuration.fastPaths),
                              serverURL: GeneratedRoutes.serverURL, configuration: GeneratedRoutes.configuration,
                              middlewares: GeneratedRoutes.middlewares(maxBodyBytes: context.configuration.maxBodyBytes, uploads: ["setProfilePhoto": uploadLimit]))
+        try GeneratedFastPath.requireOperations(fastPaths, in: NearbyService.openAPIDocument)
     }
 
     func getOpenAPIDocument(_ input: Operations.GetOpenAPIDocument.Input) async throws -> Operations.GetOpenAPIDocument.Output {
