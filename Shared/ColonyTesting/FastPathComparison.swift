@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import ColonyModels
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -29,4 +30,18 @@ extension RunningService {
         }
         return text
     }
+}
+
+/// Text that every escape rule of a JSON writer meets: quotes, backslashes, the slash, control
+/// characters, non-ASCII, an astral character and U+2028.
+public let writerSampleText = "quote \" backslash \\ slash / newline \n tab \t cr \r bell \u{7} nul \u{0} esc \u{1B} é 日本 🚀 \u{2028} end"
+
+/// What `ColonyJSON.encode` writes for `value` through its own writer (`ColonyJSONWritable`)
+/// against what ColonyJSON's encoder writes for the same value: nil when the bytes are equal, else
+/// both texts. Each service's hand-written writers are held to the encoder with it.
+public func writerDifference(_ value: some ColonyJSONWritable) throws -> String? {
+    let written = try ColonyJSON.encode(value)
+    let expected = Array(try ColonyJSON.encoder().encode(value))
+    guard written != expected else { return nil }
+    return "\(String(decoding: written, as: UTF8.self))\nagainst the encoder's\n\(String(decoding: expected, as: UTF8.self))"
 }

@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyTesting
 import Foundation
 import Testing
 @testable import ChatService
@@ -11,7 +12,7 @@ private typealias Page = Components.Schemas.HistoryPage
 struct ChatJSONTests {
     @Test("a history page and a message (the document's types) are written byte for byte as ColonyJSON's encoder writes them")
     func historyPage() throws {
-        let tricky = "quote \" backslash \\ slash / newline \n tab \t cr \r bell \u{7} nul \u{0} esc \u{1B} é 日本 🚀 \u{2028} end"
+        let tricky = writerSampleText
         let sent = Date(timeIntervalSince1970: 1_790_000_000.123)
         let text = Message(id: UUID.timeOrdered().lowercased, groupId: UUID().lowercased, content: tricky, sentBy: UUID().lowercased, sentAt: sent, isEdited: true,
                            messageType: .text, voiceDuration: nil, voiceUrl: nil, user: .init(id: UUID().lowercased, displayName: tricky),
@@ -26,12 +27,11 @@ struct ChatJSONTests {
             Page(messages: [text, voice, whole], hasMore: true, olderCursor: "1_00000000-0000-0000-0000-000000000000", newerCursor: tricky),
         ]
         for page in pages {
-            let expected = try ColonyJSON.encoder().encode(page)
-            let written = try ColonyJSON.encode(page)
-            #expect(written == Array(expected), "\(String(decoding: written, as: UTF8.self))\n\(String(decoding: expected, as: UTF8.self))")
+            let difference = try writerDifference(page)
+            #expect(difference == nil, "\(difference ?? "")")
         }
         for message in [text, voice, whole] {
-            #expect(try ColonyJSON.encode(message) == Array(try ColonyJSON.encoder().encode(message)))
+            #expect(try writerDifference(message) == nil)
         }
     }
 

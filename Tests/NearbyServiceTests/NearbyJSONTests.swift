@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyTesting
 import Foundation
 import Testing
 @testable import NearbyService
@@ -11,7 +12,7 @@ private typealias User = Components.Schemas.NearbyUser
 struct NearbyJSONTests {
     @Test("a nearby list (the document's types) is written byte for byte as ColonyJSON's encoder writes it")
     func nearbyList() throws {
-        let tricky = "quote \" backslash \\ slash / newline \n tab \t cr \r bell \u{7} nul \u{0} esc \u{1B} é 日本 🚀 \u{2028} end"
+        let tricky = writerSampleText
         let everything = User(userId: UUID().lowercased, name: tricky, age: 27, school: "TU \"Berlin\"", bio: tricky,
                               socialLinks: .init(instagram: "@a.b", snapchat: "snap-1", tiktok: "@t_t", linkedin: "in-x", youtube: "@yt", x: "https://x.com/a?b=c&d=\"e\"", other: "https://o.example/"),
                               photoUrl: "https://files.example/storage/v1/object/public/profile-photos/a/b", distanceFeet: 480, distanceMiles: 480.0 / 5280,
@@ -25,12 +26,11 @@ struct NearbyJSONTests {
             List(sharing: true, radiusFeet: 5280, users: [everything, bare, whole]),
         ]
         for list in lists {
-            let expected = try ColonyJSON.encoder().encode(list)
-            let written = try ColonyJSON.encode(list)
-            #expect(written == Array(expected), "\(String(decoding: written, as: UTF8.self))\n\(String(decoding: expected, as: UTF8.self))")
+            let difference = try writerDifference(list)
+            #expect(difference == nil, "\(difference ?? "")")
         }
         for user in [everything, bare, whole] {
-            #expect(try ColonyJSON.encode(user) == Array(try ColonyJSON.encoder().encode(user)))
+            #expect(try writerDifference(user) == nil)
         }
     }
 
