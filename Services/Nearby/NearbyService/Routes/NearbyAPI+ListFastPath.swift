@@ -14,7 +14,8 @@ import Hummingbird
 extension NearbyAPI {
     static let listPath = "/nearby/v1/nearby"
 
-    var fastPaths: [GeneratedFastPath] {
+    /// Made once, when the routes are registered.
+    func fastPaths() -> [GeneratedFastPath] {
         [
             GeneratedFastPath(.get, Self.listPath) { request, context, generated in
                 guard let input = Self.listInput(request, context) else { return try await generated.respond(to: request, context: context) }

@@ -23,6 +23,7 @@ struct NearbyAPI: APIProtocol {
     /// Serves the operations behind the token middleware (but the document), profile photos up
     /// to their upload limit, the nearby list by its fast path unless `COLONY_FAST_PATHS=off`.
     func register(on router: Router<ColonyRequestContext>, context: ServiceContext, uploadLimit: Int) throws {
+        let fastPaths = fastPaths()
         try registerHandlers(on: GeneratedRoutes.transport(router, behind: context.tokenMiddleware, publicPaths: ["/nearby/v1/openapi.json"],
                                                            fastPaths: fastPaths, mode: context.configuration.fastPaths),
                              serverURL: GeneratedRoutes.serverURL, configuration: GeneratedRoutes.configuration,
