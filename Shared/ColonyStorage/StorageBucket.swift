@@ -58,6 +58,12 @@ public enum PictureKey {
     public static func key(owner: UUID, version: Int64) -> String {
         version >= firstRandomVersion ? "\(owner.lowercased)/\(version)" : owner.lowercased
     }
+
+    /// `key(owner:version:)` as a SQL expression over two columns (or expressions): for the
+    /// queries that name a user's pictures, such as their data export.
+    public static func sql(owner: String, version: String) -> String {
+        "CASE WHEN \(version) >= \(firstRandomVersion) THEN \(owner)::text || '/' || \(version)::text ELSE \(owner)::text END"
+    }
 }
 
 /// Who may read a bucket's objects through the authenticated routes (and get them signed): a

@@ -11,4 +11,11 @@ public struct WithStorage<Settings: Sendable>: Sendable {
         self.settings = settings
         self.storage = try Storage.load(environment: environment)
     }
+
+    /// For a service that keeps no uploads of its own but writes to storage (its part of a data
+    /// export, auth's archives): its routes keep the platform's body limit.
+    public init(_ environment: EnvironmentReader, settings: Settings) throws(ConfigurationError) {
+        self.settings = settings
+        self.storage = try Storage.load(environment: environment)
+    }
 }

@@ -87,3 +87,26 @@ public enum SignUpMetadata {
         return nil
     }
 }
+
+extension EventType {
+    public static let userExportRequested: EventType = "user_export_requested"
+}
+
+/// The user (or an operator for them) asked for a copy of their data: every service that holds
+/// some writes its part of export `exportId` to the exports bucket, as it erases on `user_deleted`.
+public struct UserExportRequested: EventPayload {
+    public static let eventType = EventType.userExportRequested
+    public static let source = ColonyService.auth
+
+    public var exportId: UUID
+    public var userId: UUID
+    public var app: App
+    public var requestedAt: Date
+
+    public init(exportId: UUID, userId: UUID, app: App, requestedAt: Date) {
+        self.exportId = exportId
+        self.userId = userId
+        self.app = app
+        self.requestedAt = requestedAt
+    }
+}
