@@ -156,6 +156,7 @@ let package = Package(
             name: "ColonyTesting",
             dependencies: [
                 "ColonyPlatform",
+                "ColonyStorage",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -216,6 +217,7 @@ let package = Package(
             dependencies: [
                 "ColonyPlatform",
                 "ColonyImport",
+                "ColonyStorage",
                 "CCrypt",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -229,6 +231,7 @@ let package = Package(
                 .product(name: "Mustache", package: "swift-mustache"),
                 // colony-auth's command line.
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             path: "Services/Auth/AuthService",
             // Mail and SMS templates (Templates/<locale>/<name>.<part>.mustache), read through
@@ -283,6 +286,8 @@ let package = Package(
             dependencies: [
                 "ColonyPlatform",
                 "ColonyImport",
+                // Its part of a user's data export goes to the exports bucket.
+                "ColonyStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -307,6 +312,7 @@ let package = Package(
             name: "HabitsServiceTests",
             dependencies: [
                 "HabitsService",
+                "ColonyStorage",
                 "ColonyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -321,6 +327,7 @@ let package = Package(
             name: "HabitsBench",
             dependencies: [
                 "HabitsService",
+                "ColonyStorage",
                 "ColonyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
@@ -599,6 +606,8 @@ let package = Package(
             dependencies: [
                 "ColonyPlatform",
                 "ColonyImport",
+                // Its part of a user's data export goes to the exports bucket.
+                "ColonyStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -652,6 +661,7 @@ let package = Package(
             name: "NotificationsBench",
             dependencies: [
                 "NotificationsService",
+                "ColonyStorage",
                 "ColonyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -63,7 +63,7 @@ struct DoctorCommand: AsyncParsableCommand {
             brokers[key, default: (configuration.kafka, [], [])].topics.formUnion(expected)
             brokers[key]?.services.append(service.rawValue)
             if case .jwks(let url) = configuration.tokens.keySource { jwks[url, default: []].append(service.rawValue) }
-            if let auth = launch as? AuthLaunch, case .smtp(let smtp) = auth.settings.sender.mail {
+            if let auth = launch as? AuthLaunch, case .smtp(let smtp) = auth.settings.settings.sender.mail {
                 checks.append(DoctorCheck(service: service.rawValue, name: "smtp", target: "\(smtp.host):\(smtp.port) (\(smtp.security.rawValue))") {
                     let offered = try await SMTPClient(settings: smtp, logger: AdminDatabase.logger).check()
                     return "greeted, EHLO\(smtp.security == .startTLS ? ", STARTTLS" : "")\(smtp.username != nil ? ", AUTH accepted" : ""); offers \(offered.joined(separator: " "))"

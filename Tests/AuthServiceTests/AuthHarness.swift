@@ -3,6 +3,7 @@ import AuthService
 import ColonyKafka
 import ColonyModels
 import ColonyPlatform
+import ColonyStorage
 import ColonyTesting
 import Foundation
 import NIOCore
@@ -18,6 +19,8 @@ struct RunningAuth: Sendable {
     let database: DatabaseConfiguration
     let anonKeys: [App: String]
     let serviceKeys: [App: String]
+    /// Where data exports are written (a filesystem backend), and the storage serving their links.
+    let storage: Storage
 
     var authURL: String { "\(base)/auth/v1" }
 
@@ -94,7 +97,12 @@ func withRunningAuth(configure: @escaping @Sendable (inout AuthSettings) -> Void
     let port = try freePort()
     let prefix = TestKafka.topicPrefix()
     let mailDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("mail")).path
-    defer { try? FileManager.default.removeItem(atPath: mailDirectory) }
+    let storageRoot = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("auth-storage")).path
+    defer {
+        try? FileManager.default.removeItem(atPath: mailDirectory)
+        try? FileManager.default.removeItem(atPath: storageRoot)
+    }
+    let storage = Storage(backend: FileSystemStorageBackend(root: storageRoot), publicBaseURL: "http://127.0.0.1:\(port)", signingKey: Array("auth-tests-signing-key-0123456789abcdef".utf8))
     try await withTestSchema { databaseConfiguration in
         let settings = testAuthSettings(port: port, mailDirectory: mailDirectory, appleKeysURL: appleKeysURL, configure: configure)
         var configuring = ServiceConfiguration(
@@ -115,10 +123,11 @@ func withRunningAuth(configure: @escaping @Sendable (inout AuthSettings) -> Void
         let running = RunningAuth(
             base: "http://127.0.0.1:\(port)", port: port, topicPrefix: prefix, mailDirectory: mailDirectory, database: databaseConfiguration,
             anonKeys: Dictionary(uniqueKeysWithValues: keys.filter { $0.role == .anon }.map { ($0.app, $0.key) }),
-            serviceKeys: Dictionary(uniqueKeysWithValues: keys.filter { $0.role == .serviceRole }.map { ($0.app, $0.key) })
+            serviceKeys: Dictionary(uniqueKeysWithValues: keys.filter { $0.role == .serviceRole }.map { ($0.app, $0.key) }),
+            storage: storage
         )
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await ServiceHost.run(AuthService.definition(settings: settings), configuration: configuration) }
+            group.addTask { try await ServiceHost.run(AuthService.definition(settings: settings, exports: storage), configuration: configuration) }
             defer { group.cancelAll() }
             try await waitUntil(timeout: .seconds(30)) {
                 let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: "\(running.base)/ready"), timeout: .seconds(2))

@@ -92,6 +92,9 @@ struct TraceExportTests {
          "COLONY_KAFKA_BROKERS": environment.kafkaBrokers, "COLONY_TOPIC_PREFIX": prefix,
          "COLONY_JWKS_URL": jwksURL.absoluteString, "COLONY_LOG_FORMAT": "json", "LOG_LEVEL": "info",
          "COLONY_HABITS_PHONE_PEPPER": "otel-test-pepper-\(UUID().uuidString)-\(UUID().uuidString)",
+         // Habits and notifications write their parts of data exports there (none in these tests).
+         "COLONY_STORAGE_PATH": FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("colony-otel-storage")).path,
+         "COLONY_STORAGE_SIGNING_KEY": "otel-test-signing-key-0123456789abcdef",
          "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint]
             .merging(extra) { $1 }
     }

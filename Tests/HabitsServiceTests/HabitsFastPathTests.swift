@@ -1,5 +1,6 @@
 import ColonyModels
 import ColonyPlatform
+import ColonyStorage
 import ColonyTesting
 import Foundation
 import HabitsAPI
@@ -44,8 +45,10 @@ struct HabitsFastPathTests {
                 (owner, "/habits/\(UUID().uuidString.lowercased())/logs"), (owner, "/habits/not-a-uuid/logs"),
             ]
             let varying: Set<String> = ["id", "created_at"]
+            // The twin handles no export requests: its storage is never written.
+            let exports = FileSystemStorageBackend(root: FileManager.default.temporaryDirectory.appendingPathComponent("colony-habits-twin-\(UUID().uuidString)").path)
             try await withRunningTwin(of: habits, .habits, configure: { $0.allowUploads(upTo: settings.contactsBodyLimit); $0.fastPaths = .off }, definition: { _ in
-                HabitsService.definition(settings: settings)
+                HabitsService.definition(settings: settings, exports: exports)
             }) { generated in
                 var compared = 0
                 for body in bodies {

@@ -4,6 +4,7 @@ import ColonyClientTesting
 import ColonyKafka
 import ColonyModels
 import ColonyPlatform
+import ColonyStorage
 import ColonyTesting
 import Foundation
 import HabitsAPI
@@ -31,11 +32,15 @@ extension RunningService {
     }
 }
 
-/// Starts the habits service and runs `body` against it.
-func withRunningHabits(settings: HabitsSettings = HabitsSettings(phonePepper: "test-pepper"), _ body: @Sendable (RunningHabits) async throws -> Void) async throws {
+/// Starts the habits service and runs `body` against it. Export parts go to filesystem storage
+/// under `exportsRoot` (default: a fresh directory, removed afterwards).
+func withRunningHabits(settings: HabitsSettings = HabitsSettings(phonePepper: "test-pepper"), exportsRoot: String? = nil,
+                       _ body: @Sendable (RunningHabits) async throws -> Void) async throws {
+    let root = exportsRoot ?? FileManager.default.temporaryDirectory.appendingPathComponent("colony-habits-\(UUID().uuidString)").path
+    defer { if exportsRoot == nil { try? FileManager.default.removeItem(atPath: root) } }
     // As HabitsLaunch configures it: a full contacts upload is read up to its own limit.
     try await withRunningService(.habits, app: .habithive, apiPrefix: "/habits/v1", configure: { $0.allowUploads(upTo: settings.contactsBodyLimit) }, definition: { _ in
-        HabitsService.definition(settings: settings)
+        HabitsService.definition(settings: settings, exports: FileSystemStorageBackend(root: root))
     }, body)
 }
 

@@ -35,7 +35,7 @@ func withNotificationsAskingCircles(_ body: @Sendable (_ notifications: RunningS
             configuration.internalKey = liveActivityInternalKey
             configuration.kafkaBrokers = deadBroker
         }, topicPrefix: prefix, tokens: tokens, definition: { _ in
-            try! NotificationsService.definition(settings: configured)
+            try! NotificationsService.definition(settings: configured, exports: FileSystemStorageBackend(root: root))
         }) { notifications in
             try await body(notifications, circles)
         }

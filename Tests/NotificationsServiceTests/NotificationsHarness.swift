@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import ColonyClientTesting
 import ColonyModels
 import ColonyPlatform
+import ColonyStorage
 import ColonyTesting
 import Foundation
 import Synchronization
@@ -26,6 +27,8 @@ struct RunningNotifications: Sendable {
     let service: RunningService
     let apns: APNsStandIn
     let clock: TestClock
+    /// Where the service writes its parts of data exports.
+    let exports: FileSystemStorageBackend
 
     /// A user of `app` with a registered device token (hex).
     struct Device: Sendable {
@@ -100,6 +103,9 @@ func withRunningNotifications(maxAttempts: Int = 8, topicPrefix: String? = nil, 
                               _ body: @Sendable (RunningNotifications) async throws -> Void) async throws {
     let apns = try APNsStandIn(bundleIDs: Set(bundleIDs.values))
     let clock = TestClock()
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-notifications-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let exports = FileSystemStorageBackend(root: root)
     try await apns.run { apns in
         let settings = NotificationsSettings(
             apns: APNsSettings(teamID: apns.teamID, keyID: apns.keyID, privateKey: apns.providerKey, topics: bundleIDs,
@@ -110,9 +116,9 @@ func withRunningNotifications(maxAttempts: Int = 8, topicPrefix: String? = nil, 
             configuration.app = nil
             configuration.tokens.audience = nil
         }, topicPrefix: topicPrefix, tokens: tokens, definition: { _ in
-            try! NotificationsService.definition(settings: settings)
+            try! NotificationsService.definition(settings: settings, exports: exports)
         }) { service in
-            try await body(RunningNotifications(service: service, apns: apns, clock: clock))
+            try await body(RunningNotifications(service: service, apns: apns, clock: clock, exports: exports))
         }
     }
 }

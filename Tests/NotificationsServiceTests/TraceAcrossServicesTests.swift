@@ -48,6 +48,9 @@ struct TraceAcrossServicesTests {
                             "COLONY_APNS_TEAM_ID": apns.teamID, "COLONY_APNS_KEY_ID": apns.keyID, "COLONY_APNS_PRIVATE_KEY_FILE": providerKeyFile,
                             "COLONY_APNS_TOPIC_MYCIRCLEE": bundleIDs[.mycirclee]!, "COLONY_APNS_PRODUCTION_URL": apns.url,
                             "COLONY_APNS_SANDBOX_URL": apns.url, "COLONY_APNS_CA_FILE": caFile,
+                            // Where its parts of data exports go.
+                            "COLONY_STORAGE_PATH": folder.appendingPathComponent("storage").path,
+                            "COLONY_STORAGE_SIGNING_KEY": "trace-test-signing-key-0123456789abcdef",
                         ]) { $1 })
                         defer { notifications.stop() }
 

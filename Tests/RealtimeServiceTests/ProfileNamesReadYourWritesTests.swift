@@ -57,8 +57,8 @@ struct ProfileNamesReadYourWritesTests {
         },
         Case(service: .habits, app: .habithive, prefix: "/habits/v1", read: { service, user in
             Profile(name: try await service.habitsAPI(as: user).getProfile().ok.body.json.displayName)
-        }) { _, _ in
-            HabitsService.definition(settings: HabitsSettings(phonePepper: "ryw-names-pepper"))
+        }) { _, root in
+            HabitsService.definition(settings: HabitsSettings(phonePepper: "ryw-names-pepper"), exports: FileSystemStorageBackend(root: root))
         },
         Case(service: .nearby, app: .socialspot, prefix: "/nearby/v1", extensions: NearbyService.extensions, read: { service, user in
             Profile(name: try await service.nearbyAPI(as: user).getProfile().ok.body.json.name)

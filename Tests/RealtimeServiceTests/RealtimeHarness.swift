@@ -82,9 +82,11 @@ func withRealtimeAndNearby(settings: NearbySettings, _ body: @Sendable (_ realti
 func withRealtimeAndHabits(_ body: @Sendable (_ realtime: RunningService, _ habits: RunningService) async throws -> Void) async throws {
     let prefix = TestKafka.topicPrefix()
     let tokens = TestTokens()
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-rt-habits-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: root) }
     try await withRunningRealtime(topicPrefix: prefix, tokens: tokens) { realtime in
         try await withRunningService(.habits, app: .habithive, apiPrefix: "/habits/v1", topicPrefix: prefix, tokens: tokens, definition: { _ in
-            HabitsService.definition(settings: HabitsSettings(phonePepper: "rt-tests-pepper"))
+            HabitsService.definition(settings: HabitsSettings(phonePepper: "rt-tests-pepper"), exports: FileSystemStorageBackend(root: root))
         }) { habits in
             try await body(realtime, habits)
         }

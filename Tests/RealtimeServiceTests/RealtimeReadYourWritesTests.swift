@@ -50,11 +50,13 @@ func withRealtimeAskingHabitsBrokerDown(_ body: @Sendable (_ realtime: RunningSe
     let prefix = TestKafka.topicPrefix()
     let tokens = TestTokens()
     let deadBroker = "127.0.0.1:\(try freePort())"
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-rt-habits-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: root) }
     try await withRunningService(.habits, app: .habithive, apiPrefix: "/habits/v1", configure: { configuration in
         configuration.internalKey = testInternalKey
         configuration.kafkaBrokers = deadBroker
     }, topicPrefix: prefix, tokens: tokens, definition: { _ in
-        HabitsService.definition(settings: HabitsSettings(phonePepper: "rt-tests-pepper"))
+        HabitsService.definition(settings: HabitsSettings(phonePepper: "rt-tests-pepper"), exports: FileSystemStorageBackend(root: root))
     }) { habits in
         var settings = RealtimeSettings()
         settings.owners.urls = [.hive: habits.base]

@@ -1,5 +1,6 @@
 import ColonyModels
 import ColonyPlatform
+import ColonyStorage
 
 /// What colony-auth reads at start, for serving and for its commands (`colony-admin config
 /// check` loads the same): the platform's settings, with auth's own defaults for two of them,
@@ -22,11 +23,12 @@ public enum AuthPlan: ServicePlan {
         return environment.withDefault(String(AuthSettings.defaultMaxBodyBytes), for: "COLONY_MAX_BODY_BYTES")
     }
 
-    public static func settings(_ environment: EnvironmentReader, _ configuration: inout ServiceConfiguration) throws(ConfigurationError) -> AuthSettings {
-        try AuthSettings.load(environment: environment, port: configuration.httpPort, issuer: configuration.tokens.issuer)
+    /// Auth's settings, and the storage its data-export archives go to.
+    public static func settings(_ environment: EnvironmentReader, _ configuration: inout ServiceConfiguration) throws(ConfigurationError) -> WithStorage<AuthSettings> {
+        try WithStorage(environment, settings: AuthSettings.load(environment: environment, port: configuration.httpPort, issuer: configuration.tokens.issuer))
     }
 
-    public static func definition(_ settings: AuthSettings) -> ServiceDefinition {
-        AuthService.definition(settings: settings)
+    public static func definition(_ settings: WithStorage<AuthSettings>) -> ServiceDefinition {
+        AuthService.definition(settings: settings.settings, exports: settings.storage)
     }
 }

@@ -1,5 +1,6 @@
 import ColonyModels
 import ColonyPlatform
+import ColonyStorage
 import Foundation
 import Hummingbird
 import Logging
@@ -9,7 +10,7 @@ public enum AuthService {
     public static var migrations: [Migration] { AuthMigrations.all }
 
     /// Everything the service is made of. `sender` overrides the configured mail/SMS sender.
-    public static func definition(settings: AuthSettings, sender: (any MessageSender)? = nil) -> ServiceDefinition {
+    public static func definition(settings: AuthSettings, sender: (any MessageSender)? = nil, exports: Storage? = nil) -> ServiceDefinition {
         let hasher = PasswordHasher(cost: settings.bcryptCost, threads: settings.hashingThreads)
         // A request queued on this replica wakes its dispatcher at once.
         let addressRequestQueued = WakeSignal()
@@ -17,7 +18,8 @@ public enum AuthService {
             Accounts(
                 settings: settings, database: context.database, outbox: context.outbox, keyRing: keyRing, hasher: hasher,
                 sender: sender ?? makeSender(settings.sender, apps: settings.apps, logger: context.logger),
-                apple: AppleIdentityVerifier(keysURL: settings.appleKeysURL), logger: context.logger, addressRequestQueued: addressRequestQueued
+                apple: AppleIdentityVerifier(keysURL: settings.appleKeysURL), logger: context.logger, addressRequestQueued: addressRequestQueued,
+                exports: exports
             )
         }
         @Sendable func keyRing(_ context: ServiceContext) -> KeyRing {
@@ -35,6 +37,13 @@ public enum AuthService {
                 ScheduledJob(name: "auth.delete_unconverted_anonymous_users", interval: .seconds(3600)) { database, logger in
                     try await AnonymousUserCleanup.run(settings: settings, database: database, outbox: context.outbox, logger: logger)
                 },
+                // Data exports: assembled once every service's part is written, deleted after their week.
+                ScheduledJob(name: "auth.assemble_exports", interval: .seconds(5)) { _, _ in
+                    try await accounts(context, keyRing: keyRing(context)).assembleExports()
+                },
+                ScheduledJob(name: "auth.sweep_exports", interval: .seconds(600)) { _, _ in
+                    try await accounts(context, keyRing: keyRing(context)).sweepExports()
+                },
                 ScheduledJob(name: "auth.expire_audit_log", interval: .seconds(3600)) { database, logger in
                     guard settings.auditRetentionDays > 0 else { return }
                     _ = try await database.transaction { connection in
@@ -49,6 +58,8 @@ public enum AuthService {
             addRoutes: { router, context in
                 let keyRing = keyRing(context)
                 AuthRoutes(accounts: accounts(context, keyRing: keyRing), keyRing: keyRing, settings: settings).add(to: router)
+                // The archives' signed links (`/storage/v1/object/sign/exports/…`); nothing else of the bucket is served.
+                exports?.addRoutes(to: router, buckets: [UserExport.bucket], tokenMiddleware: context.tokenMiddleware)
                 InternalUserRoutes.add(to: router, context: context)
             }
         )

@@ -51,6 +51,7 @@ public enum ChatService {
             handleEvent: { event, connection, context in
                 let groups = Groups(outbox: context.outbox, media: media, logger: context.logger)
                 try await AuthEventHandler(users: groups.users, groups: groups).handle(event, on: connection)
+                try await UserExportWriter(backend: storage.backend, logger: context.logger).handle(event, plan: ChatExport.plan(media: media), app: .unify, on: connection)
             },
             jobs: { _ in [
                 ScheduledJob(name: "chat.sweep_quotas", interval: .seconds(3600)) { database, logger in

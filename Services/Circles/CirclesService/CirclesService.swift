@@ -39,11 +39,13 @@ public enum CirclesService {
 
     public static func definition(settings: CirclesSettings, storage: Storage) -> ServiceDefinition {
         let media = PostMedia(settings: settings, storage: storage)
+        let export = CirclesExport.plan(photos: media.photos)
         return ServiceDefinition(
             migrations: CirclesMigrations.all,
             consumes: EventCatalogue.subscriptions(of: .circles),
             handleEvent: { event, connection, context in
                 try await AuthEventHandler(circles: Circles(outbox: context.outbox, media: media, addRequestQuota: settings.addRequestQuota, logger: context.logger)).handle(event, on: connection)
+                try await UserExportWriter(backend: storage.backend, logger: context.logger).handle(event, plan: export, app: .mycirclee, on: connection)
             },
             jobs: { context in [
                 ScheduledJob(name: "circles.expire_posts", interval: settings.expiryInterval) { database, logger in

@@ -1,5 +1,6 @@
 import ColonyModels
 import ColonyPlatform
+import ColonyStorage
 import Foundation
 import Hummingbird
 import Logging
@@ -52,13 +53,15 @@ public struct HabitsSettings: Sendable {
 /// The habits service: HabitHive's habits, logs, insights, hives, shared streaks and contacts.
 public enum HabitsService {
     public static var migrations: [Migration] { HabitsMigrations.all }
-    public static func definition(settings: HabitsSettings) -> ServiceDefinition {
+    /// `exports`: where its part of a user's data export is written (the `exports` bucket).
+    public static func definition(settings: HabitsSettings, exports: any StorageBackend) -> ServiceDefinition {
         ServiceDefinition(
             migrations: HabitsMigrations.all,
             consumes: EventCatalogue.subscriptions(of: .habits),
             handleEvent: { event, connection, context in
                 let profiles = Profiles(outbox: context.outbox, contacts: ContactMatching(settings: settings), logger: context.logger)
                 try await AuthEventHandler(profiles: profiles).handle(event, on: connection)
+                try await UserExportWriter(backend: exports, logger: context.logger).handle(event, plan: HabitsExport.plan, app: .habithive, on: connection)
             },
             jobs: { context in [
                 ScheduledJob(name: "habits.hive_days", interval: settings.jobInterval) { database, logger in

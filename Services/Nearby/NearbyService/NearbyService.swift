@@ -91,6 +91,7 @@ public enum NearbyService {
         let photos = settings.photos
         // The key of everyone's secret offsets: made once per deployment, kept in the schema.
         let noise = LocationNoiseKey()
+        let export = NearbyExport.plan(photos: photos)
         @Sendable func nearby(_ context: ServiceContext, _ logger: Logger? = nil) -> Nearby {
             Nearby(outbox: context.outbox, storage: storage, photos: photos, settings: settings, noise: noise, logger: logger ?? context.logger)
         }
@@ -99,6 +100,7 @@ public enum NearbyService {
             consumes: EventCatalogue.subscriptions(of: .nearby),
             handleEvent: { event, connection, context in
                 try await AuthEventHandler(nearby: nearby(context)).handle(event, on: connection)
+                try await UserExportWriter(backend: storage.backend, logger: context.logger).handle(event, plan: export, app: .socialspot, on: connection)
             },
             jobs: { context in [
                 ScheduledJob(name: "nearby.expire_locations", interval: settings.jobInterval) { database, logger in

@@ -1,5 +1,6 @@
 import ColonyModels
 import ColonyPlatform
+import ColonyStorage
 import Crypto
 import Foundation
 import Hummingbird
@@ -110,7 +111,8 @@ public enum NotificationsService {
     /// The topics whose events make pushes (and the memberships they go to).
     public static let consumedServices = EventCatalogue.subscriptions(of: .notifications)
 
-    public static func definition(settings: NotificationsSettings) throws -> ServiceDefinition {
+    /// `exports`: where its part of a user's data export is written (the `exports` bucket).
+    public static func definition(settings: NotificationsSettings, exports: any StorageBackend) throws -> ServiceDefinition {
         let apns = try settings.apns.map { try APNsClient(settings: $0) }
         // Each handled event (and each job run) wakes the sender at once.
         let signal = WakeSignal()
@@ -120,6 +122,8 @@ public enum NotificationsService {
             consumes: consumedServices,
             handleEvent: { event, connection, context in
                 try await DomainEventHandler(notifications: notifications(context.logger)).handle(event, on: connection)
+                // Every app's requests: it holds each app's devices, preferences and pushes.
+                try await UserExportWriter(backend: exports, logger: context.logger).handle(event, plan: NotificationsExport.plan, app: nil, on: connection)
             },
             jobs: { context in [
                 ScheduledJob(name: "notifications.live_activity_countdown", interval: settings.jobInterval) { database, logger in

@@ -57,6 +57,7 @@ public enum ProjectsService {
             handleEvent: { event, connection, context in
                 let projects = Projects(outbox: context.outbox, media: media, logger: context.logger)
                 try await AuthEventHandler(builders: projects.builders, projects: projects).handle(event, on: connection)
+                try await UserExportWriter(backend: storage.backend, logger: context.logger).handle(event, plan: ProjectsExport.plan(media: media), app: .ibelieveinyou, on: connection)
             },
             jobs: { context in [
                 ScheduledJob(name: "projects.expire_uploads", interval: settings.jobInterval) { database, logger in

@@ -46,7 +46,7 @@ public enum SettingsCatalog {
         "COLONY_TRUSTED_PROXIES": "CIDRs of the gateways whose `X-Forwarded-For` names the client (default: loopback)",
         "COLONY_TRUSTED_PROXY_COUNT": "Instead of CIDRs: the exact number of proxies in front",
         "COLONY_INTERNAL_KEY": "The service credential for internal routes, 32+ random characters, one value for all; unset: internal routes refuse all",
-        // Storage (chat, circles, nearby, projects).
+        // Storage (chat, circles, nearby, projects: their buckets; auth, habits, notifications: data exports).
         "COLONY_STORAGE_BACKEND": "`filesystem` (files under `{path}/{bucket}/{key}`) or `s3`",
         "COLONY_STORAGE_PATH": "With `filesystem`: the folder",
         "COLONY_STORAGE_PUBLIC_URL": "The gateway's URL as clients see it, the base of signed URLs",
@@ -91,6 +91,7 @@ public enum SettingsCatalog {
         "COLONY_AUTH_HASH_THREADS": "Threads that hash passwords",
         "COLONY_AUTH_APPLE_KEYS_URL": "Sign in with Apple's keys",
         "COLONY_AUTH_AUDIT_RETENTION_DAYS": "How long the audit log keeps entries",
+        "COLONY_AUTH_EXPORT_TIMEOUT_SECONDS": "How long a data export waits for every service's part before it fails",
         "COLONY_AUTH_RATE_SIGNUP_IP": "Sign-ups per client address",
         "COLONY_AUTH_RATE_OTP_IP": "One-time codes and magic links asked for per client address",
         "COLONY_AUTH_RATE_SIGNIN_IP": "Sign-in attempts per client address",
@@ -105,6 +106,7 @@ public enum SettingsCatalog {
         "COLONY_AUTH_RATE_ANONYMOUS_IP": "Anonymous sign-ins per client address",
         "COLONY_AUTH_RATE_MFA_VERIFY_IP": "MFA verifications per client address",
         "COLONY_AUTH_RATE_MFA_FAILURES_USER": "Failed MFA verifications per user",
+        "COLONY_AUTH_RATE_EXPORT_USER": "Data exports per user",
         // Habits.
         "COLONY_HABITS_PHONE_PEPPER": "The same value as `COLONY_AUTH_PHONE_PEPPER` (required)",
         "COLONY_HABITS_JOB_INTERVAL_SECONDS": "How often the day close-out and at-risk job runs",

@@ -183,8 +183,9 @@ func serveAuthPlan(rawRate: Double, cost: Int, file: String) async throws {
             tokens: TestTokens().verifierConfiguration(audience: nil)
         )
         let anonKey = try await prepareSchema(configuration: configuration, settings: settings)
+        // Storage: where auth would assemble data exports (its settings require it).
         var serviceEnvironment = HTTPBenchPlan.serviceEnvironment(database: databaseConfiguration, environment: environment, tokens: TestTokens(),
-                                                                 topicPrefix: configuration.topicPrefix)
+                                                                 topicPrefix: configuration.topicPrefix, storage: true)
         // Auth verifies the tokens it signs with its own published keys.
         serviceEnvironment["COLONY_JWT_PUBLIC_KEY"] = nil
         serviceEnvironment.merge([

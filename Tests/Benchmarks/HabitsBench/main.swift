@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import ColonyModels
 import ColonyPlatform
+import ColonyStorage
 import ColonyTesting
 import Foundation
 import HabitsService
@@ -102,7 +103,9 @@ func runServiceLoad(base: String, tokens: [Int: String], today: LocalDate) async
 func httpPlan(configuration: ServiceConfiguration, tokens: TestTokens, userTokens: [Int: String]) -> HTTPBenchPlan {
     let today = UserClock.utc.localDay(at: Date())
     let logs = (0..<(connections * 730)).map { i in logRequest(i % connections, i / connections, tokens: userTokens, today: today) }
-    var environment = HTTPBenchPlan.serviceEnvironment(database: configuration.database, environment: environment, tokens: tokens, topicPrefix: configuration.topicPrefix)
+    // Storage: where its export parts would go (colony-habits requires it; the bench writes none).
+    var environment = HTTPBenchPlan.serviceEnvironment(database: configuration.database, environment: environment, tokens: tokens, topicPrefix: configuration.topicPrefix,
+                                                       storage: true)
     environment["COLONY_HABITS_PHONE_PEPPER"] = "bench-phone-pepper-0123456789abcdef"
     return HTTPBenchPlan(executable: "colony-habits", environment: environment, schema: configuration.database.schema, scenarios: [
         PlannedScenario(name: "habits: log a habit", kind: "write", requests: logs, expectStatus: 200, connections: connections,
@@ -167,7 +170,8 @@ try await withTestSchema(poolSize: connections) { databaseConfiguration in
         }
         let base = "http://127.0.0.1:\(port)"
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await ServiceHost.run(HabitsService.definition(settings: HabitsSettings(phonePepper: "bench")), configuration: configuration) }
+            let exports = FileSystemStorageBackend(root: FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("colony-bench-exports")).path)
+            group.addTask { try await ServiceHost.run(HabitsService.definition(settings: HabitsSettings(phonePepper: "bench"), exports: exports), configuration: configuration) }
             defer { group.cancelAll() }
             while (try? await HTTPClient.shared.execute(HTTPClientRequest(url: "\(base)/ready"), timeout: .seconds(2)))?.status != .ok {
                 try await Task.sleep(for: .milliseconds(200))

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import ColonyKafka
 import ColonyModels
 import ColonyPlatform
+import ColonyStorage
 import ColonyTesting
 import Foundation
 import NotificationsService
@@ -110,7 +111,9 @@ func benchmark() async throws {
             try await KafkaAdmin(configuration: KafkaConfiguration(bootstrapServers: environment.kafkaBrokers)).createTopics([topic])
             let producer = try KafkaProducer(configuration: TestKafka.producer(brokers: environment.kafkaBrokers), logger: TestEnvironment.logger)
             try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { try await ServiceHost.run(try NotificationsService.definition(settings: settings), configuration: configuration) }
+                // Where export parts would go: the bench requests none.
+                let exports = FileSystemStorageBackend(root: FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("colony-bench-exports")).path)
+                tasks.addTask { try await ServiceHost.run(try NotificationsService.definition(settings: settings, exports: exports), configuration: configuration) }
                 defer { tasks.cancelAll() }
                 while (try? await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/ready"), timeout: .seconds(2)))?.status != .ok {
                     try await Task.sleep(for: .milliseconds(200))

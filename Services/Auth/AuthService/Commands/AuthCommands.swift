@@ -1,5 +1,6 @@
 import ColonyModels
 import ColonyPlatform
+import ColonyStorage
 import Foundation
 import Logging
 
@@ -38,6 +39,32 @@ public enum AuthCommands {
             for line in skipped { print("skipped \(line)") }
             // Their user_registered events wait in the outbox; the running service relays them.
         }
+    }
+
+    /// A subject access request: starts a data export for the account named by `user` (its id,
+    /// email or phone), recorded in the audit log under the operator's name; the person gets the
+    /// same mail as for their own request. Prints the export's id.
+    public static func export(configuration: ServiceConfiguration, settings: WithStorage<AuthSettings>, app: App, user: String, operatorName: String) async throws {
+        try await withDatabase(configuration) { database, logger in
+            let auth = settings.settings
+            let accounts = Accounts(
+                settings: auth, database: database, outbox: Outbox(schema: database.schema, topicPrefix: configuration.topicPrefix),
+                keyRing: KeyRing(database: database, issuer: auth.issuer, retiredKeyRetentionSeconds: auth.retiredKeyRetentionSeconds, logger: logger),
+                hasher: PasswordHasher(cost: auth.bcryptCost, threads: 1), sender: AuthService.makeSender(auth.sender, apps: auth.apps, logger: logger),
+                apple: AppleIdentityVerifier(keysURL: auth.appleKeysURL), logger: logger, exports: settings.storage
+            )
+            guard let id = try await accounts.findUserID(app: app, identifier: user) else {
+                throw NoSuchAccount(description: "no \(app.rawValue) account has the id, email or phone \(user)")
+            }
+            let export = try await accounts.requestExport(app: app, userID: id, requestedBy: operatorName, client: nil)
+            print("export \(export.id) started for \(id.lowercased); the person gets a mail with the link when every service's part is in")
+        }
+    }
+
+    /// EX_NOUSER: the operator named nobody.
+    struct NoSuchAccount: CommandFailure {
+        var description: String
+        var exitStatus: Int32 { 67 }
     }
 
     private static func withDatabase(_ configuration: ServiceConfiguration, _ body: (Database, Logger) async throws -> Void) async throws {

@@ -126,7 +126,7 @@ extension Accounts {
 
     /// A message in the words of the app's template for `name`, in the first language of the
     /// user's metadata, the request, the app's default and English that has it.
-    func compose(_ name: MessageTemplateName, channel: MessageChannel, user: UserRecord, to recipient: String, kind: String, code: String?, link: String?, newEmail: String? = nil, acceptLanguage: String?, now: Date) throws -> OutgoingMessage {
+    func compose(_ name: MessageTemplateName, channel: MessageChannel, user: UserRecord, to recipient: String, kind: String, code: String?, link: String?, newEmail: String? = nil, extra: [String: String] = [:], acceptLanguage: String?, now: Date) throws -> OutgoingMessage {
         let appSettings = settings.app(user.app)
         let lifetime = channel == .sms ? settings.smsCodeLifetimeSeconds : settings.emailCodeLifetimeSeconds
         var values = ["app_name": appSettings.displayName, "site_url": appSettings.siteUrl, "lifetime_minutes": "\(max(1, lifetime / 60))"]
@@ -134,6 +134,7 @@ extension Accounts {
         if let newEmail = newEmail ?? user.newEmail { values["new_email"] = newEmail }
         if let code { values["code"] = code }
         if let link { values["link"] = link }
+        values.merge(extra) { _, new in new }
         let locales = MessageLocale.candidates(userMetadata: user.userMetadata, acceptLanguage: acceptLanguage, appDefault: appSettings.defaultLocale)
         guard let rendered = settings.templates.render(name, channel: channel, app: user.app, locales: locales, values: values) else {
             logger.error("no template for a message", metadata: ["template": "\(name.rawValue)", "channel": "\(channel.rawValue)", "locales": "\(locales)"])

@@ -1,5 +1,6 @@
 import ColonyModels
 import ColonyPlatform
+import ColonyStorage
 import Crypto
 import Foundation
 import JWTKit
@@ -48,8 +49,10 @@ public struct Accounts: Sendable {
     let addressRequests: AddressRequestStore
     /// Wakes this replica's `AddressRequestDispatcher` when a request is queued.
     let addressRequestQueued: WakeSignal
+    /// Where data exports are written and served from (nil: exports are not offered).
+    let exports: Storage?
 
-    public init(settings: AuthSettings, database: Database, outbox: Outbox, keyRing: KeyRing, hasher: PasswordHasher, sender: any MessageSender, apple: AppleIdentityVerifier, logger: Logger, addressRequestQueued: WakeSignal = WakeSignal(), oidc: OIDCVerifier = OIDCVerifier()) {
+    public init(settings: AuthSettings, database: Database, outbox: Outbox, keyRing: KeyRing, hasher: PasswordHasher, sender: any MessageSender, apple: AppleIdentityVerifier, logger: Logger, addressRequestQueued: WakeSignal = WakeSignal(), oidc: OIDCVerifier = OIDCVerifier(), exports: Storage? = nil) {
         self.settings = settings
         self.database = database
         self.outbox = outbox
@@ -66,6 +69,7 @@ public struct Accounts: Sendable {
         self.ipLimiter = LocalRateLimiter()
         self.addressRequests = AddressRequestStore(logger: logger)
         self.addressRequestQueued = addressRequestQueued
+        self.exports = exports
     }
 
     // MARK: sign-up and password sign-in

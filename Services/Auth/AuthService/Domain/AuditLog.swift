@@ -26,6 +26,8 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case factorUpdated = "factor_updated"
     case identityLinked = "identity_linked"
     case identityUnlinked = "identity_unlinked"
+    /// Colony's: a copy of the person's data was asked for (by them, or by an operator).
+    case userExportRequested = "user_export_requested"
 
     /// GoTrue's `ActionLogTypeMap`.
     public var logType: String {
@@ -34,7 +36,7 @@ public enum AuditAction: String, Sendable, CaseIterable {
         case .userSignedUp, .userInvited, .userDeleted: "team"
         case .tokenRevoked, .tokenRefreshed: "token"
         case .userModified, .userRecoveryRequested, .userReauthenticateRequested, .userConfirmationRequested,
-             .userRepeatedSignUp, .userUpdatedPassword, .identityLinked, .identityUnlinked: "user"
+             .userRepeatedSignUp, .userUpdatedPassword, .identityLinked, .identityUnlinked, .userExportRequested: "user"
         case .factorInProgress, .factorUnenrolled, .challengeCreated, .verificationAttempted, .factorDeleted, .factorUpdated: "factor"
         }
     }
@@ -50,6 +52,12 @@ public struct AuditActor: Sendable, Equatable {
     public static func user(_ user: UserRecord) -> AuditActor {
         let phone = user.phone.flatMap { $0.isEmpty ? nil : $0 }
         return AuditActor(id: user.id, username: phone ?? user.email ?? "", name: user.userMetadata["full_name"])
+    }
+
+    /// An operator acting by name outside the API (`colony-auth export`): the admin's nil id, as
+    /// for the service-role key, with the operator's name as the username.
+    public static func `operator`(_ name: String) -> AuditActor {
+        AuditActor(id: serviceRole.id, username: name, name: nil)
     }
 
     public static let serviceRole = AuditActor(id: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), username: "service_role", name: nil)

@@ -175,6 +175,8 @@ public struct RateLimitSettings: Sendable, Equatable {
     public var mfaFailuresPerUser = RateLimitRule(5, per: 300)
     /// Anonymous sign-ins per address (GoTrue: 30 an hour), counted in Postgres: each one is an account.
     public var anonymousPerIP = RateLimitRule(30, per: 3600)
+    /// Data exports a person may ask for (each reads every service and mails a link): two a day.
+    public var exportPerUser = RateLimitRule(2, per: 86_400)
 
     public init() {}
 
@@ -258,6 +260,9 @@ public struct AuthSettings: Sendable {
     /// Audit log entries older than this many days are deleted (0 keeps them):
     /// `COLONY_AUTH_AUDIT_RETENTION_DAYS`, default 90.
     public var auditRetentionDays = 90
+    /// `COLONY_AUTH_EXPORT_TIMEOUT_SECONDS`, default 3600: how long a data export waits for every
+    /// service's part before it fails (a service down that long; the person may ask again).
+    public var exportTimeoutSeconds = 3600
     /// How long a retired signing key stays in the JWKS: longer than any access token lives.
     public static let retiredKeyRetention = 86_400
 
@@ -300,6 +305,7 @@ public struct AuthSettings: Sendable {
         )
         if let apple = try environment.url("COLONY_AUTH_APPLE_KEYS_URL") { settings.appleKeysURL = apple }
         settings.auditRetentionDays = try environment.int("COLONY_AUTH_AUDIT_RETENTION_DAYS", default: 90, range: 0...36_500)
+        settings.exportTimeoutSeconds = try environment.int("COLONY_AUTH_EXPORT_TIMEOUT_SECONDS", default: 3600, range: 60...604_800)
         if let file = environment.optionalString("COLONY_AUTH_APPS_FILE") {
             settings.apps = try loadApps(file: file, variable: "COLONY_AUTH_APPS_FILE")
         }
@@ -310,7 +316,7 @@ public struct AuthSettings: Sendable {
             ("SIGNIN_ACCOUNT", \.signInPerAccount), ("REFRESH_IP", \.refreshPerIP), ("VERIFY_IP", \.verifyPerIP),
             ("VERIFY_RECIPIENT", \.verifyFailuresPerRecipient), ("SEND_RECIPIENT", \.sendPerRecipient), ("SMS_NUMBER", \.smsPerNumber),
             ("SMS_APP", \.smsPerApp), ("SMS_GLOBAL", \.smsGlobal), ("ANONYMOUS_IP", \.anonymousPerIP),
-            ("MFA_VERIFY_IP", \.mfaVerifyPerIP), ("MFA_FAILURES_USER", \.mfaFailuresPerUser),
+            ("MFA_VERIFY_IP", \.mfaVerifyPerIP), ("MFA_FAILURES_USER", \.mfaFailuresPerUser), ("EXPORT_USER", \.exportPerUser),
         ]
         for (name, keyPath) in rules {
             let variable = "COLONY_AUTH_RATE_\(name)"

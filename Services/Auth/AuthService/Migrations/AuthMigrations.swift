@@ -262,5 +262,28 @@ enum AuthMigrations {
             -- When an operator invited the account (POST /invite, generate_link type invite).
             ALTER TABLE users ADD COLUMN invited_at timestamptz;
             """),
+        Migration(version: 9, name: "data exports", sql: """
+            -- A person's copies of their data (POST /user/export; an operator's subject access
+            -- request): each service writes its part to the exports bucket, the job assembles
+            -- them. No foreign key: the archive of an erased account is deleted by the sweep,
+            -- which needs the row to find it.
+            CREATE TABLE exports (
+                id uuid PRIMARY KEY,
+                app text NOT NULL,
+                user_id uuid NOT NULL,
+                -- 'user', or the operator who asked for them (a subject access request).
+                requested_by text NOT NULL,
+                status text NOT NULL CHECK (status IN ('running', 'ready', 'failed', 'expired')),
+                requested_at timestamptz NOT NULL DEFAULT now(),
+                ready_at timestamptz,
+                -- When the archive and its link stop (ready_at + 7 days).
+                expires_at timestamptz,
+                archive_bytes bigint
+            );
+            -- One export running per person: a second request while one runs is refused.
+            CREATE UNIQUE INDEX exports_one_running ON exports (user_id) WHERE status = 'running';
+            CREATE INDEX exports_user ON exports (user_id, requested_at DESC);
+            CREATE INDEX exports_open ON exports (status, requested_at) WHERE status IN ('running', 'ready');
+            """),
     ]
 }

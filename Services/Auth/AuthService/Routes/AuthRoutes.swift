@@ -23,6 +23,8 @@ struct AuthRoutes {
         group.get("user", use: getUser)
         group.put("user", use: updateUser)
         group.delete("user", use: deleteUser)
+        group.post("user/export", use: requestExport)
+        group.get("user/export", use: listExports)
         group.post("logout", use: logout)
         group.get("settings", use: appSettings)
         group.get(".well-known/jwks.json", use: jwks)
@@ -227,6 +229,30 @@ struct AuthRoutes {
         let body = bytes.readableBytes == 0 ? DeleteUserBody() : try ColonyRequestDecoder.decode(DeleteUserBody.self, from: Data(buffer: bytes))
         try await accounts.deleteOwnAccount(app: app, caller: caller, nonce: body.nonce)
         return Response(status: .noContent)
+    }
+
+    /// Colony's: a copy of the caller's data from every service, mailed as a signed link. 202
+    /// with the export; the body is optional, `{"nonce": "…"}` when the session signed in long ago.
+    @Sendable func requestExport(_ request: Request, context: ColonyRequestContext) async throws -> Response {
+        let app = try await anonApp(request)
+        let caller = try await accounts.authenticate(app: app, bearer: bearer(request))
+        let bytes = try await request.body.collect(upTo: context.maxUploadSize)
+        let body = bytes.readableBytes == 0 ? DeleteUserBody() : try ColonyRequestDecoder.decode(DeleteUserBody.self, from: Data(buffer: bytes))
+        let export = try await accounts.requestOwnExport(app: app, caller: caller, nonce: body.nonce)
+        var response = try json(export, request, context)
+        response.status = .accepted
+        return response
+    }
+
+    /// The caller's exports, newest first (at most 20): `{"exports": [...]}`.
+    @Sendable func listExports(_ request: Request, context: ColonyRequestContext) async throws -> Response {
+        let app = try await anonApp(request)
+        let caller = try await accounts.authenticate(app: app, bearer: bearer(request))
+        return try json(ExportList(exports: try await accounts.listOwnExports(app: app, caller: caller)), request, context)
+    }
+
+    struct ExportList: Encodable {
+        var exports: [ExportResource]
     }
 
     @Sendable func logout(_ request: Request, context: ColonyRequestContext) async throws -> Response {
