@@ -330,3 +330,15 @@ def wait_for_projections(env: dict, service: str, timeout: float = 120) -> None:
                 return
         time.sleep(0.5)
     raise AssertionError(f"the import's events did not reach realtime and notifications within {timeout:g}s:\n{state}")
+
+
+def pipeline_idle(env: dict) -> bool:
+    """Every outbox sent and every consumer group caught up: what the journey's events made the
+    consumers log has been written."""
+    outbox = admin_command(env, "outbox", "status")
+    pending = [line.split() for line in outbox.splitlines() if len(line.split()) > 1 and line.split()[1].isdigit()]
+    if any(row[1] != "0" for row in pending):
+        return False
+    lag = admin_command(env, "consumers", "lag")
+    total = next((line.split(":")[1].strip() for line in lag.splitlines() if line.startswith("total lag:")), None)
+    return total == "0" and "unknown" not in lag

@@ -12,7 +12,7 @@ import uuid
 from pathlib import Path
 
 from e2e_support import Api, Stack, expect, password, wait_until
-from supabase_source import LOG_DIR, admin_command, local_env
+from supabase_source import LOG_DIR, local_env, pipeline_idle
 
 # Logs that are not Colony's: stand-ins for third parties (the SMTP catcher is the mail provider,
 # which holds the mails it was given; the OAuth provider) and the test scripts' own output.
@@ -34,18 +34,6 @@ def names_a_person(token: str) -> bool:
 
 def colonys_logs() -> list[Path]:
     return sorted(path for path in LOG_DIR.glob("*.log") if path.name not in NOT_COLONYS)
-
-
-def pipeline_idle(env: dict) -> bool:
-    """Every outbox sent and every consumer group caught up: what the journey's events made the
-    consumers log has been written."""
-    outbox = admin_command(env, "outbox", "status")
-    pending = [line.split() for line in outbox.splitlines() if len(line.split()) > 1 and line.split()[1].isdigit()]
-    if any(row[1] != "0" for row in pending):
-        return False
-    lag = admin_command(env, "consumers", "lag")
-    total = next((line.split(":")[1].strip() for line in lag.splitlines() if line.startswith("total lag:")), None)
-    return total == "0" and "unknown" not in lag
 
 
 def test_no_personal_data_in_the_logs(api: Api, stack: Stack):
