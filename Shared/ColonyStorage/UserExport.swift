@@ -183,7 +183,7 @@ public struct UserExportWriter: Sendable {
         for group in plan.files {
             var binds = PostgresBindings()
             binds.append(request.userId)
-            for try await key in try await connection.query(PostgresQuery(unsafeSQL: group.sql, binds: binds), logger: logger).decode(String.self) {
+            for key in try await connection.query(PostgresQuery(unsafeSQL: group.sql, binds: binds), logger: logger).values(String.self) {
                 // A row whose file is gone (removed, never finished) has nothing to copy.
                 guard StorageKey.isValid(key), let object = try await backend.get(bucket: group.bucket.name, key: key) else { continue }
                 let path = "files/\(group.bucket.name)/\(key)"
@@ -206,10 +206,10 @@ public struct UserExportWriter: Sendable {
         var binds = PostgresBindings()
         binds.append(userID)
         let sql = "SELECT coalesce(json_agg(row_to_json(exported)), '[]'::json)::text, count(*)::int FROM (\(table.sql)) exported"
-        for try await (json, count) in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).decode((String, Int).self) {
-            return (json, count)
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).read { cells in
+            (try cells.next(String.self), try cells.next(Int.self))
         }
-        return ("[]", 0)
+        return rows.first ?? ("[]", 0)
     }
 }
 
@@ -230,10 +230,8 @@ extension ExportPlan {
     /// exported nor said why not, a column without a meaning, a meaning without a column.
     public func problems(schema: String, on connection: PostgresConnection, logger: Logger) async throws -> [String] {
         var problems: [String] = []
-        var tables: [String] = []
-        for try await name in try await connection.query("SELECT table_name::text FROM information_schema.tables WHERE table_schema = \(schema) AND table_type = 'BASE TABLE'", logger: logger).decode(String.self) {
-            tables.append(name)
-        }
+        let tables = try await connection.query("SELECT table_name::text FROM information_schema.tables WHERE table_schema = \(schema) AND table_type = 'BASE TABLE'", logger: logger)
+            .values(String.self)
         let covered = Set(self.tables.flatMap(\.sources)).union(notExported.keys).union(Self.platformTables.keys)
         for name in tables.sorted() where !covered.contains(name) {
             problems.append("\(schema).\(name) is neither exported nor listed with a reason")
@@ -246,9 +244,8 @@ extension ExportPlan {
             try await connection.query("BEGIN", logger: logger)
             do {
                 try await connection.query(PostgresQuery(unsafeSQL: "CREATE TABLE export_probe AS SELECT * FROM (\(sql)) q WITH NO DATA"), logger: logger)
-                for try await name in try await connection.query("SELECT attname::text FROM pg_attribute WHERE attrelid = 'export_probe'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum", logger: logger).decode(String.self) {
-                    columns.append(name)
-                }
+                columns = try await connection.query("SELECT attname::text FROM pg_attribute WHERE attrelid = 'export_probe'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum", logger: logger)
+                    .values(String.self)
                 try await connection.query("ROLLBACK", logger: logger)
             } catch {
                 _ = try? await connection.query("ROLLBACK", logger: logger)
