@@ -46,9 +46,14 @@ public enum AuthService {
                 },
                 ScheduledJob(name: "auth.expire_audit_log", interval: .seconds(3600)) { database, logger in
                     guard settings.auditRetentionDays > 0 else { return }
-                    _ = try await database.transaction { connection in
+                    let deleted = try await database.transaction { connection in
                         try await AuditLogStore(logger: logger).deleteOlder(thanDays: settings.auditRetentionDays, on: connection)
                     }
+                    Retention.deleted(deleted, kind: "audit_log")
+                },
+                // Unconfirmed sign-ups and (where an app asks) unused accounts, per app.
+                ScheduledJob(name: "auth.retention", interval: .seconds(3600)) { _, _ in
+                    try await accounts(context, keyRing: keyRing(context)).applyRetention()
                 },
             ] },
             services: { context in [

@@ -20,9 +20,16 @@ public struct PipelineSettings: Sendable {
     /// lose a topic (a broker restarted without its data), the relay sends what it kept again;
     /// consumers' inboxes drop what they had. Zero deletes rows as soon as they are acknowledged.
     public var outboxRetention: Duration
+    /// How long a dead letter is kept after it last failed (zero: until an operator drops it).
+    /// Dead letters hold whole events, personal data among them.
+    public var deadLetterRetention: Duration
+    /// How long an import's ledger entries (which source row became which row, by id) are kept:
+    /// long enough to resume or re-run an import, then they go (zero: kept).
+    public var importLedgerRetention: Duration
 
     public init(maxEventBytes: Int = 512 << 10, maxHandlerAttempts: Int = 5, handlerRetryDelay: Duration = .milliseconds(100), maxHandlerRetryDelay: Duration = .seconds(30),
-                topicPartitions: Int32 = 3, topicReplicationFactor: Int32 = 1, outboxRetention: Duration = .seconds(900)) {
+                topicPartitions: Int32 = 3, topicReplicationFactor: Int32 = 1, outboxRetention: Duration = .seconds(900),
+                deadLetterRetention: Duration = .seconds(30 * 86_400), importLedgerRetention: Duration = .seconds(365 * 86_400)) {
         self.maxEventBytes = maxEventBytes
         self.maxHandlerAttempts = maxHandlerAttempts
         self.handlerRetryDelay = handlerRetryDelay
@@ -30,6 +37,8 @@ public struct PipelineSettings: Sendable {
         self.topicPartitions = topicPartitions
         self.topicReplicationFactor = topicReplicationFactor
         self.outboxRetention = outboxRetention
+        self.deadLetterRetention = deadLetterRetention
+        self.importLedgerRetention = importLedgerRetention
     }
 
     /// The pipeline's settings (docs/configuration.md lists them with their defaults).
@@ -39,7 +48,9 @@ public struct PipelineSettings: Sendable {
             maxHandlerAttempts: try environment.int("COLONY_CONSUMER_MAX_ATTEMPTS", default: 5, range: 1...1000),
             topicPartitions: Int32(try environment.int("COLONY_KAFKA_TOPIC_PARTITIONS", default: 3, range: 1...1000)),
             topicReplicationFactor: Int32(try environment.int("COLONY_KAFKA_REPLICATION_FACTOR", default: 1, range: 1...16)),
-            outboxRetention: .seconds(try environment.int("COLONY_OUTBOX_RETENTION_SECONDS", default: 900, range: 0...604_800))
+            outboxRetention: .seconds(try environment.int("COLONY_OUTBOX_RETENTION_SECONDS", default: 900, range: 0...604_800)),
+            deadLetterRetention: .seconds(86_400 * (try environment.int("COLONY_DEAD_LETTER_RETENTION_DAYS", default: 30, range: 0...3650))),
+            importLedgerRetention: .seconds(86_400 * (try environment.int("COLONY_IMPORT_LEDGER_RETENTION_DAYS", default: 365, range: 0...3650)))
         )
     }
 

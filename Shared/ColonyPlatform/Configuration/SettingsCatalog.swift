@@ -39,6 +39,8 @@ public enum SettingsCatalog {
         "COLONY_OUTBOX_MAX_EVENT_BYTES": "The largest event the outbox takes (413 `event_too_large` beyond); keep it below the broker's limit",
         "COLONY_CONSUMER_MAX_ATTEMPTS": "Failed handler attempts before a consumed event becomes a dead letter",
         "COLONY_OUTBOX_RETENTION_SECONDS": "How long acknowledged events stay in the outbox, to be sent again should the broker lose them (0: at once)",
+        "COLONY_DEAD_LETTER_RETENTION_DAYS": "How long a dead letter is kept after it last failed (0: until dropped)",
+        "COLONY_IMPORT_LEDGER_RETENTION_DAYS": "How long an import's ledger entries are kept (0: for good)",
         "COLONY_JWKS_URL": "Where access tokens' keys come from (auth's JWKS); this or `COLONY_JWT_PUBLIC_KEY` is required",
         "COLONY_JWT_PUBLIC_KEY": "One PEM public key for access tokens, instead of `COLONY_JWKS_URL`",
         "COLONY_JWT_ISSUER": "The `iss` access tokens must carry",

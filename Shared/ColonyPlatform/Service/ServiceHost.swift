@@ -167,7 +167,8 @@ public enum ServiceHost {
             services.append(contentsOf: consumers as [any Service])
             services.append(DeadLetterRetrier(database: database, handler: handler, metrics: pipelineMetrics, logger: logger))
         }
-        let jobs = definition.jobs(context)
+        // The service's jobs, and the platform's retention in every service.
+        let jobs = definition.jobs(context) + [Retention.platformJob(pipeline)]
         if !jobs.isEmpty {
             services.append(JobScheduler(database: database, jobs: jobs, logger: logger, metrics: serviceMetrics))
             let intervals = Dictionary(jobs.map { ($0.name, $0.interval) }) { first, _ in first }

@@ -113,6 +113,7 @@ public enum AnonymousUserCleanup {
             }
         }
         if deleted > 0 { logger.notice("anonymous accounts never converted deleted", metadata: ["count": "\(deleted)"]) }
+        Retention.deleted(deleted, kind: "anonymous_accounts")
         return deleted
     }
 }

@@ -56,6 +56,13 @@ public struct AppAuthSettings: Codable, Sendable, Equatable {
     /// Anonymous accounts never converted are erased (with `user_deleted`) this many days after
     /// they were made; nil: kept.
     public var anonymousCleanupDays: Int? = nil
+    /// Accounts whose address was never confirmed and that never signed in are erased (with
+    /// `user_deleted`) this many days after they were made (or imported); nil: kept.
+    public var unconfirmedSignupDays: Int? = 30
+    /// Accounts nobody used for this many days are erased (with `user_deleted`), after a warning
+    /// by mail or SMS `inactiveWarningDays` before; nil (the default): kept however long unused.
+    public var inactiveAccountDays: Int? = nil
+    public var inactiveWarningDays: Int = 14
     /// OAuth/OIDC providers by name (`google`, `apple`, `github`, any OIDC issuer): the web flow
     /// (`GET /authorize`) and `grant_type=id_token` (see `OAuthProviderSettings`).
     public var oauthProviders: [String: OAuthProviderSettings] = [:]
@@ -372,6 +379,12 @@ public struct AuthSettings: Sendable {
                 }
                 if let days = settings.anonymousCleanupDays, !(1...3650).contains(days) {
                     throw ConfigurationError(variable: variable, problem: "settings for \(app.rawValue): anonymous_cleanup_days must be between 1 and 3650, got \(days)")
+                }
+                if let days = settings.unconfirmedSignupDays, !(1...3650).contains(days) {
+                    throw ConfigurationError(variable: variable, problem: "settings for \(app.rawValue): unconfirmed_signup_days must be between 1 and 3650, got \(days)")
+                }
+                if let days = settings.inactiveAccountDays, !(30...36_500).contains(days) || !(1...(days - 1)).contains(settings.inactiveWarningDays) {
+                    throw ConfigurationError(variable: variable, problem: "settings for \(app.rawValue): inactive_account_days must be between 30 and 36500 and inactive_warning_days between 1 and one less, got \(days) and \(settings.inactiveWarningDays)")
                 }
             }
         }

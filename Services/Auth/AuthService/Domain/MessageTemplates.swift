@@ -24,6 +24,8 @@ public enum MessageTemplateName: String, CaseIterable, Sendable {
     /// The signed link to a person's data export (no code): a mail, or an SMS to an account
     /// with only a phone.
     case exportReady = "export_ready"
+    /// An unused account will be erased on `{{erase_on}}` unless its owner signs in (no code).
+    case inactiveAccount = "inactive_account"
 
     init(kind: OneTimeTokenKind) {
         switch kind {
@@ -42,7 +44,7 @@ public enum MessageTemplateName: String, CaseIterable, Sendable {
     var channels: Set<MessageChannel> {
         switch self {
         case .phoneOTP, .phoneChange: [.sms]
-        case .reauthentication, .exportReady: [.email, .sms]
+        case .reauthentication, .exportReady, .inactiveAccount: [.email, .sms]
         default: [.email]
         }
     }
@@ -153,7 +155,7 @@ public struct MessageTemplates: Sendable {
             }
             let pieces = file.split(separator: ".").map(String.init)
             guard pieces.count == 3, let name = MessageTemplateName(rawValue: pieces[0]), let part = MessageTemplatePart(rawValue: pieces[1]), name.channels.contains(part.channel) else {
-                throw ConfigurationError(variable: variable, problem: "has \(relative): not a template auth knows; names are <name>.<subject|text|html|sms>.mustache with a name among \(MessageTemplateName.allCases.map(\.rawValue).joined(separator: ", ")) (sms only for phone_otp, phone_change, reauthentication, export_ready)")
+                throw ConfigurationError(variable: variable, problem: "has \(relative): not a template auth knows; names are <name>.<subject|text|html|sms>.mustache with a name among \(MessageTemplateName.allCases.map(\.rawValue).joined(separator: ", ")) (sms only for phone_otp, phone_change, reauthentication, export_ready, inactive_account)")
             }
             let path = root.appendingPathComponent(relative).path
             guard let data = FileManager.default.contents(atPath: path), let source = String(data: data, encoding: .utf8) else {

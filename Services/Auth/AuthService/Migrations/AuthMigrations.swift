@@ -285,5 +285,10 @@ enum AuthMigrations {
             CREATE INDEX exports_user ON exports (user_id, requested_at DESC);
             CREATE INDEX exports_open ON exports (status, requested_at) WHERE status IN ('running', 'ready');
             """),
+        Migration(version: 10, name: "inactivity warnings", sql: """
+            -- When an unused account was warned that it will be erased (per app's
+            -- inactive_account_days): erased only after a warning newer than its last use.
+            ALTER TABLE users ADD COLUMN inactivity_warned_at timestamptz;
+            """),
     ]
 }

@@ -142,9 +142,11 @@ struct Notifications: Sendable {
     }
 
     func sweep(database: Database) async throws {
-        try await database.transaction { connection in
+        let swept = try await database.transaction { connection in
             try await deliveries.sweep(now: now, retention: settings.retention, on: connection)
         }
+        Retention.deleted(swept.deliveries, kind: "push_deliveries")
+        Retention.deleted(swept.notifications, kind: "notification_history")
     }
 
     /// `user_deleted`: the account's tokens, preferences, notifications, delivery log and

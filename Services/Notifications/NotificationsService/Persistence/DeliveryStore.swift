@@ -179,14 +179,22 @@ struct DeliveryStore: Sendable {
 
     /// Housekeeping: queued pushes whose token vanished mid-lease are dropped, and the log keeps
     /// `retention` of history.
-    func sweep(now: Date, retention: Duration, on connection: PostgresConnection) async throws {
+    /// Drops pending pushes whose device is gone; deletes the delivery log and the notification
+    /// history past `retention`. Returns how many of each went.
+    @discardableResult
+    func sweep(now: Date, retention: Duration, on connection: PostgresConnection) async throws -> (deliveries: Int, notifications: Int) {
         try await connection.query("""
             UPDATE deliveries SET status = 'dropped', last_reason = 'token_removed', lease_until = NULL
             WHERE status = 'pending' AND device_id IS NULL
             """, logger: logger)
         let cutoff = now.addingTimeInterval(-Double(retention.components.seconds))
-        try await connection.query("DELETE FROM deliveries WHERE created_at < \(cutoff) AND status <> 'pending'", logger: logger)
-        try await connection.query("DELETE FROM notifications WHERE created_at < \(cutoff)", logger: logger)
+        let deliveries = try await connection.query("""
+            WITH gone AS (DELETE FROM deliveries WHERE created_at < \(cutoff) AND status <> 'pending' RETURNING 1) SELECT count(*)::int FROM gone
+            """, logger: logger).firstValue(Int.self) ?? 0
+        let notifications = try await connection.query("""
+            WITH gone AS (DELETE FROM notifications WHERE created_at < \(cutoff) RETURNING 1) SELECT count(*)::int FROM gone
+            """, logger: logger).firstValue(Int.self) ?? 0
+        return (deliveries, notifications)
     }
 
     /// The delivery log of one user, newest first.

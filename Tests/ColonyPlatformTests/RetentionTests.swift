@@ -1,0 +1,81 @@
+import ColonyPlatform
+import ColonyTesting
+import Foundation
+import NIOCore
+import PostgresNIO
+import Testing
+
+/// The platform's retention (issue 40.2) on a real schema, with the clock the test sets: dead
+/// letters and import-ledger entries past their days go, younger ones stay, zero keeps all.
+@Suite("Platform retention")
+struct RetentionTests {
+    func seed(_ database: Database, now: Date) async throws {
+        try await database.withConnection { connection in
+            for (index, daysAgo) in [40, 31, 29, 1].enumerated() {
+                let at = now.addingTimeInterval(-Double(daysAgo) * 86_400)
+                try await connection.query("""
+                    INSERT INTO dead_letters (stage, event_id, event_type, topic, payload, error, first_failed_at, last_failed_at)
+                    VALUES ('consume', \(UUID()), 'user_registered', 'colony.auth', \(ByteBuffer(string: "{\"email\":\"\(index)@example.com\"}")), 'failed', \(at), \(at))
+                    """, logger: TestEnvironment.logger)
+            }
+            for (index, daysAgo) in [400, 366, 364, 10].enumerated() {
+                try await connection.query("""
+                    INSERT INTO import_ledger (app, source_table, source_id, imported_at) VALUES ('mycirclee', 'public.posts', \("row-\(index)"), \(now.addingTimeInterval(-Double(daysAgo) * 86_400)))
+                    """, logger: TestEnvironment.logger)
+            }
+        }
+    }
+
+    func counts(_ database: Database) async throws -> (Int, Int) {
+        try await database.withConnection { connection in
+            (try await connection.query("SELECT count(*)::int FROM dead_letters", logger: TestEnvironment.logger).firstValue(Int.self) ?? -1,
+             try await connection.query("SELECT count(*)::int FROM import_ledger", logger: TestEnvironment.logger).firstValue(Int.self) ?? -1)
+        }
+    }
+
+    @Test("dead letters past 30 days and ledger entries past 365 go; younger ones stay; a second run deletes nothing")
+    func defaults() async throws {
+        try await withTestDatabase { database in
+            let now = Date()
+            try await seed(database, now: now)
+            let settings = PipelineSettings()
+            let first = try await Retention.sweepPlatform(database: database, settings: settings, now: now, logger: TestEnvironment.logger)
+            #expect(first.deadLetters == 2 && first.ledger == 2, "\(first)")
+            #expect(try await counts(database) == (2, 2))
+            let again = try await Retention.sweepPlatform(database: database, settings: settings, now: now, logger: TestEnvironment.logger)
+            #expect(again.deadLetters == 0 && again.ledger == 0)
+            // A month later, the rest of the dead letters and the 364-day-old entry are past their days too.
+            let later = try await Retention.sweepPlatform(database: database, settings: settings, now: now.addingTimeInterval(30 * 86_400), logger: TestEnvironment.logger)
+            #expect(later.deadLetters == 2 && later.ledger == 1)
+        }
+    }
+
+    @Test("zero days keeps everything")
+    func zeroKeeps() async throws {
+        try await withTestDatabase { database in
+            let now = Date()
+            try await seed(database, now: now)
+            var settings = PipelineSettings()
+            settings.deadLetterRetention = .zero
+            settings.importLedgerRetention = .zero
+            let outcome = try await Retention.sweepPlatform(database: database, settings: settings, now: now.addingTimeInterval(3650 * 86_400), logger: TestEnvironment.logger)
+            #expect(outcome.deadLetters == 0 && outcome.ledger == 0)
+            #expect(try await counts(database) == (4, 4))
+        }
+    }
+
+    @Test("a backlog larger than a batch goes in batches")
+    func batches() async throws {
+        try await withTestDatabase { database in
+            let now = Date()
+            try await database.withConnection { connection in
+                try await connection.query("""
+                    INSERT INTO import_ledger (app, source_table, source_id, imported_at)
+                    SELECT 'unify', 'public.messages', 'm' || n, \(now.addingTimeInterval(-400 * 86_400)) FROM generate_series(1, 2500) n
+                    """, logger: TestEnvironment.logger)
+            }
+            let outcome = try await Retention.sweepPlatform(database: database, settings: PipelineSettings(), now: now, logger: TestEnvironment.logger)
+            #expect(outcome.ledger == 2500)
+        }
+    }
+}
