@@ -12,6 +12,8 @@ import PostgresNIO
 ///
 /// Layout of the bucket, per export:
 /// - `{export}/parts/{service}/data.json`, `README.md`, `files/{bucket}/{key}`: a service's part;
+/// - `{export}/parts/{service}/entries.json`: written first, every object the part may write (so a
+///   part that failed halfway is deleted whole);
 /// - `{export}/parts/{service}/manifest.json`: written last, so its presence says the part is whole;
 /// - `{export}/colony-export.zip`: the archive the user's signed link downloads.
 public enum UserExport {
@@ -40,6 +42,11 @@ public enum UserExport {
 
     public static func manifestKey(_ exportID: UUID, _ service: ColonyService) -> String {
         partPrefix(exportID, service) + "/manifest.json"
+    }
+
+    /// Every object a part may write, written before them (see `UserExportWriter.write`).
+    public static func entriesKey(_ exportID: UUID, _ service: ColonyService) -> String {
+        partPrefix(exportID, service) + "/entries.json"
     }
 
     public static func archiveKey(_ exportID: UUID) -> String {
@@ -177,19 +184,27 @@ public struct UserExportWriter: Sendable {
         data.writeString("},\"not_exported\":")
         data.writeBytes(try ColonyJSON.encode(notExportedReasons(plan)))
         data.writeString("}\n")
-        try await backend.put(bucket: bucket, key: prefix + "/data.json", body: data, contentType: "application/json")
-        try await backend.put(bucket: bucket, key: prefix + "/README.md", body: ByteBuffer(string: plan.readme(app: request.app)), contentType: "text/markdown")
-        var entries = ["data.json", "README.md"]
+        // Every object the part may write is named first (`entries.json`), so a part that fails
+        // halfway can still be deleted whole: backends are not listed.
+        var files: [(bucket: StorageBucket, key: String)] = []
         for group in plan.files {
             var binds = PostgresBindings()
             binds.append(request.userId)
-            for key in try await connection.query(PostgresQuery(unsafeSQL: group.sql, binds: binds), logger: logger).values(String.self) {
-                // A row whose file is gone (removed, never finished) has nothing to copy.
-                guard StorageKey.isValid(key), let object = try await backend.get(bucket: group.bucket.name, key: key) else { continue }
-                let path = "files/\(group.bucket.name)/\(key)"
-                try await backend.put(bucket: bucket, key: prefix + "/" + path, body: object.body, contentType: object.contentType)
-                entries.append(path)
+            for key in try await connection.query(PostgresQuery(unsafeSQL: group.sql, binds: binds), logger: logger).values(String.self) where StorageKey.isValid(key) {
+                files.append((group.bucket, key))
             }
+        }
+        let planned = ["data.json", "README.md"] + files.map { "files/\($0.bucket.name)/\($0.key)" }
+        try await backend.put(bucket: bucket, key: UserExport.entriesKey(request.exportId, plan.service), body: ByteBuffer(bytes: try ColonyJSON.encode(planned)), contentType: "application/json")
+        try await backend.put(bucket: bucket, key: prefix + "/data.json", body: data, contentType: "application/json")
+        try await backend.put(bucket: bucket, key: prefix + "/README.md", body: ByteBuffer(string: plan.readme(app: request.app)), contentType: "text/markdown")
+        var entries = ["data.json", "README.md"]
+        for file in files {
+            // A row whose file is gone (removed, never finished) has nothing to copy.
+            guard let object = try await backend.get(bucket: file.bucket.name, key: file.key) else { continue }
+            let path = "files/\(file.bucket.name)/\(file.key)"
+            try await backend.put(bucket: bucket, key: prefix + "/" + path, body: object.body, contentType: object.contentType)
+            entries.append(path)
         }
         let manifest = UserExport.Manifest(service: plan.service, entries: entries, rows: rows)
         try await backend.put(bucket: bucket, key: UserExport.manifestKey(request.exportId, plan.service), body: ByteBuffer(bytes: try ColonyJSON.encode(manifest)), contentType: "application/json")

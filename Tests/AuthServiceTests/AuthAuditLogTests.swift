@@ -20,7 +20,8 @@ struct AuthAuditLogTests {
     func rules() throws {
         #expect(AuditAction.login.logType == "account" && AuditAction.userSignedUp.logType == "team" && AuditAction.tokenRefreshed.logType == "token")
         #expect(AuditAction.userUpdatedPassword.logType == "user" && AuditAction.identityLinked.logType == "user" && AuditAction.factorDeleted.logType == "factor")
-        #expect(AuditAction.allCases.count == 22)
+        #expect(AuditAction.allCases.count == 23)
+        #expect(AuditAction.userExportRequested.logType == "user")
 
         #expect(try AuditQuery.parse(nil) == nil && AuditQuery.parse("") == nil && AuditQuery.parse("action:") == nil)
         #expect(try AuditQuery.parse("author:ann") == AuditQuery(fields: ["actor_username", "actor_name"], value: "ann"))

@@ -118,9 +118,14 @@ struct AuthExportTests {
             #expect(!authData.contains("$2a$") && !authData.contains("$2b$"))
             #expect(entries["README.md"]?.contains("circles/") == true)
 
-            // The parts went once they were in the archive.
-            #expect(try await auth.storage.backend.get(bucket: "exports", key: UserExport.manifestKey(exportID, .circles)) == nil)
-            #expect(try await auth.storage.backend.get(bucket: "exports", key: UserExport.manifestKey(exportID, .auth)) == nil)
+            // The parts go once they are in the archive (just after the row says ready).
+            let backend = auth.storage.backend
+            try await waitUntil(timeout: .seconds(30)) {
+                for key in [UserExport.manifestKey(exportID, .circles), UserExport.manifestKey(exportID, .auth), UserExport.entriesKey(exportID, .circles)] {
+                    if try await backend.get(bucket: "exports", key: key) != nil { return false }
+                }
+                return true
+            }
 
             let listed = try await auth.request(.GET, "/user/export", bearer: user.access)
             let first = try #require((listed.json["exports"] as? [[String: Any]])?.first)
@@ -211,15 +216,26 @@ struct AuthExportTests {
         }
     }
 
-    @Test("an export whose parts do not all arrive fails at its deadline, and the person may ask again")
+    @Test("an export whose parts do not all arrive fails at its deadline, its half-written parts are deleted, and the person may ask again")
     func exportTimesOut() async throws {
         try await withRunningAuth { auth in
             let user = try await signUp(auth)
             let started = try await auth.request(.POST, "/user/export", bearer: user.access)
             #expect(started.status == 202)
+            let exportID = try #require(UUID(uuidString: started.json["id"] as? String ?? ""))
+            // Circles stopped halfway: its entries named, two of three objects written, no manifest.
+            let backend = auth.storage.backend
+            let prefix = UserExport.partPrefix(exportID, .circles)
+            try await backend.put(bucket: "exports", key: UserExport.entriesKey(exportID, .circles),
+                                  body: ByteBuffer(string: #"["data.json","README.md","files/post-photos/a/b"]"#), contentType: "application/json")
+            try await backend.put(bucket: "exports", key: prefix + "/data.json", body: ByteBuffer(string: "{}"), contentType: "application/json")
+            try await backend.put(bucket: "exports", key: prefix + "/files/post-photos/a/b", body: ByteBuffer(string: "photo"), contentType: "image/png")
             try await auth.withDatabase { database in
                 let accounts = try accounts(auth, database: database)
                 #expect(try await accounts.assembleExports(now: Date().addingTimeInterval(7200)) == 0)
+            }
+            for key in [UserExport.entriesKey(exportID, .circles), prefix + "/data.json", prefix + "/files/post-photos/a/b", UserExport.manifestKey(exportID, .auth)] {
+                #expect(try await backend.get(bucket: "exports", key: key) == nil, "\(key) is left behind")
             }
             let listed = try await auth.request(.GET, "/user/export", bearer: user.access)
             #expect((listed.json["exports"] as? [[String: Any]])?.first?["status"] as? String == "failed")

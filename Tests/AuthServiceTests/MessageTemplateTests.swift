@@ -9,7 +9,8 @@ import Testing
 /// them, and which language a user gets.
 @Suite("Auth message templates")
 struct MessageTemplateTests {
-    let values = ["app_name": "Unify", "code": "123456", "link": "https://auth.example/verify?token=abc&type=signup", "email": "ada@example.com", "new_email": "new@example.com", "site_url": "unify://auth-callback", "lifetime_minutes": "60"]
+    let values = ["app_name": "Unify", "code": "123456", "link": "https://auth.example/verify?token=abc&type=signup", "email": "ada@example.com", "new_email": "new@example.com", "site_url": "unify://auth-callback", "lifetime_minutes": "60",
+                  "expires_at": "2026-12-05 09:30", "erase_on": "2026-12-12 09:30"]
 
     @Test("every message kind renders in English and German with its code and link, for mail and SMS as it is sent")
     func shippedTemplatesAreComplete() throws {
@@ -19,7 +20,7 @@ struct MessageTemplateTests {
                 for channel in [MessageChannel.email, .sms] {
                     let rendered = templates.render(name, channel: channel, app: .unify, locales: [locale], values: values)
                     let expected: Bool = switch (name, channel) {
-                    case (.phoneOTP, .sms), (.phoneChange, .sms), (.reauthentication, _): true
+                    case (.phoneOTP, .sms), (.phoneChange, .sms), (.reauthentication, _), (.exportReady, _), (.inactiveAccount, _): true
                     case (.phoneOTP, .email), (.phoneChange, .email), (_, .sms): false
                     default: true
                     }
@@ -30,7 +31,13 @@ struct MessageTemplateTests {
                     let message = try #require(rendered, "\(locale) \(name) \(channel)")
                     #expect(message.locale == locale)
                     #expect(!message.text.contains("{{") && message.text.contains("Unify"), "\(locale) \(name): \(message.text)")
-                    if name != .emailChanged { #expect(message.text.contains("123456"), "\(locale) \(name)") }
+                    switch name {
+                    case .emailChanged: break
+                    // Notices without a code: the export's link and its end, the account's erasure date.
+                    case .exportReady: #expect(message.text.contains(values["link"]!) && message.text.contains("2026-12-05 09:30"), "\(locale) \(name)")
+                    case .inactiveAccount: #expect(message.text.contains("2026-12-12 09:30"), "\(locale) \(name)")
+                    default: #expect(message.text.contains("123456"), "\(locale) \(name)")
+                    }
                     if channel == .email {
                         #expect(!message.subject.isEmpty && !message.subject.contains("\n"))
                         let html = try #require(message.html, "\(locale) \(name) has an HTML part")

@@ -197,21 +197,27 @@ extension Accounts {
         return ended.count
     }
 
-    /// A part's objects, from its manifest (read again when not given).
+    /// A part's objects: those its manifest names, or, for a part that never finished, every one
+    /// its `entries.json` said it might write.
     private func deleteParts(_ id: UUID, manifests given: [UserExport.Manifest], backend: any StorageBackend) async {
         let bucket = UserExport.bucket.name
         for service in ColonyService.allCases {
             do {
                 let manifestKey = UserExport.manifestKey(id, service)
-                var manifest = given.first { $0.service == service }
-                if manifest == nil, let object = try await backend.get(bucket: bucket, key: manifestKey) {
-                    manifest = try ColonyJSON.decoder().decode(UserExport.Manifest.self, from: Data(buffer: object.body))
+                let entriesKey = UserExport.entriesKey(id, service)
+                var entries = given.first { $0.service == service }?.entries
+                if entries == nil, let object = try await backend.get(bucket: bucket, key: manifestKey) {
+                    entries = try ColonyJSON.decoder().decode(UserExport.Manifest.self, from: Data(buffer: object.body)).entries
                 }
-                guard let manifest else { continue }
-                for entry in manifest.entries {
+                if entries == nil, let object = try await backend.get(bucket: bucket, key: entriesKey) {
+                    entries = try ColonyJSON.decoder().decode([String].self, from: Data(buffer: object.body))
+                }
+                guard let entries else { continue }
+                for entry in entries {
                     try await backend.delete(bucket: bucket, key: UserExport.partPrefix(id, service) + "/" + entry)
                 }
                 try await backend.delete(bucket: bucket, key: manifestKey)
+                try await backend.delete(bucket: bucket, key: entriesKey)
             } catch {
                 logger.error("export part not deleted", metadata: ["export_id": "\(id)", "service": "\(service.rawValue)", "error": "\(error)"])
             }
