@@ -63,6 +63,10 @@ public struct AppAuthSettings: Codable, Sendable, Equatable {
     /// by mail or SMS `inactiveWarningDays` before; nil (the default): kept however long unused.
     public var inactiveAccountDays: Int? = nil
     public var inactiveWarningDays: Int = 14
+    /// Where the app's users reach a person (App Review guideline 1.2's contact): an address and
+    /// a web page, served in `GET /settings` under `support` for the app to show. nil: none given.
+    public var supportEmail: String? = nil
+    public var supportUrl: String? = nil
     /// OAuth/OIDC providers by name (`google`, `apple`, `github`, any OIDC issuer): the web flow
     /// (`GET /authorize`) and `grant_type=id_token` (see `OAuthProviderSettings`).
     public var oauthProviders: [String: OAuthProviderSettings] = [:]
@@ -379,6 +383,12 @@ public struct AuthSettings: Sendable {
                 }
                 if let days = settings.anonymousCleanupDays, !(1...3650).contains(days) {
                     throw ConfigurationError(variable: variable, problem: "settings for \(app.rawValue): anonymous_cleanup_days must be between 1 and 3650, got \(days)")
+                }
+                if let email = settings.supportEmail, MailAddress(parsing: email) == nil || email.contains("<") {
+                    throw ConfigurationError(variable: variable, problem: "settings for \(app.rawValue): support_email must be an address, got \"\(email)\"")
+                }
+                if let url = settings.supportUrl, !(url.hasPrefix("https://") || url.hasPrefix("http://")) || URL(string: url)?.host == nil {
+                    throw ConfigurationError(variable: variable, problem: "settings for \(app.rawValue): support_url must be an http(s) URL, got \"\(url)\"")
                 }
                 if let days = settings.unconfirmedSignupDays, !(1...3650).contains(days) {
                     throw ConfigurationError(variable: variable, problem: "settings for \(app.rawValue): unconfirmed_signup_days must be between 1 and 3650, got \(days)")

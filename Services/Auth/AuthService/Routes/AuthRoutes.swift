@@ -281,6 +281,8 @@ struct AuthRoutes {
             "phone_autoconfirm": .bool(false),
             "sms_provider": .string(settings.phoneEnabled ? "colony" : ""),
             "saml_enabled": .bool(false),
+            // Colony's: the app's contact for its users (null fields when the operator gave none).
+            "support": .object(["email": settings.supportEmail.map(JSONValue.string) ?? .null, "url": settings.supportUrl.map(JSONValue.string) ?? .null]),
         ]
         return try json(body, request, context)
     }
