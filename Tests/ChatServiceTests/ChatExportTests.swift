@@ -47,16 +47,10 @@ struct ChatExportTests {
             try await chat.service.publishAuthEvent(UserExportRequested(exportId: elsewhere, userId: ada.id, app: .habithive, requestedAt: Date()), user: ada.id, app: .habithive)
             try await chat.service.publishAuthEvent(UserExportRequested(exportId: export, userId: ada.id, app: .unify, requestedAt: Date()), user: ada.id)
             let backend = chat.storage.backend, bucket = UserExport.bucket.name
-            try await waitUntil(timeout: .seconds(120)) { try await backend.get(bucket: bucket, key: UserExport.manifestKey(export, .chat)) != nil }
+            let part = try await WrittenExportPart.read(backend, export: export, service: .chat)
             #expect(try await backend.get(bucket: bucket, key: UserExport.manifestKey(elsewhere, .chat)) == nil)
-
-            let prefix = UserExport.partPrefix(export, .chat)
-            let manifest = try #require(try await backend.get(bucket: bucket, key: UserExport.manifestKey(export, .chat)))
-            let entries = try JSONDecoder().decode(JSONValue.self, from: Data(buffer: manifest.body))["entries"]?.arrayValue?.compactMap(\.stringValue) ?? []
-            let dataObject = try #require(try await backend.get(bucket: bucket, key: prefix + "/data.json"))
-            let text = String(buffer: dataObject.body)
-            let data = try JSONDecoder().decode(JSONValue.self, from: Data(buffer: dataObject.body))
-            func rows(_ table: String) -> [JSONValue] { data["tables"]?[table]?.arrayValue ?? [] }
+            let (prefix, entries, text, data) = (part.prefix, part.manifest.entries, part.text, part.data)
+            func rows(_ table: String) -> [JSONValue] { part.rows(table) }
 
             #expect(data["user_id"]?.stringValue == ada.id.lowercased && data["app"]?.stringValue == "unify")
             let me = try #require(rows("users").first)
@@ -81,8 +75,7 @@ struct ChatExportTests {
             #expect(entries.count == 5, "\(entries)")
             let copied = try #require(try await backend.get(bucket: bucket, key: "\(prefix)/files/voice-messages/\(group)/\(voice)"))
             #expect(copied.body == AudioFixtures.m4a)
-            let readme = try #require(try await backend.get(bucket: bucket, key: prefix + "/README.md"))
-            #expect(String(buffer: readme.body).contains("## group_memberships"))
+            #expect(part.readme.contains("## group_memberships"))
         }
     }
 }

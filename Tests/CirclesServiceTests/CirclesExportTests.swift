@@ -74,19 +74,14 @@ struct CirclesExportTests {
             try await circles.service.publishAuthEvent(UserExportRequested(exportId: exportID, userId: me.id, app: .mycirclee, requestedAt: Date()), user: me.id)
             let backend = FileSystemStorageBackend(root: circles.storageRoot)
             let bucket = UserExport.bucket.name
-            try await waitUntil(timeout: .seconds(60)) { try await backend.get(bucket: bucket, key: UserExport.manifestKey(exportID, .circles)) != nil }
-            let manifestObject = try #require(try await backend.get(bucket: bucket, key: UserExport.manifestKey(exportID, .circles)))
-            let manifest = try JSONDecoder().decode(UserExport.Manifest.self, from: Data(buffer: manifestObject.body))
-            let prefix = UserExport.partPrefix(exportID, .circles)
+            let part = try await WrittenExportPart.read(backend, export: exportID, service: .circles)
+            let (manifest, prefix, text, data) = (part.manifest, part.prefix, part.text, part.data)
             let photoPath = "files/post-photos/\(circle.lowercased)/\(poll)"
             #expect(manifest.service == .circles && manifest.entries == ["data.json", "README.md", photoPath], "\(manifest.entries)")
             #expect(try await backend.get(bucket: bucket, key: "\(prefix)/\(photoPath)")?.body == ByteBuffer(bytes: png))
 
-            let dataObject = try #require(try await backend.get(bucket: bucket, key: "\(prefix)/data.json"))
-            let text = String(buffer: dataObject.body)
-            let data = try JSONDecoder().decode(JSONValue.self, from: Data(buffer: dataObject.body))
             #expect(data["user_id"]?.stringValue == me.id.lowercased && data["app"]?.stringValue == "mycirclee")
-            func rows(_ table: String) -> [JSONValue] { data["tables"]?[table]?.arrayValue ?? [] }
+            func rows(_ table: String) -> [JSONValue] { part.rows(table) }
             let profile = try #require(rows("profile").first)
             #expect(profile["display_name"]?.stringValue == "Export Me" && profile["email"]?.stringValue == "export.me@example.com" && profile["handle"]?.stringValue == "export_me")
             #expect(rows("circles").map { $0["name"]?.stringValue } == ["Inner"] && rows("circles").first?["role"]?.stringValue == "owner")
@@ -112,8 +107,7 @@ struct CirclesExportTests {
             for secret in ["Zebulon Otherside", "zebulon@other.example", "1 Secret Lane", "zeb_other", "Zebulon's secret note", "not for the export", "third_person"] {
                 #expect(!text.contains(secret), "\(secret) is in the export")
             }
-            let readme = try #require(try await backend.get(bucket: bucket, key: "\(prefix)/README.md"))
-            #expect(String(buffer: readme.body).contains("## dm_messages"))
+            #expect(part.readme.contains("## dm_messages"))
         }
     }
 }

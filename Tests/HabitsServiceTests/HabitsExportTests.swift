@@ -61,19 +61,13 @@ struct HabitsExportTests {
             let elsewhere = UUID(), export = UUID()
             try await habits.publishAuthEvent(UserExportRequested(exportId: elsewhere, userId: ada.id, app: .unify, requestedAt: Date()), user: ada.id, app: .unify)
             try await habits.publishAuthEvent(UserExportRequested(exportId: export, userId: ada.id, app: .habithive, requestedAt: Date()), user: ada.id)
-            let backend = FileSystemStorageBackend(root: root), bucket = UserExport.bucket.name
-            try await waitUntil(timeout: .seconds(120)) { try await backend.get(bucket: bucket, key: UserExport.manifestKey(export, .habits)) != nil }
-            #expect(try await backend.get(bucket: bucket, key: UserExport.manifestKey(elsewhere, .habits)) == nil)
-
-            let prefix = UserExport.partPrefix(export, .habits)
-            let manifest = try #require(try await backend.get(bucket: bucket, key: UserExport.manifestKey(export, .habits)))
-            let manifestJSON = try JSONDecoder().decode(JSONValue.self, from: Data(buffer: manifest.body))
+            let backend = FileSystemStorageBackend(root: root)
+            let part = try await WrittenExportPart.read(backend, export: export, service: .habits)
+            #expect(try await backend.get(bucket: UserExport.bucket.name, key: UserExport.manifestKey(elsewhere, .habits)) == nil)
             // Habits keeps no files: the data and its README are the whole part.
-            #expect(manifestJSON["entries"]?.arrayValue?.compactMap(\.stringValue) == ["data.json", "README.md"])
-            let dataObject = try #require(try await backend.get(bucket: bucket, key: prefix + "/data.json"))
-            let text = String(buffer: dataObject.body)
-            let data = try JSONDecoder().decode(JSONValue.self, from: Data(buffer: dataObject.body))
-            func rows(_ table: String) -> [JSONValue] { data["tables"]?[table]?.arrayValue ?? [] }
+            #expect(part.manifest.entries == ["data.json", "README.md"])
+            let (text, data) = (part.text, part.data)
+            func rows(_ table: String) -> [JSONValue] { part.rows(table) }
 
             #expect(data["user_id"]?.stringValue == ada.id.lowercased && data["app"]?.stringValue == "habithive")
             let profile = try #require(rows("profile").first)
@@ -102,8 +96,7 @@ struct HabitsExportTests {
                 #expect(!text.contains(absent), "\(absent) is not in the export")
             }
             #expect(text.components(separatedBy: bea.id.lowercased).count - 1 == 1, "Bea's id only in the invitation")
-            let readme = try #require(try await backend.get(bucket: bucket, key: prefix + "/README.md"))
-            #expect(String(buffer: readme.body).contains("## hive_member_days"))
+            #expect(part.readme.contains("## hive_member_days"))
         }
     }
 }

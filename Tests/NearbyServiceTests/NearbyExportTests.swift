@@ -48,20 +48,15 @@ struct NearbyExportTests {
             try await nearby.service.publishAuthEvent(UserExportRequested(exportId: exportID, userId: me.id, app: .socialspot, requestedAt: Date()), user: me.id)
             let backend = FileSystemStorageBackend(root: nearby.storageRoot)
             let bucket = UserExport.bucket.name
-            try await waitUntil(timeout: .seconds(60)) { try await backend.get(bucket: bucket, key: UserExport.manifestKey(exportID, .nearby)) != nil }
-            let manifestObject = try #require(try await backend.get(bucket: bucket, key: UserExport.manifestKey(exportID, .nearby)))
-            let manifest = try JSONDecoder().decode(UserExport.Manifest.self, from: Data(buffer: manifestObject.body))
-            let prefix = UserExport.partPrefix(exportID, .nearby)
+            let part = try await WrittenExportPart.read(backend, export: exportID, service: .nearby)
+            let (manifest, prefix, text, data) = (part.manifest, part.prefix, part.text, part.data)
             #expect(manifest.service == .nearby && manifest.entries.count == 3, "\(manifest.entries)")
             let photoPath = try #require(manifest.entries.last)
             #expect(photoPath.hasPrefix("files/profile-photos/\(me.id.lowercased)/"), "a photo under its per-upload key")
             #expect(try await backend.get(bucket: bucket, key: "\(prefix)/\(photoPath)")?.body == ByteBuffer(bytes: png))
 
-            let dataObject = try #require(try await backend.get(bucket: bucket, key: "\(prefix)/data.json"))
-            let text = String(buffer: dataObject.body)
-            let data = try JSONDecoder().decode(JSONValue.self, from: Data(buffer: dataObject.body))
             #expect(data["user_id"]?.stringValue == me.id.lowercased && data["app"]?.stringValue == "socialspot")
-            func rows(_ table: String) -> [JSONValue] { data["tables"]?[table]?.arrayValue ?? [] }
+            func rows(_ table: String) -> [JSONValue] { part.rows(table) }
             let profile = try #require(rows("profile").first)
             #expect(profile["name"]?.stringValue == "Export Me" && profile["school"]?.stringValue == "Sorbonne" && profile["birthday"]?.stringValue == "1999-05-01")
             #expect(profile["social_links"]?["instagram"]?.stringValue == "@export.me" && profile["dark_mode"]?.boolValue == true)
@@ -75,8 +70,7 @@ struct NearbyExportTests {
             for secret in ["Zebulon Otherside", "Zebulon's bio", "Secret School", "Carol Blocker", blocker.id.lowercased] {
                 #expect(!text.contains(secret), "\(secret) is in the export")
             }
-            let readme = try #require(try await backend.get(bucket: bucket, key: "\(prefix)/README.md"))
-            #expect(String(buffer: readme.body).contains("## location"))
+            #expect(part.readme.contains("## location"))
         }
     }
 }

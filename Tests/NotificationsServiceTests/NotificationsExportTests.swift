@@ -41,18 +41,11 @@ struct NotificationsExportTests {
             // Notifications writes a part for every app's request (here Unify's).
             let export = UUID()
             try await n.service.publishAuthEvent(UserExportRequested(exportId: export, userId: ada.id, app: .unify, requestedAt: Date()), user: ada.id, app: .unify)
-            let backend = n.exports, bucket = UserExport.bucket.name
-            try await waitUntil(timeout: .seconds(120)) { try await backend.get(bucket: bucket, key: UserExport.manifestKey(export, .notifications)) != nil }
-
-            let prefix = UserExport.partPrefix(export, .notifications)
-            let manifest = try #require(try await backend.get(bucket: bucket, key: UserExport.manifestKey(export, .notifications)))
-            let manifestJSON = try JSONDecoder().decode(JSONValue.self, from: Data(buffer: manifest.body))
+            let part = try await WrittenExportPart.read(n.exports, export: export, service: .notifications)
             // Notifications keeps no files: the data and its README are the whole part.
-            #expect(manifestJSON["entries"]?.arrayValue?.compactMap(\.stringValue) == ["data.json", "README.md"])
-            let dataObject = try #require(try await backend.get(bucket: bucket, key: prefix + "/data.json"))
-            let text = String(buffer: dataObject.body)
-            let data = try JSONDecoder().decode(JSONValue.self, from: Data(buffer: dataObject.body))
-            func rows(_ table: String) -> [JSONValue] { data["tables"]?[table]?.arrayValue ?? [] }
+            #expect(part.manifest.entries == ["data.json", "README.md"])
+            let (text, data) = (part.text, part.data)
+            func rows(_ table: String) -> [JSONValue] { part.rows(table) }
 
             #expect(data["user_id"]?.stringValue == ada.id.lowercased && data["app"]?.stringValue == "unify")
             let device = try #require(rows("devices").first)
@@ -68,8 +61,7 @@ struct NotificationsExportTests {
             for absent in ["Olga Zwetajewa", "olga's private words", "Lerngruppe Export", olga.token] {
                 #expect(!text.contains(absent), "\(absent) is not in the export")
             }
-            let readme = try #require(try await backend.get(bucket: bucket, key: prefix + "/README.md"))
-            #expect(String(buffer: readme.body).contains("## deliveries"))
+            #expect(part.readme.contains("## deliveries"))
         }
     }
 }

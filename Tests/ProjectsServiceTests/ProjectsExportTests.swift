@@ -67,15 +67,9 @@ struct ProjectsExportTests {
             let export = UUID()
             try await projects.service.publishAuthEvent(UserExportRequested(exportId: export, userId: ada.id, app: .ibelieveinyou, requestedAt: Date()), user: ada.id)
             let backend = FileSystemStorageBackend(root: projects.storageRoot), bucket = UserExport.bucket.name
-            try await waitUntil(timeout: .seconds(120)) { try await backend.get(bucket: bucket, key: UserExport.manifestKey(export, .projects)) != nil }
-
-            let prefix = UserExport.partPrefix(export, .projects)
-            let manifest = try #require(try await backend.get(bucket: bucket, key: UserExport.manifestKey(export, .projects)))
-            let entries = try JSONDecoder().decode(JSONValue.self, from: Data(buffer: manifest.body))["entries"]?.arrayValue?.compactMap(\.stringValue) ?? []
-            let dataObject = try #require(try await backend.get(bucket: bucket, key: prefix + "/data.json"))
-            let text = String(buffer: dataObject.body)
-            let data = try JSONDecoder().decode(JSONValue.self, from: Data(buffer: dataObject.body))
-            func rows(_ table: String) -> [JSONValue] { data["tables"]?[table]?.arrayValue ?? [] }
+            let part = try await WrittenExportPart.read(backend, export: export, service: .projects)
+            let (prefix, entries, text, data) = (part.prefix, part.manifest.entries, part.text, part.data)
+            func rows(_ table: String) -> [JSONValue] { part.rows(table) }
             func strings(_ table: String, _ field: String) -> [String] { rows(table).compactMap { $0[field]?.stringValue } }
 
             #expect(strings("builders", "name") == ["Ada Builder"] && strings("builders", "id") == [adaBuilder])
