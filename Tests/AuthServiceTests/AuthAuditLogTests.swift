@@ -135,6 +135,13 @@ struct AuthAuditLogTests {
                     _ = try await connection.query("UPDATE audit_log_entries SET created_at = now() - interval '91 days' WHERE payload->>'actor_username' = \(name)", logger: TestEnvironment.logger)
                 }
                 #expect(try await database.transaction { try await store.deleteOlder(thanDays: 90, on: $0) } == 1)
+                // Per app: another app's days do not touch this app's entries.
+                try await database.transaction { try await store.insert(app: .mycirclee, payload: payload, ip: "", on: $0) }
+                try await database.withConnection { connection in
+                    _ = try await connection.query("UPDATE audit_log_entries SET created_at = now() - interval '40 days' WHERE payload->>'actor_username' = \(name)", logger: TestEnvironment.logger)
+                }
+                #expect(try await database.transaction { try await store.deleteOlder(thanDays: 30, app: .unify, on: $0) } == 0)
+                #expect(try await database.transaction { try await store.deleteOlder(thanDays: 30, app: .mycirclee, on: $0) } == 1)
             }
         }
     }

@@ -102,13 +102,13 @@ struct AuthRetentionTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("apps") + ".json")
         defer { try? FileManager.default.removeItem(at: file) }
         for bad in [#"{"unify": {"unconfirmed_signup_days": 0}}"#, #"{"unify": {"inactive_account_days": 10}}"#,
-                    #"{"unify": {"inactive_account_days": 60, "inactive_warning_days": 60}}"#] {
+                    #"{"unify": {"inactive_account_days": 60, "inactive_warning_days": 60}}"#, #"{"unify": {"audit_retention_days": -1}}"#] {
             try Data(bad.utf8).write(to: file)
             #expect(throws: ConfigurationError.self, "\(bad)") { try AuthSettings.loadApps(file: file.path, variable: "COLONY_AUTH_APPS_FILE") }
         }
-        try Data(#"{"unify": {"inactive_account_days": 365, "inactive_warning_days": 30, "unconfirmed_signup_days": null}}"#.utf8).write(to: file)
+        try Data(#"{"unify": {"inactive_account_days": 365, "inactive_warning_days": 30, "unconfirmed_signup_days": null, "audit_retention_days": 400}}"#.utf8).write(to: file)
         let apps = try AuthSettings.loadApps(file: file.path, variable: "COLONY_AUTH_APPS_FILE")
-        #expect(apps[.unify]?.inactiveAccountDays == 365 && apps[.unify]?.unconfirmedSignupDays == nil)
+        #expect(apps[.unify]?.inactiveAccountDays == 365 && apps[.unify]?.unconfirmedSignupDays == nil && apps[.unify]?.auditRetentionDays == 400)
         #expect(apps[.mycirclee]?.unconfirmedSignupDays == 30 && apps[.mycirclee]?.inactiveAccountDays == nil)
     }
 }

@@ -45,11 +45,15 @@ public enum AuthService {
                     try await accounts(context, keyRing: keyRing(context)).sweepExports()
                 },
                 ScheduledJob(name: "auth.expire_audit_log", interval: .seconds(3600)) { database, logger in
-                    guard settings.auditRetentionDays > 0 else { return }
-                    let deleted = try await database.transaction { connection in
-                        try await AuditLogStore(logger: logger).deleteOlder(thanDays: settings.auditRetentionDays, on: connection)
+                    // Per app: its `audit_retention_days`, else COLONY_AUTH_AUDIT_RETENTION_DAYS (0 keeps).
+                    for app in App.allCases {
+                        let days = settings.app(app).auditRetentionDays ?? settings.auditRetentionDays
+                        guard days > 0 else { continue }
+                        let deleted = try await database.transaction { connection in
+                            try await AuditLogStore(logger: logger).deleteOlder(thanDays: days, app: app, on: connection)
+                        }
+                        Retention.deleted(deleted, kind: "audit_log")
                     }
-                    Retention.deleted(deleted, kind: "audit_log")
                 },
                 // Unconfirmed sign-ups and (where an app asks) unused accounts, per app.
                 ScheduledJob(name: "auth.retention", interval: .seconds(3600)) { _, _ in

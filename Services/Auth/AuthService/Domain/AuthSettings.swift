@@ -63,6 +63,8 @@ public struct AppAuthSettings: Codable, Sendable, Equatable {
     /// by mail or SMS `inactiveWarningDays` before; nil (the default): kept however long unused.
     public var inactiveAccountDays: Int? = nil
     public var inactiveWarningDays: Int = 14
+    /// How long the app's audit log keeps entries (0: for good); nil: `COLONY_AUTH_AUDIT_RETENTION_DAYS`.
+    public var auditRetentionDays: Int? = nil
     /// Where the app's users reach a person (App Review guideline 1.2's contact): an address and
     /// a web page, served in `GET /settings` under `support` for the app to show. nil: none given.
     public var supportEmail: String? = nil
@@ -389,6 +391,9 @@ public struct AuthSettings: Sendable {
                 }
                 if let url = settings.supportUrl, !(url.hasPrefix("https://") || url.hasPrefix("http://")) || URL(string: url)?.host == nil {
                     throw ConfigurationError(variable: variable, problem: "settings for \(app.rawValue): support_url must be an http(s) URL, got \"\(url)\"")
+                }
+                if let days = settings.auditRetentionDays, !(0...36_500).contains(days) {
+                    throw ConfigurationError(variable: variable, problem: "settings for \(app.rawValue): audit_retention_days must be between 0 and 36500, got \(days)")
                 }
                 if let days = settings.unconfirmedSignupDays, !(1...3650).contains(days) {
                     throw ConfigurationError(variable: variable, problem: "settings for \(app.rawValue): unconfirmed_signup_days must be between 1 and 3650, got \(days)")

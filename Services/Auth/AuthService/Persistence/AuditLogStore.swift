@@ -42,11 +42,12 @@ struct AuditLogStore {
 
     /// Retention: entries older than `days` go, a batch at a time so a long backlog never holds
     /// one huge transaction. Returns how many went.
-    func deleteOlder(thanDays days: Int, on connection: PostgresConnection) async throws -> Int {
+    func deleteOlder(thanDays days: Int, app: App? = nil, on connection: PostgresConnection) async throws -> Int {
         try await connection.query("""
             WITH gone AS (
                 DELETE FROM audit_log_entries WHERE id IN (
-                    SELECT id FROM audit_log_entries WHERE created_at < now() - make_interval(days => \(days)::int) LIMIT 10000)
+                    SELECT id FROM audit_log_entries WHERE created_at < now() - make_interval(days => \(days)::int)
+                      AND (\(app?.rawValue)::text IS NULL OR app = \(app?.rawValue)) LIMIT 10000)
                 RETURNING 1)
             SELECT count(*)::int FROM gone
             """, logger: logger).firstValue(Int.self) ?? 0
