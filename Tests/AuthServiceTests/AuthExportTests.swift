@@ -143,8 +143,8 @@ struct AuthExportTests {
             #expect(viaToken == .notFound || viaToken == .unauthorized, "\(viaToken)")
 
             // A week later the sweep deletes the archive; the link finds nothing.
-            try await auth.withDatabase { database in
-                let accounts = try accounts(auth, database: database)
+            try await auth.withDatabase { (database: Database) async throws in
+                let accounts = auth.accounts(database)
                 #expect(try await accounts.sweepExports(now: Date().addingTimeInterval(6 * 86_400)) == 0)
                 #expect(try await accounts.sweepExports(now: Date().addingTimeInterval(7 * 86_400 + 60)) == 1)
             }
@@ -193,8 +193,8 @@ struct AuthExportTests {
             let signedIn = try await auth.signIn(phone: phone, password: password)
             let phoneAccess = try #require(signedIn.json["access_token"] as? String, "\(signedIn.json)")
             #expect(try await auth.request(.POST, "/user/export", bearer: phoneAccess).status == 202)
-            try await auth.withDatabase { database in
-                let accounts = try accounts(auth, database: database)
+            try await auth.withDatabase { (database: Database) async throws in
+                let accounts = auth.accounts(database)
                 let userID = try #require(UUID(uuidString: created.json["id"] as? String ?? ""))
                 let export = try await database.withConnection { connection in
                     try await connection.query("SELECT id FROM exports WHERE user_id = \(userID)", logger: TestEnvironment.logger).collect().first?.decode(UUID.self)
@@ -208,8 +208,8 @@ struct AuthExportTests {
             let unconfirmed = try await auth.request(.POST, "/admin/users", bearer: auth.serviceKeys[.mycirclee], apiKey: auth.serviceKeys[.mycirclee],
                                                      json: ["email": "\(uniqueName("unconfirmed"))@example.com", "password": password])
             #expect(unconfirmed.status == 200)
-            try await auth.withDatabase { database in
-                let accounts = try accounts(auth, database: database)
+            try await auth.withDatabase { (database: Database) async throws in
+                let accounts = auth.accounts(database)
                 let id = try #require(UUID(uuidString: unconfirmed.json["id"] as? String ?? ""))
                 await #expect(throws: APIError.self) { try await accounts.requestExport(app: .mycirclee, userID: id, requestedBy: "support", client: nil) }
             }
@@ -230,8 +230,8 @@ struct AuthExportTests {
                                   body: ByteBuffer(string: #"["data.json","README.md","files/post-photos/a/b"]"#), contentType: "application/json")
             try await backend.put(bucket: "exports", key: prefix + "/data.json", body: ByteBuffer(string: "{}"), contentType: "application/json")
             try await backend.put(bucket: "exports", key: prefix + "/files/post-photos/a/b", body: ByteBuffer(string: "photo"), contentType: "image/png")
-            try await auth.withDatabase { database in
-                let accounts = try accounts(auth, database: database)
+            try await auth.withDatabase { (database: Database) async throws in
+                let accounts = auth.accounts(database)
                 #expect(try await accounts.assembleExports(now: Date().addingTimeInterval(7200)) == 0)
             }
             for key in [UserExport.entriesKey(exportID, .circles), prefix + "/data.json", prefix + "/files/post-photos/a/b", UserExport.manifestKey(exportID, .auth)] {
@@ -247,8 +247,8 @@ struct AuthExportTests {
     func operatorRequest() async throws {
         try await withRunningAuth { auth in
             let user = try await signUp(auth)
-            try await auth.withDatabase { database in
-                let accounts = try accounts(auth, database: database)
+            try await auth.withDatabase { (database: Database) async throws in
+                let accounts = auth.accounts(database)
                 let id = try #require(try await accounts.findUserID(app: .mycirclee, identifier: user.email.uppercased()))
                 #expect(id == user.id)
                 #expect(try await accounts.findUserID(app: .unify, identifier: user.email) == nil, "another app's pool")
@@ -263,16 +263,5 @@ struct AuthExportTests {
                 #expect(rows.contains { $0.0 == "support@example.com" && $0.1 == user.id.lowercased })
             }
         }
-    }
-
-    /// Auth's domain as the jobs run it, with a clock the test controls.
-    func accounts(_ auth: RunningAuth, database: Database) throws -> Accounts {
-        let settings = testAuthSettings(port: auth.port, mailDirectory: auth.mailDirectory)
-        return Accounts(
-            settings: settings, database: database, outbox: Outbox(schema: auth.database.schema, topicPrefix: auth.topicPrefix),
-            keyRing: KeyRing(database: database, issuer: settings.issuer, retiredKeyRetentionSeconds: 3600, logger: TestEnvironment.logger),
-            hasher: PasswordHasher(cost: 4, threads: 1), sender: FolderMessageSender(folder: auth.mailDirectory, logger: TestEnvironment.logger),
-            apple: AppleIdentityVerifier(keysURL: settings.appleKeysURL), logger: TestEnvironment.logger, exports: auth.storage
-        )
     }
 }

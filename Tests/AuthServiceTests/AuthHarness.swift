@@ -53,6 +53,18 @@ struct RunningAuth: Sendable {
         try await request(.POST, "/token?grant_type=refresh_token", app: app, json: ["refresh_token": token])
     }
 
+    /// Auth's domain over `database` as the jobs run it (export assembly, retention), for tests that
+    /// set the clock; `configure` changes its settings (not the running service's).
+    func accounts(_ database: Database, configure: (inout AuthSettings) -> Void = { _ in }) -> Accounts {
+        let settings = testAuthSettings(port: port, mailDirectory: mailDirectory, configure: configure)
+        return Accounts(
+            settings: settings, database: database, outbox: Outbox(schema: self.database.schema, topicPrefix: topicPrefix),
+            keyRing: KeyRing(database: database, issuer: settings.issuer, retiredKeyRetentionSeconds: 3600, logger: TestEnvironment.logger),
+            hasher: PasswordHasher(cost: 4, threads: 1), sender: FolderMessageSender(folder: mailDirectory, logger: TestEnvironment.logger),
+            apple: AppleIdentityVerifier(keysURL: settings.appleKeysURL), logger: TestEnvironment.logger, exports: storage
+        )
+    }
+
     /// Runs `body` with a connection pool on auth's schema (to look behind the API).
     func withDatabase<T: Sendable>(_ body: (Database) async throws -> T) async throws -> T {
         let database = Database(configuration: database, logger: TestEnvironment.logger)

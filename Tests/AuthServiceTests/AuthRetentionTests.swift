@@ -28,23 +28,13 @@ struct AuthRetentionTests {
         }
     }
 
-    func accounts(_ auth: RunningAuth, _ database: Database, configure: (inout AuthSettings) -> Void) -> Accounts {
-        let settings = testAuthSettings(port: auth.port, mailDirectory: auth.mailDirectory, configure: configure)
-        return Accounts(
-            settings: settings, database: database, outbox: Outbox(schema: auth.database.schema, topicPrefix: auth.topicPrefix),
-            keyRing: KeyRing(database: database, issuer: settings.issuer, retiredKeyRetentionSeconds: 3600, logger: TestEnvironment.logger),
-            hasher: PasswordHasher(cost: 4, threads: 1), sender: FolderMessageSender(folder: auth.mailDirectory, logger: TestEnvironment.logger),
-            apple: AppleIdentityVerifier(keysURL: settings.appleKeysURL), logger: TestEnvironment.logger
-        )
-    }
-
     @Test("an unconfirmed sign-up that never signed in goes after the app's 30 days, with user_deleted; confirmed and younger ones stay")
     func unconfirmedSignUps() async throws {
         try await withRunningAuth { auth in
             let stale = try await createUser(auth, confirmed: false)
             let confirmed = try await createUser(auth, confirmed: true)
-            try await auth.withDatabase { database in
-                let accounts = accounts(auth, database) { _ in }
+            try await auth.withDatabase { (database: Database) async throws in
+                let accounts = auth.accounts(database)
                 #expect(try await accounts.applyRetention(now: Date().addingTimeInterval(29 * 86_400)).unconfirmed == 0)
                 let outcome = try await accounts.applyRetention(now: Date().addingTimeInterval(31 * 86_400))
                 #expect(outcome.unconfirmed >= 1)
@@ -72,8 +62,8 @@ struct AuthRetentionTests {
             // Another app without the rule: never warned.
             let elsewhere = try await createUser(auth, app: .ibelieveinyou, confirmed: true)
             let start = Date()
-            try await auth.withDatabase { database in
-                let accounts = accounts(auth, database, configure: configure)
+            try await auth.withDatabase { (database: Database) async throws in
+                let accounts = auth.accounts(database, configure: configure)
                 #expect(try await accounts.applyRetention(now: start.addingTimeInterval(45 * 86_400)).warned == 0)
                 let warned = try await accounts.applyRetention(now: start.addingTimeInterval(47 * 86_400))
                 #expect(warned.warned == 2 && warned.inactive == 0, "\(warned)")

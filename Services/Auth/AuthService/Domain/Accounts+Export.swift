@@ -60,7 +60,7 @@ extension Accounts {
             guard try await store.running(userID: userID, on: connection) == nil else { throw AuthErrors.exportInProgress }
             return user
         }
-        guard Self.exportRecipient(user) != nil else { throw AuthErrors.exportNeedsAddress }
+        guard Self.noticeRecipient(user) != nil else { throw AuthErrors.exportNeedsAddress }
         // The budget counts requests that got this far: a refused second request costs nothing.
         if let retryAfter = try await limiter.hit("export:\(userID.lowercased)", rule: settings.rateLimits.exportPerUser) {
             throw AuthErrors.overRequestRateLimit(retryAfter: retryAfter)
@@ -156,7 +156,7 @@ extension Accounts {
             let body = try archive.finished()
             try await backend.put(bucket: bucket, key: UserExport.archiveKey(export.id), body: body, contentType: "application/zip")
             let expires = now.addingTimeInterval(Double(UserExports.linkLifetime.components.seconds))
-            guard let user = try await users.find(id: export.userID, app: export.app, on: connection), let (channel, recipient) = Self.exportRecipient(user) else {
+            guard let user = try await users.find(id: export.userID, app: export.app, on: connection), let (channel, recipient) = Self.noticeRecipient(user) else {
                 // Erased (or its addresses removed) while the parts were written: nobody to tell.
                 try await store.markFailed(id: export.id, on: connection)
                 try await backend.delete(bucket: bucket, key: UserExport.archiveKey(export.id))
@@ -242,8 +242,9 @@ extension Accounts {
         return text + "\n"
     }
 
-    /// Where the link goes: the confirmed email address, else the confirmed phone.
-    static func exportRecipient(_ user: UserRecord) -> (MessageChannel, String)? {
+    /// Where a notice without a code goes (an export's link, an inactivity warning): the
+    /// confirmed email address, else the confirmed phone.
+    static func noticeRecipient(_ user: UserRecord) -> (MessageChannel, String)? {
         if let email = user.email, user.emailConfirmedAt != nil { return (.email, email) }
         if let phone = user.phone, user.phoneConfirmedAt != nil { return (.sms, phone) }
         return nil

@@ -97,7 +97,7 @@ extension Accounts {
                 let ids = try await rows.values(UUID.self)
                 for id in ids {
                     guard let user = try await users.find(id: id, app: app, on: connection) else { continue }
-                    if let (channel, recipient) = Self.exportRecipient(user) {
+                    if let (channel, recipient) = Self.noticeRecipient(user) {
                         let message = try compose(.inactiveAccount, channel: channel, user: user, to: recipient, kind: "inactive_account", code: nil, link: nil,
                                                   extra: ["erase_on": Self.mailTime(eraseOn)], acceptLanguage: nil, now: now)
                         // A failed send leaves the account unwarned: it is tried again next run.
