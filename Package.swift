@@ -19,6 +19,7 @@ let package = Package(
         .executable(name: "colony-chat", targets: ["ColonyChat"]),
         .executable(name: "colony-chat-bench", targets: ["ChatBench"]),
         .executable(name: "colony-nearby", targets: ["ColonyNearby"]),
+        .executable(name: "colony-console", targets: ["ColonyConsole"]),
         .executable(name: "colony-nearby-bench", targets: ["NearbyBench"]),
         .executable(name: "colony-projects", targets: ["ColonyProjects"]),
         .executable(name: "colony-projects-bench", targets: ["ProjectsBench"]),
@@ -101,6 +102,8 @@ let package = Package(
             dependencies: [
                 "ColonyModels",
                 "ColonyKafka",
+                // bcrypt for passwords (auth's users, the console's operators).
+                "CCrypt",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -122,6 +125,7 @@ let package = Package(
                 .product(name: "Configuration", package: "swift-configuration"),
             ],
             path: "Shared/ColonyPlatform",
+            resources: [.embedInCode("OpenAPI/pipeline-admin.openapi.json")],
             swiftSettings: swiftSettings
         ),
         // File storage every service with uploads uses: buckets, filesystem and S3 backends, signed URLs.
@@ -196,7 +200,7 @@ let package = Package(
                 "ColonyPlatform",
                 "ColonyKafka",
                 // Each service's own code for what the operator does to its data (migrations, keys, imports).
-                "AuthService", "CirclesService", "ChatService", "HabitsService", "NearbyService", "ProjectsService", "RealtimeService", "NotificationsService",
+                "AuthService", "CirclesService", "ChatService", "HabitsService", "NearbyService", "ProjectsService", "RealtimeService", "NotificationsService", "ConsoleService",
                 "ColonyImport",
                 "ColonyStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -475,6 +479,43 @@ let package = Package(
                 "ColonyClientTesting",
             ],
             path: "Tests/NearbyServiceTests",
+            swiftSettings: swiftSettings
+        ),
+        // Console: the web console where app owners, support and operators run the apps (issue 38).
+        .target(
+            name: "ConsoleService",
+            dependencies: [
+                "ColonyPlatform",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // Pages rendered on the server.
+                .product(name: "Mustache", package: "swift-mustache"),
+            ],
+            path: "Services/Console/ConsoleService",
+            // Pages and the style sheet, read through Bundle.module (deploy/Dockerfile ships the bundle).
+            resources: [.copy("Templates"), .copy("Static")],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "ColonyConsole",
+            dependencies: ["ConsoleService"],
+            path: "Services/Console",
+            exclude: ["ConsoleService"],
+            sources: ["main.swift"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ConsoleServiceTests",
+            dependencies: [
+                "ConsoleService",
+                "AuthService",
+                "ColonyTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Tests/ConsoleServiceTests",
             swiftSettings: swiftSettings
         ),
         .executableTarget(

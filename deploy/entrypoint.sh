@@ -11,7 +11,7 @@
 #     /app/.local/secrets (provision's default --secrets-dir, relative to the image's WORKDIR /app).
 #
 # Secrets as files: for each of COLONY_PG_ADMIN_PASSWORD, COLONY_AUTH_PHONE_PEPPER,
-# COLONY_HABITS_PHONE_PEPPER, COLONY_STORAGE_SIGNING_KEY, COLONY_INTERNAL_KEY, COLONY_AUTH_SMTP_PASSWORD,
+# COLONY_HABITS_PHONE_PEPPER, COLONY_STORAGE_SIGNING_KEY, COLONY_INTERNAL_KEY, COLONY_CONSOLE_KEY, COLONY_AUTH_SMTP_PASSWORD,
 # COLONY_AUTH_TWILIO_AUTH_TOKEN and COLONY_KAFKA_SASL_PASSWORD that is empty, <VAR>_FILE (when set) names a
 # file to read it from (docker compose: the files the one-shot make-secrets generates). A value set in
 # the environment wins. The services refuse known defaults and weak values themselves.
@@ -34,7 +34,7 @@ fi
 cmd="$1"
 service="${cmd#colony-}"
 
-for name in COLONY_PG_ADMIN_PASSWORD COLONY_AUTH_PHONE_PEPPER COLONY_HABITS_PHONE_PEPPER COLONY_STORAGE_SIGNING_KEY COLONY_INTERNAL_KEY \
+for name in COLONY_PG_ADMIN_PASSWORD COLONY_AUTH_PHONE_PEPPER COLONY_HABITS_PHONE_PEPPER COLONY_STORAGE_SIGNING_KEY COLONY_INTERNAL_KEY COLONY_CONSOLE_KEY \
     COLONY_AUTH_SMTP_PASSWORD COLONY_AUTH_TWILIO_AUTH_TOKEN COLONY_KAFKA_SASL_PASSWORD; do
     file="$(printenv "${name}_FILE" || true)"
     if [ -n "$file" ] && [ -z "$(printenv "$name" || true)" ]; then

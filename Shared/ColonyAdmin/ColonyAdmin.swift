@@ -10,6 +10,6 @@ struct ColonyAdmin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "colony-admin",
         abstract: "Operate a Colony deployment.",
-        subcommands: [ProvisionCommand.self, MigrationsCommand.self, OutboxCommand.self, ConsumersCommand.self, DeadLettersCommand.self, KeysCommand.self, ConfigCommand.self, DoctorCommand.self, ImportCommand.self]
+        subcommands: [ProvisionCommand.self, MigrationsCommand.self, OutboxCommand.self, ConsumersCommand.self, DeadLettersCommand.self, KeysCommand.self, ConfigCommand.self, DoctorCommand.self, ImportCommand.self, OperatorsCommand.self]
     )
 }

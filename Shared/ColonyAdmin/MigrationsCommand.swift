@@ -3,6 +3,7 @@ import AuthService
 import ChatService
 import CirclesService
 import ColonyModels
+import ConsoleService
 import ColonyPlatform
 import Foundation
 import HabitsService
@@ -31,6 +32,7 @@ struct MigrationsCommand: AsyncParsableCommand {
         case .projects: ProjectsService.migrations
         case .realtime: RealtimeService.migrations
         case .notifications: NotificationsService.migrations
+        case .console: ConsoleService.migrations
         }
     }
 

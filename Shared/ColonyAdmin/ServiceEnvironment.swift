@@ -2,6 +2,7 @@ import AuthService
 import ChatService
 import CirclesService
 import ColonyModels
+import ConsoleService
 import ColonyPlatform
 import Foundation
 import HabitsService
@@ -21,6 +22,7 @@ func launchType(of service: ColonyService) -> any ServiceLaunch.Type {
     case .projects: ProjectsLaunch.self
     case .realtime: RealtimeLaunch.self
     case .notifications: NotificationsLaunch.self
+    case .console: ConsoleLaunch.self
     }
 }
 

@@ -19,6 +19,8 @@ public enum ColonyService: String, Codable, Sendable, CaseIterable {
     case projects
     case realtime
     case notifications
+    /// The operators' web console (issue 38): no app's data of its own, only operators and their audit log.
+    case console
 }
 
 extension UUID {

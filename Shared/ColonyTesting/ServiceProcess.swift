@@ -53,11 +53,13 @@ public final class ServiceProcess: @unchecked Sendable {
         throw TestSetupError("\(executable) was not ready within \(timeout):\n\(running.logText.suffix(4000))")
     }
 
-    /// Asks it to stop (SIGTERM: a graceful shutdown flushes its logs), killing it after 30 s.
+    /// Asks it to stop (SIGTERM: a graceful shutdown flushes its logs and traces), killing it after
+    /// 90 s: the shutdown's own grace is 20 s, but a whole test run on two busy cores stretches every
+    /// step of it (a kill at 30 s lost a trace's flush in one such run).
     public func stop() {
         guard process.isRunning else { return }
         process.terminate()
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(90)
         while process.isRunning && Date() < deadline { usleep(50_000) }
         if process.isRunning { killAndReap(process) }
     }

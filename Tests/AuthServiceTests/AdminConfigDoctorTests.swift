@@ -24,6 +24,7 @@ struct AdminConfigDoctorTests {
             "COLONY_JWKS_URL": "http://127.0.0.1:9/auth/v1/.well-known/jwks.json",
             "COLONY_AUTH_PHONE_PEPPER": Self.pepper, "COLONY_HABITS_PHONE_PEPPER": Self.pepper, "COLONY_AUTH_MAIL_DIR": "/tmp/colony-mail",
             "COLONY_STORAGE_SIGNING_KEY": Self.signingKey, "COLONY_STORAGE_PATH": "/tmp/colony-storage",
+            "COLONY_CONSOLE_AUTH_URL": "http://127.0.0.1:9",
         ]
     }
 

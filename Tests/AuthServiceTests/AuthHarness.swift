@@ -21,6 +21,8 @@ struct RunningAuth: Sendable {
     let serviceKeys: [App: String]
     /// Where data exports are written (a filesystem backend), and the storage serving their links.
     let storage: Storage
+    /// The console's credential the service was started with (`service: { $0.consoleKey = … }`).
+    var consoleKey: InternalKey? = nil
 
     var authURL: String { "\(base)/auth/v1" }
 
@@ -136,7 +138,7 @@ func withRunningAuth(configure: @escaping @Sendable (inout AuthSettings) -> Void
             base: "http://127.0.0.1:\(port)", port: port, topicPrefix: prefix, mailDirectory: mailDirectory, database: databaseConfiguration,
             anonKeys: Dictionary(uniqueKeysWithValues: keys.filter { $0.role == .anon }.map { ($0.app, $0.key) }),
             serviceKeys: Dictionary(uniqueKeysWithValues: keys.filter { $0.role == .serviceRole }.map { ($0.app, $0.key) }),
-            storage: storage
+            storage: storage, consoleKey: configuration.consoleKey
         )
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await ServiceHost.run(AuthService.definition(settings: settings, exports: storage), configuration: configuration) }

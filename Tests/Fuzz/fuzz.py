@@ -9,8 +9,18 @@ alone with a bigger budget. Settings (environment):
                           services on 2 cores, some 17,000 requests)
   COLONY_FUZZ_SEED        the generator's seed (default 21: CI runs the same requests every time;
                           scripts/fuzz picks a new one and prints it)
-  COLONY_FUZZ_SERVICES    which services (default all: circles chat habits nearby projects notifications)
+  COLONY_FUZZ_SERVICES    which services (default all: circles chat habits nearby projects notifications
+                          pipeline)
   COLONY_FUZZ_REPORTS     where schemathesis' JUnit reports and logs go (default .local/logs/fuzz)
+  COLONY_FUZZ_PIPELINE_URL  for `pipeline`: the service whose console routes are fuzzed, on its own port
+                          (the gateway never routes /internal/; default habits as scripts/run starts it,
+                          127.0.0.1 at COLONY_SERVICE_BASE_PORT + 3)
+  COLONY_CONSOLE_KEY      for `pipeline`: the console's credential (default: scripts/run's
+                          .local/secrets/console-key)
+
+`pipeline` is the platform's document every service serves the same
+(Shared/ColonyPlatform/OpenAPI/pipeline-admin.openapi.json): run with the console's credential, without
+a user (the document's X-Colony-Operator is generated like any parameter).
 """
 
 from __future__ import annotations
@@ -36,6 +46,17 @@ SERVICES = {
     "projects": "ibelieveinyou",
     "notifications": "mycirclee",
 }
+# The console's pipeline routes, the same document on every service (ServiceHost adds them).
+PIPELINE = "pipeline"
+PIPELINE_DOCUMENT = ROOT / "Shared" / "ColonyPlatform" / "OpenAPI" / "pipeline-admin.openapi.json"
+
+
+def console_key() -> str:
+    """The console's credential: COLONY_CONSOLE_KEY, else the file scripts/run made."""
+    key = os.environ.get("COLONY_CONSOLE_KEY", "")
+    if key:
+        return key
+    return (ROOT / ".local" / "secrets" / "console-key").read_text(encoding="utf-8").strip()
 
 
 def sign_up(api: Api, service: str, app: str) -> User:
@@ -72,43 +93,57 @@ def main() -> int:
     mail_dir = Path(os.environ.get("COLONY_MAIL_DIR", ROOT / ".local" / "mail"))
     examples = int(os.environ.get("COLONY_FUZZ_EXAMPLES", "50"))
     seed = int(os.environ.get("COLONY_FUZZ_SEED", "21"))
-    services = os.environ.get("COLONY_FUZZ_SERVICES", " ".join(SERVICES)).split()
+    services = os.environ.get("COLONY_FUZZ_SERVICES", " ".join([*SERVICES, PIPELINE])).split()
+    base_port = int(os.environ.get("COLONY_SERVICE_BASE_PORT", "8081"))
+    pipeline_url = os.environ.get("COLONY_FUZZ_PIPELINE_URL", f"http://127.0.0.1:{base_port + 3}").rstrip("/")
     reports = Path(os.environ.get("COLONY_FUZZ_REPORTS", ROOT / ".local" / "logs" / "fuzz"))
     reports.mkdir(parents=True, exist_ok=True)
 
     stack = Stack(gateway=gateway, keys=read_anon_keys(keys_file), mail_dir=mail_dir)
     api = Api(stack)
     schemathesis = Path(sys.executable).parent / "schemathesis"
-    print(f"fuzz: schemathesis against {', '.join(services)} through {gateway}: {examples} examples per operation, seed {seed}", flush=True)
+    direct = f" (pipeline: {pipeline_url} directly)" if PIPELINE in services else ""
+    print(f"fuzz: schemathesis against {', '.join(services)} through {gateway}{direct}: {examples} examples per operation, seed {seed}", flush=True)
 
     results: list[tuple[str, int, int, int, int, float]] = []
     status = 0
     for service in services:
-        app = SERVICES[service]
-        user = sign_up(api, service, app)
         junit = reports / f"{service}.xml"
         ndjson = reports / f"{service}.ndjson"
         log = reports / f"{service}.log"
         for stale in (junit, ndjson):
             stale.unlink(missing_ok=True)
-        env = {
-            **os.environ,
-            "SCHEMATHESIS_HOOKS": "hooks",
-            "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")])),
-            # The hooks' token refresher: the user's session and the app's key.
-            "COLONY_FUZZ_GATEWAY": gateway,
-            "COLONY_FUZZ_APIKEY": stack.keys[app],
-            "COLONY_FUZZ_ACCESS_TOKEN": user.access_token,
-            "COLONY_FUZZ_REFRESH_TOKEN": user.refresh_token or "",
-            "COLONY_FUZZ_USER_ID": user.id,
-            "COLONY_FUZZ_SERVICE": service,
-        }
-        command = [
-            str(schemathesis), "--config-file", str(HERE / "schemathesis.toml"), "run",
-            f"{gateway}/{service}/v1/openapi.json", "--url", gateway,
+        report = [
             "--max-examples", str(examples), "--seed", str(seed),
             "--report", "junit,ndjson", "--report-junit-path", str(junit), "--report-ndjson-path", str(ndjson),
         ]
+        if service == PIPELINE:
+            # Straight to the service with the console's credential; no user, so no token hooks
+            # (they would put a user's token in its place).
+            env = {key: value for key, value in os.environ.items() if key != "SCHEMATHESIS_HOOKS"}
+            command = [
+                str(schemathesis), "--config-file", str(HERE / "schemathesis.toml"), "run",
+                str(PIPELINE_DOCUMENT), "--url", pipeline_url, "-H", f"Authorization: Bearer {console_key()}", *report,
+            ]
+        else:
+            app = SERVICES[service]
+            user = sign_up(api, service, app)
+            env = {
+                **os.environ,
+                "SCHEMATHESIS_HOOKS": "hooks",
+                "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")])),
+                # The hooks' token refresher: the user's session and the app's key.
+                "COLONY_FUZZ_GATEWAY": gateway,
+                "COLONY_FUZZ_APIKEY": stack.keys[app],
+                "COLONY_FUZZ_ACCESS_TOKEN": user.access_token,
+                "COLONY_FUZZ_REFRESH_TOKEN": user.refresh_token or "",
+                "COLONY_FUZZ_USER_ID": user.id,
+                "COLONY_FUZZ_SERVICE": service,
+            }
+            command = [
+                str(schemathesis), "--config-file", str(HERE / "schemathesis.toml"), "run",
+                f"{gateway}/{service}/v1/openapi.json", "--url", gateway, *report,
+            ]
         started = time.monotonic()
         with log.open("w", encoding="utf-8") as output:
             # In the reports folder: schemathesis keeps its cache (crash replays) where it runs.

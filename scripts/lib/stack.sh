@@ -5,7 +5,7 @@
 #   stop_stack                    SIGTERM (scripts/run's cleanup, as for Ctrl-C), waits until it stopped (then KILL)
 #   stack_logs                    prints the end of the run log and of every service's log
 
-STACK_SERVICES=(auth circles chat habits nearby projects realtime notifications)
+STACK_SERVICES=(auth circles chat habits nearby projects realtime notifications console)
 STACK_PID=""
 STACK_START_TIMEOUT="${STACK_START_TIMEOUT:-600}"  # a debug build may have to finish first
 STACK_STOP_TIMEOUT=180  # scripts/run gives each service up to 15 s, then tears down what it started

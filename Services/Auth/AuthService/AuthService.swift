@@ -9,6 +9,24 @@ import Logging
 public enum AuthService {
     public static var migrations: [Migration] { AuthMigrations.all }
 
+    /// What auth counts for the console's Overview, per app: accounts created (`signups`, anonymous
+    /// and invited ones included), and active users. Active means a sign-in of any kind (a `login`
+    /// entry: password, code, link, OAuth, anonymous) or a token refresh (`token_refreshed`) in the
+    /// app's audit log, by user id: distinct per day, and distinct over the whole window (with
+    /// `days=30`, the monthly active users). The log is what keeps that history (a session keeps
+    /// only its last refresh, and goes at sign-out): an app whose `audit_retention_days` is under
+    /// the window has less. Served by `users_app_created` and `audit_log_entries_app_created`.
+    public static var consoleStats: [ConsoleStat] {
+        App.allCases.flatMap { app -> [ConsoleStat] in
+            let active = "audit_log_entries WHERE app = '\(app.rawValue)' AND payload->>'action' IN ('login', 'token_refreshed') AND created_at >= $1 AND created_at < $2"
+            return [
+                ConsoleStat(name: "signups", app: app, sql: "SELECT (created_at AT TIME ZONE 'UTC')::date, count(*) FROM users WHERE app = '\(app.rawValue)' AND created_at >= $1 AND created_at < $2 GROUP BY 1"),
+                ConsoleStat(name: "active_users", app: app, sql: "SELECT (created_at AT TIME ZONE 'UTC')::date, count(DISTINCT payload->>'actor_id') FROM \(active) GROUP BY 1"),
+                ConsoleStat(name: "active_users", app: app, kind: .window, sql: "SELECT count(DISTINCT payload->>'actor_id') FROM \(active)"),
+            ]
+        }
+    }
+
     /// Everything the service is made of. `sender` overrides the configured mail/SMS sender.
     public static func definition(settings: AuthSettings, sender: (any MessageSender)? = nil, exports: Storage? = nil) -> ServiceDefinition {
         let hasher = PasswordHasher(cost: settings.bcryptCost, threads: settings.hashingThreads)
@@ -64,9 +82,10 @@ public enum AuthService {
                 hasher,
                 AddressRequestDispatcher(accounts: accounts(context, keyRing: keyRing(context)), signal: addressRequestQueued, logger: context.logger),
             ] },
+            consoleStats: consoleStats,
             addRoutes: { router, context in
                 let keyRing = keyRing(context)
-                AuthRoutes(accounts: accounts(context, keyRing: keyRing), keyRing: keyRing, settings: settings).add(to: router)
+                AuthRoutes(accounts: accounts(context, keyRing: keyRing), keyRing: keyRing, settings: settings, consoleKey: context.configuration.consoleKey).add(to: router)
                 // The archives' signed links (`/storage/v1/object/sign/exports/…`); nothing else of the bucket is served.
                 exports?.addRoutes(to: router, buckets: [UserExport.bucket], tokenMiddleware: context.tokenMiddleware)
                 InternalUserRoutes.add(to: router, context: context)

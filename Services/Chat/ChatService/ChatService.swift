@@ -43,6 +43,11 @@ public struct ChatSettings: Sendable {
 /// The chat service: Unify's users, groups, members, messages, unread counts and calendar events.
 public enum ChatService {
     public static var migrations: [Migration] { ChatMigrations.all }
+
+    /// What chat counts for the console's Overview: messages sent per day (`messages_sent`).
+    public static let consoleStats = [
+        ConsoleStat(name: "messages", app: .unify, sql: "SELECT (sent_at AT TIME ZONE 'UTC')::date, count(*) FROM messages WHERE sent_at >= $1 AND sent_at < $2 GROUP BY 1"),
+    ]
     public static func definition(settings: ChatSettings, storage: Storage) -> ServiceDefinition {
         let media = ChatMedia(settings: settings, storage: storage)
         return ServiceDefinition(
@@ -58,6 +63,7 @@ public enum ChatService {
                     try await database.withConnection { try await Quotas(logger: logger).sweep(on: $0) }
                 },
             ] },
+            consoleStats: consoleStats,
             addRoutes: { router, context in
                 // Voice messages (`{group_id}/{message_id}`) are for the group's members.
                 let members = StorageAccess.firstSegment { user, group in

@@ -37,6 +37,12 @@ public struct CirclesSettings: Sendable {
 public enum CirclesService {
     public static var migrations: [Migration] { CirclesMigrations.all }
 
+    /// What circles counts for the console's Overview: posts created per day (`posts_created`).
+    /// Posts expire after 24 hours and are deleted: only those still there are counted.
+    public static let consoleStats = [
+        ConsoleStat(name: "posts", app: .mycirclee, sql: "SELECT (created_at AT TIME ZONE 'UTC')::date, count(*) FROM posts WHERE created_at >= $1 AND created_at < $2 GROUP BY 1"),
+    ]
+
     public static func definition(settings: CirclesSettings, storage: Storage) -> ServiceDefinition {
         let media = PostMedia(settings: settings, storage: storage)
         let export = CirclesExport.plan(photos: media.photos)
@@ -55,6 +61,7 @@ public enum CirclesService {
                     try await database.withConnection { try await Quotas(logger: logger).sweep(on: $0) }
                 },
             ] },
+            consoleStats: consoleStats,
             addRoutes: { router, context in
                 // Post photos (`{circle_id}/{post_id}`) are for the circle's members.
                 let members = StorageAccess.firstSegment { user, circle in

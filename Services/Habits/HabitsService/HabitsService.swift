@@ -53,6 +53,12 @@ public struct HabitsSettings: Sendable {
 /// The habits service: HabitHive's habits, logs, insights, hives, shared streaks and contacts.
 public enum HabitsService {
     public static var migrations: [Migration] { HabitsMigrations.all }
+
+    /// What habits counts for the console's Overview: habit logs per day, by when they were
+    /// written (UTC), not the user-local day they are for (`habit_logs_created`).
+    public static let consoleStats = [
+        ConsoleStat(name: "logs", app: .habithive, sql: "SELECT (created_at AT TIME ZONE 'UTC')::date, count(*) FROM habit_logs WHERE created_at >= $1 AND created_at < $2 GROUP BY 1"),
+    ]
     /// `exports`: where its part of a user's data export is written (the `exports` bucket).
     public static func definition(settings: HabitsSettings, exports: any StorageBackend) -> ServiceDefinition {
         ServiceDefinition(
@@ -72,6 +78,7 @@ public enum HabitsService {
                     try await database.withConnection { try await Quotas(logger: logger).sweep(on: $0) }
                 },
             ] },
+            consoleStats: consoleStats,
             addRoutes: { router, context in
                 let profiles = Profiles(outbox: context.outbox, contacts: ContactMatching(settings: settings), logger: context.logger)
                 try HabitsAPI(

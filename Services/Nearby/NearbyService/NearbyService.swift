@@ -84,6 +84,13 @@ public struct NearbySettings: Sendable {
 /// The nearby service: SocialSpot's profiles, location sharing and people within 500 feet.
 public enum NearbyService {
     public static var migrations: [Migration] { NearbyMigrations.all }
+
+    /// What nearby counts for the console's Overview: profiles created per day (the seed's
+    /// activity is signing up and sharing a position, and a position is kept only while it is
+    /// fresh, one row per user: no history to count) (`profiles_created`).
+    public static let consoleStats = [
+        ConsoleStat(name: "profiles", app: .socialspot, sql: "SELECT (created_at AT TIME ZONE 'UTC')::date, count(*) FROM profiles WHERE created_at >= $1 AND created_at < $2 GROUP BY 1"),
+    ]
     /// The Postgres extensions its schema needs (created by `colony-admin provision`).
     public static let extensions = ["postgis"]
 
@@ -110,6 +117,7 @@ public enum NearbyService {
                     try await database.withConnection { try await Quotas(logger: logger).sweep(on: $0) }
                 },
             ] },
+            consoleStats: consoleStats,
             addRoutes: { router, context in
                 storage.addRoutes(to: router, buckets: [photos], tokenMiddleware: context.tokenMiddleware)
                 try NearbyAPI(database: context.database, nearby: nearby(context))

@@ -108,6 +108,18 @@ public struct NotificationsSettings: Sendable {
 public enum NotificationsService {
     public static var migrations: [Migration] { NotificationsMigrations.all }
 
+    /// What notifications counts for the console's Overview, per app: pushes sent and failed
+    /// (the delivery log's `sent` and `failed` rows; dropped and skipped ones are neither), by
+    /// the day they were queued (`deliveries_created`). The log is kept
+    /// `COLONY_NOTIFICATIONS_RETENTION_DAYS` (30 by default).
+    public static var consoleStats: [ConsoleStat] {
+        App.allCases.flatMap { app in
+            [("pushes_sent", "sent"), ("pushes_failed", "failed")].map { name, status in
+                ConsoleStat(name: name, app: app, sql: "SELECT (created_at AT TIME ZONE 'UTC')::date, count(*) FROM deliveries WHERE app = '\(app.rawValue)' AND status = '\(status)' AND created_at >= $1 AND created_at < $2 GROUP BY 1")
+            }
+        }
+    }
+
     /// The topics whose events make pushes (and the memberships they go to).
     public static let consumedServices = EventCatalogue.subscriptions(of: .notifications)
 
@@ -137,6 +149,7 @@ public enum NotificationsService {
             services: { context in [
                 PushDispatcher(database: context.database, apns: apns, settings: settings, signal: signal, metrics: context.metrics, logger: context.logger),
             ] },
+            consoleStats: consoleStats,
             addRoutes: { router, context in
                 var routed = notifications(context.logger)
                 routed.eventPosts = EventPostOwner.make(key: context.configuration.internalKey, circlesURL: settings.circlesURL)

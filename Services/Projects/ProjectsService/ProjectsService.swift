@@ -46,6 +46,13 @@ public struct ProjectsSettings: Sendable {
 /// likes, support messages and karma.
 public enum ProjectsService {
     public static var migrations: [Migration] { ProjectsMigrations.all }
+
+    /// What projects counts for the console's Overview: projects (drafts included) and their
+    /// update posts created per day (`projects_created`, `posts_created`).
+    public static let consoleStats = [
+        ConsoleStat(name: "projects", app: .ibelieveinyou, sql: "SELECT (created_at AT TIME ZONE 'UTC')::date, count(*) FROM projects WHERE created_at >= $1 AND created_at < $2 GROUP BY 1"),
+        ConsoleStat(name: "posts", app: .ibelieveinyou, sql: "SELECT (created_at AT TIME ZONE 'UTC')::date, count(*) FROM posts WHERE created_at >= $1 AND created_at < $2 GROUP BY 1"),
+    ]
     public static func definition(settings: ProjectsSettings, storage: Storage) -> ServiceDefinition {
         let media = ProjectsMedia(storage: storage, maxImageBytes: settings.maxImageBytes)
         @Sendable func posts(_ context: ServiceContext, _ logger: Logger? = nil) -> Posts {
@@ -64,6 +71,7 @@ public enum ProjectsService {
                     _ = try await posts(context, logger).expireUploads(database: database)
                 },
             ] },
+            consoleStats: consoleStats,
             addRoutes: { router, context in
                 storage.addRoutes(to: router, buckets: media.buckets, tokenMiddleware: context.tokenMiddleware)
                 try ProjectsAPI(

@@ -19,6 +19,7 @@ public enum EventCatalogue {
             .postReacted, .pollVoted, .eventRsvped, .dmSent, .dmRead, .presenceChanged,
             .circleUpdated, .circleMemberUpdated, .dmReacted, .circleMemberImported, .eventPostImported,
         ],
+        .console: [.operatorAction],
     ]
 
     /// Whose events each service consumes: its `ServiceDefinition.consumes`, and what

@@ -223,6 +223,6 @@ public final class EnvironmentRecord: Sendable {
     /// A `_FILE` variable names where a secret is (a path, shown), as a `_DIR` one names a folder.
     public static func looksSecret(_ name: String) -> Bool {
         guard !name.hasSuffix("_FILE"), !name.hasSuffix("_DIR"), !name.hasSuffix("_KEY_ID") else { return false }
-        return ["PASSWORD", "SECRET", "TOKEN", "PEPPER", "PRIVATE_KEY", "SIGNING_KEY", "API_KEY", "INTERNAL_KEY"].contains { name.contains($0) }
+        return ["PASSWORD", "SECRET", "TOKEN", "PEPPER", "PRIVATE_KEY", "SIGNING_KEY", "API_KEY", "INTERNAL_KEY", "CONSOLE_KEY"].contains { name.contains($0) }
     }
 }

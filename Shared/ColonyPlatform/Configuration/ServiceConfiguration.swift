@@ -30,6 +30,9 @@ public struct ServiceConfiguration: Sendable {
     public var shutdownGrace: Duration = .seconds(20)
     /// The service credential services present on each other's internal routes (`InternalKey`).
     public var internalKey: InternalKey? = nil
+    /// The console's credential on every service's admin routes (`ConsoleCaller`): another value
+    /// than `internalKey`, so a service's own credential cannot act as an operator.
+    public var consoleKey: InternalKey? = nil
     /// Whether the hot reads that have one are served by their fast path (`GeneratedFastPath`);
     /// `off` serves them through their generated handlers, the fast paths' reference.
     public var fastPaths: FastPathMode = .on
@@ -74,6 +77,7 @@ public struct ServiceConfiguration: Sendable {
         configuration.kafkaSecurity = try KafkaSecurity.properties(environment: environment)
         configuration.shutdownGrace = .seconds(try environment.int("COLONY_SHUTDOWN_GRACE_SECONDS", default: 20, range: 1...600))
         configuration.internalKey = try InternalKey.load(environment: environment)
+        configuration.consoleKey = try InternalKey.load(environment: environment, variable: "COLONY_CONSOLE_KEY")
         configuration.fastPaths = try environment.enumeration("COLONY_FAST_PATHS", default: FastPathMode.on)
         return configuration
     }

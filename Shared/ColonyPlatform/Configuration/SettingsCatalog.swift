@@ -48,6 +48,7 @@ public enum SettingsCatalog {
         "COLONY_TRUSTED_PROXIES": "CIDRs of the gateways whose `X-Forwarded-For` names the client (default: loopback)",
         "COLONY_TRUSTED_PROXY_COUNT": "Instead of CIDRs: the exact number of proxies in front",
         "COLONY_INTERNAL_KEY": "The service credential for internal routes, 32+ random characters, one value for all; unset: internal routes refuse all",
+        "COLONY_CONSOLE_KEY": "The console's credential on every service's admin routes, 32+ random characters, another value than `COLONY_INTERNAL_KEY`; unset: admin routes refuse the console",
         // Storage (chat, circles, nearby, projects: their buckets; auth, habits, notifications: data exports).
         "COLONY_STORAGE_BACKEND": "`filesystem` (files under `{path}/{bucket}/{key}`) or `s3`",
         "COLONY_STORAGE_PATH": "With `filesystem`: the folder",
@@ -125,6 +126,17 @@ public enum SettingsCatalog {
         "COLONY_CHAT_MAX_VOICE_BYTES": "The largest voice message",
         "COLONY_CHAT_MAX_VOICE_SECONDS": "The longest voice message",
         "COLONY_CHAT_EMAIL_LOOKUP_RATE": "Addresses looked up when adding members, per user (`COUNT/SECONDS`)",
+        // Console.
+        "COLONY_CONSOLE_AUTH_URL": "Auth's URL inside the deployment, where the console calls its admin routes (required)",
+        "COLONY_CONSOLE_SERVICE_URLS": "Each service's URL inside the deployment (`circles=http://circles:8080,…`), for its pipeline state",
+        "COLONY_CONSOLE_SESSION_IDLE_MINUTES": "An operator's session ends after this long without a request",
+        "COLONY_CONSOLE_SESSION_MAX_HOURS": "An operator's session ends this long after sign-in, used or not",
+        "COLONY_CONSOLE_SECURE_COOKIES": "`on`: the session cookie is `Secure` (HTTPS, or localhost); `off`: plain HTTP on a private network only",
+        "COLONY_CONSOLE_BCRYPT_COST": "bcrypt cost of operators' passwords",
+        "COLONY_CONSOLE_LOCKOUT_ATTEMPTS": "Wrong passwords or codes in a row before an operator is locked",
+        "COLONY_CONSOLE_LOCKOUT_MINUTES": "How long a locked operator waits",
+        "COLONY_CONSOLE_SIGN_IN_RATE": "Sign-in attempts (passwords and codes) per client address (`COUNT/SECONDS`)",
+        "COLONY_CONSOLE_INVITATION_HOURS": "How long an operator's invitation link stays open",
         // Nearby.
         "COLONY_NEARBY_RADIUS_FEET": "The discovery radius",
         "COLONY_NEARBY_MAX_RADIUS_FEET": "The largest radius a query may ask for",

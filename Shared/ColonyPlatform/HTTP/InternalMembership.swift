@@ -18,12 +18,12 @@ public struct InternalKey: Sendable {
 
     /// `COLONY_INTERNAL_KEY` (32+ characters, one value for every service), nil when unset: then
     /// internal routes refuse every call and realtime asks no owning service.
-    public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> InternalKey? {
-        guard environment.isSet("COLONY_INTERNAL_KEY") else {
-            _ = environment.optionalString("COLONY_INTERNAL_KEY")  // noted for `config check`
+    public static func load(environment: EnvironmentReader, variable: String = "COLONY_INTERNAL_KEY") throws(ConfigurationError) -> InternalKey? {
+        guard environment.isSet(variable) else {
+            _ = environment.optionalString(variable)  // noted for `config check`
             return nil
         }
-        return InternalKey(try environment.secret("COLONY_INTERNAL_KEY", minimumLength: 32))
+        return InternalKey(try environment.secret(variable, minimumLength: 32))
     }
 
     /// Whether `presented` is the key, compared in constant time (no timing hint of a prefix).

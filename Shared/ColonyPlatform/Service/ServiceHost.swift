@@ -22,6 +22,9 @@ public struct ServiceDefinition: Sendable {
     /// Further lifecycle services the domain runs (started before HTTP, stopped after it), made
     /// with the service's context (a push sender needs the database, say).
     public var services: @Sendable (ServiceContext) -> [any Service]
+    /// What the service counts for the console's Overview page (sign-ups, posts, pushes…), per
+    /// app and day, served at `GET /internal/v1/console/stats` (`StatsAdminRoutes`); none by default.
+    public var consoleStats: [ConsoleStat]
     /// Adds the service's routes to the router built by the platform.
     /// Throws when the routes cannot be built (a document that does not load): the service does not start.
     public var addRoutes: @Sendable (Router<ColonyRequestContext>, ServiceContext) throws -> Void
@@ -34,12 +37,13 @@ public struct ServiceDefinition: Sendable {
     /// connections (realtime): a second consumer per replica, from the end of the topics.
     public var liveDelivery: LiveDelivery? = nil
 
-    public init(migrations: [Migration], consumes: [ColonyService] = [], handleEvent: ServiceEventHandler? = nil, jobs: @escaping @Sendable (ServiceContext) -> [ScheduledJob] = { _ in [] }, services: @escaping @Sendable (ServiceContext) -> [any Service] = { _ in [] }, addRoutes: @escaping @Sendable (Router<ColonyRequestContext>, ServiceContext) throws -> Void) {
+    public init(migrations: [Migration], consumes: [ColonyService] = [], handleEvent: ServiceEventHandler? = nil, jobs: @escaping @Sendable (ServiceContext) -> [ScheduledJob] = { _ in [] }, services: @escaping @Sendable (ServiceContext) -> [any Service] = { _ in [] }, consoleStats: [ConsoleStat] = [], addRoutes: @escaping @Sendable (Router<ColonyRequestContext>, ServiceContext) throws -> Void) {
         self.migrations = migrations
         self.consumes = consumes
         self.handleEvent = handleEvent
         self.jobs = jobs
         self.services = services
+        self.consoleStats = consoleStats
         self.addRoutes = addRoutes
     }
 }
@@ -133,6 +137,12 @@ public enum ServiceHost {
             serviceMetrics.process()
             serviceMetrics.databaseUp(await database.isReachable())
         }
+        // The console's pipeline routes (`/internal/v1/console/`, never routed by the gateway or the
+        // Ingress), on every service; the lag comes from the consumer made below.
+        let consumerLag = ConsumerLagSource()
+        PipelineAdminRoutes.add(to: router, service: configuration.service, key: configuration.consoleKey, database: database,
+                                brokerReachable: brokerCheck, consumerLag: consumerLag)
+        StatsAdminRoutes.add(to: router, service: configuration.service, key: configuration.consoleKey, database: database, stats: definition.consoleStats)
         try definition.addRoutes(router, context)
         let app = Application(
             router: router,
@@ -163,6 +173,7 @@ public enum ServiceHost {
             for consumer in consumers {
                 metrics.addSampler { consumer.sampleMetrics() }
             }
+            if let shared = consumers.first { consumerLag.watch(shared) }  // the service's group, not the live one
             pipelineMetrics.consuming(definition.consumes.flatMap { EventCatalogue.types[$0] ?? [] })
             services.append(contentsOf: consumers as [any Service])
             services.append(DeadLetterRetrier(database: database, handler: handler, metrics: pipelineMetrics, logger: logger))

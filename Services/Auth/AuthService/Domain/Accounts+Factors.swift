@@ -347,14 +347,18 @@ extension Accounts {
     }
 
     /// `DELETE /admin/users/{id}/factors/{factor_id}`: an operator's recovery for a user who lost
-    /// their authenticator. Answers with the deleted factor, as GoTrue does.
-    func adminDeleteFactor(app: App, userID: UUID, factorID: UUID) async throws -> FactorResource {
+    /// their authenticator. Answers with the deleted factor, as GoTrue does. `operatorActor`: the
+    /// console's operator, whom the audit log names; nil (the service-role key) names the owner.
+    func adminDeleteFactor(app: App, userID: UUID, factorID: UUID, operatorActor: AuditActor? = nil) async throws -> FactorResource {
         try await database.transaction { connection in
             guard let user = try await users.find(id: userID, app: app, on: connection, forUpdate: true) else { throw AuthErrors.userNotFound }
             guard let found = try await factors.find(id: factorID, userID: userID, on: connection) else { throw FactorErrors.notFound }
             try await removeFactor(found.factor, on: connection)
-            // GoTrue records the factor's owner as the actor of an operator's deletion.
-            try await audit(.factorDeleted, actor: .user(user), traits: Self.factorAuditTraits(found.factor), app: app, on: connection)
+            // GoTrue records the factor's owner as the actor of a service-role key's deletion; an
+            // operator's entry names the account in its traits.
+            var traits = Self.factorAuditTraits(found.factor)
+            if operatorActor != nil { traits.merge(auditTraits(of: user)) { factor, _ in factor } }
+            try await audit(.factorDeleted, actor: operatorActor ?? .user(user), traits: traits, app: app, on: connection)
             logger.notice("MFA factor deleted by an operator", metadata: ["user_id": "\(userID.uuidString.lowercased())", "factor_id": "\(factorID.uuidString.lowercased())"])
             return FactorResource(found.factor)
         }
@@ -363,7 +367,7 @@ extension Accounts {
     /// `PUT /admin/users/{id}/factors/{factor_id}`: an operator renames a factor, or corrects a phone
     /// factor's number (GoTrue's adminUserUpdateFactor; empty fields change nothing; the number of a
     /// TOTP factor is ignored). Answers with the factor as it is now.
-    func adminUpdateFactor(app: App, userID: UUID, factorID: UUID, friendlyName: String?, phone: String?) async throws -> FactorResource {
+    func adminUpdateFactor(app: App, userID: UUID, factorID: UUID, friendlyName: String?, phone: String?, actor: AuditActor = .serviceRole) async throws -> FactorResource {
         let name = (friendlyName ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard name.count <= FactorRules.maxNameLength, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw AuthErrors.badRequest("friendly_name must be at most \(FactorRules.maxNameLength) characters, without control characters")
@@ -388,7 +392,7 @@ extension Accounts {
             try await factors.update(factor, on: connection)
             var traits = Self.factorAuditTraits(factor)
             traits["user_id"] = .string(userID.uuidString.lowercased())
-            try await audit(.factorUpdated, actor: .serviceRole, traits: traits, app: app, on: connection)
+            try await audit(.factorUpdated, actor: actor, traits: traits, app: app, on: connection)
             logger.notice("MFA factor updated by an operator", metadata: ["user_id": "\(userID.uuidString.lowercased())", "factor_id": "\(factorID.uuidString.lowercased())"])
             return FactorResource(factor)
         }

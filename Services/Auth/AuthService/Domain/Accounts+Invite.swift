@@ -45,13 +45,14 @@ extension Accounts {
     /// password (`PUT /user`). An unconfirmed account is invited again; a confirmed one is 422
     /// `email_exists`, as in GoTrue. The invitation proves the address, not a password an
     /// earlier sign-up stored (that one is cleared when it is verified: `AccountProof`).
-    public func invite(app: App, email rawEmail: String?, data: [String: JSONValue], redirectTo: String?, acceptLanguage: String?) async throws -> UserResource {
+    /// `actor`: who the audit log names (the service-role key, or the console's operator).
+    public func invite(app: App, email rawEmail: String?, data: [String: JSONValue], redirectTo: String?, acceptLanguage: String?, actor: AuditActor = .serviceRole) async throws -> UserResource {
         guard let email = try Credentials.email(rawEmail) else { throw AuthErrors.validation("An email address is required") }
         try MetadataLimits.check(user: data, app: Self.emailAppMetadata)
         let (resource, message): (UserResource, OutgoingMessage) = try await database.transaction { connection in
             var user = try await invitee(app: app, email: email, data: data, on: connection).user
             user.invitedAt = Date()
-            try await audit(.userInvited, actor: .serviceRole, traits: auditTraits(of: user), app: app, on: connection)
+            try await audit(.userInvited, actor: actor, traits: auditTraits(of: user), app: app, on: connection)
             let message = try await prepareMessage(user: &user, kind: .invite, recipient: email, redirectTo: redirectTo, pkce: nil, acceptLanguage: acceptLanguage, on: connection)
             try await users.update(user, on: connection)
             user.identities = try await users.identities(of: user.id, on: connection)
@@ -65,7 +66,7 @@ extension Accounts {
     /// sent. The account is created where GoTrue creates it: signup (with the password) and
     /// invite for a new address, and magiclink for a new address becomes a signup link for a new
     /// passwordless account; recovery and the email changes need an existing account (404).
-    public func generateLink(app: App, type rawType: String?, email rawEmail: String?, newEmail rawNewEmail: String?, password: String?, data: [String: JSONValue]?, redirectTo: String?) async throws -> GeneratedLink {
+    public func generateLink(app: App, type rawType: String?, email rawEmail: String?, newEmail rawNewEmail: String?, password: String?, data: [String: JSONValue]?, redirectTo: String?, actor: AuditActor = .serviceRole) async throws -> GeneratedLink {
         guard let email = try Credentials.email(rawEmail) else { throw AuthErrors.validation("An email address is required") }
         guard let type = rawType.flatMap(GenerateLinkType.init(rawValue:)) else {
             throw AuthErrors.badRequest("Invalid email action link type requested: \(rawType ?? "")")
@@ -113,20 +114,20 @@ extension Accounts {
                     user = existing
                 } else {
                     guard let hash else { throw AuthErrors.validation("Signup requires a valid password") }
-                    user = try await createEmailAccount(app: app, email: email, encryptedPassword: hash, data: data ?? [:], on: connection)
+                    user = try await createEmailAccount(app: app, email: email, encryptedPassword: hash, data: data ?? [:], actor: actor, on: connection)
                     confirmsSignUp = true
                 }
                 kind = .signup
             case .invite:
                 user = try await invitee(app: app, email: email, data: data ?? [:], existing: existing, on: connection).user
                 user.invitedAt = Date()
-                try await audit(.userInvited, actor: .serviceRole, traits: auditTraits(of: user), app: app, on: connection)
+                try await audit(.userInvited, actor: actor, traits: auditTraits(of: user), app: app, on: connection)
                 kind = .invite
             case .magiclink:
                 if let existing {
                     (user, kind) = (existing, .magiclink)
                 } else {
-                    (user, kind) = (try await createEmailAccount(app: app, email: email, encryptedPassword: nil, data: data ?? [:], on: connection), .signup)
+                    (user, kind) = (try await createEmailAccount(app: app, email: email, encryptedPassword: nil, data: data ?? [:], actor: actor, on: connection), .signup)
                 }
             case .recovery:
                 guard let existing else { throw AuthErrors.userNotFound }
@@ -192,14 +193,14 @@ extension Accounts {
     /// A new, unconfirmed email account made by an operator (its password, if any, is the
     /// operator's, not an unproven sign-up's), with its identity, announced.
     /// `recordedAs`: the audit entry of its creation (nil when the caller records the invitation).
-    private func createEmailAccount(app: App, email: String, encryptedPassword: String?, data: [String: JSONValue], recordedAs action: AuditAction? = .userSignedUp, on connection: PostgresConnection) async throws -> UserRecord {
+    private func createEmailAccount(app: App, email: String, encryptedPassword: String?, data: [String: JSONValue], recordedAs action: AuditAction? = .userSignedUp, actor: AuditActor = .serviceRole, on connection: PostgresConnection) async throws -> UserRecord {
         let now = Date()
         let user = UserRecord(id: UUID(), app: app, email: email, phone: nil, encryptedPassword: encryptedPassword, emailConfirmedAt: nil, phoneConfirmedAt: nil,
                               appMetadata: Self.emailAppMetadata, userMetadata: data, createdAt: now, updatedAt: now)
         try await users.insert(user, on: connection)
         try await addIdentity(for: user, provider: "email", on: connection)
         try await outbox.publish(Self.registered(user, phonePepper: settings.phonePepper, nameFrom: data), on: connection, logger: logger)
-        if let action { try await audit(action, actor: .serviceRole, traits: auditTraits(of: user), app: app, on: connection) }
+        if let action { try await audit(action, actor: actor, traits: auditTraits(of: user), app: app, on: connection) }
         return user
     }
 }

@@ -143,6 +143,39 @@ extension Accounts {
         return type.channel == .sms ? UUID().uuidString.lowercased() : nil
     }
 
+    /// `POST /admin/users/{id}/resend`: the sign-up's confirmation again, as `POST /resend` type
+    /// `signup` (or `sms`, for an account with a phone only) sends it (`ResendRules`, the same
+    /// code while it lives, the recipient's budgets spent), sent now: the operator knows the
+    /// account. 422 `already_confirmed` when the address is confirmed; 400 `user_banned` for a
+    /// banned account. Recorded as `user_confirmation_requested` by `actor`.
+    public func adminResend(app: App, userID: UUID, actor: AuditActor, redirectTo: String?) async throws {
+        let appSettings = settings.app(app)
+        let message: OutgoingMessage = try await database.transaction { connection in
+            guard var user = try await users.find(id: userID, app: app, on: connection, forUpdate: true) else { throw AuthErrors.userNotFound }
+            guard !user.isBanned else { throw AuthErrors.userBanned }
+            let type: ResendType
+            if user.email != nil {
+                guard appSettings.emailEnabled || appSettings.magicLinkEnabled else { throw AuthErrors.emailProviderDisabled }
+                type = .signup
+            } else if user.phone != nil {
+                guard appSettings.phoneEnabled else { throw AuthErrors.phoneProviderDisabled }
+                type = .sms
+            } else {
+                throw Self.noAddress
+            }
+            let planned = ResendRules.plan(type, account: ResendAccount(user, unusedEmailChangeCodes: []), secureEmailChange: appSettings.secureEmailChange)
+            guard let item = planned.first else { throw Self.alreadyConfirmed }
+            let message = try await prepareMessage(user: &user, kind: item.kind, recipient: item.recipient, redirectTo: type == .signup ? redirectTo : nil, pkce: nil,
+                                                   confirmsSignUp: item.confirmsSignUp, on: connection)
+            try await users.update(user, on: connection)
+            try await audit(.userConfirmationRequested, actor: actor, traits: auditTraits(of: user), app: app, on: connection)
+            return message
+        }
+        try await deliver(message)
+    }
+
+    static let alreadyConfirmed = APIError(.unprocessableContent, code: "already_confirmed", message: "The account's address is already confirmed")
+
     /// The dispatcher's part of a resend: the codes `ResendRules` plans, composed (the request
     /// path spent the budgets), the account's sent-at times recorded.
     func handleResend(_ type: ResendType, _ request: QueuedAddressRequest, on connection: PostgresConnection) async throws -> [OutgoingMessage] {

@@ -162,12 +162,13 @@ extension Accounts {
 
     /// The account and its sessions go; every service hears `user_deleted` and erases the
     /// user's data.
-    /// Recorded as `user_deleted` by the owner or (`byOwner` false) the app's service-role key.
-    public func deleteUser(app: App, id: UUID, byOwner: Bool = false) async throws {
+    /// Recorded as `user_deleted` by the owner or (`byOwner` false) `actor`: the app's
+    /// service-role key, or the console's operator.
+    public func deleteUser(app: App, id: UUID, byOwner: Bool = false, actor: AuditActor = .serviceRole) async throws {
         try await database.transaction { connection in
             guard let user = try await users.find(id: id, app: app, on: connection, forUpdate: true) else { throw AuthErrors.userNotFound }
             try await users.delete(id: id, on: connection)
-            try await audit(.userDeleted, actor: byOwner ? .user(user) : .serviceRole, traits: auditTraits(of: user), app: app, on: connection)
+            try await audit(.userDeleted, actor: byOwner ? .user(user) : actor, traits: auditTraits(of: user), app: app, on: connection)
             try await outbox.publish(EventEnvelope(app: app, aggregateId: id.uuidString.lowercased(), actor: id, payload: UserDeleted(userId: id, app: app, deletedAt: Date())), on: connection, logger: logger)
         }
     }
@@ -211,7 +212,8 @@ extension Accounts {
         return (records.map(UserResource.init), total)
     }
 
-    public func adminCreate(app: App, attributes: AdminUserAttributes) async throws -> UserResource {
+    /// `actor`: who the audit log names (the service-role key, or the console's operator).
+    public func adminCreate(app: App, attributes: AdminUserAttributes, actor: AuditActor = .serviceRole) async throws -> UserResource {
         let email = try Credentials.email(attributes.email)
         let phone = try Credentials.phone(attributes.phone)
         guard email != nil || phone != nil else { throw AuthErrors.validation("An email address or phone number is required") }
@@ -234,12 +236,13 @@ extension Accounts {
         return try await database.transaction { connection in
             try await users.insert(user, on: connection)
             try await addIdentity(for: user, provider: provider, on: connection)
-            try await publishRegistered(user, operatorAction: .userSignedUp, on: connection)
+            try await publishRegistered(user, operatorAction: .userSignedUp, by: actor, on: connection)
             return UserResource(try await users.find(id: user.id, app: app, on: connection) ?? user)
         }
     }
 
-    public func adminUpdate(app: App, id: UUID, attributes: AdminUserAttributes) async throws -> UserResource {
+    /// A ban (`ban_duration`) ends every session at once. `actor`: who the audit log names.
+    public func adminUpdate(app: App, id: UUID, attributes: AdminUserAttributes, actor: AuditActor = .serviceRole) async throws -> UserResource {
         var hash: String?
         if let password = attributes.password {
             try validateNewPassword(password)
@@ -273,7 +276,7 @@ extension Accounts {
             }
             try await users.update(user, on: connection)
             if announce { try await publishUpdated(user, on: connection) }
-            try await audit(.userModified, actor: .serviceRole, traits: auditTraits(of: user), app: app, on: connection)
+            try await audit(.userModified, actor: actor, traits: auditTraits(of: user), app: app, on: connection)
             return UserResource(try await users.find(id: user.id, app: app, on: connection) ?? user)
         }
     }

@@ -378,11 +378,12 @@ public struct Accounts: Sendable {
     }
 
     /// Announces a new account and records it: `user_signedup` by the user itself, or
-    /// `operatorAction` (`user_signedup`, `user_invited`) by the app's service-role key.
-    func publishRegistered(_ user: UserRecord, nameFrom data: [String: JSONValue] = [:], operatorAction: AuditAction? = nil, on connection: PostgresConnection) async throws {
+    /// `operatorAction` (`user_signedup`, `user_invited`) by `actor` (the app's service-role key,
+    /// or the console's operator).
+    func publishRegistered(_ user: UserRecord, nameFrom data: [String: JSONValue] = [:], operatorAction: AuditAction? = nil, by actor: AuditActor = .serviceRole, on connection: PostgresConnection) async throws {
         try await outbox.publish(Self.registered(user, phonePepper: settings.phonePepper, nameFrom: data), on: connection, logger: logger)
         if let operatorAction {
-            try await audit(operatorAction, actor: .serviceRole, traits: auditTraits(of: user), app: user.app, on: connection)
+            try await audit(operatorAction, actor: actor, traits: auditTraits(of: user), app: user.app, on: connection)
         } else {
             let provider = user.isAnonymous ? "anonymous" : Self.loginProvider(method: "", user: user)
             try await audit(.userSignedUp, actor: .user(user), traits: ["provider": .string(provider)], app: user.app, on: connection)

@@ -42,8 +42,9 @@ public enum AuditAction: String, Sendable, CaseIterable {
     }
 }
 
-/// Who did it: a user (username = phone if it has one, else email, as GoTrue), or the app's
-/// operator through its service-role key (GoTrue names the admin by its role, id nil).
+/// Who did it: a user (username = phone if it has one, else email, as GoTrue), the app's
+/// operator through its service-role key (GoTrue names the admin by its role, id nil), or an
+/// operator by name (the console's).
 public struct AuditActor: Sendable, Equatable {
     public var id: UUID
     public var username: String
@@ -54,8 +55,9 @@ public struct AuditActor: Sendable, Equatable {
         return AuditActor(id: user.id, username: phone ?? user.email ?? "", name: user.userMetadata["full_name"])
     }
 
-    /// An operator acting by name outside the API (`colony-auth export`): the admin's nil id, as
-    /// for the service-role key, with the operator's name as the username.
+    /// An operator acting by name: outside the API (`colony-auth export`), or through the
+    /// console's credential on the admin routes (their email, `X-Colony-Operator`). The admin's
+    /// nil id, as for the service-role key, with the operator's name as the username.
     public static func `operator`(_ name: String) -> AuditActor {
         AuditActor(id: serviceRole.id, username: name, name: nil)
     }

@@ -290,5 +290,16 @@ enum AuthMigrations {
             -- inactive_account_days): erased only after a warning newer than its last use.
             ALTER TABLE users ADD COLUMN inactivity_warned_at timestamptz;
             """),
+        Migration(version: 11, name: "the console's user search", sql: """
+            -- GET /admin/users?filter=: prefixes of the email, the phone and the display name, per
+            -- app, each read in order with LIKE 'text%' (text_pattern_ops: byte order, whatever the
+            -- collation). The expressions are UserStore.searchQuery's, character for character.
+            CREATE INDEX users_app_email_prefix ON users (app, lower(email) text_pattern_ops);
+            CREATE INDEX users_app_phone_prefix ON users (app, phone text_pattern_ops);
+            -- The name an app keeps in user_metadata: display_name (HabitHive's), else full_name
+            -- (Sign in with Apple's, the clients'), else name.
+            CREATE INDEX users_app_name_prefix ON users (app, lower(coalesce(nullif(raw_user_meta_data->>'display_name', ''),
+                nullif(raw_user_meta_data->>'full_name', ''), raw_user_meta_data->>'name')) text_pattern_ops);
+            """),
     ]
 }

@@ -208,6 +208,21 @@ struct SessionStore {
         }
     }
 
+    /// `GET /admin/users/{id}/sessions`: the user's sessions, newest first. Last used: the later
+    /// of its last refresh and its newest refresh token (a factor's verification issues one
+    /// without a refresh), else its start.
+    func list(userID: UUID, on connection: PostgresConnection) async throws -> [SessionSummary] {
+        try await connection.query("""
+            SELECT s.id, s.user_id, s.created_at, s.updated_at, s.refreshed_at,
+                   greatest(s.created_at, s.refreshed_at, (SELECT t.created_at FROM refresh_tokens t WHERE t.session_id = s.id ORDER BY t.id DESC LIMIT 1)),
+                   s.user_agent, s.ip, s.aal, s.factor_id, s.not_after
+            FROM sessions s WHERE s.user_id = \(userID) ORDER BY s.created_at DESC, s.id DESC
+            """, logger: logger).read { c in
+            SessionSummary(id: try c.next(), userId: try c.next(), createdAt: try c.next(), updatedAt: try c.next(), refreshedAt: try c.next(),
+                           lastUsedAt: try c.next(), userAgent: try c.next(), ip: try c.next(), aal: try c.next(), factorId: try c.next(), notAfter: try c.next())
+        }
+    }
+
     // MARK: refresh tokens
 
     func insertToken(sessionID: UUID, hash: [UInt8], parentHash: [UInt8]?, salt: [UInt8]?, on connection: PostgresConnection) async throws {

@@ -155,6 +155,51 @@ struct UserStore {
         return (users, total)
     }
 
+    /// `GET /admin/users?filter=`: a page of what the search matches, in its order, and how many
+    /// it matches (at most `UserSearch.maximumMatches`).
+    func search(app: App, _ search: UserSearch, page: Int, perPage: Int, on connection: PostgresConnection) async throws -> (users: [UserRecord], total: Int) {
+        let ids = try await connection.query(try Self.searchQuery(app: app, search), logger: logger).values(UUID.self)
+        // The list's bounds keep `(page - 1) * perPage` far from overflowing.
+        let start = (page - 1) * perPage
+        guard start < ids.count else { return ([], ids.count) }
+        let wanted = Array(ids[start..<min(ids.count, start + perPage)])
+        let found = try await rows(PostgresQuery(unsafeSQL: "SELECT \(Self.columns) FROM users WHERE app = $1 AND id = ANY($2)", binds: try binds(app.rawValue, wanted)), on: connection)
+        let byID = Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        // An account deleted between the two reads is left out.
+        return (wanted.compactMap { byID[$0] }, ids.count)
+    }
+
+    /// The account ids a search matches: the id's match, then emails, phones and display names
+    /// starting with the text, each in byte order of the text matched, at most
+    /// `UserSearch.maximumMatches`. Each kind reads its own index of migration 11 in order and
+    /// stops at the limit, so a one-letter text costs no more than a long one. The expressions
+    /// are the indexes' own, character for character: another spelling would not use them.
+    static func searchQuery(app: App, _ search: UserSearch) throws -> PostgresQuery {
+        let limit = UserSearch.maximumMatches
+        let name = "lower(coalesce(nullif(raw_user_meta_data->>'display_name', ''), nullif(raw_user_meta_data->>'full_name', ''), raw_user_meta_data->>'name'))"
+        var bindings = PostgresBindings()
+        bindings.append(app.rawValue)
+        bindings.append(search.prefixPattern)
+        var branches = [
+            "(SELECT id, 1 AS branch, lower(email) AS key FROM users WHERE app = $1 AND lower(email) LIKE lower($2) ORDER BY lower(email) USING ~<~ LIMIT \(limit))",
+            "(SELECT id, 3, \(name) FROM users WHERE app = $1 AND \(name) LIKE lower($2) ORDER BY \(name) USING ~<~ LIMIT \(limit))",
+        ]
+        if let id = search.id {
+            bindings.append(id)
+            branches.append("(SELECT id, 0, '' FROM users WHERE app = $1 AND id = $\(bindings.count))")
+        }
+        if let phone = search.phonePattern {
+            bindings.append(phone)
+            branches.append("(SELECT id, 2, phone FROM users WHERE app = $1 AND phone LIKE $\(bindings.count) ORDER BY phone USING ~<~ LIMIT \(limit))")
+        }
+        // An account matched twice counts once, where it matched first.
+        return PostgresQuery(unsafeSQL: """
+            WITH matches AS (\(branches.joined(separator: "\n    UNION ALL "))),
+            found AS (SELECT DISTINCT ON (id) id, branch, key FROM matches ORDER BY id, branch)
+            SELECT id FROM found ORDER BY branch, key COLLATE "C", id LIMIT \(limit)
+            """, binds: bindings)
+    }
+
     /// Inserts the account; a second account with the address in the same app is
     /// `user_already_exists` (the unique indexes decide, so concurrent sign-ups cannot both win).
     func insert(_ user: UserRecord, on connection: PostgresConnection) async throws {

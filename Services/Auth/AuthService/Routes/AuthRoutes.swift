@@ -10,6 +10,8 @@ struct AuthRoutes {
     let accounts: Accounts
     let keyRing: KeyRing
     let settings: AuthSettings
+    /// The console's credential on the admin routes (`COLONY_CONSOLE_KEY`; nil refuses the console).
+    var consoleKey: InternalKey? = nil
 
     func add(to router: Router<ColonyRequestContext>) {
         let group = router.group("auth/v1").add(middleware: SupabaseAPIVersionMiddleware())
@@ -28,7 +30,7 @@ struct AuthRoutes {
         group.post("logout", use: logout)
         group.get("settings", use: appSettings)
         group.get(".well-known/jwks.json", use: jwks)
-        AdminRoutes(accounts: accounts, keyRing: keyRing).add(to: group)
+        AdminRoutes(accounts: accounts, keyRing: keyRing, consoleKey: consoleKey).add(to: group)
         DisabledFeatureRoutes().add(to: group)
         OAuthRoutes(auth: self).add(to: group)
         FactorRoutes(auth: self).add(to: group)

@@ -4,7 +4,8 @@ import Foundation
 import Hummingbird
 
 /// Supabase Auth's MFA endpoints: the signed-in user's factors (`/factors`), and an operator's
-/// view of a user's factors with the service-role key (`/admin/users/{id}/factors`).
+/// view of a user's factors with the service-role key or the console's credential
+/// (`/admin/users/{id}/factors`).
 struct FactorRoutes {
     let auth: AuthRoutes
 
@@ -80,9 +81,11 @@ struct FactorRoutes {
         return caller
     }
 
+    /// The admin routes' caller rules (an app's service-role key, or the console for an operator).
+    var admin: AdminRoutes { AdminRoutes(accounts: accounts, keyRing: auth.keyRing, consoleKey: auth.consoleKey) }
+
     @Sendable func adminList(_ request: Request, context: ColonyRequestContext) async throws -> Response {
-        let admin = AdminRoutes(accounts: accounts, keyRing: auth.keyRing)
-        let app = try await admin.serviceRoleApp(request)
+        let app = try await admin.adminCaller(request).app
         return try json(try await accounts.adminFactors(app: app, userID: try admin.userID(context)), request, context)
     }
 
@@ -92,19 +95,19 @@ struct FactorRoutes {
     }
 
     @Sendable func adminUpdate(_ request: Request, context: ColonyRequestContext) async throws -> Response {
-        let admin = AdminRoutes(accounts: accounts, keyRing: auth.keyRing)
-        let app = try await admin.serviceRoleApp(request)
+        let caller = try await admin.adminCaller(request)
         let userID = try admin.userID(context)
         let factorID = try factorID(context)
         let body = try await context.requestDecoder.decode(AdminUpdateBody.self, from: request, context: context)
-        return try json(try await accounts.adminUpdateFactor(app: app, userID: userID, factorID: factorID, friendlyName: body.friendlyName, phone: body.phone), request, context)
+        return try json(try await accounts.adminUpdateFactor(app: caller.app, userID: userID, factorID: factorID, friendlyName: body.friendlyName, phone: body.phone,
+                                                             actor: caller.actor), request, context)
     }
 
     @Sendable func adminDelete(_ request: Request, context: ColonyRequestContext) async throws -> Response {
-        let admin = AdminRoutes(accounts: accounts, keyRing: auth.keyRing)
-        let app = try await admin.serviceRoleApp(request)
+        let caller = try await admin.adminCaller(request)
         let userID = try admin.userID(context)
-        return try json(try await accounts.adminDeleteFactor(app: app, userID: userID, factorID: try factorID(context)), request, context)
+        return try json(try await accounts.adminDeleteFactor(app: caller.app, userID: userID, factorID: try factorID(context), operatorActor: caller.operatorActor),
+                        request, context)
     }
 
     /// A path id that is no UUID names no factor.

@@ -91,5 +91,10 @@ enum ChatMigrations {
             -- Per-user budgets (MemberLookupBudget: addresses looked up when adding members by email).
             \(Quotas.tableSQL)
             """),
+        Migration(version: 4, name: "the console's counts", sql: """
+            -- The console's Overview counts the messages sent per day across every group
+            -- (ChatService.consoleStats); the history's index leads with the group.
+            CREATE INDEX messages_sent ON messages (sent_at);
+            """),
     ]
 }

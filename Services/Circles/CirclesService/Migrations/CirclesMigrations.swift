@@ -206,5 +206,10 @@ enum CirclesMigrations {
             ALTER TABLE profiles ADD COLUMN auth_name text;
             UPDATE profiles SET auth_name = display_name;
             """),
+        Migration(version: 4, name: "the console's counts", sql: """
+            -- The console's Overview counts the posts created per day across every circle
+            -- (CirclesService.consoleStats); the feed's index leads with the circle.
+            CREATE INDEX posts_created ON posts (created_at);
+            """),
     ]
 }

@@ -193,5 +193,10 @@ enum HabitsMigrations {
             CREATE UNIQUE INDEX hive_invitations_pending ON hive_invitations (hive_id, user_id) WHERE status = 'pending';
             CREATE INDEX hive_invitations_user ON hive_invitations (user_id, created_at DESC) WHERE status = 'pending';
             """),
+        Migration(version: 4, name: "the console's counts", sql: """
+            -- The console's Overview counts the logs written per day (HabitsService.consoleStats);
+            -- the other index is by user and local day.
+            CREATE INDEX habit_logs_created ON habit_logs (created_at);
+            """),
     ]
 }

@@ -66,5 +66,9 @@ enum NearbyMigrations {
 
             \(Quotas.tableSQL)
             """),
+        Migration(version: 3, name: "the console's counts", sql: """
+            -- The console's Overview counts the profiles created per day (NearbyService.consoleStats).
+            CREATE INDEX profiles_created ON profiles (created_at);
+            """),
     ]
 }

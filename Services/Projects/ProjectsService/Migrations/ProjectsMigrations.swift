@@ -168,5 +168,11 @@ enum ProjectsMigrations {
                 PRIMARY KEY (user_id, project_id)
             );
             """),
+        Migration(version: 3, name: "the console's counts", sql: """
+            -- The console's Overview counts the projects (drafts too: projects_new holds published
+            -- ones only) and posts created per day (ProjectsService.consoleStats).
+            CREATE INDEX projects_created ON projects (created_at);
+            CREATE INDEX posts_created ON posts (created_at);
+            """),
     ]
 }

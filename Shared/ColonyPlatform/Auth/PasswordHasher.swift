@@ -1,10 +1,11 @@
 import CCrypt
-import ColonyPlatform
+import ColonyModels
+import Crypto
 import Foundation
 import NIOPosix
 import ServiceLifecycle
 
-/// bcrypt through libxcrypt: `$2b$` hashes for new passwords, and verification of the
+/// bcrypt through libxcrypt (auth's users and the console's operators): `$2b$` hashes for new passwords, and verification of the
 /// `$2a$`/`$2b$`/`$2y$` hashes Supabase Auth exports.
 public enum Bcrypt {
     public struct Failure: Error {}
@@ -48,7 +49,7 @@ public final class PasswordHasher: Service, Sendable {
         self.threads = threads
         self.pool = NIOThreadPool(numberOfThreads: threads)
         // Verified against when an account does not exist, at the same cost as real hashes.
-        self.dummyHash = (try? Bcrypt.hash(Secrets.opaqueToken(), cost: cost)) ?? ""
+        self.dummyHash = (try? Bcrypt.hash(SymmetricKey(size: .bits256).withUnsafeBytes { Base64URL.encode(Array($0)) }, cost: cost)) ?? ""
         pool.start()
     }
 
@@ -75,6 +76,11 @@ public final class PasswordHasher: Service, Sendable {
 
     public func run() async throws {
         try? await gracefulShutdown()
+        try await shutdown()
+    }
+
+    /// Stops the threads (a hasher used outside a service group: a command, a test).
+    public func shutdown() async throws {
         try await pool.shutdownGracefully()
     }
 }
