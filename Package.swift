@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "colony-chat-bench", targets: ["ChatBench"]),
         .executable(name: "colony-nearby", targets: ["ColonyNearby"]),
         .executable(name: "colony-console", targets: ["ColonyConsole"]),
+        .executable(name: "colony-console-bench", targets: ["ConsoleBench"]),
         .executable(name: "colony-nearby-bench", targets: ["NearbyBench"]),
         .executable(name: "colony-projects", targets: ["ColonyProjects"]),
         .executable(name: "colony-projects-bench", targets: ["ProjectsBench"]),
@@ -504,6 +505,18 @@ let package = Package(
             path: "Services/Console",
             exclude: ["ConsoleService"],
             sources: ["main.swift"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "ConsoleBench",
+            dependencies: [
+                "ConsoleService",
+                "AuthService",
+                "ColonyTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/Benchmarks/ConsoleBench",
             swiftSettings: swiftSettings
         ),
         .testTarget(

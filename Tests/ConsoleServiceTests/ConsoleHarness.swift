@@ -20,6 +20,17 @@ struct RunningConsole: Sendable {
     let anonKeys: [App: String]
     let serviceKeys: [App: String]
     let settings: ConsoleSettings
+    let service: RunningService
+    let key: InternalKey
+
+    /// Another replica of the console on the same schema (as a deployment runs two or more):
+    /// `body` gets its base URL.
+    func withSecondReplica(_ body: @Sendable (String) async throws -> Void) async throws {
+        let settings = self.settings
+        let key = self.key
+        try await withRunningTwin(of: service, .console, configure: { $0.consoleKey = key },
+                                  definition: { _ in ConsoleService.definition(settings: settings) }) { twin in try await body(twin.base) }
+    }
 
     /// An operator as `colony-admin operators add` makes them: invited, then through the welcome
     /// page and the second factor's enrolment in `browser`, signed in.
@@ -217,7 +228,7 @@ func withRunningConsole(configure: @escaping @Sendable (inout ConsoleSettings) -
                     console: service.base, auth: authBase, authDatabase: authDatabase, consoleDatabase: consoleDatabase, topicPrefix: prefix,
                     anonKeys: Dictionary(uniqueKeysWithValues: keys.filter { $0.role == .anon }.map { ($0.app, $0.key) }),
                     serviceKeys: Dictionary(uniqueKeysWithValues: keys.filter { $0.role == .serviceRole }.map { ($0.app, $0.key) }),
-                    settings: consoleSettings
+                    settings: consoleSettings, service: service, key: key
                 )
                 try await body(running)
             }

@@ -176,6 +176,27 @@ struct ConsoleTests {
         }
     }
 
+    @Test("two replicas share nothing in memory: a session made on one acts on the other with its CSRF token, and a sign-out on either ends it on both")
+    func replicasShareSessions() async throws {
+        try await withRunningConsole { console in
+            try await console.withSecondReplica { second in
+                let (first, _) = try await console.operatorSignedIn("replicas@example.com", role: .support)
+                let userID = try await console.user("replicated@example.com", app: .mycirclee)
+                let page = try await first.get("/console/users/mycirclee/\(userID.lowercased)")
+                #expect(page.status == 200, "\(page)")
+                // The same browser's next request lands on the other replica.
+                let other = Browser(base: second)
+                other.cookies = first.cookies
+                let banned = try await other.submit("/console/users/mycirclee/\(userID.lowercased)/ban", from: page, ["duration": "1h"])
+                #expect(banned.status == 303, "\(banned)")
+                #expect(try await console.userSignIn("replicated@example.com", app: .mycirclee).status == 400, "banned through the second replica")
+                #expect(try await other.submit("/console/sign-out", from: page).status == 303)
+                let after = try await first.get("/console/users")
+                #expect(after.status == 303 && after.location == "/console/sign-in", "signed out on the first replica too: \(after)")
+            }
+        }
+    }
+
     @Test("the audit log is append-only: updates, deletes and truncation are refused by the database itself")
     func auditLogAppendOnly() async throws {
         try await withRunningConsole { console in
