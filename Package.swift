@@ -524,6 +524,7 @@ let package = Package(
             dependencies: [
                 "ConsoleService",
                 "AuthService",
+                "ColonyStorage",
                 "ColonyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

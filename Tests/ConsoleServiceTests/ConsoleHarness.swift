@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import AuthService
 import ColonyModels
 import ColonyPlatform
+import ColonyStorage
 import ColonyTesting
 import ConsoleService
 import Foundation
@@ -191,7 +192,14 @@ func withRunningConsole(configure: @escaping @Sendable (inout ConsoleSettings) -
     let authPort = try freePort()
     let prefix = TestKafka.topicPrefix()
     let mailDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("console-mail")).path
-    defer { try? FileManager.default.removeItem(atPath: mailDirectory) }
+    let storageRoot = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("console-exports")).path
+    defer {
+        try? FileManager.default.removeItem(atPath: mailDirectory)
+        try? FileManager.default.removeItem(atPath: storageRoot)
+    }
+    // Auth's data exports (a subject access request from the console starts one).
+    let exports = Storage(backend: FileSystemStorageBackend(root: storageRoot), publicBaseURL: "http://127.0.0.1:\(authPort)",
+                          signingKey: Array("console-tests-signing-key-0123456789abcdef".utf8))
     try await withTestSchema { authDatabase in
         var authSettings = AuthSettings(publicURL: "http://127.0.0.1:\(authPort)/auth/v1", rateLimits: .unlimited, phonePepper: "test-pepper", bcryptCost: 4,
                                         hashingThreads: 1, sender: .folder(mailDirectory))
@@ -213,7 +221,7 @@ func withRunningConsole(configure: @escaping @Sendable (inout ConsoleSettings) -
         let settingsForAuth = authSettings
         let readyAuth = authConfiguration
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await ServiceHost.run(AuthService.definition(settings: settingsForAuth), configuration: readyAuth) }
+            group.addTask { try await ServiceHost.run(AuthService.definition(settings: settingsForAuth, exports: exports), configuration: readyAuth) }
             defer { group.cancelAll() }
             try await waitUntil(timeout: .seconds(30)) {
                 (try? await HTTPClient.shared.execute(HTTPClientRequest(url: "\(authBase)/ready"), timeout: .seconds(2)))?.status == .ok

@@ -176,6 +176,43 @@ struct ConsoleTests {
         }
     }
 
+    @Test("a subject access request: support asks auth for a user's export, which runs in the operator's name (auth's record and both audit logs); a viewer's is refused")
+    func subjectAccessRequest() async throws {
+        try await withRunningConsole { console in
+            let (support, _) = try await console.operatorSignedIn("privacy@example.com", role: .support)
+            let (viewer, _) = try await console.operatorSignedIn("reader@example.com", role: .viewer)
+            let userID = try await console.user("asks@example.com", app: .mycirclee)
+            let viewerPage = try await viewer.get("/console/users/mycirclee/\(userID.lowercased)")
+            #expect(!viewerPage.body.contains("export-form"))
+            #expect(try await viewer.submit("/console/users/mycirclee/\(userID.lowercased)/export", from: viewerPage).status == 403)
+
+            let page = try await support.get("/console/users/mycirclee/\(userID.lowercased)")
+            #expect(page.body.contains("export-form"), "\(page)")
+            let asked = try await support.submit("/console/users/mycirclee/\(userID.lowercased)/export", from: page)
+            #expect(asked.status == 303, "\(asked)")
+            #expect(try await support.get(try #require(asked.location)).body.contains("link goes to their own address"))
+            let authDatabase = Database(configuration: console.authDatabase, logger: TestEnvironment.logger)
+            let requestedBy = try await withRunning(authDatabase) {
+                try await authDatabase.withConnection { connection in
+                    try await connection.query("SELECT requested_by FROM exports WHERE user_id = \(userID)", logger: TestEnvironment.logger).values(String.self)
+                }
+            }
+            #expect(requestedBy == ["privacy@example.com"], "one export, in the operator's name")
+            let audit = try await console.withConsoleDatabase { database in
+                try await database.withConnection { connection in
+                    try await connection.query("SELECT operator_email || ' ' || outcome FROM audit_log WHERE action = 'request_export' ORDER BY id", logger: TestEnvironment.logger).values(String.self)
+                }
+            }
+            #expect(audit == ["reader@example.com refused", "privacy@example.com ok"], "\(audit)")
+            // Straight to auth with an app's service-role key: no named operator, no subject access request.
+            let direct = try await console.authRequest(.POST, "/admin/users/\(userID.lowercased)/export", key: console.serviceKeys[.mycirclee])
+            #expect(direct.status == 403 && (direct.json["code"] as? String ?? "\(direct.json)").contains("operator_required"), "\(direct)")
+            // A second request while the first runs: auth says so, the page says why.
+            let again = try await support.submit("/console/users/mycirclee/\(userID.lowercased)/export", from: page)
+            #expect(again.status == 400 || again.status == 409, "\(again)")
+        }
+    }
+
     @Test("two replicas share nothing in memory: a session made on one acts on the other with its CSRF token, and a sign-out on either ends it on both")
     func replicasShareSessions() async throws {
         try await withRunningConsole { console in

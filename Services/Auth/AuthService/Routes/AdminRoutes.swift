@@ -22,6 +22,7 @@ struct AdminRoutes {
         group.delete("admin/users/:id", use: delete)
         group.get("admin/users/:id/sessions", use: sessions)
         group.post("admin/users/:id/logout", use: logout)
+        group.post("admin/users/:id/export", use: requestExport)
         group.post("admin/users/:id/recover", use: recover)
         group.post("admin/users/:id/resend", use: resend)
         group.post("invite", use: invite)
@@ -179,6 +180,21 @@ struct AdminRoutes {
         let caller = try await adminCaller(request)
         try await accounts.adminLogout(app: caller.app, userID: try userID(context), actor: caller.actor)
         return Response(status: .noContent)
+    }
+
+    /// Colony's `POST /admin/users/{id}/export`: a subject access request, for the console only (a
+    /// named operator asks; the audit entry carries their address): the same export the user asks for
+    /// with `POST /user/export`, its link sent to the user's own address. 202 with the export.
+    @Sendable func requestExport(_ request: Request, context: ColonyRequestContext) async throws -> Response {
+        let caller = try await adminCaller(request)
+        guard let operatorActor = caller.operatorActor else {
+            throw APIError.forbidden("a subject access request is made by a named operator, through the console", code: "operator_required")
+        }
+        let export = try await accounts.requestExport(app: caller.app, userID: try userID(context), requestedBy: operatorActor.username,
+                                                      client: ClientInfo(ip: context.clientAddress, userAgent: request.headers[.userAgent]))
+        var response = try json(export, request, context)
+        response.status = .accepted
+        return response
     }
 
     /// Colony's `POST /admin/users/{id}/recover[?redirect_to=]`: the recovery mail (or, for a

@@ -165,6 +165,12 @@ public struct AuthAdminClient: Sendable {
         try await http.send(.DELETE, "/auth/v1/admin/users/\(id.lowercased)/factors/\(factor.lowercased)", body: nil, app: app, operatorEmail: operatorEmail)
     }
 
+    /// A subject access request: auth assembles the user's data from every service and sends the
+    /// link to the user's own address (never to the operator).
+    public func requestExport(_ id: UUID, app: App, operatorEmail: String) async throws {
+        try await http.send(.POST, "/auth/v1/admin/users/\(id.lowercased)/export", body: nil, app: app, operatorEmail: operatorEmail)
+    }
+
     public func delete(_ id: UUID, app: App, operatorEmail: String) async throws {
         try await http.send(.DELETE, "/auth/v1/admin/users/\(id.lowercased)", body: nil, app: app, operatorEmail: operatorEmail)
     }

@@ -27,6 +27,8 @@ public enum OperatorRight: String, Sendable, CaseIterable {
     case sendUserLinks
     case removeFactors
     case deleteUsers
+    /// A subject access request: the user's data exported and sent to them.
+    case requestExports
     case viewPipeline
     case retryDeadLetters
     case sendTestPush
@@ -50,7 +52,7 @@ public struct OperatorRights: Sendable, Equatable {
         case .owner: true
         case .admin: right != .manageOperators
         case .support:
-            [.viewOverview, .viewUsers, .viewPersonalData, .banUsers, .signOutUsers, .sendUserLinks, .removeFactors, .viewPipeline, .viewAuditLog].contains(right)
+            [.viewOverview, .viewUsers, .viewPersonalData, .banUsers, .signOutUsers, .sendUserLinks, .removeFactors, .requestExports, .viewPipeline, .viewAuditLog].contains(right)
         case .moderator:
             [.viewOverview, .viewUsers, .viewPersonalData, .banUsers, .viewAuditLog].contains(right)
         case .viewer:

@@ -25,6 +25,7 @@ public struct UserAdministration: Sendable {
         case resendConfirmation = "resend_confirmation"
         case removeFactor = "remove_factor"
         case delete = "delete_user"
+        case requestExport = "request_export"
 
         var right: OperatorRight {
             switch self {
@@ -33,6 +34,7 @@ public struct UserAdministration: Sendable {
             case .sendRecovery, .resendConfirmation: .sendUserLinks
             case .removeFactor: .removeFactors
             case .delete: .deleteUsers
+            case .requestExport: .requestExports
             }
         }
     }
@@ -94,6 +96,8 @@ public struct UserAdministration: Sendable {
                 try await auth.deleteFactor(id, factor: factor, app: app, operatorEmail: actor.email)
             case .delete:
                 try await auth.delete(id, app: app, operatorEmail: actor.email)
+            case .requestExport:
+                try await auth.requestExport(id, app: app, operatorEmail: actor.email)
             }
         } catch let refusal as ConsoleRefusal {
             try await operators.record(actor, action: action.rawValue, app: app, target: target, outcome: .refused, detail: refusal.message, ipAddress: nil)

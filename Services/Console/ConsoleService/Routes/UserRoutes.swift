@@ -54,6 +54,7 @@ struct UserRoutes {
         values["can_send_links"] = rights.allows(.sendUserLinks, on: app) && personal
         values["can_remove_factors"] = rights.allows(.removeFactors, on: app)
         values["can_delete"] = rights.allows(.deleteUsers, on: app)
+        values["can_request_export"] = rights.allows(.requestExports, on: app)
         values["ban_durations"] = UserAdministration.banDurations.map { ["value": $0.value, "label": $0.label] }
         if let done = request.uri.queryParameters.get("done"), let action = UserAdministration.Action(rawValue: done) {
             values["done"] = Self.doneMessage(action)
@@ -93,6 +94,7 @@ struct UserRoutes {
         case "resend-confirmation": .resendConfirmation
         case "remove-factor": .removeFactor
         case "delete": .delete
+        case "export": .requestExport
         default: nil
         }
     }
@@ -106,6 +108,7 @@ struct UserRoutes {
         case .resendConfirmation: "The confirmation is sent again."
         case .removeFactor: "The factor is removed."
         case .delete: "Deleted."
+        case .requestExport: "Their data is being gathered from every service; the link goes to their own address."
         }
     }
 
