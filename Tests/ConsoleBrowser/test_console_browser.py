@@ -29,7 +29,7 @@ from selenium.webdriver.support.expected_conditions import staleness_of
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from e2e_support import EVENTUAL_TIMEOUT, ROOT, wait_until
-from supabase_source import colony_admin, local_env
+from supabase_source import colony_admin, local_env, psql as run_psql
 
 SCREENSHOTS = Path(os.environ.get("COLONY_CONSOLE_SCREENSHOTS", ROOT / "docs" / "console"))
 # A dead letter needs the consumer's attempts with their backoff: a busy 2-core machine takes its time.
@@ -46,13 +46,10 @@ def totp(secret: str, at: float | None = None) -> str:
     return f"{value % 1_000_000:06d}"
 
 
+
+
 def psql(sql: str) -> str:
-    env = local_env()
-    command = ["psql", "-h", env["COLONY_PG_HOST"], "-p", env["COLONY_PG_PORT"], "-U", env.get("COLONY_PG_ADMIN_USER", "postgres"),
-               "-d", env.get("COLONY_PG_DATABASE", "colony"), "-v", "ON_ERROR_STOP=1", "-At", "-c", sql]
-    done = subprocess.run(command, capture_output=True, text=True, env={**env, "PGPASSWORD": env.get("COLONY_PG_ADMIN_PASSWORD", "")})
-    assert done.returncode == 0, f"psql failed: {done.stderr}\n{sql}"
-    return done.stdout.strip()
+    return run_psql(sql).strip()
 
 
 def invite_with_colony_admin(email: str, role: str) -> str:

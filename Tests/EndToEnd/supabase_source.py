@@ -69,6 +69,16 @@ def local_env() -> dict[str, str]:
     return env
 
 
+def psql(sql: str) -> str:
+    """One statement as the database's superuser (the local stack's), its rows as psql -At prints them."""
+    env = local_env()
+    command = ["psql", "-h", env["COLONY_PG_HOST"], "-p", env["COLONY_PG_PORT"], "-U", env.get("COLONY_PG_ADMIN_USER", "postgres"),
+               "-d", env.get("COLONY_PG_DATABASE", "colony"), "-v", "ON_ERROR_STOP=1", "-At", "-c", sql]
+    done = subprocess.run(command, capture_output=True, text=True, env={**env, "PGPASSWORD": env.get("COLONY_PG_ADMIN_PASSWORD", "")})
+    assert done.returncode == 0, f"psql failed: {done.stderr}\n{sql}"
+    return done.stdout
+
+
 def colony_admin() -> str:
     """The colony-admin that scripts/run built (debug under scripts/e2e), or COLONY_ADMIN."""
     if os.environ.get("COLONY_ADMIN"):

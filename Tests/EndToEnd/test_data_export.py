@@ -13,14 +13,13 @@ from __future__ import annotations
 import io
 import json
 import re
-import subprocess
 import uuid
 import zipfile
 
 import pytest
 
 from e2e_support import EVENTUAL_TIMEOUT, Api, User, expect, wait_until
-from supabase_source import local_env, m4a, pipeline_idle, png
+from supabase_source import local_env, m4a, pipeline_idle, png, psql
 
 EXPORT_LINK = re.compile(r"https?://\S+/storage/v1/object/sign/exports/\S+")
 # Assembling waits for every service's part; on a busy two-core machine the relay, three consumers
@@ -32,13 +31,6 @@ def marker(tag: str) -> str:
     return f"{tag}-{uuid.uuid4().hex[:10]}"
 
 
-def psql(sql: str) -> str:
-    env = local_env()
-    command = ["psql", "-h", env["COLONY_PG_HOST"], "-p", env["COLONY_PG_PORT"], "-U", env.get("COLONY_PG_ADMIN_USER", "postgres"),
-               "-d", env.get("COLONY_PG_DATABASE", "colony"), "-v", "ON_ERROR_STOP=1", "-At", "-c", sql]
-    done = subprocess.run(command, capture_output=True, text=True, env={**env, "PGPASSWORD": env.get("COLONY_PG_ADMIN_PASSWORD", "")})
-    assert done.returncode == 0, f"psql failed: {done.stderr}\n{sql}"
-    return done.stdout
 
 
 # Columns that name the user in somebody else's row: a notification the user's action caused is the

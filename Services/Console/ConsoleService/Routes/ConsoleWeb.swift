@@ -48,6 +48,13 @@ public struct ConsolePages: Sendable {
         return response
     }
 
+    /// A JSON value as a page shows it (metadata, a dead letter's event): indented, keys sorted.
+    public static func prettyJSON(_ value: some Encodable) -> String {
+        let encoder = ColonyJSON.encoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
+
     public func css() -> Response {
         var response = Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8"], body: ResponseBody(byteBuffer: stylesheet))
         Self.secure(&response)

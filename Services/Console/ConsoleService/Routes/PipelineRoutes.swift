@@ -70,7 +70,7 @@ struct PipelineRoutes {
             row["dead_letters"] = state.deadLetters.map { letter -> [String: Any] in
                 ["id": letter.id, "stage": letter.stage.rawValue, "event_type": letter.eventType ?? "(unreadable)", "event_id": letter.eventID?.lowercased ?? "",
                  "topic": letter.topic, "attempts": letter.attempts, "last_failed_at": ISO8601.format(letter.lastFailedAt), "error": letter.error,
-                 "retry_requested": letter.retryRequestedAt != nil, "payload": letter.payload.map(Self.text) ?? "", "can_retry": canRetry,
+                 "retry_requested": letter.retryRequestedAt != nil, "payload": letter.payload.map(ConsolePages.prettyJSON) ?? "", "can_retry": canRetry,
                  "service": state.service.rawValue]
             }
             return row
@@ -102,9 +102,4 @@ struct PipelineRoutes {
         return ConsolePages.redirect("/console/pipeline?done=\(action)")
     }
 
-    static func text(_ value: JSONValue) -> String {
-        let encoder = ColonyJSON.encoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-    }
 }

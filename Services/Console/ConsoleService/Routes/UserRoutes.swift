@@ -47,7 +47,7 @@ struct UserRoutes {
             ["created_at": Self.time(session.createdAt), "last_used_at": Self.time(session.refreshedAt ?? session.updatedAt), "user_agent": session.userAgent ?? "",
              "ip": personal ? session.ip ?? "" : "hidden", "aal": session.aal ?? ""] as [String: Any]
         }
-        values["metadata"] = personal ? Self.json(user.userMetadata ?? [:]) : ""
+        values["metadata"] = personal ? ConsolePages.prettyJSON(user.userMetadata ?? [:]) : ""
         values["show_metadata"] = personal
         values["can_ban"] = rights.allows(.banUsers, on: app)
         values["can_sign_out"] = rights.allows(.signOutUsers, on: app)
@@ -142,9 +142,4 @@ struct UserRoutes {
         return ISO8601.format(date)
     }
 
-    static func json(_ value: [String: JSONValue]) -> String {
-        let encoder = ColonyJSON.encoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-    }
 }
