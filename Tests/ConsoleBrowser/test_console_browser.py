@@ -4,7 +4,7 @@ an owner (made by `colony-admin operators add`) adds a support operator in the c
 operator takes the invitation, enrolls TOTP, signs in, finds a user by email and bans them, and the
 user's next API call through the gateway is refused; a viewer's ban is refused by the server; a dead
 letter (a SocialSpot sign-up nearby could not apply) is retried from the Pipeline page and its
-effect appears; the audit log lists all of it. Every page is photographed into docs/console/.
+effect appears; the audit log lists all of it. Every page is photographed (into .local/console-screenshots, or docs/console/ when refreshing the README's).
 """
 
 from __future__ import annotations
@@ -31,7 +31,9 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 from e2e_support import EVENTUAL_TIMEOUT, ROOT, wait_until
 from supabase_source import colony_admin, local_env, psql as run_psql
 
-SCREENSHOTS = Path(os.environ.get("COLONY_CONSOLE_SCREENSHOTS", ROOT / "docs" / "console"))
+# Every run photographs the pages into .local; the committed pictures (docs/console/, in the README) are
+# refreshed on purpose: COLONY_CONSOLE_SCREENSHOTS=docs/console COLONY_E2E_STAGES=console scripts/e2e.
+SCREENSHOTS = Path(os.environ.get("COLONY_CONSOLE_SCREENSHOTS", ROOT / ".local" / "console-screenshots"))
 # A dead letter needs the consumer's attempts with their backoff: a busy 2-core machine takes its time.
 DEAD_LETTER_TIMEOUT = max(EVENTUAL_TIMEOUT, 180.0)
 
