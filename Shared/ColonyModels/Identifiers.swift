@@ -23,6 +23,19 @@ public enum ColonyService: String, Codable, Sendable, CaseIterable {
     case console
 }
 
+extension App {
+    /// The service that keeps the app's own data (its domain); auth and notifications serve every app.
+    public var domainService: ColonyService {
+        switch self {
+        case .mycirclee: .circles
+        case .unify: .chat
+        case .habithive: .habits
+        case .socialspot: .nearby
+        case .ibelieveinyou: .projects
+        }
+    }
+}
+
 extension UUID {
     /// The canonical text (`8-4-4-4-12` hex digits, either case), as `UUID(uuidString:)` reads it,
     /// without its `sscanf`: ids in paths, cursors and card aggregates are parsed on every request.

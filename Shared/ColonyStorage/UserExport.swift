@@ -23,17 +23,7 @@ public enum UserExport {
     /// The services that write a part of an export from `app`: the app's own domain service and
     /// notifications (push devices, preferences, what was sent). Auth writes its own too.
     public static func contributors(for app: App) -> [ColonyService] {
-        [.auth, domainService(of: app), .notifications]
-    }
-
-    public static func domainService(of app: App) -> ColonyService {
-        switch app {
-        case .mycirclee: .circles
-        case .unify: .chat
-        case .habithive: .habits
-        case .socialspot: .nearby
-        case .ibelieveinyou: .projects
-        }
+        [.auth, app.domainService, .notifications]
     }
 
     public static func partPrefix(_ exportID: UUID, _ service: ColonyService) -> String {
@@ -225,6 +215,15 @@ public struct UserExportWriter: Sendable {
             (try cells.next(String.self), try cells.next(Int.self))
         }
         return rows.first ?? ("[]", 0)
+    }
+}
+
+extension ExportPlan {
+    /// What the console's user page counts of a user in this service (`HoldingsAdminRoutes`):
+    /// the rows of each exported table, so an operator sees what a subject access request would
+    /// hand over, and no second list of the service's tables is kept.
+    public var consoleHoldings: [ConsoleHolding] {
+        tables.map { ConsoleHolding(name: $0.name, sql: $0.sql) }
     }
 }
 

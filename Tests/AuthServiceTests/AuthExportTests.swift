@@ -31,7 +31,7 @@ struct AuthExportTests {
             try await database.transaction { connection in
                 let writer = UserExportWriter(backend: auth.storage.backend, logger: TestEnvironment.logger)
                 let request = UserExportRequested(exportId: export, userId: user, app: app, requestedAt: Date())
-                for service in [UserExport.domainService(of: app), .notifications] {
+                for service in [app.domainService, .notifications] {
                     let plan = ExportPlan(service: service, about: "A stand-in part.", tables: [
                         ExportTable("rows", about: "One row.", sources: ["users"], sql: "SELECT $1::uuid AS user_id", fields: ["user_id": "Your id."]),
                     ], notExported: [:])

@@ -282,7 +282,7 @@ struct PipelineAdminRoutesTests {
 
             // Every documented operation is routed (a method the document does not list is 405).
             for operation in try PipelineAdminRoutes.document.operations().sorted() {
-                let reply = try await service.request(HTTPMethod(rawValue: operation.method), "\(service.base)\(operation.path.replacingOccurrences(of: "{id}", with: "1"))",
+                let reply = try await service.request(HTTPMethod(rawValue: operation.method), "\(service.base)\(operation.path.replacingOccurrences(of: "{id}", with: "1").replacingOccurrences(of: "{user_id}", with: UUID().lowercased))",
                                                       as: nil, headers: console)
                 #expect(reply.status < 500 && reply.code != "route_not_found" && reply.code != "method_not_allowed", "\(operation): \(reply.status) \(reply.body)")
             }
@@ -307,11 +307,13 @@ struct PipelineAdminRoutesTests {
         PipelineAdminRoutes.add(to: router, service: .habits, key: consoleKey, database: database, brokerReachable: { true }, consumerLag: ConsumerLagSource())
         // The stats route (`StatsAdminRoutes`) is in the same document: the console's, for every service.
         StatsAdminRoutes.add(to: router, service: .habits, key: consoleKey, database: database, stats: [])
+        // And the holdings route (`HoldingsAdminRoutes`).
+        HoldingsAdminRoutes.add(to: router, service: .habits, key: consoleKey, database: database, holdings: [])
         let registered = Set(router.routes.map { RouteKey(method: $0.method.rawValue, path: "/" + $0.path.description.split(separator: "/").joined(separator: "/")) })
         let document = PipelineAdminRoutes.document
         let documented = try document.operations()
         #expect(registered == documented, "registered \(registered.sorted()), documented \(documented.sorted())")
-        #expect(documented.count == 5)
+        #expect(documented.count == 6)
 
         struct Document: Decodable { let openapi: String; let paths: [String: [String: JSONValue]] }
         let parsed = try JSONDecoder().decode(Document.self, from: Data(document.json.utf8))

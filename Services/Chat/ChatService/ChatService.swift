@@ -64,6 +64,7 @@ public enum ChatService {
                 },
             ] },
             consoleStats: consoleStats,
+            consoleHoldings: ChatExport.plan(media: media).consoleHoldings,
             addRoutes: { router, context in
                 // Voice messages (`{group_id}/{message_id}`) are for the group's members.
                 let members = StorageAccess.firstSegment { user, group in

@@ -62,6 +62,7 @@ public enum CirclesService {
                 },
             ] },
             consoleStats: consoleStats,
+            consoleHoldings: export.consoleHoldings,
             addRoutes: { router, context in
                 // Post photos (`{circle_id}/{post_id}`) are for the circle's members.
                 let members = StorageAccess.firstSegment { user, circle in

@@ -79,6 +79,7 @@ public enum HabitsService {
                 },
             ] },
             consoleStats: consoleStats,
+            consoleHoldings: HabitsExport.plan.consoleHoldings,
             addRoutes: { router, context in
                 let profiles = Profiles(outbox: context.outbox, contacts: ContactMatching(settings: settings), logger: context.logger)
                 try HabitsAPI(

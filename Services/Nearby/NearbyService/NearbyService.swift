@@ -118,6 +118,7 @@ public enum NearbyService {
                 },
             ] },
             consoleStats: consoleStats,
+            consoleHoldings: export.consoleHoldings,
             addRoutes: { router, context in
                 storage.addRoutes(to: router, buckets: [photos], tokenMiddleware: context.tokenMiddleware)
                 try NearbyAPI(database: context.database, nearby: nearby(context))

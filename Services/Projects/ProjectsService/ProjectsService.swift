@@ -72,6 +72,7 @@ public enum ProjectsService {
                 },
             ] },
             consoleStats: consoleStats,
+            consoleHoldings: ProjectsExport.plan(media: media).consoleHoldings,
             addRoutes: { router, context in
                 storage.addRoutes(to: router, buckets: media.buckets, tokenMiddleware: context.tokenMiddleware)
                 try ProjectsAPI(

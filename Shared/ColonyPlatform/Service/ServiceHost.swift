@@ -25,6 +25,9 @@ public struct ServiceDefinition: Sendable {
     /// What the service counts for the console's Overview page (sign-ups, posts, pushes…), per
     /// app and day, served at `GET /internal/v1/console/stats` (`StatsAdminRoutes`); none by default.
     public var consoleStats: [ConsoleStat]
+    /// What the service holds of one user, counted for the console's user page, served at
+    /// `GET /internal/v1/console/users/{id}/holdings` (`HoldingsAdminRoutes`); none by default.
+    public var consoleHoldings: [ConsoleHolding]
     /// Adds the service's routes to the router built by the platform.
     /// Throws when the routes cannot be built (a document that does not load): the service does not start.
     public var addRoutes: @Sendable (Router<ColonyRequestContext>, ServiceContext) throws -> Void
@@ -37,13 +40,14 @@ public struct ServiceDefinition: Sendable {
     /// connections (realtime): a second consumer per replica, from the end of the topics.
     public var liveDelivery: LiveDelivery? = nil
 
-    public init(migrations: [Migration], consumes: [ColonyService] = [], handleEvent: ServiceEventHandler? = nil, jobs: @escaping @Sendable (ServiceContext) -> [ScheduledJob] = { _ in [] }, services: @escaping @Sendable (ServiceContext) -> [any Service] = { _ in [] }, consoleStats: [ConsoleStat] = [], addRoutes: @escaping @Sendable (Router<ColonyRequestContext>, ServiceContext) throws -> Void) {
+    public init(migrations: [Migration], consumes: [ColonyService] = [], handleEvent: ServiceEventHandler? = nil, jobs: @escaping @Sendable (ServiceContext) -> [ScheduledJob] = { _ in [] }, services: @escaping @Sendable (ServiceContext) -> [any Service] = { _ in [] }, consoleStats: [ConsoleStat] = [], consoleHoldings: [ConsoleHolding] = [], addRoutes: @escaping @Sendable (Router<ColonyRequestContext>, ServiceContext) throws -> Void) {
         self.migrations = migrations
         self.consumes = consumes
         self.handleEvent = handleEvent
         self.jobs = jobs
         self.services = services
         self.consoleStats = consoleStats
+        self.consoleHoldings = consoleHoldings
         self.addRoutes = addRoutes
     }
 }
@@ -143,6 +147,7 @@ public enum ServiceHost {
         PipelineAdminRoutes.add(to: router, service: configuration.service, key: configuration.consoleKey, database: database,
                                 brokerReachable: brokerCheck, consumerLag: consumerLag)
         StatsAdminRoutes.add(to: router, service: configuration.service, key: configuration.consoleKey, database: database, stats: definition.consoleStats)
+        HoldingsAdminRoutes.add(to: router, service: configuration.service, key: configuration.consoleKey, database: database, holdings: definition.consoleHoldings)
         try definition.addRoutes(router, context)
         let app = Application(
             router: router,
