@@ -67,13 +67,25 @@ struct ImportCommand: AsyncParsableCommand {
             let pepper = try environment.secret("COLONY_AUTH_PHONE_PEPPER")
             let colonyStorage = try Self.servicesWithFiles.contains(app) ? Storage.load(environment: environment) : nil
 
-            let sourceDatabase = try await SourceDatabase.open(location, logger: logger)
-            let connection: PostgresConnection
+            let connection = try await Self.connectAdmin(environment: environment, logger: logger)
+            // The run is recorded for the console's Imports page before anything else can fail, and
+            // before `target.begin()` opens a dry run's transaction (which would roll it back).
+            let runLog = ImportRunLog(connection: connection, logger: logger)
+            let run: UUID
             do {
-                connection = try await Self.connectAdmin(environment: environment, logger: logger)
+                run = try await runLog.start(app: app, source: location.redacted, storage: ImportRunLog.redactedStorage(storage),
+                                             dryRun: dryRun, runBy: ImportRunLog.runner())
             } catch {
-                await sourceDatabase.close()
-                throw error
+                try? await connection.close()
+                throw Self.operatorError(error)
+            }
+            let sourceDatabase: SourceDatabase
+            do {
+                sourceDatabase = try await SourceDatabase.open(location, logger: logger)
+            } catch {
+                await record(run, in: runLog, report: report, failure: error, environment: environment)
+                try? await connection.close()
+                throw Self.operatorError(error)
             }
             do {
                 let files = ImportFiles(source: try objectSource(environment: environment), storage: colonyStorage,
@@ -89,16 +101,47 @@ struct ImportCommand: AsyncParsableCommand {
                 try await target.end()
             } catch {
                 await sourceDatabase.close()
+                await record(run, in: runLog, report: report, failure: error, environment: environment)
                 try? await connection.close()
                 try summarize(report)
-                // The database's own words (PostgresNIO hides them from plain descriptions).
-                if let error = error as? PSQLError { throw AdminFailure(String(reflecting: error)) }
-                throw error
+                throw Self.operatorError(error)
             }
             await sourceDatabase.close()
+            await record(run, in: runLog, report: report, failure: nil, environment: environment)
             try? await connection.close()
             try summarize(report)
             if report.isIncomplete { throw ExitCode(2) }
+        }
+
+        /// Records how the run ended (`ImportRunLog.finish`) on the import's connection, or on one of
+        /// its own when that one is gone (the failure may have been its loss). A record that cannot
+        /// be written does not change the import's outcome: the summary notes it.
+        func record(_ run: UUID, in log: ImportRunLog, report: ImportReport, failure: (any Error)?, environment: EnvironmentReader) async {
+            do {
+                try await log.finish(run, report: report, dryRun: dryRun, error: failure)
+                return
+            } catch {
+                log.logger.debug("recording the run's end on the import's connection failed", metadata: ["error": "\(error)"])
+            }
+            do {
+                let connection = try await Self.connectAdmin(environment: environment, logger: log.logger)
+                do {
+                    try await ImportRunLog(connection: connection, schema: log.schema, role: log.role, logger: log.logger)
+                        .finish(run, report: report, dryRun: dryRun, error: failure)
+                } catch {
+                    try? await connection.close()
+                    throw error
+                }
+                try? await connection.close()
+            } catch {
+                report.note("the run's end could not be recorded for the console (auth's import_runs): \(ImportRunLog.describe(error))")
+            }
+        }
+
+        /// The database's own words (PostgresNIO hides them from plain descriptions).
+        static func operatorError(_ error: any Error) -> any Error {
+            if let error = error as? PSQLError { return AdminFailure(String(reflecting: error)) }
+            return error
         }
 
         func summarize(_ report: ImportReport) throws {

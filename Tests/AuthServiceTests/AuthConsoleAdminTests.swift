@@ -271,7 +271,7 @@ struct AuthConsoleAdminTests {
                 (.GET, "/admin/users", nil), (.GET, "/admin/users?filter=target", nil), (.GET, "/admin/users/\(id)", nil),
                 (.PUT, "/admin/users/\(id)", ["ban_duration": "24h"]), (.GET, "/admin/users/\(id)/sessions", nil), (.POST, "/admin/users/\(id)/logout", nil),
                 (.POST, "/admin/users/\(id)/recover", nil), (.POST, "/admin/users/\(id)/resend", nil), (.GET, "/admin/users/\(id)/factors", nil),
-                (.GET, "/admin/audit", nil), (.DELETE, "/admin/users/\(id)", nil),
+                (.GET, "/admin/audit", nil), (.GET, "/admin/imports", nil), (.DELETE, "/admin/users/\(id)", nil),
             ]
             for (name, headers, status, code) in cases {
                 for (method, path, body) in routes {

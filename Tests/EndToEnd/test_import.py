@@ -9,12 +9,16 @@ app's journey through the gateway on the imported data: the imported user signs 
 password, sees their circles/groups/hives/projects, and a member gets a realtime change and a
 notification for imported content.
 
-Every import's summary is kept in .local/logs/import-<app>-<run>.txt.
+Every import's summary is kept in .local/logs/import-<app>-<run>.txt. Every run, dry and failed ones
+too, is recorded by auth with its summary and served to the console (`GET /auth/v1/admin/imports`
+with the console's key, on auth's own port) for its app only; an app user's token gets nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import secrets
 import uuid
 from datetime import timedelta
@@ -24,7 +28,7 @@ import httpx
 import pytest
 from realtime import AsyncRealtimeClient, RealtimeSubscribeStates
 
-from e2e_support import EVENTUAL_TIMEOUT, Api, Stack, User, expect, wait_until
+from e2e_support import APPS, EVENTUAL_TIMEOUT, ROOT, Api, Stack, User, expect, wait_until
 from supabase_source import LOG_DIR, ImportRun, SourceProject, m4a, now, png, service_role_key, sql_literal, wait_for_projections
 
 # Rows that broke a rule on purpose make every run exit 2 (skipped or incomplete rows).
@@ -64,7 +68,67 @@ def import_twice(source: SourceProject) -> tuple[ImportRun, ImportRun, ImportRun
         assert again["already"] == table["already"] + table["imported"], (table, again)
         assert again["skipped"] == table["skipped"], (table, again)
     assert second.summary["files_copied"] == 0, second.output
+    check_recorded(source, [(dry, True, str(source.storage)), (first, False, str(source.storage)), (second, False, str(source.storage))])
     return dry, first, second
+
+
+# ---------------------------------------------------------------------------------- the record of runs
+
+OPERATOR = "e2e-imports@colony.test"
+
+
+def auth_direct_url() -> str:
+    """Auth's own port: the console's credential works there only (the gateway clears X-Colony-Operator)."""
+    return os.environ.get("COLONY_AUTH_DIRECT_URL", f"http://127.0.0.1:{int(os.environ.get('COLONY_SERVICE_BASE_PORT', '8081'))}")
+
+
+def console_key() -> str:
+    return os.environ.get("COLONY_CONSOLE_KEY") or (ROOT / ".local" / "secrets" / "console-key").read_text().strip()
+
+
+def console_headers(app: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {console_key()}", "X-Colony-Operator": OPERATOR, "X-Colony-App": app}
+
+
+def recorded_runs(app: str, source: SourceProject) -> list[dict]:
+    """`source`'s runs as the console reads them (`GET /auth/v1/admin/imports` in `app`), newest first."""
+    response = httpx.get(f"{auth_direct_url()}/auth/v1/admin/imports", params={"per_page": 100}, headers=console_headers(app), timeout=30)
+    runs = expect(response, 200)["imports"]
+    assert all(run["app"] == app for run in runs), runs
+    assert [run["started_at"] for run in runs] == sorted((run["started_at"] for run in runs), reverse=True), runs
+    return [run for run in runs if run["source"].split("?")[0].endswith(f"/{source.database}")]
+
+
+def check_recorded(source: SourceProject, runs: list[tuple[ImportRun, bool, str]]) -> None:
+    """Each of `runs` (oldest first: the run, whether it was a dry run, its --storage) is recorded
+    as it ended, with its summary's counts and first 100 issues, the source without its password;
+    the console reads them in the app only."""
+    recorded = recorded_runs(source.app, source)[::-1]
+    assert len(recorded) == len(runs), f"{len(runs)} runs, {len(recorded)} recorded: {recorded}"
+    user = source.env.get("COLONY_PG_ADMIN_USER", "postgres")
+    expected_source = f"postgres://{user}@{source.env['COLONY_PG_HOST']}:{source.env['COLONY_PG_PORT']}/{source.database}?sslmode=disable"
+    for (run, dry, storage), record in zip(runs, recorded):
+        what = f"{record}\n{run.output}"
+        secret = source.env["COLONY_PG_ADMIN_PASSWORD"]
+        assert len(secret) < 8 or secret not in json.dumps(record), what
+        assert (record["source"], record.get("storage"), record["dry_run"]) == (expected_source, storage, dry), what
+        assert "@" in record["run_by"] and record["started_at"] <= record["finished_at"], what
+        assert record["status"] == {0: "complete", 2: "incomplete", 1: "failed"}[run.status], what
+        summary = record["summary"]
+        assert summary["dry_run"] == dry and summary["files_copied"] == run.summary["files_copied"], what
+        assert (summary["incomplete_rows"], summary["adjusted_rows"]) == (len(run.summary["incomplete_rows"]), len(run.summary["adjusted_rows"])), what
+        assert [(t["name"], t["read"], t["imported"], t["already"], t["not_imported"], t["skipped"], t["changed"]) for t in summary["tables"]] == \
+            [(t["name"], t["read"], t["imported"], t["already"], t["not_imported"], len(t["skipped"]), sum(t["adjusted"].values())) for t in run.summary["tables"]], what
+        issues = [(i["table"], i["id"], i["reason"]) for t in run.summary["tables"] for i in t["skipped"]] + \
+            [(i["table"], i["id"], i["reason"]) for i in run.summary["incomplete_rows"]]
+        assert [(i["table"], i["id"], i["reason"]) for i in summary["issues"]] == issues[:100], what
+        if run.status == 1:
+            assert record["error"] and "\n" not in record["error"] and summary["complete"] is False, what
+        else:
+            assert "error" not in record and summary["complete"] == run.summary["complete"], what
+    for other in APPS:
+        if other != source.app:
+            assert recorded_runs(other, source) == [], f"{source.app}'s runs listed in {other}"
 
 
 def sign_in(api: Api, app: str, email: str, secret: str) -> User:
@@ -226,6 +290,12 @@ def test_import_mycirclee(api: Api, stack: Stack, source_project):
 
     dry, first_run, second_run = import_twice(p)
     log_counts(p, {"dry run": dry, "first run": first_run, "second run": second_run})
+    # A run that fails is recorded as failed, with its error.
+    missing = str(p.storage / "no-such-folder")
+    failed = p.run_import(storage=missing, label="failed")
+    assert failed.status == 1 and "neither a folder nor an s3:// endpoint" in failed.output, failed.output
+    check_recorded(p, [(dry, True, str(p.storage)), (first_run, False, str(p.storage)), (second_run, False, str(p.storage)), (failed, False, missing)])
+    assert "neither a folder nor an s3:// endpoint" in recorded_runs("mycirclee", p)[0]["error"]
     assert first_run.counts("auth.users") == (7, 6, 0, 1, 0)             # Dee was deleted in Supabase
     # Arnie's and Fiona's hashes are not bcrypt: they came over without a password, each scheme counted.
     assert first_run.table("auth.users")["adjusted"] == {
@@ -254,6 +324,13 @@ def test_import_mycirclee(api: Api, stack: Stack, source_project):
     # Olive signs in with her Supabase password and finds both her circles.
     olive_user = sign_in(api, "mycirclee", olive.email, olive.password)
     assert olive_user.id == olive.id
+    # The record of imports is the operators': her token reads none of it, through the gateway or
+    # on auth's port with the console's headers.
+    through_gateway = olive_user.get("/auth/v1/admin/imports")
+    assert through_gateway.status_code == 403 and "imports" not in through_gateway.json(), through_gateway.text
+    direct = httpx.get(f"{auth_direct_url()}/auth/v1/admin/imports", timeout=30,
+                       headers={**console_headers("mycirclee"), "Authorization": f"Bearer {olive_user.access_token}", "apikey": stack.keys["mycirclee"]})
+    assert direct.status_code == 403 and direct.json().get("code") == "not_admin", direct.text
     circles = {c["id"].lower(): c for c in expect(olive_user.get("/circles/v1/circles"), 200)}
     assert set(circles) == {inner, books}, circles
     assert (circles[inner]["role"], circles[inner]["member_count"], circles[books]["role"]) == ("owner", 3, "member"), circles
@@ -650,12 +727,14 @@ def test_import_ibelieveinyou(api: Api, stack: Stack, source_project, tmp_path):
     # Storage through S3, as Supabase's S3 endpoint serves it: a moto server holding the folder's objects.
     with MotoS3(tmp_path) as s3:
         s3.upload(p.storage)
-        dry = p.run_import(dry_run=True, storage=s3.storage_argument, extra_env=s3.credentials, label="dry-run")
-        first_run = p.run_import(storage=s3.storage_argument, extra_env=s3.credentials, label="first")
-        second_run = p.run_import(storage=s3.storage_argument, extra_env=s3.credentials, label="second")
+        storage = s3.storage_argument
+        dry = p.run_import(dry_run=True, storage=storage, extra_env=s3.credentials, label="dry-run")
+        first_run = p.run_import(storage=storage, extra_env=s3.credentials, label="first")
+        second_run = p.run_import(storage=storage, extra_env=s3.credentials, label="second")
     log_counts(p, {"dry run": dry, "first run": first_run, "second run": second_run})
     for run in (dry, first_run, second_run):
         assert run.status == INCOMPLETE, run.output
+    check_recorded(p, [(dry, True, storage), (first_run, False, storage), (second_run, False, storage)])
     assert second_run.written == 0 and second_run.summary["files_copied"] == 0, second_run.output
     assert first_run.counts("auth.users") == (6, 5, 0, 1, 0)
     # Every builder but the deleted user's comes over: Nora's '' and Lorenzo's long name fitted, Finn's bio cut.

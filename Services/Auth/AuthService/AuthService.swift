@@ -73,6 +73,17 @@ public enum AuthService {
                         Retention.deleted(deleted, kind: "audit_log")
                     }
                 },
+                // Import runs are the record of imports, as the services' import ledgers: kept as long
+                // (COLONY_IMPORT_LEDGER_RETENTION_DAYS; 0 keeps them). Their summaries name source rows by id.
+                ScheduledJob(name: "auth.expire_import_runs", interval: .seconds(3600)) { database, logger in
+                    let retention = context.configuration.pipeline.importLedgerRetention
+                    guard retention > .zero else { return }
+                    let cutoff = Date().addingTimeInterval(-Double(retention.components.seconds))
+                    let deleted = try await database.withConnection { connection in
+                        try await connection.query("DELETE FROM import_runs WHERE started_at < \(cutoff) AND status <> 'running' RETURNING 1", logger: logger).collect().count
+                    }
+                    Retention.deleted(deleted, kind: "import_runs")
+                },
                 // Unconfirmed sign-ups and (where an app asks) unused accounts, per app.
                 ScheduledJob(name: "auth.retention", interval: .seconds(3600)) { _, _ in
                     try await accounts(context, keyRing: keyRing(context)).applyRetention()

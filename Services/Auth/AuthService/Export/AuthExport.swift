@@ -112,6 +112,7 @@ enum AuthExport {
             "signing_keys": "the service's own signing keys: nothing of yours",
             "api_keys": "the apps' API keys: nothing of yours",
             "rate_limits": "counters of requests per address and account over minutes, for abuse limits",
+            "import_runs": "the operators' record of the app's imports from Supabase: when, by whom, rows per table, and the ids of at most 100 rows that did not come over and why",
         ]
     )
 }

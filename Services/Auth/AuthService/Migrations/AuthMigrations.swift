@@ -301,5 +301,29 @@ enum AuthMigrations {
             CREATE INDEX users_app_name_prefix ON users (app, lower(coalesce(nullif(raw_user_meta_data->>'display_name', ''),
                 nullif(raw_user_meta_data->>'full_name', ''), raw_user_meta_data->>'name')) text_pattern_ops);
             """),
+        Migration(version: 12, name: "import runs", sql: """
+            -- Each `colony-admin import supabase` run, for the console's Imports page (GET
+            -- /admin/imports). The import writes it as auth's role (ImportRunLog): `running` when it
+            -- starts, then how it ended with its summary's counts. An operators' record: the source
+            -- without its password, the storage without credentials, who ran it from where.
+            CREATE TABLE import_runs (
+                id uuid PRIMARY KEY,
+                app text NOT NULL,
+                source text NOT NULL,
+                storage text,
+                dry_run boolean NOT NULL,
+                -- The OS user and host that ran it: user@host.
+                run_by text NOT NULL,
+                started_at timestamptz NOT NULL DEFAULT now(),
+                finished_at timestamptz,
+                status text NOT NULL CHECK (status IN ('running', 'complete', 'incomplete', 'failed')),
+                -- One line, at most 2000 characters.
+                error text,
+                -- ImportReport.RunSummary: counts per table, at most 100 skipped or incomplete rows.
+                summary jsonb
+            );
+            -- The listing is newest first per app.
+            CREATE INDEX import_runs_app_started ON import_runs (app, started_at DESC);
+            """),
     ]
 }

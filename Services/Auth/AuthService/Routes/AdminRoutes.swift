@@ -5,8 +5,8 @@ import HTTPTypes
 import Hummingbird
 
 /// Supabase Auth's admin endpoints and Colony's additions for the console (a user's sessions,
-/// signing them out, sending them a link), for an app's service-role key or the console's
-/// credential acting in one app for an operator (`adminCaller`).
+/// signing them out, sending them a link, the app's import runs), for an app's service-role key
+/// or the console's credential acting in one app for an operator (`adminCaller`).
 struct AdminRoutes {
     let accounts: Accounts
     let keyRing: KeyRing
@@ -28,6 +28,7 @@ struct AdminRoutes {
         group.post("invite", use: invite)
         group.post("admin/generate_link", use: generateLink)
         group.get("admin/audit", use: auditLog)
+        group.get("admin/imports", use: imports)
     }
 
     /// Who calls an admin route: the app it acts in, and who the audit entries of its action name.
@@ -66,6 +67,14 @@ struct AdminRoutes {
         response.headers[HTTPField.Name("Link")!] = page.linkHeader(path: request.uri.path, query: items, total: total)
         response.headers[HTTPField.Name("X-Total-Count")!] = "\(total)"
         return response
+    }
+
+    /// Colony's `GET /admin/imports[?per_page=]`: `{"imports": [...]}`, the app's `colony-admin
+    /// import supabase` runs as the import recorded them, newest first (the console's Imports page).
+    @Sendable func imports(_ request: Request, context: ColonyRequestContext) async throws -> Response {
+        let app = try await adminCaller(request).app
+        let perPage = try ImportRunPage.size(request.uri.queryParameters["per_page"].map(String.init))
+        return try json(ImportRunList(imports: try await accounts.importRuns(app: app, limit: perPage)), request, context)
     }
 
     struct InviteBody: Decodable {
