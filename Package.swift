@@ -524,6 +524,7 @@ let package = Package(
             dependencies: [
                 "ConsoleService",
                 "AuthService",
+                "NotificationsService",
                 "ColonyStorage",
                 "ColonyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -677,8 +678,9 @@ let package = Package(
             path: "Services/Notifications/NotificationsService",
             // The generator's config and the digest of what Generated/ was made from (scripts/generate-openapi).
             exclude: ["openapi-generator-config.yaml", "Generated/openapi.sha256"],
-            // The OpenAPI document the service serves, compiled into the library.
-            resources: [.embedInCode("openapi.json")],
+            // The OpenAPI document the service serves, compiled into the library; and its console
+            // routes' (`ConsolePushRoutes`), which the tests check the routes against.
+            resources: [.embedInCode("openapi.json"), .embedInCode("push-admin.openapi.json")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

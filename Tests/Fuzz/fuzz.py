@@ -10,17 +10,21 @@ alone with a bigger budget. Settings (environment):
   COLONY_FUZZ_SEED        the generator's seed (default 21: CI runs the same requests every time;
                           scripts/fuzz picks a new one and prints it)
   COLONY_FUZZ_SERVICES    which services (default all: circles chat habits nearby projects notifications
-                          pipeline)
+                          pipeline push)
   COLONY_FUZZ_REPORTS     where schemathesis' JUnit reports and logs go (default .local/logs/fuzz)
   COLONY_FUZZ_PIPELINE_URL  for `pipeline`: the service whose console routes are fuzzed, on its own port
                           (the gateway never routes /internal/; default habits as scripts/run starts it,
                           127.0.0.1 at COLONY_SERVICE_BASE_PORT + 3)
-  COLONY_CONSOLE_KEY      for `pipeline`: the console's credential (default: scripts/run's
+  COLONY_FUZZ_PUSH_URL    for `push`: the notifications service, on its own port (default as scripts/run
+                          starts it, 127.0.0.1 at COLONY_SERVICE_BASE_PORT + 7)
+  COLONY_CONSOLE_KEY      for `pipeline` and `push`: the console's credential (default: scripts/run's
                           .local/secrets/console-key)
 
 `pipeline` is the platform's document every service serves the same
 (Shared/ColonyPlatform/OpenAPI/pipeline-admin.openapi.json): run with the console's credential, without
-a user (the document's X-Colony-Operator is generated like any parameter).
+a user (the document's X-Colony-Operator is generated like any parameter). `push` is the notifications
+service's console routes (Services/Notifications/NotificationsService/push-admin.openapi.json), run the
+same way (X-Colony-App too is generated like any parameter).
 """
 
 from __future__ import annotations
@@ -49,6 +53,11 @@ SERVICES = {
 # The console's pipeline routes, the same document on every service (ServiceHost adds them).
 PIPELINE = "pipeline"
 PIPELINE_DOCUMENT = ROOT / "Shared" / "ColonyPlatform" / "OpenAPI" / "pipeline-admin.openapi.json"
+# Notifications' console routes (the Push page), on its own port.
+PUSH = "push"
+PUSH_DOCUMENT = ROOT / "Services" / "Notifications" / "NotificationsService" / "push-admin.openapi.json"
+# The console's documents: fuzzed straight at a service's port with the console's credential.
+CONSOLE_DOCUMENTS = {PIPELINE: PIPELINE_DOCUMENT, PUSH: PUSH_DOCUMENT}
 
 
 def console_key() -> str:
@@ -93,16 +102,18 @@ def main() -> int:
     mail_dir = Path(os.environ.get("COLONY_MAIL_DIR", ROOT / ".local" / "mail"))
     examples = int(os.environ.get("COLONY_FUZZ_EXAMPLES", "50"))
     seed = int(os.environ.get("COLONY_FUZZ_SEED", "21"))
-    services = os.environ.get("COLONY_FUZZ_SERVICES", " ".join([*SERVICES, PIPELINE])).split()
+    services = os.environ.get("COLONY_FUZZ_SERVICES", " ".join([*SERVICES, *CONSOLE_DOCUMENTS])).split()
     base_port = int(os.environ.get("COLONY_SERVICE_BASE_PORT", "8081"))
     pipeline_url = os.environ.get("COLONY_FUZZ_PIPELINE_URL", f"http://127.0.0.1:{base_port + 3}").rstrip("/")
+    push_url = os.environ.get("COLONY_FUZZ_PUSH_URL", f"http://127.0.0.1:{base_port + 7}").rstrip("/")
+    console_urls = {PIPELINE: pipeline_url, PUSH: push_url}
     reports = Path(os.environ.get("COLONY_FUZZ_REPORTS", ROOT / ".local" / "logs" / "fuzz"))
     reports.mkdir(parents=True, exist_ok=True)
 
     stack = Stack(gateway=gateway, keys=read_anon_keys(keys_file), mail_dir=mail_dir)
     api = Api(stack)
     schemathesis = Path(sys.executable).parent / "schemathesis"
-    direct = f" (pipeline: {pipeline_url} directly)" if PIPELINE in services else ""
+    direct = "".join(f" ({name}: {url} directly)" for name, url in console_urls.items() if name in services)
     print(f"fuzz: schemathesis against {', '.join(services)} through {gateway}{direct}: {examples} examples per operation, seed {seed}", flush=True)
 
     results: list[tuple[str, int, int, int, int, float]] = []
@@ -117,13 +128,13 @@ def main() -> int:
             "--max-examples", str(examples), "--seed", str(seed),
             "--report", "junit,ndjson", "--report-junit-path", str(junit), "--report-ndjson-path", str(ndjson),
         ]
-        if service == PIPELINE:
+        if service in CONSOLE_DOCUMENTS:
             # Straight to the service with the console's credential; no user, so no token hooks
             # (they would put a user's token in its place).
             env = {key: value for key, value in os.environ.items() if key != "SCHEMATHESIS_HOOKS"}
             command = [
                 str(schemathesis), "--config-file", str(HERE / "schemathesis.toml"), "run",
-                str(PIPELINE_DOCUMENT), "--url", pipeline_url, "-H", f"Authorization: Bearer {console_key()}", *report,
+                str(CONSOLE_DOCUMENTS[service]), "--url", console_urls[service], "-H", f"Authorization: Bearer {console_key()}", *report,
             ]
         else:
             app = SERVICES[service]

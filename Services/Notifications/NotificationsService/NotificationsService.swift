@@ -150,10 +150,13 @@ public enum NotificationsService {
                 PushDispatcher(database: context.database, apns: apns, settings: settings, signal: signal, metrics: context.metrics, logger: context.logger),
             ] },
             consoleStats: consoleStats,
+            consoleHoldings: NotificationsExport.plan.consoleHoldings,
             addRoutes: { router, context in
                 var routed = notifications(context.logger)
                 routed.eventPosts = EventPostOwner.make(key: context.configuration.internalKey, circlesURL: settings.circlesURL)
                 try NotificationsAPI(database: context.database, notifications: routed).register(on: router, context: context)
+                // The console's Push page and a user's push devices (`PushAdmin`).
+                ConsolePushRoutes(database: context.database, settings: settings, signal: signal, key: context.configuration.consoleKey).add(to: router)
             }
         )
         definition.afterEvent = { _ in signal.wake() }
@@ -161,6 +164,9 @@ public enum NotificationsService {
     }
 
     public static var openAPIDocument: OpenAPIDocument { OpenAPIDocument(bytes: PackageResources.openapi_json) }
+
+    /// The console's push routes (`ConsolePushRoutes`), on the service's own port only.
+    public static var pushAdminDocument: OpenAPIDocument { OpenAPIDocument(bytes: PackageResources.push_admin_openapi_json) }
 
     /// The delivery log of one user, for support (`colony-notifications deliveries USER_ID`).
     public static func deliveryLog(user: UUID, app: App?, limit: Int, database: Database) async throws -> [DeliveryLogEntry] {

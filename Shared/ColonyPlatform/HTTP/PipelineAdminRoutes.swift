@@ -200,15 +200,16 @@ public enum PipelineAdminRoutes {
     }
 
     /// An optional query value; present but not one `parse` takes is a 400 with `code`.
-    static func query<Value>(_ request: Request, _ name: String, code: String, _ problem: String, _ parse: (String) -> Value?) throws -> Value? {
+    public static func query<Value>(_ request: Request, _ name: String, code: String, _ problem: String, _ parse: (String) -> Value?) throws -> Value? {
         guard let text = request.uri.queryParameters[Substring(name)] else { return nil }
         guard let value = parse(String(text)) else { throw APIError.badRequest(problem, code: code) }
         return value
     }
 
     /// Runs a read or write of the service's tables: a database that cannot be reached is the
-    /// console's 503 (it shows the service as unavailable), not a 500.
-    static func reading<Value: Sendable>(_ body: () async throws -> Value) async throws -> Value {
+    /// console's 503 (it shows the service as unavailable), not a 500. Every service's own console
+    /// routes use it too (notifications' push routes).
+    public static func reading<Value: Sendable>(_ body: () async throws -> Value) async throws -> Value {
         do {
             return try await body()
         } catch where !(error is APIError) && EventConsumer.isDatabaseUnavailable(error) {

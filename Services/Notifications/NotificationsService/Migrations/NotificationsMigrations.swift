@@ -132,5 +132,12 @@ enum NotificationsMigrations {
             -- the APNs request's traceparent header) joins the trace of the request that caused it.
             ALTER TABLE deliveries ADD COLUMN trace_parent text;
             """),
+        Migration(version: 4, name: "the console's delivery log per app", sql: """
+            -- The console's Push page: an app's delivery log, newest first, all of it or of one
+            -- status (deliveries_created would walk every app's rows, and past every other status's).
+            -- The second also serves the Overview's pushes sent and failed per app and day.
+            CREATE INDEX deliveries_app_created ON deliveries (app, created_at DESC, id DESC);
+            CREATE INDEX deliveries_app_status_created ON deliveries (app, status, created_at DESC, id DESC);
+            """),
     ]
 }

@@ -78,24 +78,32 @@ struct DeliveryStore: Sendable {
 
     /// Queues pushes for one event; a token the event already reached is skipped. `scope` is the
     /// group, circle or hive the push is about: the recipient must still be in it when it is sent.
+    /// Returns the ids of the pushes queued.
     @discardableResult
     func enqueue(_ pushes: [Queued], event: UUID, app: App, kind: NotificationKind, pushType: PushType, collapseID: String?, expiresAt: Date, now: Date,
-                 scope: (MembershipScope, UUID)? = nil, on connection: PostgresConnection) async throws -> Int {
-        guard !pushes.isEmpty else { return 0 }
+                 scope: (MembershipScope, UUID)? = nil, on connection: PostgresConnection) async throws -> [UUID] {
+        try await enqueue(pushes, event: event, app: app, kind: kind.rawValue, pushType: pushType, collapseID: collapseID, expiresAt: expiresAt, now: now,
+                          scope: scope, on: connection)
+    }
+
+    /// `enqueue` for a push that is no domain kind a user can switch off (the console's `test_push`).
+    @discardableResult
+    func enqueue(_ pushes: [Queued], event: UUID, app: App, kind: String, pushType: PushType, collapseID: String?, expiresAt: Date, now: Date,
+                 scope: (MembershipScope, UUID)? = nil, on connection: PostgresConnection) async throws -> [UUID] {
+        guard !pushes.isEmpty else { return [] }
         let ids = pushes.map { _ in UUID.timeOrdered(at: now) }
-        let rows = try await connection.query("""
+        return try await connection.query("""
             INSERT INTO deliveries (id, event_id, device_id, user_id, app, kind, push_type, collapse_id, expires_at, payload, token_suffix,
                                     not_before, held_until, created_at, scope, scope_id, trace_parent)
-            SELECT q.id, \(event), q.device, q.user_id, \(app.rawValue), \(kind.rawValue), \(pushType.rawValue), \(collapseID), \(expiresAt),
+            SELECT q.id, \(event), q.device, q.user_id, \(app.rawValue), \(kind), \(pushType.rawValue), \(collapseID), \(expiresAt),
                    q.payload, right(q.token, 8), q.not_before, CASE WHEN q.held THEN q.not_before END, \(now), \(scope?.0.rawValue), \(scope?.1),
                    \(TraceParent.current?.description)
             FROM unnest(\(ids)::uuid[], \(pushes.map(\.device))::uuid[], \(pushes.map(\.user))::uuid[], \(pushes.map(\.token))::text[],
                         \(pushes.map(\.payload))::text[], \(pushes.map(\.notBefore))::timestamptz[], \(pushes.map(\.held))::bool[])
                  AS q(id, device, user_id, token, payload, not_before, held)
             ON CONFLICT (event_id, device_id) DO NOTHING
-            RETURNING 1
-            """, logger: logger).collect()
-        return rows.count
+            RETURNING id
+            """, logger: logger).values(UUID.self)
     }
 
     /// A leased push, with its token as it is now.
@@ -209,6 +217,24 @@ struct DeliveryStore: Sendable {
                                  attempts: try c.next(), lastStatus: try c.next(), lastReason: try c.next(), tokenSuffix: try c.next(), heldUntil: try c.next(),
                                  createdAt: try c.next(), sentAt: try c.next())
             }
+        }
+    }
+
+    /// The console's delivery log (`PushAdmin`): the app's pushes, newest first, one user's
+    /// (through `deliveries_user`) or everyone's (`deliveries_app_status_created` for one status;
+    /// for all, `deliveries_app_created`, or `deliveries_created` for an app with most of the rows),
+    /// of one status or all.
+    func consoleLog(app: App, user: UUID?, status: String?, limit: Int, on connection: PostgresConnection) async throws -> [PushAdmin.Delivery] {
+        try await connection.query("""
+            SELECT id, user_id, device_id, event_id, app, kind, push_type, status, attempts, last_status, last_reason, token_suffix,
+                   held_until, created_at, sent_at
+            FROM deliveries
+            WHERE app = \(app.rawValue) AND (\(user)::uuid IS NULL OR user_id = \(user)) AND (\(status)::text IS NULL OR status = \(status))
+            ORDER BY created_at DESC, id DESC LIMIT \(limit)
+            """, logger: logger).read { c in
+            PushAdmin.Delivery(id: try c.next(), userId: try c.next(), deviceId: try c.next(), eventId: try c.next(), app: try c.next(), kind: try c.next(),
+                               pushType: try c.next(), status: try c.next(), attempts: try c.next(), lastStatus: try c.next(), lastReason: try c.next(),
+                               tokenSuffix: try c.next(), heldUntil: try c.next(), createdAt: try c.next(), sentAt: try c.next())
         }
     }
 

@@ -80,6 +80,37 @@ struct DeviceStore: Sendable {
             """, logger: logger).collect().map(DeviceRow.init(row:))
     }
 
+    /// The user's tokens in the app for the console (`PushAdmin`), newest first, each with the
+    /// newest push queued to it for this user (a token that changed hands keeps its earlier
+    /// owner's pushes out of it). Through `devices_user`, and `deliveries_user` per device.
+    func consoleList(app: App, user: UUID, on connection: PostgresConnection) async throws -> [PushAdmin.Device] {
+        try await connection.query("""
+            SELECT d.id, d.kind, d.platform, d.environment, d.app_version, d.locale, right(d.token, 8), d.created_at, d.updated_at,
+                   newest.created_at, newest.status
+            FROM devices d
+            LEFT JOIN LATERAL (
+                SELECT q.created_at, q.status FROM deliveries q
+                WHERE q.user_id = d.user_id AND q.device_id = d.id
+                ORDER BY q.created_at DESC, q.id DESC LIMIT 1
+            ) newest ON true
+            WHERE d.app = \(app.rawValue) AND d.user_id = \(user)
+            ORDER BY d.created_at DESC, d.id DESC
+            """, logger: logger).read { c in
+            PushAdmin.Device(id: try c.next(), kind: try c.next(), platform: try c.next(), environment: try c.next(), appVersion: try c.next(),
+                             locale: try c.next(), tokenSuffix: try c.next(), createdAt: try c.next(), updatedAt: try c.next(),
+                             lastPushAt: try c.next(), lastPushStatus: try c.next())
+        }
+    }
+
+    /// The token of the user's app install `id` in the app, nil when it is none (another user's,
+    /// another app's, a Live Activity's, or gone). Locked until the transaction ends, so it cannot
+    /// be removed before a push to it is queued.
+    func installToken(_ id: UUID, app: App, user: UUID, on connection: PostgresConnection) async throws -> String? {
+        try await connection.query("""
+            SELECT token FROM devices WHERE id = \(id) AND app = \(app.rawValue) AND user_id = \(user) AND kind = 'device' FOR KEY SHARE
+            """, logger: logger).firstValue(String.self)
+    }
+
     /// Unregisters the caller's token; false when the caller has no such token.
     func remove(token: String, app: App, user: UUID, on connection: PostgresConnection) async throws -> Bool {
         try await remove(where: "app = \(app.rawValue) AND user_id = \(user) AND token = \(token) AND kind = 'device'", on: connection)
