@@ -4,7 +4,9 @@ an owner (made by `colony-admin operators add`) adds a support operator in the c
 operator takes the invitation, enrolls TOTP, signs in, finds a user by email and bans them, and the
 user's next API call through the gateway is refused; a viewer's ban is refused by the server; a dead
 letter (a SocialSpot sign-up nearby could not apply) is retried from the Pipeline page and its
-effect appears; the audit log lists all of it. Every page is photographed (into .local/console-screenshots, or docs/console/ when refreshing the README's).
+effect appears; support sees what a user holds in each service and their push devices, sends a test
+push and finds it in the delivery log; the Imports page shows a Supabase import's run (a dry run and
+the import of a small HabitHive project); the audit log lists all of it. Every page is photographed (into .local/console-screenshots, or docs/console/ when refreshing the README's).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from selenium.webdriver.support.expected_conditions import staleness_of
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from e2e_support import EVENTUAL_TIMEOUT, ROOT, wait_until
-from supabase_source import colony_admin, local_env, psql as run_psql
+from supabase_source import SourceProject, colony_admin, local_env, psql as run_psql
 
 # Every run photographs the pages into .local; the committed pictures (docs/console/, in the README) are
 # refreshed on purpose: COLONY_CONSOLE_SCREENSHOTS=docs/console COLONY_E2E_STAGES=console scripts/e2e.
@@ -204,6 +206,27 @@ def test_console_in_a_browser(api, stack, browsers):
                           json={"email": user.email, "password": user.extra.get("password", "")})
     assert again.status_code == 400 and "user_banned" in again.text, again.text
 
+    # A user with the app on a phone: support sees what they hold and their device, sends a test push,
+    # and finds it in the delivery log (the stack has no APNs: it is logged as skipped).
+    pushy = api.sign_up_confirmed("mycirclee", f"console-push-{tag}", display_name=f"Push Tester {tag}")
+    token = uuid.uuid4().hex + uuid.uuid4().hex
+    registered = pushy.post("/notifications/v1/devices", json={"token": token, "environment": "production", "app_version": "3.2", "locale": "en-GB"})
+    assert registered.status_code == 200, registered.text
+    support.open(f"/console/users/mycirclee/{pushy.id}")
+    holdings = support.driver.find_element(By.ID, "holdings").text
+    assert "circles" in holdings and "notifications" in holdings and "devices: 1" in holdings, holdings
+    assert token[-8:] in support.driver.find_element(By.ID, "push").text, support.page
+    support.shot("user")
+    support.click(support.driver.find_element(By.CSS_SELECTOR, "#push-devices form[action$='/test'] button"))
+    assert "A test push is queued" in support.page, support.page
+
+    def logged_test_push() -> bool:
+        support.open(f"/console/push?app=mycirclee&user={pushy.id}")
+        return "test_push" in support.page and "skipped" in support.page
+
+    wait_until("the test push in the delivery log", logged_test_push, timeout=EVENTUAL_TIMEOUT)
+    support.shot("push")
+
     # A viewer sees the user, has no ban form, and the server refuses the ban sent anyway.
     viewer = browsers("viewer")
     viewer.take_invitation(viewer_link)
@@ -245,12 +268,27 @@ def test_console_in_a_browser(api, stack, browsers):
     assert "mycirclee" in owner.page.lower(), owner.page
     owner.shot("overview")
 
+    # Imports: a small HabitHive project brought over from Supabase (a dry run, then the import),
+    # each run with its summary.
+    source = SourceProject("habithive")
+    try:
+        source.add_user(f"imported-{tag}")
+        assert source.run_import(dry_run=True, label="console").status == 0
+        assert source.run_import(label="console").status == 0
+    finally:
+        source.drop()
+    owner.open("/console/imports")
+    imports = owner.page
+    assert "habithive" in imports and "dry run" in imports and "complete" in imports and source.database in imports, imports
+    owner.shot("imports")
+
     # The audit log lists every step.
     owner.open("/console/audit")
     owner.shot("audit")
     log = owner.page
     for action, who in [("add_operator", owner_email), ("accept_invitation", support_email), ("enroll_totp", support_email),
-                        ("sign_in", support_email), ("ban_user", support_email), ("ban_user", viewer_email), ("retry_dead_letter", owner_email)]:
+                        ("sign_in", support_email), ("ban_user", support_email), ("send_test_push", support_email), ("ban_user", viewer_email),
+                        ("retry_dead_letter", owner_email)]:
         assert re.search(rf"<td>{re.escape(who)}</td>.*?<td>{action}</td>", log, re.S), f"{action} by {who} is not in the audit log"
     assert user.id in log
 

@@ -185,10 +185,13 @@ final class Browser: @unchecked Sendable {
     }
 }
 
+/// The console's credential in these tests: services a test starts beside the console take it too.
+let consoleTestKey = InternalKey("console-tests-credential-0123456789abcdef")
+
 /// Starts auth and the console with one console credential and runs `body`.
 func withRunningConsole(configure: @escaping @Sendable (inout ConsoleSettings) -> Void = { _ in }, _ body: @Sendable (RunningConsole) async throws -> Void) async throws {
     let environment = try TestEnvironment.current()
-    let key = InternalKey("console-tests-credential-0123456789abcdef")
+    let key = consoleTestKey
     let authPort = try freePort()
     let prefix = TestKafka.topicPrefix()
     let mailDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("console-mail")).path

@@ -33,10 +33,15 @@ public enum ConsoleService {
             addRoutes: { router, context in
                 let operators = operators(context)
                 let auth = AuthAdminClient(baseURL: settings.authURL, key: context.configuration.consoleKey)
+                let pipelines = settings.serviceURLs.map { PipelineClient(service: $0.key, baseURL: $0.value, key: context.configuration.consoleKey) }
+                let push = settings.serviceURLs[.notifications].map { PushClient(baseURL: $0, key: context.configuration.consoleKey) }
                 let web = ConsoleWeb(
                     pages: try ConsolePages(),
                     operators: operators,
-                    users: UserAdministration(auth: auth, operators: operators, logger: context.logger),
+                    users: UserAdministration(auth: auth, services: Dictionary(uniqueKeysWithValues: pipelines.map { ($0.service, $0) }),
+                                              operators: operators, logger: context.logger),
+                    push: PushSupport(push: push, operators: operators),
+                    imports: ImportHistory(auth: auth),
                     cookies: ConsoleCookies(secure: settings.cookieSecurity == .on, maxAge: SessionRules(idleTimeout: settings.idleTimeout, absoluteTimeout: settings.absoluteTimeout).cookieMaxAge)
                 )
                 let group = router.group("console")
@@ -49,7 +54,8 @@ public enum ConsoleService {
                 UserRoutes(web: web).add(to: group)
                 OperatorRoutes(web: web).add(to: group)
                 AuditRoutes(web: web).add(to: group)
-                let pipelines = settings.serviceURLs.map { PipelineClient(service: $0.key, baseURL: $0.value, key: context.configuration.consoleKey) }
+                PushRoutes(web: web).add(to: group)
+                ImportRoutes(web: web).add(to: group)
                 let pipeline = PipelineRoutes(web: web, services: pipelines)
                 pipeline.add(to: group)
                 OverviewRoutes(web: web, pipeline: pipeline, services: OverviewRoutes.statsClients(pipelines, settings: settings, key: context.configuration.consoleKey)).add(to: group)

@@ -219,3 +219,36 @@ public struct PipelineClient: Sendable {
         try await http.send(.DELETE, "\(PipelineAdminRoutes.deadLettersPath)/\(id)", body: nil, app: nil, operatorEmail: operatorEmail)
     }
 }
+
+extension PipelineClient {
+    /// How many rows of each kind the service holds of a user (`HoldingsAdminRoutes`).
+    public func holdings(of user: UUID, operatorEmail: String) async throws -> HoldingsAdminRoutes.Holdings {
+        try await http.call(.GET, HoldingsAdminRoutes.holdingsPath(user), app: nil, operatorEmail: operatorEmail, as: HoldingsAdminRoutes.Holdings.self)
+    }
+}
+
+/// Calls notifications' push routes (`PushAdmin`): a user's devices and deliveries, the app's
+/// delivery log, a test push.
+public struct PushClient: Sendable {
+    let http: ConsoleHTTP
+
+    /// 10 s: the pages show notifications as not answering, in time.
+    public init(baseURL: String, key: InternalKey?, httpClient: HTTPClient = .shared) {
+        self.http = ConsoleHTTP(baseURL: baseURL, key: key, timeout: .seconds(10), httpClient: httpClient)
+    }
+
+    public func user(_ user: UUID, app: App, limit: Int, operatorEmail: String) async throws -> PushAdmin.UserPush {
+        try await http.call(.GET, "\(PushAdmin.userPath(user))?limit=\(limit)", app: app, operatorEmail: operatorEmail, as: PushAdmin.UserPush.self)
+    }
+
+    /// The app's delivery log, newest first; `status` one of `PushAdmin.statuses`, or nil for all.
+    public func deliveries(app: App, status: String?, limit: Int, operatorEmail: String) async throws -> [PushAdmin.Delivery] {
+        var query = "limit=\(limit)"
+        if let status { query += "&status=\(status)" }
+        return try await http.call(.GET, "\(PushAdmin.deliveriesPath)?\(query)", app: app, operatorEmail: operatorEmail, as: PushAdmin.DeliveryLog.self).deliveries
+    }
+
+    public func sendTest(user: UUID, device: UUID, app: App, operatorEmail: String) async throws -> PushAdmin.TestPush {
+        try await http.call(.POST, PushAdmin.testPath(user: user, device: device), app: app, operatorEmail: operatorEmail, as: PushAdmin.TestPush.self)
+    }
+}

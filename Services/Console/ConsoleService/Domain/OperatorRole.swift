@@ -7,7 +7,7 @@ public enum OperatorRole: String, Sendable, CaseIterable, Codable {
     case owner
     /// Every action on users and the pipeline of their apps; not operators.
     case admin
-    /// Looks users up (personal data included) and helps them: ban, sign out, links, factors.
+    /// Looks users up (personal data included) and helps them: ban, sign out, links, factors, test pushes.
     case support
     /// Bans and unbans (trust and safety), sees what is needed for that.
     case moderator
@@ -52,7 +52,7 @@ public struct OperatorRights: Sendable, Equatable {
         case .owner: true
         case .admin: right != .manageOperators
         case .support:
-            [.viewOverview, .viewUsers, .viewPersonalData, .banUsers, .signOutUsers, .sendUserLinks, .removeFactors, .requestExports, .viewPipeline, .viewAuditLog].contains(right)
+            [.viewOverview, .viewUsers, .viewPersonalData, .banUsers, .signOutUsers, .sendUserLinks, .removeFactors, .requestExports, .sendTestPush, .viewPipeline, .viewAuditLog].contains(right)
         case .moderator:
             [.viewOverview, .viewUsers, .viewPersonalData, .banUsers, .viewAuditLog].contains(right)
         case .viewer:

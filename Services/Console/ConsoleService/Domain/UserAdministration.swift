@@ -8,11 +8,14 @@ import Logging
 /// (refused and failed attempts too).
 public struct UserAdministration: Sendable {
     let auth: AuthAdminClient
+    /// The services asked what they hold of a user (`HoldingsAdminRoutes`), by service.
+    let services: [ColonyService: PipelineClient]
     let operators: Operators
     let logger: Logger
 
-    public init(auth: AuthAdminClient, operators: Operators, logger: Logger) {
+    public init(auth: AuthAdminClient, services: [ColonyService: PipelineClient] = [:], operators: Operators, logger: Logger) {
         self.auth = auth
+        self.services = services
         self.operators = operators
         self.logger = logger
     }
@@ -67,6 +70,38 @@ public struct UserAdministration: Sendable {
         guard let user = try await auth.user(id, app: app, operatorEmail: actor.email) else { return nil }
         let sessions = try await auth.sessions(of: id, app: app, operatorEmail: actor.email)
         return (user, sessions)
+    }
+
+    /// What one service holds of a user, or why it did not say.
+    public struct ServiceHoldings: Sendable {
+        public var service: ColonyService
+        public var holdings: [HoldingsAdminRoutes.Holding]?
+        public var problem: String?
+    }
+
+    /// What the app's own service and notifications hold of a user (counts), asked at once; a
+    /// service that does not answer (or that the console is not told of) is shown as such.
+    public func holdings(of id: UUID, app: App, by actor: SignedInOperator) async throws -> [ServiceHoldings] {
+        guard actor.rights.allows(.viewUsers, on: app) else { throw ConsoleRefusal(.forbidden, "You do not work on \(app.rawValue).") }
+        let asked: [ColonyService] = [app.domainService, .notifications]
+        return await withTaskGroup(of: ServiceHoldings.self) { group in
+            for service in asked {
+                group.addTask {
+                    guard let client = services[service] else {
+                        return ServiceHoldings(service: service, holdings: nil, problem: "not in COLONY_CONSOLE_SERVICE_URLS")
+                    }
+                    do {
+                        return ServiceHoldings(service: service, holdings: try await client.holdings(of: id, operatorEmail: actor.email).holdings, problem: nil)
+                    } catch {
+                        logger.warning("a service did not say what it holds of a user", metadata: ["service": "\(service.rawValue)", "error": "\(error)"])
+                        return ServiceHoldings(service: service, holdings: nil, problem: "did not answer")
+                    }
+                }
+            }
+            var found: [ColonyService: ServiceHoldings] = [:]
+            for await answer in group { found[answer.service] = answer }
+            return asked.compactMap { found[$0] }
+        }
     }
 
     /// Carries out `action` on a user of `app`; `argument` is the ban's duration or the factor's id.

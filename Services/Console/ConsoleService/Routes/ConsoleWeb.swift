@@ -150,6 +150,8 @@ struct ConsoleWeb: Sendable {
     let pages: ConsolePages
     let operators: Operators
     let users: UserAdministration
+    let push: PushSupport
+    let imports: ImportHistory
     let cookies: ConsoleCookies
 
     /// Thrown where a page needs a signed-in operator and there is none: the answer is the sign-in page.
@@ -236,6 +238,7 @@ struct ConsoleWeb: Sendable {
             "can_manage_operators": actor.rights.allows(.manageOperators),
             "can_view_audit": actor.rights.allows(.viewAuditLog),
             "can_view_pipeline": actor.rights.allows(.viewPipeline),
+            "can_view_users": actor.rights.allows(.viewUsers),
             "section_\(section)": true,
         ]
     }

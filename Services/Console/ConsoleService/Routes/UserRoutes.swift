@@ -58,6 +58,27 @@ struct UserRoutes {
         values["ban_durations"] = UserAdministration.banDurations.map { ["value": $0.value, "label": $0.label] }
         if let done = request.uri.queryParameters.get("done"), let action = UserAdministration.Action(rawValue: done) {
             values["done"] = Self.doneMessage(action)
+        } else if request.uri.queryParameters.get("done") == "test_push" {
+            values["done"] = "A test push is queued; its delivery shows under Push devices (reload to see APNs' answer)."
+        }
+        // What the services hold of them and their pushes, asked at once; either may be unavailable alone.
+        async let holdings = web.users.holdings(of: id, app: app, by: actor)
+        async let pushes = Self.outcome { try await web.push.user(id, app: app, by: actor) }
+        values["holdings"] = try await holdings.map { answer -> [String: Any] in
+            [
+                "service": answer.service.rawValue, "answered": answer.holdings != nil, "problem": answer.problem ?? "",
+                "counts": (answer.holdings ?? []).map { ["name": $0.name.replacingOccurrences(of: "_", with: " "), "count": $0.count] as [String: Any] },
+            ]
+        }
+        switch await pushes {
+        case .success(let pushes):
+            values["push_answered"] = true
+            values["devices"] = PushRoutes.devices(pushes.devices, app: app, user: id, canTest: rights.allows(.sendTestPush, on: app), back: "user")
+            values["has_devices"] = !pushes.devices.isEmpty
+            values["deliveries"] = pushes.deliveries.map(PushRoutes.delivery)
+            values["has_deliveries"] = !pushes.deliveries.isEmpty
+        case .failure(let error):
+            values["push_problem"] = (error as? ConsoleRefusal)?.message ?? "notifications did not answer"
         }
         return web.pages.render("user", values)
     }
@@ -135,6 +156,15 @@ struct UserRoutes {
             "banned_until": time(user.bannedUntil),
             "anonymous": user.isAnonymous ?? false,
         ]
+    }
+
+    /// What `body` answered or threw, for a part of a page that may fail alone.
+    static func outcome<Value: Sendable>(_ body: @Sendable () async throws -> Value) async -> Result<Value, any Error> {
+        do {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
+        }
     }
 
     static func time(_ date: Date?) -> String {
