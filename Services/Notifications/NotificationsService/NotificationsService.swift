@@ -169,9 +169,9 @@ public enum NotificationsService {
     public static var pushAdminDocument: OpenAPIDocument { OpenAPIDocument(bytes: PackageResources.push_admin_openapi_json) }
 
     /// The delivery log of one user, for support (`colony-notifications deliveries USER_ID`).
-    public static func deliveryLog(user: UUID, app: App?, limit: Int, database: Database) async throws -> [DeliveryLogEntry] {
+    public static func deliveryLog(user: UUID, app: App?, limit: Int, database: Database) async throws -> [PushAdmin.Delivery] {
         try await database.withConnection { connection in
-            try await DeliveryStore(logger: database.logger).log(user: user, app: app, limit: limit, on: connection)
+            try await DeliveryStore(logger: database.logger).log(app: app, user: user, limit: limit, on: connection)
         }
     }
 }

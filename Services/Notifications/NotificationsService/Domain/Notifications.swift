@@ -95,7 +95,7 @@ struct Notifications: Sendable {
     }
 
     func deliveryLog(_ user: UUID, app: App?, limit: Int, on connection: PostgresConnection) async throws -> DeliveryLog {
-        DeliveryLog(deliveries: try await deliveries.log(user: user, app: app, limit: limit, on: connection).map(Components.Schemas.Delivery.init))
+        DeliveryLog(deliveries: try await deliveries.log(app: app, user: user, limit: limit, on: connection).map(Components.Schemas.Delivery.init))
     }
 
     // MARK: membership

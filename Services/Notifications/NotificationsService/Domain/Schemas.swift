@@ -41,7 +41,7 @@ extension Components.Schemas.Notification {
 }
 
 extension Components.Schemas.Delivery {
-    init(_ entry: DeliveryLogEntry) throws {
+    init(_ entry: PushAdmin.Delivery) throws {
         guard let pushType = PushTypePayload(rawValue: entry.pushType) else { throw UnexpectedRow(description: "deliveries.push_type \(entry.pushType)") }
         guard let status = StatusPayload(rawValue: entry.status) else { throw UnexpectedRow(description: "deliveries.status \(entry.status)") }
         self.init(id: entry.id.lowercased, eventId: entry.eventId.lowercased, app: entry.app, kind: entry.kind, pushType: pushType, status: status,

@@ -205,31 +205,17 @@ struct DeliveryStore: Sendable {
         return (deliveries, notifications)
     }
 
-    /// The delivery log of one user, newest first.
-    func log(user: UUID, app: App?, limit: Int, on connection: PostgresConnection) async throws -> [DeliveryLogEntry] {
-        try await connection.query("""
-            SELECT id, event_id, app, kind, push_type, status, attempts, last_status, last_reason, token_suffix, held_until, created_at, sent_at
-            FROM deliveries WHERE user_id = \(user) AND (\(app?.rawValue)::text IS NULL OR app = \(app?.rawValue))
-            ORDER BY created_at DESC, id DESC LIMIT \(limit)
-            """, logger: logger).collect().map { row in
-            try row.read { c in
-                DeliveryLogEntry(id: try c.next(), eventId: try c.next(), app: try c.next(), kind: try c.next(), pushType: try c.next(), status: try c.next(),
-                                 attempts: try c.next(), lastStatus: try c.next(), lastReason: try c.next(), tokenSuffix: try c.next(), heldUntil: try c.next(),
-                                 createdAt: try c.next(), sentAt: try c.next())
-            }
-        }
-    }
-
-    /// The console's delivery log (`PushAdmin`): the app's pushes, newest first, one user's
-    /// (through `deliveries_user`) or everyone's (`deliveries_app_status_created` for one status;
-    /// for all, `deliveries_app_created`, or `deliveries_created` for an app with most of the rows),
-    /// of one status or all.
-    func consoleLog(app: App, user: UUID?, status: String?, limit: Int, on connection: PostgresConnection) async throws -> [PushAdmin.Delivery] {
+    /// The delivery log, newest first: one user's (through `deliveries_user`: the user's own route,
+    /// support's command, the console's user page) or an app's (the console's Push page:
+    /// `deliveries_app_status_created` for one status; for all, `deliveries_app_created`, or
+    /// `deliveries_created` for an app with most of the rows), of one app or all, one status or all.
+    func log(app: App?, user: UUID?, status: String? = nil, limit: Int, on connection: PostgresConnection) async throws -> [PushAdmin.Delivery] {
         try await connection.query("""
             SELECT id, user_id, device_id, event_id, app, kind, push_type, status, attempts, last_status, last_reason, token_suffix,
                    held_until, created_at, sent_at
             FROM deliveries
-            WHERE app = \(app.rawValue) AND (\(user)::uuid IS NULL OR user_id = \(user)) AND (\(status)::text IS NULL OR status = \(status))
+            WHERE (\(app?.rawValue)::text IS NULL OR app = \(app?.rawValue)) AND (\(user)::uuid IS NULL OR user_id = \(user))
+              AND (\(status)::text IS NULL OR status = \(status))
             ORDER BY created_at DESC, id DESC LIMIT \(limit)
             """, logger: logger).read { c in
             PushAdmin.Delivery(id: try c.next(), userId: try c.next(), deviceId: try c.next(), eventId: try c.next(), app: try c.next(), kind: try c.next(),
@@ -250,22 +236,4 @@ struct DeliveryStore: Sendable {
             WHERE status = 'pending' AND scope = \(scope.rawValue) AND scope_id = \(id) AND (\(user)::uuid IS NULL OR user_id = \(user))
             """, logger: logger)
     }
-}
-
-/// One line of the delivery log. `id` is also the `apns-id` the push was sent with, which
-/// Apple's tools know it by.
-public struct DeliveryLogEntry: Codable, Sendable, Equatable {
-    public var id: UUID
-    public var eventId: UUID
-    public var app: String
-    public var kind: String
-    public var pushType: String
-    public var status: String
-    public var attempts: Int
-    public var lastStatus: Int?
-    public var lastReason: String?
-    public var tokenSuffix: String
-    public var heldUntil: Date?
-    public var createdAt: Date
-    public var sentAt: Date?
 }

@@ -60,7 +60,7 @@ struct ConsolePushRoutes: Sendable {
         let logger = context.logger
         let answer = try await readOnly(logger: logger) { connection in
             PushAdmin.UserPush(devices: try await DeviceStore(logger: logger).consoleList(app: app, user: user, on: connection),
-                               deliveries: try await DeliveryStore(logger: logger).consoleLog(app: app, user: user, status: nil, limit: limit, on: connection))
+                               deliveries: try await DeliveryStore(logger: logger).log(app: app, user: user, status: nil, limit: limit, on: connection))
         }
         return try RouteSupport.json(answer, status: .ok)
     }
@@ -74,7 +74,7 @@ struct ConsolePushRoutes: Sendable {
                                                    "status must be one of \(PushAdmin.statuses.joined(separator: ", "))") { PushAdmin.statuses.contains($0) ? $0 : nil }
         let logger = context.logger
         let deliveries = try await readOnly(logger: logger) { connection in
-            try await DeliveryStore(logger: logger).consoleLog(app: app, user: nil, status: status, limit: limit, on: connection)
+            try await DeliveryStore(logger: logger).log(app: app, user: nil, status: status, limit: limit, on: connection)
         }
         return try RouteSupport.json(PushAdmin.DeliveryLog(deliveries: deliveries), status: .ok)
     }
