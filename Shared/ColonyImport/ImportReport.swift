@@ -122,54 +122,23 @@ public final class ImportReport: Sendable {
         return String(decoding: try ColonyJSON.encoder().encode(summary), as: UTF8.self)
     }
 
-    /// What the record of a run keeps of its summary (`import_runs.summary`, written by
-    /// `ImportRunLog`, shown on the console's Imports page): the counts per table and at most the
-    /// first `maximumIssues` skipped and incomplete rows, so a run with a million bad rows stores a
-    /// page of them, not them all. (`--summary-json` keeps its own shape: scripts read its lists.)
-    public struct RunSummary: Codable, Sendable, Equatable {
-        public struct Table: Codable, Sendable, Equatable {
-            public var name: String
-            public var read: Int
-            public var imported: Int
-            public var already: Int
-            /// Reason → rows.
-            public var notImported: [String: Int]
-            /// Rows skipped for breaking a rule.
-            public var skipped: Int
-            /// Rows that came over changed to fit Colony's rules.
-            public var changed: Int
-        }
-
-        public static let maximumIssues = 100
-        /// A reason longer than this (a refused row's detail quotes its values) is cut.
-        public static let maximumReasonLength = 1000
-
-        public var tables: [Table]
-        public var filesCopied: Int
-        public var incompleteRows: Int
-        public var adjustedRows: Int
-        public var complete: Bool
-        public var dryRun: Bool
-        /// The first skipped rows, then the first incomplete ones: at most `maximumIssues`.
-        public var issues: [Issue]
-    }
-
-    public func runSummary(dryRun: Bool) -> RunSummary {
+    /// The summary a run's record keeps (`ImportRunSummary`, in auth's `import_runs`).
+    public func runSummary(dryRun: Bool) -> ImportRunSummary {
         let snapshot = state.withLock { $0 }
-        var issues = Array(snapshot.tables.lazy.flatMap(\.skipped).prefix(RunSummary.maximumIssues))
-        issues += snapshot.incompleteRows.prefix(RunSummary.maximumIssues - issues.count)
+        var issues = Array(snapshot.tables.lazy.flatMap(\.skipped).prefix(ImportRunSummary.maximumIssues))
+        issues += snapshot.incompleteRows.prefix(ImportRunSummary.maximumIssues - issues.count)
         // Stored as jsonb, which holds no NUL; ids and reasons come from the source and from errors.
         func storable(_ text: String, max: Int) -> String { String(text.filter { $0 != "\u{0}" }.prefix(max)) }
         let skipped = snapshot.tables.reduce(0) { $0 + $1.skipped.count }
-        return RunSummary(
+        return ImportRunSummary(
             tables: snapshot.tables.map {
-                RunSummary.Table(name: $0.name, read: $0.read, imported: $0.imported, already: $0.already, notImported: $0.notImported,
+                ImportRunSummary.Table(name: $0.name, read: $0.read, imported: $0.imported, already: $0.already, notImported: $0.notImported,
                                  skipped: $0.skipped.count, changed: $0.adjustedCount)
             },
             filesCopied: snapshot.filesCopied, incompleteRows: snapshot.incompleteRows.count, adjustedRows: snapshot.adjustedRows.count,
             complete: skipped == 0 && snapshot.incompleteRows.isEmpty, dryRun: dryRun,
-            issues: issues.map { Issue(table: $0.table, id: storable($0.id, max: RunSummary.maximumReasonLength),
-                                       reason: storable($0.reason, max: RunSummary.maximumReasonLength)) }
+            issues: issues.map { ImportRunSummary.Issue(table: $0.table, id: storable($0.id, max: ImportRunSummary.maximumReasonLength),
+                                                        reason: storable($0.reason, max: ImportRunSummary.maximumReasonLength)) }
         )
     }
 

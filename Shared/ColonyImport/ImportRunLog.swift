@@ -7,7 +7,7 @@ import PostgresNIO
 /// The record of `colony-admin import supabase` runs that the console's Imports page shows
 /// (auth's `GET /admin/imports`): a row of auth's `import_runs` per run, written `running` when
 /// the run starts, then finished `complete`, `incomplete` (rows skipped or incomplete) or `failed`
-/// (with its error) with the summary's counts (`ImportReport.RunSummary`).
+/// (with its error) with the summary's counts (`ImportRunSummary`).
 ///
 /// Written on the import's own admin connection as auth's role, each write its own committed
 /// transaction: never inside a dry run's transaction, which would roll it back. So the start is

@@ -43,7 +43,7 @@ struct ImportRunLogTests {
         let counts: [Int] = [table.read, table.imported, table.already, table.skipped, table.changed]
         #expect(counts == [250, 90, 0, 150, 1])
         #expect(table.notImported == ["recomputed from support_actions": 1])
-        #expect(summary.issues.count == ImportReport.RunSummary.maximumIssues)
+        #expect(summary.issues.count == ImportRunSummary.maximumIssues)
         #expect(summary.issues.first?.id == "0" && summary.issues.last?.id == "99" && summary.issues.allSatisfy { $0.reason == "bad value" })
         #expect(summary.incompleteRows == 1 && summary.adjustedRows == 1 && !summary.complete && summary.dryRun)
 

@@ -21,7 +21,7 @@ public struct ImportRunResource: Encodable, Sendable, Equatable {
     /// `running`, `complete`, `incomplete` (rows skipped or incomplete) or `failed`.
     public var status: String
     public var error: String?
-    /// The counts as `ImportReport.RunSummary` wrote them, served as stored.
+    /// The counts as `ImportRunSummary` wrote them, served as stored.
     public var summary: JSONValue?
 }
 

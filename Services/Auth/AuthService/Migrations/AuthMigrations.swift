@@ -319,7 +319,7 @@ enum AuthMigrations {
                 status text NOT NULL CHECK (status IN ('running', 'complete', 'incomplete', 'failed')),
                 -- One line, at most 2000 characters.
                 error text,
-                -- ImportReport.RunSummary: counts per table, at most 100 skipped or incomplete rows.
+                -- ImportRunSummary: counts per table, at most 100 skipped or incomplete rows.
                 summary jsonb
             );
             -- The listing is newest first per app.

@@ -31,54 +31,14 @@ public struct ImportRun: Decodable, Sendable {
     }
 }
 
-/// What a run's record keeps of its summary (`ImportReport.RunSummary`): the counts per table and
-/// at most the first 100 rows skipped or incomplete.
-public struct ImportRunSummary: Decodable, Sendable {
-    public struct Table: Decodable, Sendable {
-        public var name: String
-        public var read: Int
-        public var imported: Int
-        public var already: Int
-        /// Left out by a rule of Colony's: reason → rows.
-        public var notImported: [String: Int]
-        /// Skipped for breaking a rule.
-        public var skipped: Int
-        /// Came over changed to fit Colony's rules.
-        public var changed: Int
-
-        enum CodingKeys: String, CodingKey {
-            case name, read, imported, already, skipped, changed
-            case notImported = "not_imported"
-        }
-    }
-
-    public struct Issue: Decodable, Sendable {
-        public var table: String
-        public var id: String
-        public var reason: String
-    }
-
-    public var tables: [Table]
-    public var filesCopied: Int
-    public var incompleteRows: Int
-    public var adjustedRows: Int
-    public var complete: Bool
-    /// The first skipped rows, then the first incomplete ones.
-    public var issues: [Issue]
-
-    enum CodingKeys: String, CodingKey {
-        case tables, complete, issues
-        case filesCopied = "files_copied", incompleteRows = "incomplete_rows", adjustedRows = "adjusted_rows"
-    }
-}
-
 extension AuthAdminClient {
     /// The app's import runs, newest first, at most `limit` (1–100).
     public func imports(app: App, limit: Int, operatorEmail: String) async throws -> [ImportRun] {
         struct Runs: Decodable { var imports: [ImportRun] }
         let body = try await http.send(.GET, "/auth/v1/admin/imports?per_page=\(min(max(limit, 1), 100))", body: nil, app: app, operatorEmail: operatorEmail)
         // The reasons keyed in `not_imported` are texts (some with underscores), which a
-        // snake-case-converting decoder would rewrite: the plain decoder reads the keys spelled out above.
+        // snake-case-converting decoder would rewrite: the plain decoder reads the keys spelled out
+        // (here and in `ImportRunSummary`).
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = ColonyJSON.decoder().dateDecodingStrategy
         return try decoder.decode(Runs.self, from: Data(body.readableBytesView)).imports
