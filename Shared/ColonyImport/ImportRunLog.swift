@@ -43,7 +43,7 @@ public struct ImportRunLog: Sendable {
             throw ImportFailure("schema \(schema) has no import_runs: start colony-auth of this build once (it applies its migrations), then import")
         }
         // Whether an import of the app runs now: the lock `ImportTarget.begin` takes is held.
-        let lock = "colony_import:" + app.rawValue
+        let lock = ImportTarget.lockName(app)
         let idle = try await connection.query("SELECT pg_try_advisory_lock(hashtext(\(lock)))", logger: logger).firstValue(Bool.self) ?? false
         let id = UUID()
         let (sourceLine, storageLine, runByLine) = (Self.oneLine(source), storage.map { Self.oneLine($0) }, Self.oneLine(runBy))

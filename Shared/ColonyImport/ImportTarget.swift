@@ -36,8 +36,11 @@ public final class ImportTarget: Sendable {
 
     /// Takes the app's import lock (one import per app at a time: two would both find a row
     /// missing from the ledger and write it twice) and, for a dry run, opens its transaction.
+    /// The advisory lock's name for `app`'s imports (`ImportRunLog` checks it too).
+    public static func lockName(_ app: App) -> String { "colony_import:" + app.rawValue }
+
     public func begin() async throws {
-        let locked = try await connection.query("SELECT pg_try_advisory_lock(hashtext(\("colony_import:" + app.rawValue)))", logger: logger)
+        let locked = try await connection.query("SELECT pg_try_advisory_lock(hashtext(\(Self.lockName(app))))", logger: logger)
             .firstValue(Bool.self) ?? false
         guard locked else { throw ImportFailure("another import of \(app.rawValue) is running (it holds the import lock); wait for it to finish") }
         if dryRun { try await connection.query("BEGIN", logger: logger) }
@@ -46,7 +49,7 @@ public final class ImportTarget: Sendable {
     /// Ends a dry run's transaction by rolling everything back.
     public func end() async throws {
         if dryRun { try await connection.query("ROLLBACK", logger: logger) }
-        _ = try? await connection.query("SELECT pg_advisory_unlock(hashtext(\("colony_import:" + app.rawValue)))", logger: logger)
+        _ = try? await connection.query("SELECT pg_advisory_unlock(hashtext(\(Self.lockName(app))))", logger: logger)
     }
 
     /// The work on one service's schema. Fails when the service has not applied its migrations

@@ -50,6 +50,20 @@ public struct ConsoleCaller: Sendable, Equatable {
         return caller
     }
 
+    /// The app a route that acts inside one app works in: 400 `app_required` without `X-Colony-App`.
+    public func requiredApp() throws -> App {
+        guard let app else { throw APIError.badRequest("X-Colony-App must name the app the console acts in", code: "app_required") }
+        return app
+    }
+
+    /// A path parameter that must be a UUID (either case), else 400 `invalid_id`.
+    public static func pathID(_ context: ColonyRequestContext, _ name: String, of what: String) throws -> UUID {
+        guard let id = context.parameters.get(name).flatMap({ UUID(canonical: $0) }) else {
+            throw APIError.badRequest("\(name) must be a \(what)'s id (a UUID)", code: "invalid_id")
+        }
+        return id
+    }
+
     /// An address of printable ASCII with one `@`, within the length the console stores.
     static func isOperatorEmail(_ text: String) -> Bool {
         let bytes = Array(text.utf8)

@@ -41,9 +41,7 @@ public enum HoldingsAdminRoutes {
     static func add(to router: Router<ColonyRequestContext>, service: ColonyService, key: InternalKey?, database: Database, holdings: [ConsoleHolding]) {
         router.get(RouterPath("\(PipelineAdminRoutes.prefix)/users/{user_id}/holdings")) { request, context -> Response in
             _ = try ConsoleCaller.required(request, key: key)
-            guard let user = context.parameters.get("user_id").flatMap({ UUID(canonical: $0) }) else {
-                throw APIError.badRequest("user_id must be a user's id (a UUID)", code: "invalid_id")
-            }
+            let user = try ConsoleCaller.pathID(context, "user_id", of: "user")
             let counts = try await PipelineAdminRoutes.reading {
                 try await StatsAdminRoutes.counting {
                     try await database.transaction { connection in

@@ -45,9 +45,7 @@ struct AdminRoutes {
     /// (401 without a bearer or key, 403 for one that is neither).
     func adminCaller(_ request: Request) async throws -> Caller {
         if let console = try ConsoleCaller.from(request, key: consoleKey) {
-            guard let app = console.app else {
-                throw APIError.badRequest("X-Colony-App must name the app the console acts in", code: "app_required")
-            }
+            let app = try console.requiredApp()
             let actor = AuditActor.operator(console.operatorEmail)
             return Caller(app: app, actor: actor, operatorActor: actor)
         }

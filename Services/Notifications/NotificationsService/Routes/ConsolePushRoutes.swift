@@ -54,8 +54,8 @@ struct ConsolePushRoutes: Sendable {
     /// `GET /internal/v1/console/push/users/{user_id}?limit=20`: the user's devices in the app and
     /// their last `limit` deliveries there, newest first; empty lists for a user it has none of.
     func userPush(_ request: Request, _ context: ColonyRequestContext) async throws -> Response {
-        let app = try Self.app(of: try ConsoleCaller.required(request, key: key))
-        let user = try Self.id(context, "user_id", of: "user")
+        let app = try ConsoleCaller.required(request, key: key).requiredApp()
+        let user = try ConsoleCaller.pathID(context, "user_id", of: "user")
         let limit = try Self.limit(request, range: PushAdmin.userLimits, default: PushAdmin.defaultUserLimit)
         let logger = context.logger
         let answer = try await readOnly(logger: logger) { connection in
@@ -68,7 +68,7 @@ struct ConsolePushRoutes: Sendable {
     /// `GET /internal/v1/console/push/deliveries?limit=100&status=`: the app's delivery log,
     /// newest first, of one status or all.
     func deliveryLog(_ request: Request, _ context: ColonyRequestContext) async throws -> Response {
-        let app = try Self.app(of: try ConsoleCaller.required(request, key: key))
+        let app = try ConsoleCaller.required(request, key: key).requiredApp()
         let limit = try Self.limit(request, range: PushAdmin.logLimits, default: PushAdmin.defaultLogLimit)
         let status = try PipelineAdminRoutes.query(request, "status", code: "invalid_status",
                                                    "status must be one of \(PushAdmin.statuses.joined(separator: ", "))") { PushAdmin.statuses.contains($0) ? $0 : nil }
@@ -85,9 +85,9 @@ struct ConsolePushRoutes: Sendable {
     /// `device_not_found` for anything but an app install of this user in this app.
     func testPush(_ request: Request, _ context: ColonyRequestContext) async throws -> Response {
         let caller = try ConsoleCaller.required(request, key: key)
-        let app = try Self.app(of: caller)
-        let user = try Self.id(context, "user_id", of: "user")
-        let device = try Self.id(context, "device_id", of: "device")
+        let app = try caller.requiredApp()
+        let user = try ConsoleCaller.pathID(context, "user_id", of: "user")
+        let device = try ConsoleCaller.pathID(context, "device_id", of: "device")
         let logger = context.logger
         let now = settings.clock.now()
         let delivery = try await PipelineAdminRoutes.reading {
@@ -120,22 +120,6 @@ struct ConsolePushRoutes: Sendable {
                 return try await body(connection)
             }
         }
-    }
-
-    /// The app the console acts in: every route here reads or writes one app's rows.
-    static func app(of caller: ConsoleCaller) throws -> App {
-        guard let app = caller.app else {
-            throw APIError.badRequest("X-Colony-App must name the app the console acts in", code: "app_required")
-        }
-        return app
-    }
-
-    /// A path id: a UUID (either case), else 400 `invalid_id`.
-    static func id(_ context: ColonyRequestContext, _ name: String, of what: String) throws -> UUID {
-        guard let id = context.parameters.get(name).flatMap({ UUID(canonical: $0) }) else {
-            throw APIError.badRequest("\(name) must be a \(what)'s id (a UUID)", code: "invalid_id")
-        }
-        return id
     }
 
     /// `limit` within `range` (`default` when absent), else 400 `invalid_limit`.
