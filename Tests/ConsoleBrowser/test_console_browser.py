@@ -26,6 +26,7 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.expected_conditions import staleness_of
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -97,7 +98,19 @@ class Console:
         """Clicks and waits for the next page (every action of the console is a form: a new page)."""
         before = self.driver.find_element(By.TAG_NAME, "html")
         element.click()
-        WebDriverWait(self.driver, 60).until(staleness_of(before))
+
+        def left(_driver) -> bool:
+            # The old page's element is stale once the next page is in. Chromium may instead answer
+            # "Node with given id does not belong to the document" while it swaps the documents (a
+            # CI run failed so): that too says the old page is gone.
+            try:
+                return staleness_of(before)(_driver)
+            except WebDriverException as error:
+                if "does not belong to the document" in str(error):
+                    return True
+                raise
+
+        WebDriverWait(self.driver, 60).until(left)
 
     @property
     def page(self) -> str:
