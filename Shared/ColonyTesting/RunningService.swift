@@ -188,7 +188,10 @@ private func runService(
                 }
             }
             defer { group.cancelAll() }
-            try await waitUntil(timeout: .seconds(30)) {
+            // Starting runs the service's migrations on its fresh schema and meets the broker: with the
+            // whole suite starting services at once on 2 cores that took over 30 s (CI: four services
+            // not ready, each test 278 s in), so the wait is the test request's 120 s.
+            try await waitUntil(timeout: .seconds(120)) {
                 if let message = failure.message.withLock({ $0 }) { throw TestSetupError("\(service) did not start: \(message)") }
                 let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: "\(running.base)/ready"), timeout: .seconds(2))
                 return response?.status == .ok
