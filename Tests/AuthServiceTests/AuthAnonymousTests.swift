@@ -298,7 +298,7 @@ struct AuthAnonymousTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("apps") + ".json")
         defer { try? FileManager.default.removeItem(at: file) }
         let pepper = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-        let environment = EnvironmentReader(["COLONY_AUTH_PHONE_PEPPER": pepper, "COLONY_AUTH_MAIL_DIR": FileManager.default.temporaryDirectory.path, "COLONY_AUTH_APPS_FILE": file.path, "COLONY_AUTH_RATE_ANONYMOUS_IP": "5/60"])
+        let environment = EnvironmentReader(["COLONY_AUTH_PHONE_PEPPER": pepper, "COLONY_AUTH_MAIL_DIR": FileManager.default.temporaryDirectory.path, "COLONY_APPS_FILE": file.path, "COLONY_AUTH_RATE_ANONYMOUS_IP": "5/60"])
         try Data(#"{"habithive":{"anonymous_sign_ins":true,"anonymous_cleanup_days":30}}"#.utf8).write(to: file)
         let settings = try AuthSettings.load(environment: environment, port: 9999, issuer: "colony-auth")
         #expect(settings.app(.habithive).anonymousSignIns)

@@ -564,7 +564,7 @@ struct AuthOAuthTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("apps") + ".json").path
         defer { try? FileManager.default.removeItem(atPath: file) }
         try #"{"socialspot": {"manual_linking": true, "oauth_providers": {"google": {"client_id": "web", "client_secret": "s", "native_client_ids": ["ios"]}, "my_idp": {"kind": "oidc", "issuer": "https://idp.example.com/", "client_id": "c", "client_secret_file": "/run/secret"}, "acme-sso": {"kind": "oidc", "issuer": "https://acme.example.com", "client_id": "a", "enabled": false}}}}"#.write(toFile: file, atomically: true, encoding: .utf8)
-        let apps = try AuthSettings.loadApps(file: file, variable: "COLONY_AUTH_APPS_FILE")
+        let apps = try AuthSettings.loadApps(AppsFile.parse(Data(contentsOf: URL(fileURLWithPath: file))))
         let socialspot = try #require(apps[.socialspot])
         #expect(socialspot.manualLinking)
         #expect(Set(socialspot.oauthProviders.keys) == ["google", "my_idp", "acme-sso"], "\(socialspot.oauthProviders.keys)")

@@ -94,11 +94,33 @@ struct AuthRetentionTests {
         for bad in [#"{"unify": {"unconfirmed_signup_days": 0}}"#, #"{"unify": {"inactive_account_days": 10}}"#,
                     #"{"unify": {"inactive_account_days": 60, "inactive_warning_days": 60}}"#, #"{"unify": {"audit_retention_days": -1}}"#] {
             try Data(bad.utf8).write(to: file)
-            #expect(throws: ConfigurationError.self, "\(bad)") { try AuthSettings.loadApps(file: file.path, variable: "COLONY_AUTH_APPS_FILE") }
+            #expect(throws: ConfigurationError.self, "\(bad)") { try AuthSettings.loadApps(AppsFile.parse(Data(contentsOf: file))) }
         }
         try Data(#"{"unify": {"inactive_account_days": 365, "inactive_warning_days": 30, "unconfirmed_signup_days": null, "audit_retention_days": 400}}"#.utf8).write(to: file)
-        let apps = try AuthSettings.loadApps(file: file.path, variable: "COLONY_AUTH_APPS_FILE")
+        let apps = try AuthSettings.loadApps(AppsFile.parse(Data(contentsOf: file)))
         #expect(apps[.unify]?.inactiveAccountDays == 365 && apps[.unify]?.unconfirmedSignupDays == nil && apps[.unify]?.auditRetentionDays == 400)
         #expect(apps[.mycirclee]?.unconfirmedSignupDays == 30 && apps[.mycirclee]?.inactiveAccountDays == nil)
+    }
+
+    @Test("one apps file for every service: auth's fields are exactly AppAuthSettings', it takes them beside the others' fields, and refuses an unknown one or a retired variable at start")
+    func oneAppsFile() throws {
+        // The catalogue (and so docs/configuration.md) cannot drift from the type auth decodes.
+        let properties = Mirror(reflecting: AppAuthSettings.defaults(for: .unify)).children.compactMap(\.label).map { label in
+            label.reduce(into: "") { name, character in name += character.isUppercase ? "_" + character.lowercased() : String(character) }
+        }
+        #expect(Set(properties) == Set(AppsFile.fields.filter { $0.readBy == .auth }.map(\.name)))
+
+        func environment(_ changes: [String: String]) -> EnvironmentReader {
+            let pepper = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+            return EnvironmentReader(["COLONY_AUTH_PHONE_PEPPER": pepper, "COLONY_AUTH_MAIL_DIR": FileManager.default.temporaryDirectory.path].merging(changes) { $1 })
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("apps") + ".json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(#"{"unify": {"display_name": "Unify", "require_aal2": true, "push_log_retention_days": 14}}"#.utf8).write(to: file)
+        let settings = try AuthSettings.load(environment: environment(["COLONY_APPS_FILE": file.path]), port: 9999, issuer: "colony-auth")
+        #expect(settings.apps[.unify]?.displayName == "Unify")
+        try Data(#"{"unify": {"display_nam": "Unify"}}"#.utf8).write(to: file)
+        #expect(throws: ConfigurationError.self) { try AuthSettings.load(environment: environment(["COLONY_APPS_FILE": file.path]), port: 9999, issuer: "colony-auth") }
+        #expect(throws: ConfigurationError.self) { try AuthSettings.load(environment: environment(["COLONY_AUTH_APPS_FILE": file.path]), port: 9999, issuer: "colony-auth") }
     }
 }

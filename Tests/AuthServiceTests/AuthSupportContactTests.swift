@@ -31,9 +31,9 @@ struct AuthSupportContactTests {
         for bad in [#"{"unify": {"support_email": "not an address"}}"#, #"{"unify": {"support_email": "Help <help@unify.example>"}}"#,
                     #"{"unify": {"support_url": "javascript:alert(1)"}}"#, #"{"unify": {"support_url": "https://"}}"#] {
             try Data(bad.utf8).write(to: file)
-            #expect(throws: ConfigurationError.self, "\(bad)") { try AuthSettings.loadApps(file: file.path, variable: "COLONY_AUTH_APPS_FILE") }
+            #expect(throws: ConfigurationError.self, "\(bad)") { try AuthSettings.loadApps(AppsFile.parse(Data(contentsOf: file))) }
         }
         try Data(#"{"habithive": {"support_email": "help@habithive.example", "support_url": "https://habithive.example/help"}}"#.utf8).write(to: file)
-        #expect(try AuthSettings.loadApps(file: file.path, variable: "COLONY_AUTH_APPS_FILE")[.habithive]?.supportEmail == "help@habithive.example")
+        #expect(try AuthSettings.loadApps(AppsFile.parse(Data(contentsOf: file)))[.habithive]?.supportEmail == "help@habithive.example")
     }
 }

@@ -96,10 +96,10 @@ struct AuthTrapTests {
         for field in ["session_timebox_seconds", "access_token_lifetime_seconds", "session_inactivity_timeout_seconds"] {
             try Data(#"{"unify":{"\#(field)":1000000000000000}}"#.utf8).write(to: file)
             #expect(throws: ConfigurationError.self, "\(field)") {
-                try AuthSettings.load(environment: environment(["COLONY_AUTH_APPS_FILE": file.path]), port: 9999, issuer: "colony-auth")
+                try AuthSettings.load(environment: environment(["COLONY_APPS_FILE": file.path]), port: 9999, issuer: "colony-auth")
             }
         }
         try Data(#"{"unify":{"session_timebox_seconds":86400}}"#.utf8).write(to: file)
-        #expect(try AuthSettings.load(environment: environment(["COLONY_AUTH_APPS_FILE": file.path]), port: 9999, issuer: "colony-auth").apps[.unify]?.sessionTimeboxSeconds == 86_400)
+        #expect(try AuthSettings.load(environment: environment(["COLONY_APPS_FILE": file.path]), port: 9999, issuer: "colony-auth").apps[.unify]?.sessionTimeboxSeconds == 86_400)
     }
 }

@@ -91,7 +91,7 @@ struct TOTPTests {
         #expect(throws: AppAccessPolicy.anonymousNotAllowed) { try strict.check(claims(aal: "aal1", enrolled: false, anonymous: true)) }
         try AppAccessPolicy.open.check(claims(aal: "aal1", enrolled: true, anonymous: true))
 
-        let policies = try AppAccessPolicies.parse(Data(#"{"unify": {"require_aal2": true, "anonymous_users": false}, "habithive": {}}"#.utf8))
+        let policies = try AppAccessPolicies(AppsFile.parse(Data(#"{"unify": {"require_aal2": true, "anonymous_users": false, "display_name": "Unify"}, "habithive": {}}"#.utf8)))
         #expect(policies.policy(for: .unify) == strict)
         #expect(policies.policy(for: .habithive) == .open && policies.policy(for: .mycirclee) == .open)
         // Through the verifier's claim check: a 403 with the policy's code, for the token's app only.
@@ -101,9 +101,13 @@ struct TOTPTests {
         _ = try TokenVerifier.user(from: claims(aal: "aal1", enrolled: true), issuer: "colony-auth", audience: nil)
 
         for bad in [#"[]"#, #"{"nope": {}}"#, #"{"unify": true}"#, #"{"unify": {"require_aal": true}}"#, #"{"unify": {"require_aal2": 1}}"#, "not json"] {
-            #expect(throws: ConfigurationError.self, "\(bad)") { try AppAccessPolicies.parse(Data(bad.utf8)) }
+            #expect(throws: ConfigurationError.self, "\(bad)") { try AppAccessPolicies(AppsFile.parse(Data(bad.utf8))) }
         }
         #expect(try AppAccessPolicies.load(environment: EnvironmentReader([:])) == .open)
-        #expect(throws: ConfigurationError.self) { try AppAccessPolicies.load(environment: EnvironmentReader(["COLONY_APP_ACCESS_FILE": "/nonexistent/access.json"])) }
+        #expect(throws: ConfigurationError.self) { try AppAccessPolicies.load(environment: EnvironmentReader(["COLONY_APPS_FILE": "/nonexistent/apps.json"])) }
+        // The file's old names stop a start rather than drop the policies they held.
+        for retired in AppsFile.retiredVariables {
+            #expect(throws: ConfigurationError.self, "\(retired)") { try AppAccessPolicies.load(environment: EnvironmentReader([retired: "/etc/colony/access.json"])) }
+        }
     }
 }

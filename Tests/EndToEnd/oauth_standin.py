@@ -2,7 +2,7 @@
 scripts/e2e, never by the production scripts/run), driven over its control endpoints.
 
   COLONY_OAUTH_PROVIDER_URL  its base URL (issuers <base>/oidc and <base>/apple, GitHub at <base>/github)
-  COLONY_AUTH_APPS_FILE      auth's apps file scripts/e2e wrote: each app's `oauth_providers` (client ids)
+  COLONY_APPS_FILE           the apps file scripts/e2e wrote: each app's `oauth_providers` (client ids)
 
 The stack's providers (fixed test clients, their one redirect URI the gateway's /auth/v1/callback):
   socialspot  google (oidc), apple (web, form_post), github, acme (generic OIDC, also the oidc flavour)
@@ -28,7 +28,7 @@ class OAuthProvider:
     @classmethod
     def from_environment(cls) -> Optional["OAuthProvider"]:
         base = os.environ.get("COLONY_OAUTH_PROVIDER_URL")
-        return cls(base, os.environ.get("COLONY_AUTH_APPS_FILE")) if base else None
+        return cls(base, os.environ.get("COLONY_APPS_FILE")) if base else None
 
     def issuer(self, flavour: str) -> str:
         return f"{self.base}/{flavour}"

@@ -1,7 +1,7 @@
 """Anonymous users through the gateway: an app that lets people try it before signing up.
 
 scripts/e2e turns anonymous sign-ins on for MyCirclee (whose services accept anonymous users, the
-default access policy) and Unify (whose access policy, COLONY_APP_ACCESS_FILE, refuses them), and
+default access policy) and Unify (whose access policy in the apps file, COLONY_APPS_FILE, refuses them), and
 leaves them off for the other apps.
 """
 

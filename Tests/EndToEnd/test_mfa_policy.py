@@ -1,6 +1,6 @@
 """MFA and an app's access policy, end to end through the gateway.
 
-scripts/e2e starts the stack with COLONY_APP_ACCESS_FILE requiring aal2 of MyCirclee
+scripts/e2e starts the stack with the apps file (COLONY_APPS_FILE) requiring aal2 of MyCirclee
 (`{"mycirclee": {"require_aal2": true}}`): a user who has a verified factor must present the
 token of a session that passed it. Circles (the app's domain service) and realtime refuse
 that user's aal1 token with 403 insufficient_aal (realtime: the join's error reply) and accept

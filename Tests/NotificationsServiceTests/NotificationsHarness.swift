@@ -100,6 +100,7 @@ struct RunningNotifications: Sendable {
 }
 
 func withRunningNotifications(maxAttempts: Int = 8, topicPrefix: String? = nil, tokens: TestTokens? = nil,
+                              appRetention: [App: NotificationsSettings.AppRetention] = [:], sweepInterval: Duration = .seconds(3600),
                               _ body: @Sendable (RunningNotifications) async throws -> Void) async throws {
     let apns = try APNsStandIn(bundleIDs: Set(bundleIDs.values))
     let clock = TestClock()
@@ -107,16 +108,19 @@ func withRunningNotifications(maxAttempts: Int = 8, topicPrefix: String? = nil, 
     defer { try? FileManager.default.removeItem(atPath: root) }
     let exports = FileSystemStorageBackend(root: root)
     try await apns.run { apns in
-        let settings = NotificationsSettings(
+        var settings = NotificationsSettings(
             apns: APNsSettings(teamID: apns.teamID, keyID: apns.keyID, privateKey: apns.providerKey, topics: bundleIDs,
                                productionURL: apns.url, sandboxURL: apns.url, additionalTrustRootsPEM: apns.caPEM),
             concurrency: 16, maxAttempts: maxAttempts, jobInterval: .seconds(1), pollInterval: .milliseconds(200), clock: clock.clock
         )
+        settings.appRetention = appRetention
+        settings.sweepInterval = sweepInterval
+        let configured = settings
         try await withRunningService(.notifications, app: .mycirclee, apiPrefix: "/notifications/v1", configure: { configuration in
             configuration.app = nil
             configuration.tokens.audience = nil
         }, topicPrefix: topicPrefix, tokens: tokens, definition: { _ in
-            try! NotificationsService.definition(settings: settings, exports: exports)
+            try! NotificationsService.definition(settings: configured, exports: exports)
         }) { service in
             try await body(RunningNotifications(service: service, apns: apns, clock: clock, exports: exports))
         }

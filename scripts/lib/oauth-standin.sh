@@ -1,17 +1,17 @@
 # shellcheck shell=bash
 # The stand-in OAuth/OIDC provider (scripts/lib/oauth-provider.py) for test stacks only (scripts/e2e;
-# the production scripts/run never starts it), and auth's apps file naming it as the apps' providers.
+# the production scripts/run never starts it), and the apps file naming it as the apps' providers.
 # Source it after common.sh.
 #   start_oauth_provider GATEWAY_PORT  starts it on a free port, registers the test clients with the
 #                                      gateway's callback as their one redirect URI, writes the apps
-#                                      file (COLONY_AUTH_APPS_FILE's own content, if set, with the
-#                                      providers added) and exports COLONY_AUTH_APPS_FILE and
+#                                      file (COLONY_APPS_FILE's own content, if set, with the
+#                                      providers added) and exports COLONY_APPS_FILE and
 #                                      COLONY_OAUTH_PROVIDER_URL
 #   stop_oauth_provider
 
 OAUTH_PROVIDER_PID=""
 OAUTH_PROVIDER_LOG="$LOG_DIR/oauth-provider.log"
-OAUTH_APPS_FILE="$LOCAL_DIR/e2e-auth-apps.json"
+OAUTH_APPS_FILE="$LOCAL_DIR/e2e-apps.json"
 
 start_oauth_provider() {
     local gateway="$1" out="$LOCAL_DIR/oauth-provider.out" port="" deadline
@@ -30,7 +30,7 @@ start_oauth_provider() {
     export COLONY_OAUTH_PROVIDER_URL="http://127.0.0.1:$port"
     local callback="${COLONY_AUTH_PUBLIC_URL:-http://127.0.0.1:$gateway/auth/v1}/callback"
     # The clients (fixed test values) go to the provider and into the apps file in one place.
-    python3 - "$COLONY_OAUTH_PROVIDER_URL" "$callback" "${COLONY_AUTH_APPS_FILE:-}" "$OAUTH_APPS_FILE" <<'PY' ||
+    python3 - "$COLONY_OAUTH_PROVIDER_URL" "$callback" "${COLONY_APPS_FILE:-}" "$OAUTH_APPS_FILE" <<'PY' ||
 import json, os, sys, urllib.request
 
 base, callback, existing, target = sys.argv[1:5]
@@ -65,8 +65,8 @@ with open(temporary, "w") as file:
 os.replace(temporary, target)
 PY
         { stop_oauth_provider; die "could not register the OAuth stand-in's clients or write $OAUTH_APPS_FILE"; }
-    export COLONY_AUTH_APPS_FILE="$OAUTH_APPS_FILE"
-    log "e2e: OAuth stand-in provider at $COLONY_OAUTH_PROVIDER_URL (log: $OAUTH_PROVIDER_LOG), auth's apps file $COLONY_AUTH_APPS_FILE"
+    export COLONY_APPS_FILE="$OAUTH_APPS_FILE"
+    log "e2e: OAuth stand-in provider at $COLONY_OAUTH_PROVIDER_URL (log: $OAUTH_PROVIDER_LOG), the apps file $COLONY_APPS_FILE"
 }
 
 stop_oauth_provider() {

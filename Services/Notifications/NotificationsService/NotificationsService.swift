@@ -14,8 +14,15 @@ public struct NotificationsSettings: Sendable {
     public var concurrency: Int
     /// Tries per push before it counts as failed (429, 5xx, no answer).
     public var maxAttempts: Int
-    /// How long the delivery log and the in-app list keep entries.
+    /// How long the delivery log and the in-app list keep entries, for an app the apps file
+    /// gives no days of its own.
     public var retention: Duration
+    /// Per app, from the apps file: `notification_retention_days` (the in-app list) and
+    /// `push_log_retention_days` (the delivery log), each else `retention`.
+    public var appRetention: [App: AppRetention] = [:]
+    /// How often the sweep (retention, dropped tokens' queued pushes) runs: hourly; tests move
+    /// their clock by days and want it at once.
+    public var sweepInterval: Duration = .seconds(3600)
     /// How often the Live Activity countdown runs.
     public var jobInterval: Duration
     /// A Live Activity ends this long after its event began.
@@ -45,6 +52,21 @@ public struct NotificationsSettings: Sendable {
         self.maxLiveActivitiesPerUser = maxLiveActivitiesPerUser
     }
 
+    /// How long `app`'s in-app list and push delivery log keep an entry.
+    public struct AppRetention: Sendable, Equatable {
+        public var notifications: Duration
+        public var pushLog: Duration
+
+        public init(notifications: Duration, pushLog: Duration) {
+            self.notifications = notifications
+            self.pushLog = pushLog
+        }
+    }
+
+    public func retention(of app: App) -> AppRetention {
+        appRetention[app] ?? AppRetention(notifications: retention, pushLog: retention)
+    }
+
     /// Pushes leased per round: enough to keep every request slot busy.
     public var batchSize: Int { max(256, concurrency * 4) }
 
@@ -52,7 +74,8 @@ public struct NotificationsSettings: Sendable {
     /// or none), `COLONY_APNS_TOPIC_<APP>` (each app's bundle id), `COLONY_APNS_PRODUCTION_URL`,
     /// `COLONY_APNS_SANDBOX_URL`, `COLONY_APNS_CA_FILE` (extra trusted CA, PEM),
     /// `COLONY_NOTIFICATIONS_CONCURRENCY` (64), `COLONY_NOTIFICATIONS_MAX_ATTEMPTS` (8),
-    /// `COLONY_NOTIFICATIONS_RETENTION_DAYS` (30), `COLONY_NOTIFICATIONS_JOB_INTERVAL_SECONDS` (60),
+    /// `COLONY_NOTIFICATIONS_RETENTION_DAYS` (30; per app, the apps file's `notification_retention_days`
+    /// and `push_log_retention_days`), `COLONY_NOTIFICATIONS_JOB_INTERVAL_SECONDS` (60),
     /// `COLONY_NOTIFICATIONS_MAX_DEVICES_PER_USER` (10), `COLONY_NOTIFICATIONS_MAX_LIVE_ACTIVITIES_PER_USER` (20).
     public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> NotificationsSettings {
         var settings = NotificationsSettings(
@@ -65,7 +88,26 @@ public struct NotificationsSettings: Sendable {
             maxLiveActivitiesPerUser: try environment.int("COLONY_NOTIFICATIONS_MAX_LIVE_ACTIVITIES_PER_USER", default: 20, range: 1...1000)
         )
         settings.circlesURL = try environment.url("COLONY_CIRCLES_URL")?.absoluteString  // unset: circles is not asked
+        do {
+            settings.appRetention = try appRetention(AppsFile.load(environment: environment), default: settings.retention)
+        } catch {
+            try environment.problem(error)
+        }
         return settings
+    }
+
+    /// The apps file's `notification_retention_days` and `push_log_retention_days` (1 to 3650),
+    /// for the apps that give either.
+    public static func appRetention(_ file: AppsFile, default retention: Duration) throws(ConfigurationError) -> [App: AppRetention] {
+        var apps: [App: AppRetention] = [:]
+        for app in App.allCases {
+            let notifications = try file.days("notification_retention_days", of: app, range: 1...3650)
+            let pushLog = try file.days("push_log_retention_days", of: app, range: 1...3650)
+            if notifications == nil && pushLog == nil { continue }
+            apps[app] = AppRetention(notifications: notifications.map { .seconds(86_400 * $0) } ?? retention,
+                                     pushLog: pushLog.map { .seconds(86_400 * $0) } ?? retention)
+        }
+        return apps
     }
 
     static func loadAPNs(environment: EnvironmentReader) throws(ConfigurationError) -> APNsSettings? {
@@ -110,8 +152,8 @@ public enum NotificationsService {
 
     /// What notifications counts for the console's Overview, per app: pushes sent and failed
     /// (the delivery log's `sent` and `failed` rows; dropped and skipped ones are neither), by
-    /// the day they were queued (`deliveries_created`). The log is kept
-    /// `COLONY_NOTIFICATIONS_RETENTION_DAYS` (30 by default).
+    /// the day they were queued (`deliveries_created`). The log is kept the app's
+    /// `push_log_retention_days`, else `COLONY_NOTIFICATIONS_RETENTION_DAYS` (30 by default).
     public static var consoleStats: [ConsoleStat] {
         App.allCases.flatMap { app in
             [("pushes_sent", "sent"), ("pushes_failed", "failed")].map { name, status in
@@ -142,7 +184,7 @@ public enum NotificationsService {
                     try await notifications(logger).liveActivityCountdown(database: database)
                     signal.wake()
                 },
-                ScheduledJob(name: "notifications.sweep", interval: .seconds(3600)) { database, logger in
+                ScheduledJob(name: "notifications.sweep", interval: settings.sweepInterval) { database, logger in
                     try await notifications(logger).sweep(database: database)
                 },
             ] },

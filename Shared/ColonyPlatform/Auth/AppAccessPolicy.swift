@@ -13,9 +13,9 @@ import Foundation
 ///   (Supabase treats them as `authenticated`, so `true` by default); `false` refuses them with
 ///   403 `anonymous_not_allowed`.
 ///
-/// Read from the JSON file `COLONY_APP_ACCESS_FILE` names, e.g.
+/// Fields of the apps file (`COLONY_APPS_FILE`, `AppsFile`), e.g.
 /// `{"unify": {"require_aal2": true, "anonymous_users": false}}`; an app the file leaves out
-/// (or no file) gets the defaults. Unknown apps or keys are refused at start-up: a misspelt
+/// (or no file) gets the defaults. Unknown apps or fields are refused at start-up: a misspelt
 /// security setting must not be ignored.
 public struct AppAccessPolicy: Sendable, Equatable {
     public var requireAal2: Bool
@@ -54,56 +54,26 @@ public struct AppAccessPolicies: Sendable, Equatable {
         apps[app] ?? .open
     }
 
-    public static let variable = "COLONY_APP_ACCESS_FILE"
-
-    /// The file `COLONY_APP_ACCESS_FILE` names, or the defaults when it is unset.
+    /// The apps file's access fields (`AppsFile`), or the defaults when `COLONY_APPS_FILE` is unset.
     public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> AppAccessPolicies {
-        guard let path = environment.optionalString(variable) else { return .open }
-        let data: Data
+        let file = try AppsFile.load(environment: environment)
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            return try AppAccessPolicies(file)
         } catch {
-            try environment.problem(ConfigurationError(variable: variable, problem: "could not read \(path): \(error.localizedDescription)"))
-            return .open
-        }
-        do {
-            return try parse(data)
-        } catch {
-            try environment.problem(ConfigurationError(variable: variable, problem: "\(path): \(error.problem)"))
+            try environment.problem(error)
             return .open
         }
     }
 
-    /// `{"<app>": {"require_aal2": Bool, "anonymous_users": Bool}}`.
-    public static func parse(_ data: Data) throws(ConfigurationError) -> AppAccessPolicies {
-        let apps: [String: JSONValue]
-        do {
-            apps = try JSONDecoder().decode([String: JSONValue].self, from: data)
-        } catch {
-            throw ConfigurationError(variable: variable, problem: "must be a JSON object of apps, e.g. {\"unify\": {\"require_aal2\": true}}")
-        }
+    /// Each app's `require_aal2` and `anonymous_users` (true or false) in `file`.
+    public init(_ file: AppsFile) throws(ConfigurationError) {
         var policies: [App: AppAccessPolicy] = [:]
-        for (name, value) in apps {
-            guard let app = App(rawValue: name) else {
-                throw ConfigurationError(variable: variable, problem: "names an unknown app \"\(name)\" (known: \(App.allCases.map(\.rawValue).joined(separator: ", ")))")
-            }
-            guard case .object(let fields) = value else {
-                throw ConfigurationError(variable: variable, problem: "\(name) must be an object with require_aal2 and/or anonymous_users")
-            }
+        for app in file.apps.keys {
             var policy = AppAccessPolicy()
-            for (key, field) in fields {
-                guard case .bool(let flag) = field else {
-                    throw ConfigurationError(variable: variable, problem: "\(name).\(key) must be true or false")
-                }
-                switch key {
-                case "require_aal2": policy.requireAal2 = flag
-                case "anonymous_users": policy.anonymousUsers = flag
-                default:
-                    throw ConfigurationError(variable: variable, problem: "\(name) has an unknown setting \"\(key)\" (known: require_aal2, anonymous_users)")
-                }
-            }
+            if let flag = try file.flag("require_aal2", of: app) { policy.requireAal2 = flag }
+            if let flag = try file.flag("anonymous_users", of: app) { policy.anonymousUsers = flag }
             policies[app] = policy
         }
-        return AppAccessPolicies(policies)
+        self.init(policies)
     }
 }

@@ -23,7 +23,7 @@ public struct TokenVerifierConfiguration: Sendable {
     /// How long fetched keys are trusted before a refresh.
     public var cacheLifetime: Duration
     /// Per app: `aal2` required of users with a verified factor, anonymous users accepted or not
-    /// (`COLONY_APP_ACCESS_FILE`).
+    /// (the apps file's `require_aal2` and `anonymous_users`).
     public var accessPolicies: AppAccessPolicies = .open
 
     public init(keySource: KeySource, issuer: String, audience: App?, cacheLifetime: Duration = .seconds(600)) {

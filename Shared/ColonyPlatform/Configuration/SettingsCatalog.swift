@@ -44,7 +44,9 @@ public enum SettingsCatalog {
         "COLONY_JWKS_URL": "Where access tokens' keys come from (auth's JWKS); this or `COLONY_JWT_PUBLIC_KEY` is required",
         "COLONY_JWT_PUBLIC_KEY": "One PEM public key for access tokens, instead of `COLONY_JWKS_URL`",
         "COLONY_JWT_ISSUER": "The `iss` access tokens must carry",
-        "COLONY_APP_ACCESS_FILE": "JSON of per-app access policies (`require_aal2`, `anonymous_users`); unset: all accepted",
+        "COLONY_APPS_FILE": "The apps file: every per-app setting (sign-in, access policies, retention) as JSON by app; see [The apps file](#the-apps-file). Unset: every app's defaults",
+        "COLONY_APP_ACCESS_FILE": "Retired: its fields are in `COLONY_APPS_FILE`; set, a service refuses to start",
+        "COLONY_AUTH_APPS_FILE": "Retired: its fields are in `COLONY_APPS_FILE`; set, a service refuses to start",
         "COLONY_TRUSTED_PROXIES": "CIDRs of the gateways whose `X-Forwarded-For` names the client (default: loopback)",
         "COLONY_TRUSTED_PROXY_COUNT": "Instead of CIDRs: the exact number of proxies in front",
         "COLONY_INTERNAL_KEY": "The service credential for internal routes, 32+ random characters, one value for all; unset: internal routes refuse all",
@@ -85,7 +87,6 @@ public enum SettingsCatalog {
         "COLONY_AUTH_TWILIO_URL": "A Twilio-compatible provider's base URL",
         "COLONY_AUTH_TWILIO_ATTEMPTS": "Tries per SMS (429, 5xx, connection errors)",
         "COLONY_AUTH_TEMPLATES_DIR": "The operator's mail and SMS templates over the shipped ones",
-        "COLONY_AUTH_APPS_FILE": "JSON overriding per-app sign-in settings",
         "COLONY_AUTH_MFA_CHALLENGE_SECONDS": "An MFA challenge's lifetime",
         "COLONY_AUTH_MFA_FACTOR_EXPIRY_SECONDS": "An unverified factor's lifetime",
         "COLONY_AUTH_MFA_MAX_FACTORS": "Factors per user",
@@ -342,7 +343,26 @@ public enum SettingsReference {
             text += "\n## \(section)\n\n"
             text += table(rows) { name in rows.first { $0.name == name }?.defaultValue.map(code) ?? "—" }
         }
+        text += appsFile()
         return text
+    }
+
+    /// The apps file's fields (`AppsFile.fields`): whose each is and what it means.
+    static func appsFile() -> String {
+        var lines = [
+            "", "## The apps file", "",
+            "`\(AppsFile.variable)` names one JSON file of every per-app setting, an object per app, e.g.",
+            "`{\"unify\": {\"redirect_urls\": [\"unify://auth-callback\"], \"require_aal2\": true, \"push_log_retention_days\": 14}}`.",
+            "Every service reads it at start and takes its own fields; an unknown app or field stops every",
+            "service (a misspelt policy must not be ignored). An app the file leaves out, or a field, gets the",
+            "default. The file's old names (\(AppsFile.retiredVariables.map { "`\($0)`" }.joined(separator: ", ")))",
+            "stop a start when set.", "",
+            "| Field | Read by | Description |", "| --- | --- | --- |",
+        ]
+        for field in AppsFile.fields {
+            lines.append("| `\(field.name)` | \(field.readBy.rawValue) | \(cell(field.description)) |")
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     static func code(_ value: String) -> String {

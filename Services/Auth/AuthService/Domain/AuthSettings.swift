@@ -4,7 +4,7 @@ import Foundation
 
 /// One app's sign-in settings: which methods are on, where links may redirect, token lifetimes.
 /// Defaults follow the seeds; an operator overrides any field per app with a JSON file
-/// (`COLONY_AUTH_APPS_FILE`, e.g. `{"unify": {"redirect_urls": ["unify://auth-callback"]}}`).
+/// (the apps file, `COLONY_APPS_FILE`, e.g. `{"unify": {"redirect_urls": ["unify://auth-callback"]}}`).
 public struct AppAuthSettings: Codable, Sendable, Equatable {
     /// Email + password sign-up and sign-in.
     public var emailEnabled: Bool
@@ -296,11 +296,12 @@ public struct AuthSettings: Sendable {
     }
 
     /// Reads `COLONY_AUTH_*`: `PUBLIC_URL`, `PHONE_PEPPER` (required, a strong secret), where
-    /// mail and SMS go (`senders`), `TEMPLATES_DIR`, `APPS_FILE`, `BCRYPT_COST` (10),
+    /// mail and SMS go (`senders`), `TEMPLATES_DIR`, `BCRYPT_COST` (10),
     /// `HASH_THREADS`, `APPLE_KEYS_URL`, and rate limits as `COLONY_AUTH_RATE_<NAME>=COUNT/SECONDS`
     /// (`SIGNUP_IP`, `OTP_IP`, `SIGNIN_IP`, `SIGNIN_ACCOUNT`, `REFRESH_IP`, `VERIFY_IP`,
     /// `VERIFY_RECIPIENT`, `SEND_RECIPIENT`, `SMS_NUMBER`, `SMS_APP`, `SMS_GLOBAL`, `ANONYMOUS_IP`, `MFA_VERIFY_IP`,
-    /// `MFA_FAILURES_USER`); MFA's own settings in `MFASettings.load`.
+    /// `MFA_FAILURES_USER`); MFA's own settings in `MFASettings.load`; each app's from the apps file
+    /// (`AppsFile`).
     public static func load(environment: EnvironmentReader = EnvironmentReader(), port: Int, issuer: String) throws(ConfigurationError) -> AuthSettings {
         let publicURL = environment.string("COLONY_AUTH_PUBLIC_URL", default: "http://127.0.0.1:\(port)/auth/v1")
         // Links are built from it with `URLComponents(string:)!`: refused here, not at the first mail.
@@ -319,8 +320,10 @@ public struct AuthSettings: Sendable {
         if let apple = try environment.url("COLONY_AUTH_APPLE_KEYS_URL") { settings.appleKeysURL = apple }
         settings.auditRetentionDays = try environment.int("COLONY_AUTH_AUDIT_RETENTION_DAYS", default: 90, range: 0...36_500)
         settings.exportTimeoutSeconds = try environment.int("COLONY_AUTH_EXPORT_TIMEOUT_SECONDS", default: 3600, range: 60...604_800)
-        if let file = environment.optionalString("COLONY_AUTH_APPS_FILE") {
-            settings.apps = try loadApps(file: file, variable: "COLONY_AUTH_APPS_FILE")
+        do {
+            settings.apps = try loadApps(try AppsFile.load(environment: environment))
+        } catch {
+            try environment.problem(error)
         }
         settings.mfa = try MFASettings.load(environment: environment)
         settings.templates = try MessageTemplates.load(overrides: environment.optionalString("COLONY_AUTH_TEMPLATES_DIR"))
@@ -345,18 +348,16 @@ public struct AuthSettings: Sendable {
         return settings
     }
 
-    /// Each app's defaults with the file's fields laid over them.
-    static func loadApps(file: String, variable: String) throws(ConfigurationError) -> [App: AppAuthSettings] {
-        let overrides: [String: [String: JSONValue]]
-        do {
-            overrides = try ColonyJSON.decoder().decode([String: [String: JSONValue]].self, from: Data(contentsOf: URL(fileURLWithPath: file)))
-        } catch {
-            throw ConfigurationError(variable: variable, problem: "could not read \(file) as JSON: \(error)")
-        }
+    /// Each app's defaults with the apps file's auth fields laid over them (`AppsFile.fields`
+    /// names them; the other services' fields are theirs).
+    static func loadApps(_ file: AppsFile) throws(ConfigurationError) -> [App: AppAuthSettings] {
+        let variable = AppsFile.variable
+        let ours = Set(AppsFile.fields.filter { $0.readBy == .auth }.map(\.name))
         var apps: [App: AppAuthSettings] = [:]
         for app in App.allCases {
             let base = AppAuthSettings.defaults(for: app)
-            guard let fields = overrides[app.rawValue] else { apps[app] = base; continue }
+            let fields = file.fields(of: app).filter { ours.contains($0.key) }
+            guard !fields.isEmpty else { apps[app] = base; continue }
             do {
                 let encoded = try ColonyJSON.encoder().encode(base)
                 var merged = try ColonyJSON.decoder().decode([String: JSONValue].self, from: encoded)
@@ -402,9 +403,6 @@ public struct AuthSettings: Sendable {
                     throw ConfigurationError(variable: variable, problem: "settings for \(app.rawValue): inactive_account_days must be between 30 and 36500 and inactive_warning_days between 1 and one less, got \(days) and \(settings.inactiveWarningDays)")
                 }
             }
-        }
-        if let unknown = overrides.keys.first(where: { App(rawValue: $0) == nil }) {
-            throw ConfigurationError(variable: variable, problem: "names an unknown app \"\(unknown)\"")
         }
         return apps
     }

@@ -143,7 +143,7 @@ struct Notifications: Sendable {
 
     func sweep(database: Database) async throws {
         let swept = try await database.transaction { connection in
-            try await deliveries.sweep(now: now, retention: settings.retention, on: connection)
+            try await deliveries.sweep(now: now, retention: settings.retention(of:), on: connection)
         }
         Retention.deleted(swept.deliveries, kind: "push_deliveries")
         Retention.deleted(swept.notifications, kind: "notification_history")

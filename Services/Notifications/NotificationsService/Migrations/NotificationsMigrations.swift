@@ -139,5 +139,10 @@ enum NotificationsMigrations {
             CREATE INDEX deliveries_app_created ON deliveries (app, created_at DESC, id DESC);
             CREATE INDEX deliveries_app_status_created ON deliveries (app, status, created_at DESC, id DESC);
             """),
+        Migration(version: 5, name: "the in-app list's retention per app", sql: """
+            -- The sweep deletes each app's entries past its own retention (the apps file's
+            -- notification_retention_days): without this it read the whole list every round.
+            CREATE INDEX notifications_app_created ON notifications (app, created_at);
+            """),
     ]
 }

@@ -185,22 +185,30 @@ struct DeliveryStore: Sendable {
             """, logger: logger)
     }
 
-    /// Housekeeping: queued pushes whose token vanished mid-lease are dropped, and the log keeps
-    /// `retention` of history.
-    /// Drops pending pushes whose device is gone; deletes the delivery log and the notification
-    /// history past `retention`. Returns how many of each went.
+    /// Housekeeping: drops pending pushes whose device is gone; deletes each app's delivery log
+    /// and notification history past its retention (`retention(app)`). Returns how many of each went.
     @discardableResult
-    func sweep(now: Date, retention: Duration, on connection: PostgresConnection) async throws -> (deliveries: Int, notifications: Int) {
+    func sweep(now: Date, retention: (App) -> NotificationsSettings.AppRetention, on connection: PostgresConnection) async throws -> (deliveries: Int, notifications: Int) {
         try await connection.query("""
             UPDATE deliveries SET status = 'dropped', last_reason = 'token_removed', lease_until = NULL
             WHERE status = 'pending' AND device_id IS NULL
             """, logger: logger)
-        let cutoff = now.addingTimeInterval(-Double(retention.components.seconds))
+        // One statement per table for every app: each row against its own app's cutoff
+        // (`deliveries_app_created`; the list's rows by `notifications_created`).
+        let apps = App.allCases.map(\.rawValue)
+        let pushLogCutoffs = App.allCases.map { now.addingTimeInterval(-Double(retention($0).pushLog.components.seconds)) }
+        let listCutoffs = App.allCases.map { now.addingTimeInterval(-Double(retention($0).notifications.components.seconds)) }
         let deliveries = try await connection.query("""
-            WITH gone AS (DELETE FROM deliveries WHERE created_at < \(cutoff) AND status <> 'pending' RETURNING 1) SELECT count(*)::int FROM gone
+            WITH gone AS (
+                DELETE FROM deliveries d USING unnest(\(apps)::text[], \(pushLogCutoffs)::timestamptz[]) AS r(app, cutoff)
+                WHERE d.app = r.app AND d.created_at < r.cutoff AND d.status <> 'pending' RETURNING 1)
+            SELECT count(*)::int FROM gone
             """, logger: logger).firstValue(Int.self) ?? 0
         let notifications = try await connection.query("""
-            WITH gone AS (DELETE FROM notifications WHERE created_at < \(cutoff) RETURNING 1) SELECT count(*)::int FROM gone
+            WITH gone AS (
+                DELETE FROM notifications n USING unnest(\(apps)::text[], \(listCutoffs)::timestamptz[]) AS r(app, cutoff)
+                WHERE n.app = r.app AND n.created_at < r.cutoff RETURNING 1)
+            SELECT count(*)::int FROM gone
             """, logger: logger).firstValue(Int.self) ?? 0
         return (deliveries, notifications)
     }
