@@ -64,6 +64,39 @@ struct RetentionTests {
         }
     }
 
+    @Test("an app's import_ledger_retention_days in the apps file rules its ledger: Unify's 30 days, HabitHive's 0 (kept), MyCirclee the deployment's 365")
+    func ledgerPerApp() async throws {
+        try await withTestDatabase { database in
+            let now = Date()
+            try await database.withConnection { connection in
+                for app in ["unify", "habithive", "mycirclee"] {
+                    for (index, daysAgo) in [400, 40, 10].enumerated() {
+                        try await connection.query("""
+                            INSERT INTO import_ledger (app, source_table, source_id, imported_at) VALUES (\(app), 'public.rows', \("row-\(index)"), \(now.addingTimeInterval(-Double(daysAgo) * 86_400)))
+                            """, logger: TestEnvironment.logger)
+                    }
+                }
+            }
+            var settings = PipelineSettings()
+            settings.appImportLedgerRetention = try PipelineSettings.appImportLedgerRetention(
+                AppsFile.parse(Data(#"{"unify": {"import_ledger_retention_days": 30}, "habithive": {"import_ledger_retention_days": 0}}"#.utf8)))
+            let outcome = try await Retention.sweepPlatform(database: database, settings: settings, now: now, logger: TestEnvironment.logger)
+            #expect(outcome.ledger == 3, "\(outcome)")  // Unify's 400- and 40-day-old entries, MyCirclee's 400
+            let left = try await database.withConnection { connection in
+                try await connection.query("SELECT app, count(*)::int FROM import_ledger GROUP BY app ORDER BY app", logger: TestEnvironment.logger)
+                    .read { c in
+                        let app: String = try c.next()
+                        let count: Int = try c.next()
+                        return "\(app)=\(count)"
+                    }
+            }
+            #expect(left == ["habithive=3", "mycirclee=2", "unify=1"])
+            #expect(throws: ConfigurationError.self) {
+                try PipelineSettings.appImportLedgerRetention(AppsFile.parse(Data(#"{"unify": {"import_ledger_retention_days": -1}}"#.utf8)))
+            }
+        }
+    }
+
     @Test("a backlog larger than a batch goes in batches")
     func batches() async throws {
         try await withTestDatabase { database in

@@ -73,14 +73,20 @@ public enum AuthService {
                         Retention.deleted(deleted, kind: "audit_log")
                     }
                 },
-                // Import runs are the record of imports, as the services' import ledgers: kept as long
-                // (COLONY_IMPORT_LEDGER_RETENTION_DAYS; 0 keeps them). Their summaries name source rows by id.
+                // Import runs are the record of imports, as the services' import ledgers: each app's kept
+                // as long as its ledger (import_ledger_retention_days, else COLONY_IMPORT_LEDGER_RETENTION_DAYS;
+                // 0 keeps them). Their summaries name source rows by id.
                 ScheduledJob(name: "auth.expire_import_runs", interval: .seconds(3600)) { database, logger in
-                    let retention = context.configuration.pipeline.importLedgerRetention
-                    guard retention > .zero else { return }
-                    let cutoff = Date().addingTimeInterval(-Double(retention.components.seconds))
-                    let deleted = try await database.withConnection { connection in
-                        try await connection.query("DELETE FROM import_runs WHERE started_at < \(cutoff) AND status <> 'running' RETURNING 1", logger: logger).collect().count
+                    var deleted = 0
+                    for app in App.allCases {
+                        let retention = context.configuration.pipeline.importLedgerRetention(of: app)
+                        guard retention > .zero else { continue }
+                        let cutoff = Date().addingTimeInterval(-Double(retention.components.seconds))
+                        deleted += try await database.withConnection { connection in
+                            try await connection.query("""
+                                DELETE FROM import_runs WHERE app = \(app.rawValue) AND started_at < \(cutoff) AND status <> 'running' RETURNING 1
+                                """, logger: logger).collect().count
+                        }
                     }
                     Retention.deleted(deleted, kind: "import_runs")
                 },

@@ -17,7 +17,8 @@ public struct AppsFile: Sendable, Equatable {
 
     /// Every field, with the service that reads it and what it means (docs/configuration.md's
     /// "The apps file" is made from it). Auth's are its `AppAuthSettings` (a test holds the two
-    /// equal); `access` fields are read by every service that checks tokens.
+    /// equal); `access` fields are read by every service that checks tokens, `platform` ones by
+    /// every service's pipeline.
     public static let fields: [Field] = [
         // Every service (AppAccessPolicy).
         Field("require_aal2", .access, "A user with a verified second factor must present an `aal2` token (403 `insufficient_aal`)"),
@@ -56,6 +57,8 @@ public struct AppsFile: Sendable, Equatable {
         Field("manual_linking", .auth, "Signed-in users may link and unlink identities"),
         Field("mfa_totp_enabled", .auth, "Users may enroll TOTP factors"),
         Field("mfa_phone_enabled", .auth, "Users may enroll phone factors (each challenge is an SMS the operator pays for)"),
+        // Every service: the platform's retention (PipelineSettings).
+        Field("import_ledger_retention_days", .platform, "How long the app's import ledger entries and import runs are kept (0: for good; else `COLONY_IMPORT_LEDGER_RETENTION_DAYS`)"),
         // Notifications (NotificationsSettings).
         Field("notification_retention_days", .notifications, "How long the in-app notification list keeps an entry (else `COLONY_NOTIFICATIONS_RETENTION_DAYS`)"),
         Field("push_log_retention_days", .notifications, "How long the push delivery log keeps a finished push (else `COLONY_NOTIFICATIONS_RETENTION_DAYS`)"),
@@ -63,7 +66,7 @@ public struct AppsFile: Sendable, Equatable {
 
     public struct Field: Sendable, Equatable {
         public enum Reader: String, Sendable {
-            case access = "every service", auth, notifications
+            case access = "every service (tokens)", platform = "every service (retention)", auth, notifications
         }
 
         public var name: String

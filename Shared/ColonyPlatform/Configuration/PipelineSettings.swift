@@ -1,3 +1,4 @@
+import ColonyModels
 import Foundation
 
 /// How a service's events travel: the outbox's size limit, how often a consumed event may fail
@@ -26,6 +27,9 @@ public struct PipelineSettings: Sendable {
     /// How long an import's ledger entries (which source row became which row, by id) are kept:
     /// long enough to resume or re-run an import, then they go (zero: kept).
     public var importLedgerRetention: Duration
+    /// Per app, the apps file's `import_ledger_retention_days` (0: kept), instead of
+    /// `importLedgerRetention`: the ledger and (in auth) the import runs of that app.
+    public var appImportLedgerRetention: [App: Duration] = [:]
 
     public init(maxEventBytes: Int = 512 << 10, maxHandlerAttempts: Int = 5, handlerRetryDelay: Duration = .milliseconds(100), maxHandlerRetryDelay: Duration = .seconds(30),
                 topicPartitions: Int32 = 3, topicReplicationFactor: Int32 = 1, outboxRetention: Duration = .seconds(900),
@@ -41,9 +45,14 @@ public struct PipelineSettings: Sendable {
         self.importLedgerRetention = importLedgerRetention
     }
 
+    /// How long `app`'s import ledger entries and import runs are kept (zero: for good).
+    public func importLedgerRetention(of app: App) -> Duration {
+        appImportLedgerRetention[app] ?? importLedgerRetention
+    }
+
     /// The pipeline's settings (docs/configuration.md lists them with their defaults).
     public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> PipelineSettings {
-        PipelineSettings(
+        var settings = PipelineSettings(
             maxEventBytes: try environment.int("COLONY_OUTBOX_MAX_EVENT_BYTES", default: 512 << 10, range: 1024...(8 << 20)),
             maxHandlerAttempts: try environment.int("COLONY_CONSUMER_MAX_ATTEMPTS", default: 5, range: 1...1000),
             topicPartitions: Int32(try environment.int("COLONY_KAFKA_TOPIC_PARTITIONS", default: 3, range: 1...1000)),
@@ -52,6 +61,21 @@ public struct PipelineSettings: Sendable {
             deadLetterRetention: .seconds(86_400 * (try environment.int("COLONY_DEAD_LETTER_RETENTION_DAYS", default: 30, range: 0...3650))),
             importLedgerRetention: .seconds(86_400 * (try environment.int("COLONY_IMPORT_LEDGER_RETENTION_DAYS", default: 365, range: 0...3650)))
         )
+        do {
+            settings.appImportLedgerRetention = try appImportLedgerRetention(AppsFile.load(environment: environment))
+        } catch {
+            try environment.problem(error)
+        }
+        return settings
+    }
+
+    /// The apps file's `import_ledger_retention_days` (0 to 3650), for the apps that give it.
+    public static func appImportLedgerRetention(_ file: AppsFile) throws(ConfigurationError) -> [App: Duration] {
+        var apps: [App: Duration] = [:]
+        for app in App.allCases {
+            if let days = try file.days("import_ledger_retention_days", of: app, range: 0...3650) { apps[app] = .seconds(86_400 * days) }
+        }
+        return apps
     }
 
     /// The producer's own message limit: the outbox limit plus room for the headers, so that

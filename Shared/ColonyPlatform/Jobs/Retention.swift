@@ -1,3 +1,4 @@
+import ColonyModels
 import Foundation
 import Logging
 import Metrics
@@ -24,7 +25,8 @@ public enum Retention {
     }
 
     /// Deletes dead letters last failed more than `deadLetterRetention` before `now` and import
-    /// ledger entries older than `importLedgerRetention` (zero keeps either). Returns the counts.
+    /// ledger entries older than their app's `importLedgerRetention(of:)` (zero keeps either).
+    /// Returns the counts.
     @discardableResult
     public static func sweepPlatform(database: Database, settings: PipelineSettings, now: Date, logger: Logger) async throws -> (deadLetters: Int, ledger: Int) {
         var deadLetters = 0
@@ -37,11 +39,15 @@ public enum Retention {
                     """, logger: logger)
             }
         }
-        if settings.importLedgerRetention > .zero {
-            let cutoff = now.addingTimeInterval(-Double(settings.importLedgerRetention.components.seconds))
-            ledger = try await deleteInBatches(database, logger) { connection in
+        // Each app's entries against its own days (the key begins with the app).
+        for app in App.allCases {
+            let retention = settings.importLedgerRetention(of: app)
+            guard retention > .zero else { continue }
+            let cutoff = now.addingTimeInterval(-Double(retention.components.seconds))
+            ledger += try await deleteInBatches(database, logger) { connection in
                 try await connection.query("""
-                    DELETE FROM import_ledger WHERE ctid IN (SELECT ctid FROM import_ledger WHERE imported_at < \(cutoff) LIMIT \(batchSize)) RETURNING app
+                    DELETE FROM import_ledger WHERE ctid IN (
+                        SELECT ctid FROM import_ledger WHERE app = \(app.rawValue) AND imported_at < \(cutoff) LIMIT \(batchSize)) RETURNING app
                     """, logger: logger)
             }
         }
