@@ -80,13 +80,10 @@ public struct AppsFile: Sendable, Equatable {
         }
     }
 
-    /// Where it was read from (nil: no file).
-    public var path: String?
     /// Each app's fields as the file gives them.
     public var apps: [App: [String: JSONValue]]
 
-    public init(path: String? = nil, apps: [App: [String: JSONValue]] = [:]) {
-        self.path = path
+    public init(apps: [App: [String: JSONValue]] = [:]) {
         self.apps = apps
     }
 
@@ -121,7 +118,8 @@ public struct AppsFile: Sendable, Equatable {
         }
     }
 
-    /// `data` as an apps file: an object of apps, each an object of known fields.
+    /// `data` as an apps file: an object of apps, each an object of known fields (`path` names
+    /// the file in problems).
     public static func parse(_ data: Data, path: String? = nil) throws(ConfigurationError) -> AppsFile {
         let place = path.map { "\($0): " } ?? ""
         guard case .object(let objects)? = JSONValue.parse(data) else {
@@ -141,7 +139,7 @@ public struct AppsFile: Sendable, Equatable {
             }
             apps[app] = settings
         }
-        return AppsFile(path: path, apps: apps)
+        return AppsFile(apps: apps)
     }
 
     /// A whole number of days `field` gives `app`, within `range`; nil when the file leaves it out
