@@ -18,11 +18,10 @@ func withChatAskingAuth(budget: Quota = Quota(100, perSeconds: 3600),
     defer { try? FileManager.default.removeItem(atPath: root) }
     let deadBroker = "127.0.0.1:\(try freePort())"
     try await withRunningAuth(service: { $0.internalKey = chatAuthInternalKey }) { auth in
-        var settings = ChatSettings(memberEmailLookups: budget)
-        settings.authURL = auth.base
-        let configured = settings
+        let configured = ChatSettings(memberEmailLookups: budget)
         try await withRunningService(.chat, app: .unify, apiPrefix: "/chat/v1", configure: { configuration in
             configuration.internalKey = chatAuthInternalKey
+            configuration.authURL = auth.base
             configuration.kafkaBrokers = deadBroker
         }, definition: { base in
             let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("chat-ryw-signing-key-0123456789abcdef".utf8))

@@ -14,12 +14,7 @@ struct MembershipPushTests {
     func removedMember() async throws {
         try await withRunningNotifications { n in
             let owner = try await n.device(.mycirclee), member = try await n.device(.mycirclee), stays = try await n.device(.mycirclee)
-            let circle = UUID()
-            try await n.publish(CircleCreated(circle: Rows.circle(circle, name: "Friends", owner: owner.id), owner: Rows.circleMember(circle, owner.id, role: .owner)),
-                                app: .mycirclee, aggregate: circle, actor: owner.id)
-            for user in [member.id, stays.id] {
-                try await n.publish(CircleMemberJoined(member: Rows.circleMember(circle, user), circleName: "Friends", via: "invite"), app: .mycirclee, aggregate: circle, actor: user)
-            }
+            let circle = try await n.circle("Friends", owner: owner.id, members: [member.id, stays.id])
             let event = Rows.post(circle: circle, author: owner.id, type: .event, body: "Board games", startsAt: Date().addingTimeInterval(7200))
             try await n.publish(PostCreated(post: event, pollOptions: []), app: .mycirclee, aggregate: circle, actor: owner.id)
             try await n.waitForPushes([member.token, stays.token])
@@ -109,5 +104,44 @@ struct MembershipPushTests {
             #expect(devices.count == 10)
             #expect(Set(devices.map(\.token)) == Set(tokens.suffix(10)), "the ten newest stay")
         }
+    }
+}
+
+/// Issue 39: an operator's suspension stops the account's pushes for its time.
+@Suite("Notifications: suspended accounts")
+struct SuspendedAccountPushTests {
+    @Test("a suspended account gets no pushes until it is reinstated; the others still get theirs")
+    func suspendedAccount() async throws {
+        try await withRunningNotifications { n in
+            let owner = try await n.device(.mycirclee), member = try await n.device(.mycirclee), stays = try await n.device(.mycirclee)
+            let circle = try await n.circle("Friends", owner: owner.id, members: [member.id, stays.id])
+            try await n.publish(PostCreated(post: Rows.post(circle: circle, author: owner.id, body: "Before"), pollOptions: []), app: .mycirclee, aggregate: circle, actor: owner.id)
+            try await n.waitForPushes([member.token, stays.token])
+
+            try await n.publish(UserSuspended(userId: member.id, app: .mycirclee, until: Date().addingTimeInterval(3600), suspendedAt: Date()),
+                                app: .mycirclee, aggregate: member.id, actor: nil)
+            try await n.publish(PostCreated(post: Rows.post(circle: circle, author: owner.id, body: "During"), pollOptions: []), app: .mycirclee, aggregate: circle, actor: owner.id)
+            try await n.waitForPushes([stays.token], count: 2)
+            try await n.settle()
+            #expect(n.pushes(to: member.token).count == 1, "the suspended member got \(n.pushes(to: member.token).count) pushes")
+
+            try await n.publish(UserReinstated(userId: member.id, app: .mycirclee, reinstatedAt: Date()), app: .mycirclee, aggregate: member.id, actor: nil)
+            try await n.publish(PostCreated(post: Rows.post(circle: circle, author: owner.id, body: "After"), pollOptions: []), app: .mycirclee, aggregate: circle, actor: owner.id)
+            try await n.waitForPushes([member.token], count: 2)
+            try await n.waitForPushes([stays.token], count: 3)
+        }
+    }
+}
+
+extension RunningNotifications {
+    /// A MyCirclee circle as circles' events announce it: created by `owner`, joined by `members`.
+    func circle(_ name: String, owner: UUID, members: [UUID]) async throws -> UUID {
+        let circle = UUID()
+        try await publish(CircleCreated(circle: Rows.circle(circle, name: name, owner: owner), owner: Rows.circleMember(circle, owner, role: .owner)),
+                          app: .mycirclee, aggregate: circle, actor: owner)
+        for user in members {
+            try await publish(CircleMemberJoined(member: Rows.circleMember(circle, user), circleName: name, via: "invite"), app: .mycirclee, aggregate: circle, actor: user)
+        }
+        return circle
     }
 }

@@ -105,7 +105,7 @@ public enum AuthService {
                 AuthRoutes(accounts: accounts(context, keyRing: keyRing), keyRing: keyRing, settings: settings, consoleKey: context.configuration.consoleKey).add(to: router)
                 // The archives' signed links (`/storage/v1/object/sign/exports/…`); nothing else of the bucket is served.
                 exports?.addRoutes(to: router, buckets: [UserExport.bucket], tokenMiddleware: context.tokenMiddleware)
-                InternalUserRoutes.add(to: router, context: context)
+                InternalUserRoutes.add(to: router, context: context, settings: settings)
             }
         )
     }

@@ -12,8 +12,6 @@ public struct ChatSettings: Sendable {
     public var maxVoiceSeconds: Double
     /// Addresses a user may look up when adding members by email (`MemberLookupBudget`).
     public var memberEmailLookups: Quota
-    /// Auth's root URL, asked about addresses chat has not heard of yet (`AccountDirectory`).
-    public var authURL: String? = nil
 
     public init(maxImageBytes: Int = 5 << 20, maxVoiceBytes: Int = 10 << 20, maxVoiceSeconds: Double = 600, memberEmailLookups: Quota = Quota(100, perSeconds: 3600)) {
         self.maxImageBytes = maxImageBytes
@@ -23,16 +21,15 @@ public struct ChatSettings: Sendable {
     }
 
     /// `COLONY_CHAT_MAX_IMAGE_BYTES` (5 MiB), `COLONY_CHAT_MAX_VOICE_BYTES` (10 MiB),
-    /// `COLONY_CHAT_MAX_VOICE_SECONDS` (600), `COLONY_CHAT_EMAIL_LOOKUP_RATE` (100/3600), `COLONY_AUTH_URL` (unset: auth is not asked).
+    /// `COLONY_CHAT_MAX_VOICE_SECONDS` (600), `COLONY_CHAT_EMAIL_LOOKUP_RATE` (100/3600). Auth's URL, asked about addresses chat has not heard of
+    /// yet (`AccountDirectory`), is the platform's `ServiceConfiguration.authURL`.
     public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> ChatSettings {
-        var settings = ChatSettings(
+        ChatSettings(
             maxImageBytes: try environment.int("COLONY_CHAT_MAX_IMAGE_BYTES", default: 5 << 20, range: 1024...(64 << 20)),
             maxVoiceBytes: try environment.int("COLONY_CHAT_MAX_VOICE_BYTES", default: 10 << 20, range: 1024...(64 << 20)),
             maxVoiceSeconds: Double(try environment.int("COLONY_CHAT_MAX_VOICE_SECONDS", default: 600, range: 1...7200)),
             memberEmailLookups: try environment.quota("COLONY_CHAT_EMAIL_LOOKUP_RATE", default: Quota(100, perSeconds: 3600))
         )
-        settings.authURL = try environment.url("COLONY_AUTH_URL")?.absoluteString
-        return settings
     }
 
     /// The request body limit the service needs: twice the largest upload, so a file somewhat
@@ -77,7 +74,7 @@ public enum ChatService {
                     database: context.database,
                     users: Users(outbox: context.outbox, media: media, logger: context.logger),
                     groups: Groups(outbox: context.outbox, media: media, logger: context.logger,
-                                   directory: AccountDirectory.make(key: context.configuration.internalKey, authURL: settings.authURL)),
+                                   directory: AccountDirectory.make(key: context.configuration.internalKey, authURL: context.configuration.authURL)),
                     messages: Messages(outbox: context.outbox, media: media, maxVoiceSeconds: settings.maxVoiceSeconds, logger: context.logger),
                     events: CalendarEvents(outbox: context.outbox, logger: context.logger),
                     lookups: MemberLookupBudget(database: context.database, quota: settings.memberEmailLookups, logger: context.logger)

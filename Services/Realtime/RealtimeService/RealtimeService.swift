@@ -99,7 +99,8 @@ public enum RealtimeService {
             },
             services: { _ in [hub] },
             addRoutes: { router, context in
-                hub.attach(database: context.database, verifier: TokenVerifier(configuration: context.configuration.tokens, logger: context.logger), logger: context.logger,
+                hub.attach(database: context.database, verifier: TokenVerifier(configuration: context.configuration.tokens, suspendedAccounts: context.suspendedAccounts, logger: context.logger),
+                           logger: context.logger,
                            membership: MembershipLookup(owners: settings.owners, key: context.configuration.internalKey))
                 socket.addRoutes(to: router)
             }

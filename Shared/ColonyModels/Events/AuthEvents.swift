@@ -110,3 +110,44 @@ public struct UserExportRequested: EventPayload {
         self.requestedAt = requestedAt
     }
 }
+
+extension EventType {
+    public static let userSuspended: EventType = "user_suspended"
+    public static let userReinstated: EventType = "user_reinstated"
+}
+
+/// An operator suspended (banned) the account until `until`: its sessions are gone, every service
+/// refuses its access tokens (they learn of it from auth's `SuspendedAccountsRoute` within a poll)
+/// and notifications sends it no pushes until then.
+public struct UserSuspended: EventPayload {
+    public static let eventType = EventType.userSuspended
+    public static let source = ColonyService.auth
+
+    public var userId: UUID
+    public var app: App
+    public var until: Date
+    public var suspendedAt: Date
+
+    public init(userId: UUID, app: App, until: Date, suspendedAt: Date) {
+        self.userId = userId
+        self.app = app
+        self.until = until
+        self.suspendedAt = suspendedAt
+    }
+}
+
+/// An operator lifted the account's suspension before its end.
+public struct UserReinstated: EventPayload {
+    public static let eventType = EventType.userReinstated
+    public static let source = ColonyService.auth
+
+    public var userId: UUID
+    public var app: App
+    public var reinstatedAt: Date
+
+    public init(userId: UUID, app: App, reinstatedAt: Date) {
+        self.userId = userId
+        self.app = app
+        self.reinstatedAt = reinstatedAt
+    }
+}

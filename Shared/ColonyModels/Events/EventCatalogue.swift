@@ -2,7 +2,7 @@
 /// consumer can check that a type it subscribes to is one someone publishes.
 public enum EventCatalogue {
     public static let types: [ColonyService: [EventType]] = [
-        .auth: [.userRegistered, .userUpdated, .userDeleted, .userExportRequested],
+        .auth: [.userRegistered, .userUpdated, .userDeleted, .userExportRequested, .userSuspended, .userReinstated],
         .habits: [.habitLogged, .hiveCreated, .hiveJoined, .hiveLeft, .hiveDeleted, .hiveDayLogged, .hiveAdvanced, .hiveBroken, .hiveAtRisk, .streakMilestone,
                   .hiveUpdated, .hiveInvited, .hiveInvitationAnswered, .habitStreakMilestone, .hiveMemberImported],
         .chat: [

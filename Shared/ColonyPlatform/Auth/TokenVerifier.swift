@@ -25,6 +25,9 @@ public struct TokenVerifierConfiguration: Sendable {
     /// Per app: `aal2` required of users with a verified factor, anonymous users accepted or not
     /// (the apps file's `require_aal2` and `anonymous_users`).
     public var accessPolicies: AppAccessPolicies = .open
+    /// Where suspended accounts are read from (auth, `ServiceConfiguration.authURL`; nil: nowhere,
+    /// as in auth itself, whose ban ends the account's sessions).
+    public var suspensions: SuspensionSource?
 
     public init(keySource: KeySource, issuer: String, audience: App?, cacheLifetime: Duration = .seconds(600)) {
         self.keySource = keySource
@@ -63,9 +66,12 @@ public actor TokenVerifier {
     private var lastRefetchForUnknownKey: ContinuousClock.Instant?
     /// Access tokens verified before; emptied when the fetched keys change.
     private var verifiedTokens = VerifiedTokens()
+    /// Accounts whose tokens are refused although valid (`SuspensionWatcher` fills it).
+    public nonisolated let suspendedAccounts: SuspendedAccounts
 
-    public init(configuration: TokenVerifierConfiguration, httpClient: HTTPClient = .shared, logger: Logger) {
+    public init(configuration: TokenVerifierConfiguration, suspendedAccounts: SuspendedAccounts = SuspendedAccounts(), httpClient: HTTPClient = .shared, logger: Logger) {
         self.configuration = configuration
+        self.suspendedAccounts = suspendedAccounts
         self.httpClient = httpClient
         self.logger = logger
     }
@@ -88,7 +94,11 @@ public actor TokenVerifier {
         } catch {
             throw APIError.unauthorized("invalid access token", code: "invalid_token")
         }
-        return try Self.user(from: claims, issuer: configuration.issuer, audience: configuration.audience, policies: configuration.accessPolicies)
+        let user = try Self.user(from: claims, issuer: configuration.issuer, audience: configuration.audience, policies: configuration.accessPolicies)
+        guard !suspendedAccounts.isSuspended(user.id) else {
+            throw APIError(.forbidden, code: "user_banned", message: "the account is suspended")
+        }
+        return user
     }
 
     /// Checks the claims a verified signature vouches for: issuer, audience (the app, when the

@@ -33,6 +33,9 @@ public struct ServiceConfiguration: Sendable {
     /// The console's credential on every service's admin routes (`ConsoleCaller`): another value
     /// than `internalKey`, so a service's own credential cannot act as an operator.
     public var consoleKey: InternalKey? = nil
+    /// Auth's internal root URL (`COLONY_AUTH_URL`, else the root of `COLONY_JWKS_URL`, which auth
+    /// serves): asked about suspended accounts and, by chat, about addresses. Nil: not asked.
+    public var authURL: String? = nil
     /// Whether the hot reads that have one are served by their fast path (`GeneratedFastPath`);
     /// `off` serves them through their generated handlers, the fast paths' reference.
     public var fastPaths: FastPathMode = .on
@@ -79,6 +82,11 @@ public struct ServiceConfiguration: Sendable {
         configuration.internalKey = try InternalKey.load(environment: environment)
         configuration.consoleKey = try InternalKey.load(environment: environment, variable: "COLONY_CONSOLE_KEY")
         configuration.fastPaths = try environment.enumeration("COLONY_FAST_PATHS", default: FastPathMode.on)
+        configuration.authURL = try environment.url("COLONY_AUTH_URL")?.absoluteString ?? tokens.keySource.root
+        let refresh = try environment.int("COLONY_SUSPENSIONS_REFRESH_SECONDS", default: 10, range: 1...60)
+        if service != .auth {
+            configuration.tokens.suspensions = configuration.authURL.map { SuspensionSource(authURL: $0, interval: .seconds(refresh)) }
+        }
         return configuration
     }
 }
@@ -127,3 +135,10 @@ public struct DatabaseConfiguration: Sendable {
     }
 }
 
+extension TokenVerifierConfiguration.KeySource {
+    /// The root (scheme, host, port) of the JWKS URL, when keys are fetched.
+    var root: String? {
+        guard case .jwks(let url) = self, let scheme = url.scheme, let host = url.host else { return nil }
+        return "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? "")
+    }
+}

@@ -44,6 +44,8 @@ public enum SettingsCatalog {
         "COLONY_JWKS_URL": "Where access tokens' keys come from (auth's JWKS); this or `COLONY_JWT_PUBLIC_KEY` is required",
         "COLONY_JWT_PUBLIC_KEY": "One PEM public key for access tokens, instead of `COLONY_JWKS_URL`",
         "COLONY_JWT_ISSUER": "The `iss` access tokens must carry",
+        "COLONY_AUTH_URL": "Auth's internal URL (default: the root of `COLONY_JWKS_URL`): every service reads suspended accounts from it, chat asks it about addresses; unset with a pinned key: not asked",
+        "COLONY_SUSPENSIONS_REFRESH_SECONDS": "How often a service reads auth's suspended accounts: a suspended user's access tokens are refused everywhere within this time",
         "COLONY_APPS_FILE": "The apps file: every per-app setting (sign-in, access policies, retention) as JSON by app; see [The apps file](#the-apps-file). Unset: every app's defaults",
         "COLONY_APP_ACCESS_FILE": "Retired: its fields are in `COLONY_APPS_FILE`; set, a service refuses to start",
         "COLONY_AUTH_APPS_FILE": "Retired: its fields are in `COLONY_APPS_FILE`; set, a service refuses to start",
@@ -179,7 +181,6 @@ public enum SettingsCatalog {
         "COLONY_CIRCLES_URL": "Circles' internal URL, asked about memberships the projection has not seen yet (unset: not asked)",
         "COLONY_CHAT_URL": "Chat's internal URL, asked about memberships the projection has not seen yet (unset: not asked)",
         "COLONY_HABITS_URL": "Habits' internal URL, asked about memberships the projection has not seen yet (unset: not asked)",
-        "COLONY_AUTH_URL": "Auth's internal URL, asked about addresses (unset: not asked)",
         // Notifications.
         "COLONY_APNS_TEAM_ID": "APNs token auth: the team (all three of team, key id and key, or none: pushes `skipped`)",
         "COLONY_APNS_KEY_ID": "APNs token auth: the key's id",

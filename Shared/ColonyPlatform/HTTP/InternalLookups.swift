@@ -61,8 +61,10 @@ public enum InternalUsersByEmailRoute {
 
 extension InternalMembershipClient {
     /// An internal route of another service (`base` its root URL, `pathAndQuery` percent-encoded),
-    /// with the service credential; throws unless it answers 200 with a body of `Answer`.
-    public func get<Answer: Decodable>(_ pathAndQuery: String, base: String, as type: Answer.Type, limit: Int = 1 << 20) async throws -> Answer {
+    /// with the service credential; throws unless it answers 200 with a body of `Answer` (read by
+    /// `decoder`: `ColonyJSON.decoder()` for answers with times).
+    public func get<Answer: Decodable>(_ pathAndQuery: String, base: String, as type: Answer.Type, limit: Int = 1 << 20,
+                                       decoder: JSONDecoder = JSONDecoder()) async throws -> Answer {
         let root = base.hasSuffix("/") ? String(base.dropLast()) : base
         var request = HTTPClientRequest(url: root + pathAndQuery)
         request.method = .GET
@@ -79,7 +81,7 @@ extension InternalMembershipClient {
         guard response.status == .ok else {
             throw Failure(description: "\(pathAndQuery.split(separator: "?").first ?? "") answered \(response.status.code)")
         }
-        return try JSONDecoder().decode(Answer.self, from: Data(buffer: body))
+        return try decoder.decode(Answer.self, from: Data(buffer: body))
     }
 
     /// Circles' answer: whether `post` is a live event post of a circle `user` is in.
@@ -110,5 +112,30 @@ public enum SignUpProfile {
     public static func name(of user: UUID, maxLength: Int = 60) -> String? {
         guard let caller = RequestCaller.user, caller.id == user else { return nil }
         return SignUpMetadata.displayName(caller.userMetadata, maxLength: maxLength)
+    }
+}
+
+/// `GET /internal/v1/suspended-accounts` (auth): the accounts whose suspension is in force and
+/// began within an access token's lifetime, so a token issued before it may still be live.
+/// Every other service polls it (`SuspensionWatcher`) and refuses those accounts' tokens; an
+/// older suspension needs no listing: no token issued before it is live, and auth issues none.
+public enum SuspendedAccountsRoute {
+    public static let path = "/internal/v1/suspended-accounts"
+
+    public struct Account: Codable, Sendable, Equatable {
+        public var userId: UUID
+        public var app: App
+        public var until: Date
+
+        public init(userId: UUID, app: App, until: Date) {
+            self.userId = userId
+            self.app = app
+            self.until = until
+        }
+    }
+
+    public struct Answer: Codable, Sendable, Equatable {
+        public var accounts: [Account]
+        public init(accounts: [Account]) { self.accounts = accounts }
     }
 }

@@ -51,6 +51,12 @@ public final class ServiceMetrics: Sendable {
         gauge("colony_database_up", "1 when the service's database answered at the last scrape (what /ready checks)").set(up ? 1.0 : 0.0)
     }
 
+    /// -1 before the first read: an alert on a large age covers both.
+    func suspensionList(age: Duration?) {
+        gauge("colony_suspension_list_age_seconds", "Seconds since this replica last read auth's suspended accounts (-1: not yet); their tokens are refused as of that read")
+            .set(age.map { Double($0.components.seconds) } ?? -1)
+    }
+
     func databasePool(_ database: Database) {
         let usage = database.poolUsage.snapshot
         gauge("colony_db_pool_connections_in_use", "Pooled database connections lent out").set(Double(usage.inUse))

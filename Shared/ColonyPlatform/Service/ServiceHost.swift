@@ -81,6 +81,8 @@ public struct ServiceContext: Sendable {
     public let logger: Logger
     /// The registry `/metrics` serves: a service's own counters go here too.
     public let metrics: PrometheusCollectorRegistry
+    /// The accounts whose tokens every verifier of this replica refuses (realtime's too).
+    public let suspendedAccounts: SuspendedAccounts
 }
 
 /// Runs a service: applies migrations, then runs Postgres, the producer, the outbox relay, the
@@ -114,9 +116,10 @@ public enum ServiceHost {
             metrics: pipelineMetrics,
             retention: pipeline.outboxRetention
         )
-        let verifier = TokenVerifier(configuration: configuration.tokens, logger: logger)
+        let suspendedAccounts = SuspendedAccounts()
+        let verifier = TokenVerifier(configuration: configuration.tokens, suspendedAccounts: suspendedAccounts, logger: logger)
         let context = ServiceContext(configuration: configuration, database: database, outbox: outbox, tokenMiddleware: TokenMiddleware(verifier: verifier),
-                                     logger: logger, metrics: metrics.registry)
+                                     logger: logger, metrics: metrics.registry, suspendedAccounts: suspendedAccounts)
 
         // Ready means the HTTP API can be served: the database. A broker outage shows in
         // `/health`'s detail and `colony_broker_up`, and takes no pod out of service.
@@ -189,6 +192,14 @@ public enum ServiceHost {
             services.append(JobScheduler(database: database, jobs: jobs, logger: logger, metrics: serviceMetrics))
             let intervals = Dictionary(jobs.map { ($0.name, $0.interval) }) { first, _ in first }
             metrics.addSampler { await sampleJobs(database: database, intervals: intervals, metrics: serviceMetrics, logger: samplerLogger) }
+        }
+        if let source = configuration.tokens.suspensions {
+            if let key = configuration.internalKey {
+                services.append(SuspensionWatcher(accounts: suspendedAccounts, source: source, key: key, logger: logger))
+                metrics.addSampler { serviceMetrics.suspensionList(age: suspendedAccounts.age) }
+            } else {
+                logger.warning("COLONY_INTERNAL_KEY is unset: suspended accounts are not read from auth, their tokens work until they expire")
+            }
         }
         services.append(contentsOf: definition.services(context))
         services.append(app)

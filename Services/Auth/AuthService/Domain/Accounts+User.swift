@@ -270,14 +270,33 @@ extension Accounts {
             if let metadata = attributes.userMetadata { user.userMetadata.merge(metadata) { _, new in new }; announce = true }
             if let metadata = attributes.appMetadata { user.appMetadata.merge(metadata) { _, new in new } }
             try MetadataLimits.check(user: user.userMetadata, app: user.appMetadata)
+            let wasBanned = user.isBanned
             if let duration = attributes.banDuration {
                 user.bannedUntil = try banUntil(duration)
                 if user.bannedUntil != nil { try await sessions.deleteAll(userID: user.id, on: connection) }
             }
             try await users.update(user, on: connection)
+            if attributes.banDuration != nil { try await announceSuspension(of: user, wasBanned: wasBanned, on: connection) }
             if announce { try await publishUpdated(user, on: connection) }
             try await audit(.userModified, actor: actor, traits: auditTraits(of: user), app: app, on: connection)
             return UserResource(try await users.find(id: user.id, app: app, on: connection) ?? user)
+        }
+    }
+
+    /// A ban set (or set again) starts now for every service: `banned_at` puts it on the list they
+    /// read (`SuspendedAccountsRoute`) and `user_suspended` stops notifications' pushes; a ban lifted
+    /// leaves the list and says `user_reinstated`.
+    func announceSuspension(of user: UserRecord, wasBanned: Bool, on connection: PostgresConnection) async throws {
+        let now = Date()
+        if let until = user.bannedUntil {
+            try await connection.query("UPDATE users SET banned_at = \(now) WHERE id = \(user.id)", logger: logger)
+            let payload = UserSuspended(userId: user.id, app: user.app, until: until, suspendedAt: now)
+            try await outbox.publish(EventEnvelope(app: user.app, aggregateId: user.id.uuidString.lowercased(), actor: nil, payload: payload), on: connection, logger: logger)
+        } else {
+            try await connection.query("UPDATE users SET banned_at = NULL WHERE id = \(user.id)", logger: logger)
+            guard wasBanned else { return }
+            let payload = UserReinstated(userId: user.id, app: user.app, reinstatedAt: now)
+            try await outbox.publish(EventEnvelope(app: user.app, aggregateId: user.id.uuidString.lowercased(), actor: nil, payload: payload), on: connection, logger: logger)
         }
     }
 

@@ -325,5 +325,12 @@ enum AuthMigrations {
             -- The listing is newest first per app.
             CREATE INDEX import_runs_app_started ON import_runs (app, started_at DESC);
             """),
+        Migration(version: 13, name: "when a ban began", sql: """
+            -- Every service refuses the access tokens a suspended account still holds: it lists
+            -- the bans that began within a token's lifetime (SuspendedAccountsRoute), not every
+            -- ban ever made. Null when no ban is in force, or for bans imported from Supabase.
+            ALTER TABLE users ADD COLUMN banned_at timestamptz;
+            CREATE INDEX users_banned_at ON users (banned_at) WHERE banned_at IS NOT NULL;
+            """),
     ]
 }

@@ -9,9 +9,19 @@ struct DomainEventHandler: Sendable {
     let notifications: Notifications
 
     func handle(_ event: ReceivedEvent, on connection: PostgresConnection) async throws {
-        if event.type == .userDeleted {
+        switch event.type {
+        case .userDeleted:
             try await notifications.erase(try event.decode(UserDeleted.self).payload.userId, on: connection)
             return
+        case .userSuspended:
+            let suspended = try event.decode(UserSuspended.self).payload
+            try await notifications.deliveries.suspend(suspended.userId, app: suspended.app, until: suspended.until, on: connection)
+            return
+        case .userReinstated:
+            try await notifications.deliveries.reinstate(try event.decode(UserReinstated.self).payload.userId, on: connection)
+            return
+        default:
+            break
         }
         let projections = notifications.projections, fanOut = notifications.fanOut
         try await notifications.memberships.apply(event, on: connection)

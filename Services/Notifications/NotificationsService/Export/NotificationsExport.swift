@@ -76,6 +76,7 @@ enum NotificationsExport {
             "memberships": "a copy of who belongs to which group, circle and hive, from the services that own them (their parts list yours)",
             "names": "names of circles, groups and projects for push texts: nothing about a person",
             "event_posts": "a copy of MyCirclee's event posts for event alerts; circles' part holds the posts you wrote",
+            "suspended_accounts": "a copy of a suspension of your account, so that no push is sent during it, kept until it ends; auth's part has the suspension",
         ]
     )
 }

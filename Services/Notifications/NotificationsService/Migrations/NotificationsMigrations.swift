@@ -144,5 +144,14 @@ enum NotificationsMigrations {
             -- notification_retention_days): without this it read the whole list every round.
             CREATE INDEX notifications_app_created ON notifications (app, created_at);
             """),
+        Migration(version: 6, name: "suspended accounts get no pushes", sql: """
+            -- From auth's user_suspended (user_reinstated deletes the row): no push is queued for
+            -- the account until `until`; the sweep deletes rows whose end has passed.
+            CREATE TABLE suspended_accounts (
+                user_id uuid PRIMARY KEY,
+                app text NOT NULL,
+                until timestamptz NOT NULL
+            );
+            """),
     ]
 }

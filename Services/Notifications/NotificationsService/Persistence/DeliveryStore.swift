@@ -40,12 +40,34 @@ struct DeliveryStore: Sendable {
         return result
     }
 
-    /// The app-install tokens of `users`.
+    /// A device `d` whose owner is not suspended now.
+    static let notSuspended = "NOT EXISTS (SELECT 1 FROM suspended_accounts s WHERE s.user_id = d.user_id AND s.until > now())"
+
+    /// `user_suspended`: nothing more is queued for the account until `until`, and what was
+    /// queued is dropped. A redelivery changes nothing.
+    func suspend(_ user: UUID, app: App, until: Date, on connection: PostgresConnection) async throws {
+        try await connection.query("""
+            INSERT INTO suspended_accounts (user_id, app, until) VALUES (\(user), \(app.rawValue), \(until))
+            ON CONFLICT (user_id) DO UPDATE SET until = EXCLUDED.until
+            """, logger: logger)
+        try await connection.query("""
+            UPDATE deliveries SET status = 'dropped', last_reason = 'suspended', lease_until = NULL
+            WHERE status = 'pending' AND user_id = \(user)
+            """, logger: logger)
+    }
+
+    /// `user_reinstated` (and `user_deleted`): pushes are queued for the account again.
+    func reinstate(_ user: UUID, on connection: PostgresConnection) async throws {
+        try await connection.query("DELETE FROM suspended_accounts WHERE user_id = \(user)", logger: logger)
+    }
+
+    /// The app-install tokens of `users` (a suspended account's are left out).
     func deviceTokens(app: App, users: [UUID], on connection: PostgresConnection) async throws -> [(device: UUID, user: UUID, token: String)] {
         guard !users.isEmpty else { return [] }
         var tokens: [(UUID, UUID, String)] = []
         let rows = try await connection.query("""
-            SELECT id, user_id, token FROM devices WHERE app = \(app.rawValue) AND kind = 'device' AND user_id = ANY(\(users)::uuid[])
+            SELECT id, user_id, token FROM devices d WHERE app = \(app.rawValue) AND kind = 'device' AND user_id = ANY(\(users)::uuid[])
+              AND \(unescaped: Self.notSuspended)
             """, logger: logger)
         for try await row in rows { tokens.append(try row.read { c in (try c.next(), try c.next(), try c.next()) }) }
         return tokens
@@ -61,6 +83,7 @@ struct DeliveryStore: Sendable {
             SELECT d.id, d.user_id, d.token FROM devices d
             WHERE d.kind = 'live_activity' AND d.post_id = \(post)
               AND EXISTS (SELECT 1 FROM memberships m WHERE m.scope = 'circle' AND m.scope_id = \(circle) AND m.user_id = d.user_id)
+              AND \(unescaped: Self.notSuspended)
             """, logger: logger)
         for try await row in rows { tokens.append(try row.read { c in (try c.next(), try c.next(), try c.next()) }) }
         return (circle, tokens)
@@ -193,6 +216,7 @@ struct DeliveryStore: Sendable {
             UPDATE deliveries SET status = 'dropped', last_reason = 'token_removed', lease_until = NULL
             WHERE status = 'pending' AND device_id IS NULL
             """, logger: logger)
+        try await connection.query("DELETE FROM suspended_accounts WHERE until <= \(now)", logger: logger)
         // One statement per table for every app: each row against its own app's cutoff
         // (`deliveries_app_created`; the list's rows by `notifications_created`).
         let apps = App.allCases.map(\.rawValue)
@@ -234,6 +258,7 @@ struct DeliveryStore: Sendable {
 
     func eraseUser(_ user: UUID, on connection: PostgresConnection) async throws {
         try await connection.query("DELETE FROM deliveries WHERE user_id = \(user)", logger: logger)
+        try await reinstate(user, on: connection)
     }
 
     /// Someone left (or was removed from) a group, circle or hive, or it was deleted: what was

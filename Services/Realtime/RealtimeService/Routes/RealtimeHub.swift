@@ -453,7 +453,8 @@ public final class RealtimeHub: Service, Sendable {
     }
 
     /// Closes sockets that sent nothing for the heartbeat timeout, and channels whose token expired
-    /// (Supabase's `system` error, then `phx_close`).
+    /// (Supabase's `system` error, then `phx_close`). A socket with a channel of a suspended account
+    /// is closed: every channel ends with the `system` error first, so the client says why.
     private func sweep() async {
         let interval = max(min(settings.heartbeatTimeout / 4, .seconds(1)), .milliseconds(50))
         while !Task.isCancelled {
@@ -461,9 +462,15 @@ public final class RealtimeHub: Service, Sendable {
             let now = ContinuousClock.now
             let wallNow = Date()
             let connections = state.withLock { Array($0.connections.values) }
+            let suspended = try? attachment.verifier.suspendedAccounts
             for connection in connections {
                 if now - connection.lastSeen > settings.heartbeatTimeout {
                     connection.close(reason: "heartbeat timeout")
+                    continue
+                }
+                if let suspended, connection.channels.contains(where: { suspended.isSuspended($0.user.id, now: wallNow) }) {
+                    for channel in connection.channels { shutDown(connection, channel, message: "the account is suspended") }
+                    connection.close(reason: "account suspended", flush: true)
                     continue
                 }
                 for channel in connection.channels {
