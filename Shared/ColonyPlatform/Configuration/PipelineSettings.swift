@@ -1,3 +1,4 @@
+import ColonyKafka
 import ColonyModels
 import Foundation
 
@@ -30,6 +31,9 @@ public struct PipelineSettings: Sendable {
     /// Per app, the apps file's `import_ledger_retention_days` (0: kept), instead of
     /// `importLedgerRetention`: the ledger and (in auth) the import runs of that app.
     public var appImportLedgerRetention: [App: Duration] = [:]
+    /// How long the broker may hold a consumer's fetch while nothing new is there (librdkafka's
+    /// `fetch.wait.max.ms`, `KafkaConfiguration.consumerFetchWaitMilliseconds` by default).
+    public var consumerFetchWaitMilliseconds = KafkaConfiguration.consumerFetchWaitMilliseconds
 
     public init(maxEventBytes: Int = 512 << 10, maxHandlerAttempts: Int = 5, handlerRetryDelay: Duration = .milliseconds(100), maxHandlerRetryDelay: Duration = .seconds(30),
                 topicPartitions: Int32 = 3, topicReplicationFactor: Int32 = 1, outboxRetention: Duration = .seconds(900),
@@ -61,6 +65,7 @@ public struct PipelineSettings: Sendable {
             deadLetterRetention: .seconds(86_400 * (try environment.int("COLONY_DEAD_LETTER_RETENTION_DAYS", default: 30, range: 0...3650))),
             importLedgerRetention: .seconds(86_400 * (try environment.int("COLONY_IMPORT_LEDGER_RETENTION_DAYS", default: 365, range: 0...3650)))
         )
+        settings.consumerFetchWaitMilliseconds = try environment.int("COLONY_KAFKA_FETCH_WAIT_MS", default: KafkaConfiguration.consumerFetchWaitMilliseconds, range: 1...5000)
         do {
             settings.appImportLedgerRetention = try appImportLedgerRetention(AppsFile.load(environment: environment))
         } catch {

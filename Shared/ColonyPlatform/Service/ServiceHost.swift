@@ -165,15 +165,16 @@ public enum ServiceHost {
             let handler: EventHandler = { event, connection in try await handleEvent(event, connection, context) }
             // One group per service and deployment: the topic prefix names the deployment.
             let group = "\(configuration.topicPrefix)-\(configuration.service.rawValue)"
+            let consumerOverrides = configuration.kafkaSecurity.merging(["fetch.wait.max.ms": String(pipeline.consumerFetchWaitMilliseconds)]) { $1 }
             var consumers = [EventConsumer(
-                configuration: .consumer(bootstrapServers: configuration.kafkaBrokers, groupId: group, clientId: "colony-\(configuration.service.rawValue)", overrides: configuration.kafkaSecurity),
+                configuration: .consumer(bootstrapServers: configuration.kafkaBrokers, groupId: group, clientId: "colony-\(configuration.service.rawValue)", overrides: consumerOverrides),
                 topics: topics, database: database, settings: pipeline, metrics: pipelineMetrics, logger: logger,
                 handler: handler, afterHandling: definition.afterEvent
             )]
             if let live = definition.liveDelivery {
                 consumers.append(EventConsumer(
                     configuration: .consumer(bootstrapServers: configuration.kafkaBrokers, groupId: "\(group)-live-\(live.replicaID)",
-                                             clientId: "colony-\(configuration.service.rawValue)-live", overrides: configuration.kafkaSecurity),
+                                             clientId: "colony-\(configuration.service.rawValue)-live", overrides: consumerOverrides),
                     topics: topics, database: database, settings: pipeline, metrics: pipelineMetrics, logger: logger,
                     mode: .live(maxEventAge: live.maxEventAge, deliver: live.deliver), handler: handler
                 ))
