@@ -29,12 +29,12 @@ public struct KafkaConfiguration: Sendable {
         return configuration
     }
 
-    /// The broker holds a fetch until an event arrives or this passes (Kafka's default): a long
-    /// poll. The broker answers as soon as something is there, so a busy stream waits for nothing;
-    /// on an idle one an event measured 7.8 ms from produce to poll instead of 4.0 ms at 10 ms
-    /// (Tansu, this machine), and the idle local stack went from 83.1 % of a core to 11.1 %
-    /// (`scripts/bench idle`; the broker from 72.1 % to 5.4 %, answering empty fetches).
-    public static let consumerFetchWaitMilliseconds = 500
+    /// How long the broker may hold a fetch while nothing new is there. Short, because the local
+    /// broker (Tansu) answers a held fetch late under load: at 500 ms (Kafka's default) an event
+    /// took 133 ms at p50 from produce to consume at 500 events/s (`scripts/bench outbox`), though
+    /// the idle stack cost 11.1 % of a core instead of 83.1 % (`scripts/bench idle`). Apache Kafka
+    /// answers a held fetch as soon as data arrives: set `COLONY_KAFKA_FETCH_WAIT_MS=500` there.
+    public static let consumerFetchWaitMilliseconds = 10
 
     /// Consumer-group consumer that commits only what the application stored as handled.
     /// Session and heartbeat are short because the local broker holds joins for half a session.

@@ -37,7 +37,7 @@ public enum SettingsCatalog {
         "COLONY_KAFKA_TOPIC_PARTITIONS": "Partitions of the topics Colony creates",
         "COLONY_KAFKA_REPLICATION_FACTOR": "Replicas of the topics Colony creates (3 on a production cluster)",
         "COLONY_OUTBOX_MAX_EVENT_BYTES": "The largest event the outbox takes (413 `event_too_large` beyond); keep it below the broker's limit",
-        "COLONY_KAFKA_FETCH_WAIT_MS": "How long the broker may hold a consumer's fetch while no event is there (a long poll: it answers as soon as one is)",
+        "COLONY_KAFKA_FETCH_WAIT_MS": "How long the broker may hold a consumer's fetch while no event is there: 500 on Apache Kafka (a long poll, far less idle work); the local Tansu answers held fetches late under load, so 10",
         "COLONY_CONSUMER_MAX_ATTEMPTS": "Failed handler attempts before a consumed event becomes a dead letter",
         "COLONY_OUTBOX_RETENTION_SECONDS": "How long acknowledged events stay in the outbox, to be sent again should the broker lose them (0: at once)",
         "COLONY_DEAD_LETTER_RETENTION_DAYS": "How long a dead letter is kept after it last failed (0: until dropped)",
