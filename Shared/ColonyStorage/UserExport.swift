@@ -236,6 +236,7 @@ extension ExportPlan {
         "job_runs": "when each scheduled job last ran",
         "dead_letters": "events that could not be handled, kept for operators to retry or drop (the retention job deletes them)",
         "import_ledger": "which rows of an imported Supabase project became which rows here",
+        "reports": "reports of content for moderators (ids, category, words), erased with the reporter's or the reported account",
         "quota_hits": "counters of requests per person over hours, for abuse limits",
         "memberships": "a projection of who belongs to which group, exported as the service's own membership rows",
     ]

@@ -72,11 +72,14 @@ enum AudioFixtures {
 }
 
 /// Starts the chat service with filesystem storage in a fresh directory, small upload limits and
-/// a budget of member lookups no test reaches unless it sets its own (`MemberLookupBudgetTests`).
-func withRunningChat(settings: ChatSettings = ChatSettings(maxImageBytes: 64 << 10, maxVoiceBytes: 256 << 10, memberEmailLookups: Quota(1_000_000, perSeconds: 3600)), _ body: @Sendable (RunningChat) async throws -> Void) async throws {
+/// a budget of member lookups no test reaches unless it sets its own (`MemberLookupBudgetTests`);
+/// `configure` changes the platform's settings further (a console key, say).
+func withRunningChat(settings: ChatSettings = ChatSettings(maxImageBytes: 64 << 10, maxVoiceBytes: 256 << 10, memberEmailLookups: Quota(1_000_000, perSeconds: 3600)),
+                     configure: @Sendable (inout ServiceConfiguration) -> Void = { _ in },
+                     _ body: @Sendable (RunningChat) async throws -> Void) async throws {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-chat-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: root) }
-    try await withRunningService(.chat, app: .unify, apiPrefix: "/chat/v1", configure: { $0.maxUploadBytes = settings.maxUploadBytes }, definition: { base in
+    try await withRunningService(.chat, app: .unify, apiPrefix: "/chat/v1", configure: { $0.maxUploadBytes = settings.maxUploadBytes; configure(&$0) }, definition: { base in
         ChatService.definition(settings: settings, storage: storage(root: root, base: base))
     }) { service in
         try await body(RunningChat(service: service, storageRoot: root, settings: settings, storage: storage(root: root, base: service.base)))

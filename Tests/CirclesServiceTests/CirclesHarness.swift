@@ -70,11 +70,16 @@ extension RunningCircles {
 
 typealias Schemas = CirclesAPI.Components.Schemas
 
-/// Starts the circles service with filesystem storage in a fresh directory.
-func withRunningCircles(settings: CirclesSettings = CirclesSettings(maxPhotoBytes: 64 << 10), _ body: @Sendable (RunningCircles) async throws -> Void) async throws {
+/// Starts the circles service with filesystem storage in a fresh directory (and the console's
+/// routes open to `consoleKey`, when given).
+func withRunningCircles(settings: CirclesSettings = CirclesSettings(maxPhotoBytes: 64 << 10), consoleKey: InternalKey? = nil,
+                        _ body: @Sendable (RunningCircles) async throws -> Void) async throws {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-circles-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: root) }
-    try await withRunningService(.circles, app: .mycirclee, apiPrefix: "/circles/v1", configure: { $0.maxUploadBytes = settings.maxUploadBytes }, definition: { base in
+    try await withRunningService(.circles, app: .mycirclee, apiPrefix: "/circles/v1", configure: {
+        $0.maxUploadBytes = settings.maxUploadBytes
+        if let consoleKey { $0.consoleKey = consoleKey }
+    }, definition: { base in
         let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("circles-tests-signing-key-0123456789abcdef".utf8))
         return CirclesService.definition(settings: settings, storage: storage)
     }) { service in

@@ -49,8 +49,11 @@ struct PipelineAdminRoutesTests {
                 try await connection.query("INSERT INTO seen (sequence) VALUES (\(sequence))", logger: TestEnvironment.logger)
             }
         }
-        return ServiceDefinition(
-            migrations: [Migration(version: 1, name: "pings", sql: "CREATE TABLE pings (sequence int NOT NULL); CREATE TABLE seen (sequence int NOT NULL);")],
+        var definition = ServiceDefinition(
+            migrations: [Migration(version: 1, name: "pings", sql: """
+                CREATE TABLE pings (sequence int NOT NULL); CREATE TABLE seen (sequence int NOT NULL);
+                CREATE TABLE notes (id uuid PRIMARY KEY, owner uuid NOT NULL, readers uuid[] NOT NULL, text text NOT NULL);
+                """)],
             consumes: failing == nil ? [] : [.habits],
             handleEvent: handler,
             addRoutes: { router, service in
@@ -66,6 +69,9 @@ struct PipelineAdminRoutesTests {
                 }
             }
         )
+        // The moderation routes are in the same document (domain services take reports).
+        definition.reports = { _ in ReportDeskTests.Notes() }
+        return definition
     }
 
     func configure(_ configuration: inout ServiceConfiguration) {
@@ -228,6 +234,8 @@ struct PipelineAdminRoutesTests {
             let operations: [(HTTPMethod, String)] = [
                 (.GET, PipelineAdminRoutes.pipelinePath), (.GET, PipelineAdminRoutes.deadLettersPath),
                 (.POST, "\(PipelineAdminRoutes.deadLettersPath)/1/retry"), (.DELETE, "\(PipelineAdminRoutes.deadLettersPath)/1"),
+                (.GET, ModerationAdminRoutes.reportsPath), (.GET, ModerationAdminRoutes.objectPath("note", UUID())),
+                (.POST, "\(ModerationAdminRoutes.objectPath("note", UUID()))/resolve"),
             ]
             let operatorHeader = [("X-Colony-Operator", Self.operatorEmail)]
             let refused: [(String, [(String, String)], RunningService.User?)] = [
@@ -282,7 +290,7 @@ struct PipelineAdminRoutesTests {
 
             // Every documented operation is routed (a method the document does not list is 405).
             for operation in try PipelineAdminRoutes.document.operations().sorted() {
-                let reply = try await service.request(HTTPMethod(rawValue: operation.method), "\(service.base)\(operation.path.replacingOccurrences(of: "{id}", with: "1").replacingOccurrences(of: "{user_id}", with: UUID().lowercased))",
+                let reply = try await service.request(HTTPMethod(rawValue: operation.method), "\(service.base)\(operation.path.replacingOccurrences(of: "{id}", with: "1").replacingOccurrences(of: "{user_id}", with: UUID().lowercased).replacingOccurrences(of: "{object_type}", with: "note").replacingOccurrences(of: "{object_id}", with: UUID().lowercased))",
                                                       as: nil, headers: console)
                 #expect(reply.status < 500 && reply.code != "route_not_found" && reply.code != "method_not_allowed", "\(operation): \(reply.status) \(reply.body)")
             }
@@ -309,11 +317,14 @@ struct PipelineAdminRoutesTests {
         StatsAdminRoutes.add(to: router, service: .habits, key: consoleKey, database: database, stats: [])
         // And the holdings route (`HoldingsAdminRoutes`).
         HoldingsAdminRoutes.add(to: router, service: .habits, key: consoleKey, database: database, holdings: [])
+        // And, on the domain services, the moderation routes (`ModerationAdminRoutes`).
+        ModerationAdminRoutes.add(to: router, service: .habits, key: consoleKey, database: database,
+                                  desk: ReportDesk(app: .habithive, content: ReportDeskTests.Notes(), quota: Quota(1, perSeconds: 1), logger: TestEnvironment.logger))
         let registered = Set(router.routes.map { RouteKey(method: $0.method.rawValue, path: "/" + $0.path.description.split(separator: "/").joined(separator: "/")) })
         let document = PipelineAdminRoutes.document
         let documented = try document.operations()
         #expect(registered == documented, "registered \(registered.sorted()), documented \(documented.sorted())")
-        #expect(documented.count == 6)
+        #expect(documented.count == 9)
 
         struct Document: Decodable { let openapi: String; let paths: [String: [String: JSONValue]] }
         let parsed = try JSONDecoder().decode(Document.self, from: Data(document.json.utf8))

@@ -82,7 +82,7 @@ struct NotificationsServiceTests {
             let user = try await n.user(.habithive)
             let api = n.api(user)
             let initial = try await api.getPreferences().ok.body.json
-            #expect(initial.kinds.additionalProperties.keys.sorted() == ["hive_advanced", "hive_at_risk", "hive_invitation", "hive_joined", "streak_milestone"])
+            #expect(initial.kinds.additionalProperties.keys.sorted() == ["hive_advanced", "hive_at_risk", "hive_invitation", "hive_joined", "report_outcome", "streak_milestone"])
             #expect(initial.quietHours == nil)
             let updated = try await api.updatePreferences(body: .json(.init(
                 kinds: .init(additionalProperties: ["hive_joined": false]), quietHours: .init(start: "22:30", end: "07:00", timezone: "Europe/Berlin")

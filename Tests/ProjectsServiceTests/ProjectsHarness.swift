@@ -114,12 +114,17 @@ enum ImageFixtures {
     static let jpeg = ByteBuffer(bytes: [0xFF, 0xD8, 0xFF, 0xE0] + [UInt8](repeating: 2, count: 64))
 }
 
-/// Starts the projects service with filesystem storage in a fresh directory and small limits.
+/// Starts the projects service with filesystem storage in a fresh directory and small limits
+/// (with `consoleKey`, the console's routes answer it: `ModerationCalls`).
 func withRunningProjects(settings: ProjectsSettings = ProjectsSettings(maxImageBytes: 64 << 10, supportMessageLimit: 5, supportWindowSeconds: 3600),
+                         consoleKey: InternalKey? = nil,
                          _ body: @Sendable (RunningProjects) async throws -> Void) async throws {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("colony-projects-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: root) }
-    try await withRunningService(.projects, app: .ibelieveinyou, apiPrefix: "/projects/v1", configure: { $0.maxUploadBytes = settings.maxUploadBytes }, definition: { base in
+    try await withRunningService(.projects, app: .ibelieveinyou, apiPrefix: "/projects/v1", configure: {
+        $0.maxUploadBytes = settings.maxUploadBytes
+        if let consoleKey { $0.consoleKey = consoleKey }
+    }, definition: { base in
         let storage = Storage(backend: FileSystemStorageBackend(root: root), publicBaseURL: base, signingKey: Array("projects-tests-signing-key-0123456789abcdef".utf8))
         return ProjectsService.definition(settings: settings, storage: storage)
     }) { service in

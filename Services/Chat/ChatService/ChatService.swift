@@ -47,7 +47,10 @@ public enum ChatService {
     ]
     public static func definition(settings: ChatSettings, storage: Storage) -> ServiceDefinition {
         let media = ChatMedia(settings: settings, storage: storage)
-        return ServiceDefinition(
+        let reportables: @Sendable (ServiceContext) -> ChatReportables = { context in
+            ChatReportables(outbox: context.outbox, media: media, settings: settings, logger: context.logger)
+        }
+        var definition = ServiceDefinition(
             migrations: ChatMigrations.all,
             consumes: EventCatalogue.subscriptions(of: .chat),
             handleEvent: { event, connection, context in
@@ -77,11 +80,14 @@ public enum ChatService {
                                    directory: AccountDirectory.make(key: context.configuration.internalKey, authURL: context.configuration.authURL)),
                     messages: Messages(outbox: context.outbox, media: media, maxVoiceSeconds: settings.maxVoiceSeconds, logger: context.logger),
                     events: CalendarEvents(outbox: context.outbox, logger: context.logger),
-                    lookups: MemberLookupBudget(database: context.database, quota: settings.memberEmailLookups, logger: context.logger)
+                    lookups: MemberLookupBudget(database: context.database, quota: settings.memberEmailLookups, logger: context.logger),
+                    reports: context.reportDesk(for: reportables(context))
                 ).register(on: router, context: context, uploadLimit: settings.maxUploadBytes)
                 InternalMemberRoutes.add(to: router, context: context)
             }
         )
+        definition.reports = reportables
+        return definition
     }
 
     public static var openAPIDocument: OpenAPIDocument { OpenAPIDocument(bytes: PackageResources.openapi_json) }

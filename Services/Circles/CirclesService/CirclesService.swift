@@ -46,7 +46,7 @@ public enum CirclesService {
     public static func definition(settings: CirclesSettings, storage: Storage) -> ServiceDefinition {
         let media = PostMedia(settings: settings, storage: storage)
         let export = CirclesExport.plan(photos: media.photos)
-        return ServiceDefinition(
+        var definition = ServiceDefinition(
             migrations: CirclesMigrations.all,
             consumes: EventCatalogue.subscriptions(of: .circles),
             handleEvent: { event, connection, context in
@@ -77,12 +77,16 @@ public enum CirclesService {
                     circles: Circles(outbox: context.outbox, media: media, addRequestQuota: settings.addRequestQuota, logger: context.logger),
                     posts: Posts(outbox: context.outbox, media: media, logger: context.logger),
                     messages: DirectMessages(outbox: context.outbox, media: media, logger: context.logger),
-                    presence: Presence(outbox: context.outbox, media: media, logger: context.logger)
+                    presence: Presence(outbox: context.outbox, media: media, logger: context.logger),
+                    reports: context.reportDesk(for: CirclesReportables(outbox: context.outbox, media: media, logger: context.logger))
                 ).register(on: router, context: context, uploadLimit: settings.maxUploadBytes)
                 InternalMemberRoutes.add(to: router, context: context)
                 InternalEventPostRoutes.add(to: router, context: context)
             }
         )
+        // Posts, DMs and profiles can be reported; the console's moderation routes come with it.
+        definition.reports = { context in CirclesReportables(outbox: context.outbox, media: media, logger: context.logger) }
+        return definition
     }
 
     public static var openAPIDocument: OpenAPIDocument { OpenAPIDocument(bytes: PackageResources.openapi_json) }

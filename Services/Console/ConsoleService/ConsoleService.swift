@@ -35,13 +35,15 @@ public enum ConsoleService {
                 let auth = AuthAdminClient(baseURL: settings.authURL, key: context.configuration.consoleKey)
                 let pipelines = settings.serviceURLs.map { PipelineClient(service: $0.key, baseURL: $0.value, key: context.configuration.consoleKey) }
                 let push = settings.serviceURLs[.notifications].map { PushClient(baseURL: $0, key: context.configuration.consoleKey) }
+                let byService = Dictionary(uniqueKeysWithValues: pipelines.map { ($0.service, $0) })
+                let users = UserAdministration(auth: auth, services: byService, operators: operators, logger: context.logger)
                 let web = ConsoleWeb(
                     pages: try ConsolePages(),
                     operators: operators,
-                    users: UserAdministration(auth: auth, services: Dictionary(uniqueKeysWithValues: pipelines.map { ($0.service, $0) }),
-                                              operators: operators, logger: context.logger),
+                    users: users,
                     push: PushSupport(push: push, operators: operators),
                     imports: ImportHistory(auth: auth),
+                    moderation: Moderation(services: byService, users: users, operators: operators, logger: context.logger),
                     cookies: ConsoleCookies(secure: settings.cookieSecurity == .on, maxAge: SessionRules(idleTimeout: settings.idleTimeout, absoluteTimeout: settings.absoluteTimeout).cookieMaxAge)
                 )
                 let group = router.group("console")
@@ -56,6 +58,7 @@ public enum ConsoleService {
                 AuditRoutes(web: web).add(to: group)
                 PushRoutes(web: web).add(to: group)
                 ImportRoutes(web: web).add(to: group)
+                ModerationRoutes(web: web).add(to: group)
                 let pipeline = PipelineRoutes(web: web, services: pipelines)
                 pipeline.add(to: group)
                 OverviewRoutes(web: web, pipeline: pipeline, services: OverviewRoutes.statsClients(pipelines, settings: settings, key: context.configuration.consoleKey)).add(to: group)

@@ -61,7 +61,7 @@ public enum HabitsService {
     ]
     /// `exports`: where its part of a user's data export is written (the `exports` bucket).
     public static func definition(settings: HabitsSettings, exports: any StorageBackend) -> ServiceDefinition {
-        ServiceDefinition(
+        var definition = ServiceDefinition(
             migrations: HabitsMigrations.all,
             consumes: EventCatalogue.subscriptions(of: .habits),
             handleEvent: { event, connection, context in
@@ -82,17 +82,22 @@ public enum HabitsService {
             consoleHoldings: HabitsExport.plan.consoleHoldings,
             addRoutes: { router, context in
                 let profiles = Profiles(outbox: context.outbox, contacts: ContactMatching(settings: settings), logger: context.logger)
+                let hives = Hives(outbox: context.outbox, logger: context.logger)
                 try HabitsAPI(
                     database: context.database,
                     habits: Habits(outbox: context.outbox, logger: context.logger),
-                    hives: Hives(outbox: context.outbox, logger: context.logger),
+                    hives: hives,
                     profiles: profiles,
                     invitations: HiveInvitations(outbox: context.outbox, logger: context.logger),
-                    idempotency: IdempotencyStore(logger: context.logger)
+                    idempotency: IdempotencyStore(logger: context.logger),
+                    reports: context.reportDesk(for: HabitsReportables(hives: hives))
                 ).register(on: router, context: context, contactsBodyLimit: settings.contactsBodyLimit)
                 InternalMemberRoutes.add(to: router, context: context)
             }
         )
+        // Hives and people can be reported (`HabitsReportables`); the console's moderation routes come with it.
+        definition.reports = { context in HabitsReportables(hives: Hives(outbox: context.outbox, logger: context.logger)) }
+        return definition
     }
 
     public static var openAPIDocument: OpenAPIDocument { OpenAPIDocument(bytes: PackageResources.openapi_json) }

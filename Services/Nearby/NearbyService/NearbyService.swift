@@ -102,7 +102,7 @@ public enum NearbyService {
         @Sendable func nearby(_ context: ServiceContext, _ logger: Logger? = nil) -> Nearby {
             Nearby(outbox: context.outbox, storage: storage, photos: photos, settings: settings, noise: noise, logger: logger ?? context.logger)
         }
-        return ServiceDefinition(
+        var definition = ServiceDefinition(
             migrations: NearbyMigrations.all,
             consumes: EventCatalogue.subscriptions(of: .nearby),
             handleEvent: { event, connection, context in
@@ -121,10 +121,14 @@ public enum NearbyService {
             consoleHoldings: export.consoleHoldings,
             addRoutes: { router, context in
                 storage.addRoutes(to: router, buckets: [photos], tokenMiddleware: context.tokenMiddleware)
-                try NearbyAPI(database: context.database, nearby: nearby(context))
+                let nearby = nearby(context)
+                try NearbyAPI(database: context.database, nearby: nearby, reports: context.reportDesk(for: NearbyReportables(nearby: nearby)))
                     .register(on: router, context: context, uploadLimit: settings.maxUploadBytes)
             }
         )
+        // People's cards can be reported (`NearbyReportables`); the console's moderation routes come with it.
+        definition.reports = { context in NearbyReportables(nearby: nearby(context)) }
+        return definition
     }
 
     public static var openAPIDocument: OpenAPIDocument { OpenAPIDocument(bytes: PackageResources.openapi_json) }

@@ -58,7 +58,15 @@ public enum ProjectsService {
         @Sendable func posts(_ context: ServiceContext, _ logger: Logger? = nil) -> Posts {
             Posts(outbox: context.outbox, media: media, uploadTTLSeconds: settings.uploadTTLSeconds, logger: logger ?? context.logger)
         }
-        return ServiceDefinition(
+        @Sendable func messages(_ context: ServiceContext) -> SupportMessages {
+            SupportMessages(outbox: context.outbox, media: media, limit: settings.supportMessageLimit, windowSeconds: settings.supportWindowSeconds,
+                            logger: context.logger)
+        }
+        @Sendable func reportables(_ context: ServiceContext) -> ProjectsReportables {
+            ProjectsReportables(projects: Projects(outbox: context.outbox, media: media, logger: context.logger), posts: posts(context),
+                                messages: messages(context), logger: context.logger)
+        }
+        var definition = ServiceDefinition(
             migrations: ProjectsMigrations.all,
             consumes: EventCatalogue.subscriptions(of: .projects),
             handleEvent: { event, connection, context in
@@ -81,11 +89,14 @@ public enum ProjectsService {
                     projects: Projects(outbox: context.outbox, media: media, logger: context.logger),
                     posts: posts(context),
                     milestones: Milestones(outbox: context.outbox, media: media, logger: context.logger),
-                    messages: SupportMessages(outbox: context.outbox, media: media, limit: settings.supportMessageLimit,
-                                              windowSeconds: settings.supportWindowSeconds, logger: context.logger)
+                    messages: messages(context),
+                    reportDesk: context.reportDesk(for: reportables(context))
                 ).register(on: router, context: context, uploadLimit: settings.maxUploadBytes)
             }
         )
+        // Reports of projects, posts, support messages and builders: `POST /reports` and the console's moderation routes.
+        definition.reports = { context in reportables(context) }
+        return definition
     }
 
     public static var openAPIDocument: OpenAPIDocument { OpenAPIDocument(bytes: PackageResources.openapi_json) }

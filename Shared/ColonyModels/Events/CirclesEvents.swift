@@ -18,6 +18,7 @@ extension EventType {
     public static let eventRsvped: EventType = "event_rsvped"
     public static let dmSent: EventType = "dm_sent"
     public static let dmRead: EventType = "dm_read"
+    public static let dmDeleted: EventType = "dm_deleted"
     public static let presenceChanged: EventType = "presence_changed"
     public static let circleUpdated: EventType = "circle_updated"
     public static let circleMemberUpdated: EventType = "circle_member_updated"
@@ -251,6 +252,23 @@ public struct DMSent: EventPayload {
         self.participantIds = participantIds
         self.recipientId = recipientId
         self.notifyRecipient = notifyRecipient
+    }
+}
+
+/// A DM removed from its thread by a moderator (`dm_messages` DELETE), for the thread's two parties only.
+public struct DMDeleted: EventPayload {
+    public static let eventType = EventType.dmDeleted
+    public static let source = ColonyService.circles
+    public var circleId: UUID
+    public var threadId: UUID
+    /// The message's row as it was.
+    public var message: DMMessageRow
+    public var participantIds: [UUID]
+    public init(circleId: UUID, threadId: UUID, message: DMMessageRow, participantIds: [UUID]) {
+        self.circleId = circleId
+        self.threadId = threadId
+        self.message = message
+        self.participantIds = participantIds
     }
 }
 

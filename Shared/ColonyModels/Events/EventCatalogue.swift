@@ -16,10 +16,10 @@ public enum EventCatalogue {
         ],
         .circles: [
             .circleCreated, .circleMemberJoined, .circleMemberLeft, .circleDeleted, .postCreated, .postUpdated, .postDeleted, .postExpired,
-            .postReacted, .pollVoted, .eventRsvped, .dmSent, .dmRead, .presenceChanged,
+            .postReacted, .pollVoted, .eventRsvped, .dmSent, .dmRead, .dmDeleted, .presenceChanged,
             .circleUpdated, .circleMemberUpdated, .dmReacted, .circleMemberImported, .eventPostImported,
         ],
-        .console: [.operatorAction],
+        .console: [.operatorAction, .contentRemoved, .reportResolved, .userWarned],
     ]
 
     /// Whose events each service consumes: its `ServiceDefinition.consumes`, and what
@@ -27,7 +27,7 @@ public enum EventCatalogue {
     public static let subscriptions: [ColonyService: [ColonyService]] = [
         .circles: [.auth], .chat: [.auth], .habits: [.auth], .nearby: [.auth], .projects: [.auth],
         .realtime: [.chat, .circles, .habits, .nearby],
-        .notifications: [.auth, .circles, .chat, .habits, .projects],
+        .notifications: [.auth, .circles, .chat, .habits, .projects, .console],
     ]
 
     public static func subscriptions(of service: ColonyService) -> [ColonyService] {

@@ -39,6 +39,8 @@ public struct ServiceConfiguration: Sendable {
     /// Whether the hot reads that have one are served by their fast path (`GeneratedFastPath`);
     /// `off` serves them through their generated handlers, the fast paths' reference.
     public var fastPaths: FastPathMode = .on
+    /// Reports a user may file in a service (`ReportDesk`): at most this many in its window.
+    public var reportQuota = Quota(20, perSeconds: 86_400)
 
     public init(service: ColonyService, app: App?, httpHost: String = "127.0.0.1", httpPort: Int = 8080, maxBodyBytes: Int = ColonyRequestContext.defaultBodyLimit, maxUploadBytes: Int? = nil, logLevel: Logger.Level = .info, database: DatabaseConfiguration, kafkaBrokers: String, topicPrefix: String = EventTopics.defaultPrefix, tokens: TokenVerifierConfiguration, pipeline: PipelineSettings = PipelineSettings(), trustedProxies: TrustedProxies = .loopback) {
         self.service = service
@@ -82,6 +84,7 @@ public struct ServiceConfiguration: Sendable {
         configuration.internalKey = try InternalKey.load(environment: environment)
         configuration.consoleKey = try InternalKey.load(environment: environment, variable: "COLONY_CONSOLE_KEY")
         configuration.fastPaths = try environment.enumeration("COLONY_FAST_PATHS", default: FastPathMode.on)
+        configuration.reportQuota = try environment.quota("COLONY_REPORTS_RATE", default: Quota(20, perSeconds: 86_400))
         configuration.authURL = try environment.url("COLONY_AUTH_URL")?.absoluteString ?? tokens.keySource.root
         let refresh = try environment.int("COLONY_SUSPENSIONS_REFRESH_SECONDS", default: 10, range: 1...60)
         if service != .auth {

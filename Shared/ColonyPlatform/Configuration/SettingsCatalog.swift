@@ -46,6 +46,7 @@ public enum SettingsCatalog {
         "COLONY_JWT_PUBLIC_KEY": "One PEM public key for access tokens, instead of `COLONY_JWKS_URL`",
         "COLONY_JWT_ISSUER": "The `iss` access tokens must carry",
         "COLONY_AUTH_URL": "Auth's internal URL (default: the root of `COLONY_JWKS_URL`): every service reads suspended accounts from it, chat asks it about addresses; unset with a pinned key: not asked",
+        "COLONY_REPORTS_RATE": "Reports one user may file in a service (`COUNT/SECONDS`, default 20 a day); past it, 429 `report_quota`",
         "COLONY_SUSPENSIONS_REFRESH_SECONDS": "How often a service reads auth's suspended accounts: a suspended user's access tokens are refused everywhere within this time",
         "COLONY_APPS_FILE": "The apps file: every per-app setting (sign-in, access policies, retention) as JSON by app; see [The apps file](#the-apps-file). Unset: every app's defaults",
         "COLONY_APP_ACCESS_FILE": "Retired: its fields are in `COLONY_APPS_FILE`; set, a service refuses to start",

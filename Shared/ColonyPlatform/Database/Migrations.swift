@@ -71,8 +71,8 @@ public struct MigrationRunner: Sendable {
     }
 }
 
-/// The tables every service schema has: the outbox, the inbox, the job ledger, the dead letters
-/// and the import ledger.
+/// The tables every service schema has: the outbox, the inbox, the job ledger, the dead letters,
+/// the import ledger and the reports.
 enum PlatformMigrations {
     static let all: [Migration] = [
         Migration(version: 1, name: "outbox_inbox_jobs", sql: """
@@ -149,6 +149,29 @@ enum PlatformMigrations {
                 imported_at timestamptz NOT NULL DEFAULT now(),
                 PRIMARY KEY (app, source_table, source_id)
             );
+            """),
+        // Reports of users' content (`ReportDesk`): ids, category and words only, never a copy of
+        // the content; one open report per reporter and object.
+        Migration(version: 6, name: "reports", sql: """
+            CREATE TABLE reports (
+                id uuid PRIMARY KEY,
+                app text NOT NULL,
+                object_type text NOT NULL,
+                object_id uuid NOT NULL,
+                reported_user_id uuid NOT NULL,
+                reporter_id uuid NOT NULL,
+                category text NOT NULL CHECK (category IN ('spam', 'harassment', 'hate', 'sexual', 'violence', 'self_harm', 'illegal', 'other')),
+                words text,
+                status text NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'dismissed', 'removed', 'warned', 'suspended')),
+                created_at timestamptz NOT NULL DEFAULT now(),
+                resolved_at timestamptz,
+                resolved_by text
+            );
+            CREATE UNIQUE INDEX reports_open_once_idx ON reports (reporter_id, object_type, object_id) WHERE status = 'open';
+            CREATE INDEX reports_open_idx ON reports (created_at) WHERE status = 'open';
+            CREATE INDEX reports_object_idx ON reports (object_type, object_id);
+            CREATE INDEX reports_reported_user_idx ON reports (reported_user_id);
+            CREATE INDEX reports_reporter_idx ON reports (reporter_id, created_at);
             """),
     ]
 }

@@ -57,6 +57,11 @@ public final class ServiceMetrics: Sendable {
             .set(age.map { Double($0.components.seconds) } ?? -1)
     }
 
+    func reports(oldestOpenAge: Double, open: Int) {
+        gauge("colony_reports_oldest_open_age_seconds", "Seconds the oldest open report of users' content has waited for a moderator (0: none open)").set(oldestOpenAge)
+        gauge("colony_reports_open", "Reports of users' content waiting for a moderator").set(Double(open))
+    }
+
     func databasePool(_ database: Database) {
         let usage = database.poolUsage.snapshot
         gauge("colony_db_pool_connections_in_use", "Pooled database connections lent out").set(Double(usage.inUse))

@@ -39,6 +39,11 @@ public struct ServiceDefinition: Sendable {
     /// Set for a service each of whose replicas must hand every new event to its own
     /// connections (realtime): a second consumer per replica, from the end of the topics.
     public var liveDelivery: LiveDelivery? = nil
+    /// What users of the service's app may report (`ReportableContent`): set, the service takes
+    /// reports at its `POST /<service>/v1/reports` (its own handler, with `ServiceContext.reportDesk`)
+    /// and the platform adds the console's moderation routes (`ModerationAdminRoutes`), the
+    /// report-age gauge, and the erasure of an account's reports on `user_deleted`.
+    public var reports: (@Sendable (ServiceContext) -> any ReportableContent)? = nil
 
     public init(migrations: [Migration], consumes: [ColonyService] = [], handleEvent: ServiceEventHandler? = nil, jobs: @escaping @Sendable (ServiceContext) -> [ScheduledJob] = { _ in [] }, services: @escaping @Sendable (ServiceContext) -> [any Service] = { _ in [] }, consoleStats: [ConsoleStat] = [], consoleHoldings: [ConsoleHolding] = [], addRoutes: @escaping @Sendable (Router<ColonyRequestContext>, ServiceContext) throws -> Void) {
         self.migrations = migrations
@@ -83,6 +88,11 @@ public struct ServiceContext: Sendable {
     public let metrics: PrometheusCollectorRegistry
     /// The accounts whose tokens every verifier of this replica refuses (realtime's too).
     public let suspendedAccounts: SuspendedAccounts
+
+    /// The reports desk of a domain service (one app): its content's rules, the platform's store.
+    public func reportDesk(for content: any ReportableContent) -> ReportDesk {
+        ReportDesk(app: configuration.app ?? .mycirclee, content: content, quota: configuration.reportQuota, logger: logger)
+    }
 }
 
 /// Runs a service: applies migrations, then runs Postgres, the producer, the outbox relay, the
@@ -151,6 +161,21 @@ public enum ServiceHost {
                                 brokerReachable: brokerCheck, consumerLag: consumerLag)
         StatsAdminRoutes.add(to: router, service: configuration.service, key: configuration.consoleKey, database: database, stats: definition.consoleStats)
         HoldingsAdminRoutes.add(to: router, service: configuration.service, key: configuration.consoleKey, database: database, holdings: definition.consoleHoldings)
+        var handleEvent = definition.handleEvent
+        if let reports = definition.reports {
+            let desk = context.reportDesk(for: reports(context))
+            ModerationAdminRoutes.add(to: router, service: configuration.service, key: configuration.consoleKey, database: database, desk: desk)
+            metrics.addSampler { await sampleReports(database: database, metrics: serviceMetrics, logger: samplerLogger) }
+            // An account deleted takes its reports with it, before the service erases its content.
+            if let handler = handleEvent {
+                handleEvent = { event, connection, context in
+                    if event.type == .userDeleted {
+                        try await ReportDesk.erase(try event.decode(UserDeleted.self).payload.userId, on: connection, logger: context.logger)
+                    }
+                    try await handler(event, connection, context)
+                }
+            }
+        }
         try definition.addRoutes(router, context)
         let app = Application(
             router: router,
@@ -160,7 +185,7 @@ public enum ServiceHost {
         )
 
         var services: [any Service] = (traceExporter.map { [$0] } ?? []) + [database, relay]
-        if let handleEvent = definition.handleEvent, !definition.consumes.isEmpty {
+        if let handleEvent, !definition.consumes.isEmpty {
             let topics = definition.consumes.map { EventTopics.topic(for: $0, prefix: configuration.topicPrefix) }
             let handler: EventHandler = { event, connection in try await handleEvent(event, connection, context) }
             // One group per service and deployment: the topic prefix names the deployment.
@@ -241,6 +266,16 @@ public enum ServiceHost {
             try await outcome.value()
         } onCancel: {
             Task { await group.triggerGracefulShutdown() }
+        }
+    }
+
+    /// The age of the oldest open report, for `/metrics` (and the 24-hour alert).
+    static func sampleReports(database: Database, metrics: ServiceMetrics, logger: Logger) async {
+        do {
+            let oldest = try await ReportDesk.oldestOpenAge(database)
+            metrics.reports(oldestOpenAge: oldest.age, open: oldest.open)
+        } catch {
+            logger.debug("reports not sampled", metadata: ["error": "\(String(reflecting: error))"])
         }
     }
 

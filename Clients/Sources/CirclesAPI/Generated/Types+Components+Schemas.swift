@@ -18,6 +18,196 @@ public import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/schemas` section of the OpenAPI document.
     public enum Schemas {
+        /// - Remark: Generated from `#/components/schemas/ReportCreate`.
+        public struct ReportCreate: Codable, Hashable, Sendable {
+            /// What is reported: `post`: a post in a circle the caller is in (removed: deleted as its author would); `dm`: a direct message sent to the caller (`object_id` the message's id; removed: deleted from the thread); `profile`: a member of a circle the caller is in (`object_id` their user id; removed: their display name, handle, bio, full name and location reset, as they could themselves).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ReportCreate/object_type`.
+            @frozen public enum ObjectTypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case post = "post"
+                case dm = "dm"
+                case profile = "profile"
+            }
+            /// What is reported: `post`: a post in a circle the caller is in (removed: deleted as its author would); `dm`: a direct message sent to the caller (`object_id` the message's id; removed: deleted from the thread); `profile`: a member of a circle the caller is in (`object_id` their user id; removed: their display name, handle, bio, full name and location reset, as they could themselves).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ReportCreate/object_type`.
+            public var objectType: Components.Schemas.ReportCreate.ObjectTypePayload
+            /// Its id.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ReportCreate/object_id`.
+            public var objectId: Swift.String
+            /// Why.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ReportCreate/category`.
+            @frozen public enum CategoryPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case spam = "spam"
+                case harassment = "harassment"
+                case hate = "hate"
+                case sexual = "sexual"
+                case violence = "violence"
+                case selfHarm = "self_harm"
+                case illegal = "illegal"
+                case other = "other"
+            }
+            /// Why.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ReportCreate/category`.
+            public var category: Components.Schemas.ReportCreate.CategoryPayload
+            /// The reporter's own words for the moderators, at most 1,000 characters; blank is none.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ReportCreate/words`.
+            public var words: Swift.String?
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
+            /// Creates a new `ReportCreate`.
+            ///
+            /// - Parameters:
+            ///   - objectType: What is reported: `post`: a post in a circle the caller is in (removed: deleted as its author would); `dm`: a direct message sent to the caller (`object_id` the message's id; removed: deleted from the thread); `profile`: a member of a circle the caller is in (`object_id` their user id; removed: their display name, handle, bio, full name and location reset, as they could themselves).
+            ///   - objectId: Its id.
+            ///   - category: Why.
+            ///   - words: The reporter's own words for the moderators, at most 1,000 characters; blank is none.
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                objectType: Components.Schemas.ReportCreate.ObjectTypePayload,
+                objectId: Swift.String,
+                category: Components.Schemas.ReportCreate.CategoryPayload,
+                words: Swift.String? = nil,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
+            ) {
+                self.objectType = objectType
+                self.objectId = objectId
+                self.category = category
+                self.words = words
+                self.additionalProperties = additionalProperties
+            }
+            public enum CodingKeys: String, CodingKey {
+                case objectType = "object_type"
+                case objectId = "object_id"
+                case category
+                case words
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.objectType = try container.decode(
+                    Components.Schemas.ReportCreate.ObjectTypePayload.self,
+                    forKey: .objectType
+                )
+                self.objectId = try container.decode(
+                    Swift.String.self,
+                    forKey: .objectId
+                )
+                self.category = try container.decode(
+                    Components.Schemas.ReportCreate.CategoryPayload.self,
+                    forKey: .category
+                )
+                self.words = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .words
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "object_type",
+                    "object_id",
+                    "category",
+                    "words"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.objectType,
+                    forKey: .objectType
+                )
+                try container.encode(
+                    self.objectId,
+                    forKey: .objectId
+                )
+                try container.encode(
+                    self.category,
+                    forKey: .category
+                )
+                try container.encodeIfPresent(
+                    self.words,
+                    forKey: .words
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Report`.
+        public struct Report: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Report/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Report/object_type`.
+            public var objectType: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Report/object_id`.
+            public var objectId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Report/category`.
+            @frozen public enum CategoryPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case spam = "spam"
+                case harassment = "harassment"
+                case hate = "hate"
+                case sexual = "sexual"
+                case violence = "violence"
+                case selfHarm = "self_harm"
+                case illegal = "illegal"
+                case other = "other"
+            }
+            /// - Remark: Generated from `#/components/schemas/Report/category`.
+            public var category: Components.Schemas.Report.CategoryPayload
+            /// - Remark: Generated from `#/components/schemas/Report/words`.
+            public var words: Swift.String?
+            /// `open` until a moderator acts; the reporter hears the outcome in the app.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Report/status`.
+            @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case open = "open"
+                case dismissed = "dismissed"
+                case removed = "removed"
+                case warned = "warned"
+                case suspended = "suspended"
+            }
+            /// `open` until a moderator acts; the reporter hears the outcome in the app.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Report/status`.
+            public var status: Components.Schemas.Report.StatusPayload
+            /// - Remark: Generated from `#/components/schemas/Report/created_at`.
+            public var createdAt: Foundation.Date
+            /// Creates a new `Report`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - objectType:
+            ///   - objectId:
+            ///   - category:
+            ///   - words:
+            ///   - status: `open` until a moderator acts; the reporter hears the outcome in the app.
+            ///   - createdAt:
+            public init(
+                id: Swift.String,
+                objectType: Swift.String,
+                objectId: Swift.String,
+                category: Components.Schemas.Report.CategoryPayload,
+                words: Swift.String? = nil,
+                status: Components.Schemas.Report.StatusPayload,
+                createdAt: Foundation.Date
+            ) {
+                self.id = id
+                self.objectType = objectType
+                self.objectId = objectId
+                self.category = category
+                self.words = words
+                self.status = status
+                self.createdAt = createdAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case objectType = "object_type"
+                case objectId = "object_id"
+                case category
+                case words
+                case status
+                case createdAt = "created_at"
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/Error`.
         public struct _Error: Codable, Hashable, Sendable {
             /// Stable machine-readable code, e.g. `circle_not_found`.

@@ -353,6 +353,13 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /storage/v1/object/sign/post-photos/{circle_id}/{post_id}`.
     /// - Remark: Generated from `#/paths//storage/v1/object/sign/post-photos/{circle_id}/{post_id}/post(signPostPhotos)`.
     func signPostPhotos(_ input: Operations.SignPostPhotos.Input) async throws -> Operations.SignPostPhotos.Output
+    /// Report something objectionable
+    ///
+    /// Reports content or a person to MyCirclee's moderators (Apple's guideline 1.2). Only what the caller can see may be reported, and not their own; one open report per caller and object; at most `COLONY_REPORTS_RATE` reports per caller (20 a day by default). A moderator dismisses it, removes the content, warns or suspends its owner in the Colony Console, and the reporter gets an in-app notification of the outcome. Nothing of the content is copied into the report: what expires (a MyCirclee post after 24 hours) is gone for moderators too.
+    ///
+    /// - Remark: HTTP `POST /circles/v1/reports`.
+    /// - Remark: Generated from `#/paths//circles/v1/reports/post(createReport)`.
+    func createReport(_ input: Operations.CreateReport.Input) async throws -> Operations.CreateReport.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -1069,6 +1076,21 @@ extension APIProtocol {
     ) async throws -> Operations.SignPostPhotos.Output {
         try await signPostPhotos(Operations.SignPostPhotos.Input(
             path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Report something objectionable
+    ///
+    /// Reports content or a person to MyCirclee's moderators (Apple's guideline 1.2). Only what the caller can see may be reported, and not their own; one open report per caller and object; at most `COLONY_REPORTS_RATE` reports per caller (20 a day by default). A moderator dismisses it, removes the content, warns or suspends its owner in the Colony Console, and the reporter gets an in-app notification of the outcome. Nothing of the content is copied into the report: what expires (a MyCirclee post after 24 hours) is gone for moderators too.
+    ///
+    /// - Remark: HTTP `POST /circles/v1/reports`.
+    /// - Remark: Generated from `#/paths//circles/v1/reports/post(createReport)`.
+    public func createReport(
+        headers: Operations.CreateReport.Input.Headers = .init(),
+        body: Operations.CreateReport.Input.Body
+    ) async throws -> Operations.CreateReport.Output {
+        try await createReport(Operations.CreateReport.Input(
             headers: headers,
             body: body
         ))

@@ -267,6 +267,13 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /habits/v1/contacts/matches`.
     /// - Remark: Generated from `#/paths//habits/v1/contacts/matches/get(listContactMatches)`.
     func listContactMatches(_ input: Operations.ListContactMatches.Input) async throws -> Operations.ListContactMatches.Output
+    /// Report something objectionable
+    ///
+    /// Reports content or a person to HabitHive's moderators (Apple's guideline 1.2). Only what the caller can see may be reported, and not their own; one open report per caller and object; at most `COLONY_REPORTS_RATE` reports per caller (20 a day by default). A moderator dismisses it, removes the content, warns or suspends its owner in the Colony Console, and the reporter gets an in-app notification of the outcome. Nothing of the content is copied into the report: what expires (a MyCirclee post after 24 hours) is gone for moderators too.
+    ///
+    /// - Remark: HTTP `POST /habits/v1/reports`.
+    /// - Remark: Generated from `#/paths//habits/v1/reports/post(createReport)`.
+    func createReport(_ input: Operations.CreateReport.Input) async throws -> Operations.CreateReport.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -806,6 +813,21 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//habits/v1/contacts/matches/get(listContactMatches)`.
     public func listContactMatches(headers: Operations.ListContactMatches.Input.Headers = .init()) async throws -> Operations.ListContactMatches.Output {
         try await listContactMatches(Operations.ListContactMatches.Input(headers: headers))
+    }
+    /// Report something objectionable
+    ///
+    /// Reports content or a person to HabitHive's moderators (Apple's guideline 1.2). Only what the caller can see may be reported, and not their own; one open report per caller and object; at most `COLONY_REPORTS_RATE` reports per caller (20 a day by default). A moderator dismisses it, removes the content, warns or suspends its owner in the Colony Console, and the reporter gets an in-app notification of the outcome. Nothing of the content is copied into the report: what expires (a MyCirclee post after 24 hours) is gone for moderators too.
+    ///
+    /// - Remark: HTTP `POST /habits/v1/reports`.
+    /// - Remark: Generated from `#/paths//habits/v1/reports/post(createReport)`.
+    public func createReport(
+        headers: Operations.CreateReport.Input.Headers = .init(),
+        body: Operations.CreateReport.Input.Body
+    ) async throws -> Operations.CreateReport.Output {
+        try await createReport(Operations.CreateReport.Input(
+            headers: headers,
+            body: body
+        ))
     }
 }
 

@@ -557,7 +557,7 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/Preferences`.
         public struct Preferences: Codable, Hashable, Sendable {
-            /// Every kind of the app: true when wanted.
+            /// Every kind of the app that the user may switch: true when wanted (`moderation_warning` is not listed: it cannot be switched off).
             ///
             /// - Remark: Generated from `#/components/schemas/Preferences/kinds`.
             public struct KindsPayload: Codable, Hashable, Sendable {
@@ -577,7 +577,7 @@ extension Components {
                     try encoder.encodeAdditionalProperties(additionalProperties)
                 }
             }
-            /// Every kind of the app: true when wanted.
+            /// Every kind of the app that the user may switch: true when wanted (`moderation_warning` is not listed: it cannot be switched off).
             ///
             /// - Remark: Generated from `#/components/schemas/Preferences/kinds`.
             public var kinds: Components.Schemas.Preferences.KindsPayload
@@ -621,7 +621,7 @@ extension Components {
             /// Creates a new `Preferences`.
             ///
             /// - Parameters:
-            ///   - kinds: Every kind of the app: true when wanted.
+            ///   - kinds: Every kind of the app that the user may switch: true when wanted (`moderation_warning` is not listed: it cannot be switched off).
             ///   - quietHours: The quiet hours as set (`QuietHours`), or null when there are none.
             ///   - additionalProperties: A container of undocumented properties.
             public init(
@@ -667,7 +667,7 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/PreferencesPatch`.
         public struct PreferencesPatch: Codable, Hashable, Sendable {
-            /// Kinds to turn on (true) or off (false); kinds left out stay as they are. Only the kinds of the caller's app: mycirclee `circle_post`, `dm`, `event_rsvp`, `presence`, `event_activity`; unify `group_message`; habithive `hive_advanced`, `streak_milestone`, `hive_at_risk`, `hive_joined`; ibelieveinyou `support_message`, `new_follower` (another app's kind is 422).
+            /// Kinds to turn on (true) or off (false); kinds left out stay as they are. Only the kinds of the caller's app: mycirclee `circle_post`, `dm`, `event_rsvp`, `presence`, `event_activity`; unify `group_message`; habithive `hive_advanced`, `streak_milestone`, `hive_at_risk`, `hive_joined`, `hive_invitation`; ibelieveinyou `support_message`, `new_follower`; every app `report_outcome` (another app's kind is 422; `moderation_warning` cannot be switched off: naming it is 422).
             ///
             /// - Remark: Generated from `#/components/schemas/PreferencesPatch/kinds`.
             public struct KindsPayload: Codable, Hashable, Sendable {
@@ -687,7 +687,7 @@ extension Components {
                     try encoder.encodeAdditionalProperties(additionalProperties)
                 }
             }
-            /// Kinds to turn on (true) or off (false); kinds left out stay as they are. Only the kinds of the caller's app: mycirclee `circle_post`, `dm`, `event_rsvp`, `presence`, `event_activity`; unify `group_message`; habithive `hive_advanced`, `streak_milestone`, `hive_at_risk`, `hive_joined`; ibelieveinyou `support_message`, `new_follower` (another app's kind is 422).
+            /// Kinds to turn on (true) or off (false); kinds left out stay as they are. Only the kinds of the caller's app: mycirclee `circle_post`, `dm`, `event_rsvp`, `presence`, `event_activity`; unify `group_message`; habithive `hive_advanced`, `streak_milestone`, `hive_at_risk`, `hive_joined`, `hive_invitation`; ibelieveinyou `support_message`, `new_follower`; every app `report_outcome` (another app's kind is 422; `moderation_warning` cannot be switched off: naming it is 422).
             ///
             /// - Remark: Generated from `#/components/schemas/PreferencesPatch/kinds`.
             public var kinds: Components.Schemas.PreferencesPatch.KindsPayload?
@@ -698,7 +698,7 @@ extension Components {
             /// Creates a new `PreferencesPatch`.
             ///
             /// - Parameters:
-            ///   - kinds: Kinds to turn on (true) or off (false); kinds left out stay as they are. Only the kinds of the caller's app: mycirclee `circle_post`, `dm`, `event_rsvp`, `presence`, `event_activity`; unify `group_message`; habithive `hive_advanced`, `streak_milestone`, `hive_at_risk`, `hive_joined`; ibelieveinyou `support_message`, `new_follower` (another app's kind is 422).
+            ///   - kinds: Kinds to turn on (true) or off (false); kinds left out stay as they are. Only the kinds of the caller's app: mycirclee `circle_post`, `dm`, `event_rsvp`, `presence`, `event_activity`; unify `group_message`; habithive `hive_advanced`, `streak_milestone`, `hive_at_risk`, `hive_joined`, `hive_invitation`; ibelieveinyou `support_message`, `new_follower`; every app `report_outcome` (another app's kind is 422; `moderation_warning` cannot be switched off: naming it is 422).
             ///   - quietHours:
             ///   - additionalProperties: A container of undocumented properties.
             public init(

@@ -111,9 +111,17 @@ struct Messages: Sendable {
         let membership = try await groups.membership(groupID, userID: userID, on: connection)
         guard let message = try await store.find(messageID, groupID: groupID, on: connection) else { throw ChatErrors.messageNotFound }
         try GroupPolicy.require(membership.member.role, .deleteMessage(own: message.sentBy == userID))
-        try await store.delete(messageID, on: connection)
-        try await groups.publish(MessageDeleted(message: row(message), deletedBy: userID), group: groupID, actor: userID, on: connection)
+        try await remove(message, by: userID, on: connection)
+    }
+
+    /// The step of every delete (a member's, a moderator's as its sender): the row, `message_deleted`
+    /// and the voice file. false when the message was gone already (nothing is published then).
+    @discardableResult
+    func remove(_ message: StoredMessage, by actor: UUID, on connection: PostgresConnection) async throws -> Bool {
+        guard try await store.delete(message.id, on: connection) else { return false }
+        try await groups.publish(MessageDeleted(message: row(message), deletedBy: actor), group: message.groupId, actor: actor, on: connection)
         if let path = message.voicePath { try await media.storage.remove(media.voiceMessages, key: path) }
+        return true
     }
 
     func publishSent(_ message: StoredMessage, on connection: PostgresConnection) async throws {

@@ -59,6 +59,17 @@ struct Users: Sendable {
         return view(user)
     }
 
+    /// A moderator's removal of a reported profile, as the user could do it themselves (`PATCH /me`,
+    /// `DELETE /me/avatar`): the name back to the neutral default ("Unify user"), the avatar removed.
+    /// Chat publishes no event for a profile change (apps read names with the rows and `GET /users/{id}`).
+    /// false when the account is gone.
+    func resetProfile(_ userID: UUID, on connection: PostgresConnection) async throws -> Bool {
+        guard let current = try await store.find(userID, lock: true, on: connection) else { return false }
+        guard try await store.update(userID, displayName: UserStore.defaultName(email: nil), avatarVersion: .some(nil), on: connection) != nil else { return false }
+        try await media.storage.removePicture(media.profilePictures, owner: userID, version: current.avatarVersion)
+        return true
+    }
+
     // MARK: auth's events
 
     /// The name a new user takes from sign-up metadata.

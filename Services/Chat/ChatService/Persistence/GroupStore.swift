@@ -136,8 +136,11 @@ struct GroupStore: Sendable {
             """, logger: logger).collect().first.map(GroupMemberRow.init(row:))
     }
 
-    func find(_ groupID: UUID, on connection: PostgresConnection) async throws -> StoredGroup? {
-        try await connection.query("SELECT \(unescaped: StoredGroup.columns) FROM groups WHERE id = \(groupID)", logger: logger).collect().first.map(StoredGroup.init(row:))
+    /// `lock` takes the group row's lock, as `membership(lock:)` does.
+    func find(_ groupID: UUID, lock: Bool = false, on connection: PostgresConnection) async throws -> StoredGroup? {
+        try await connection.query("""
+            SELECT \(unescaped: StoredGroup.columns) FROM groups WHERE id = \(groupID) \(unescaped: lock ? "FOR UPDATE" : "")
+            """, logger: logger).collect().first.map(StoredGroup.init(row:))
     }
 
     func update(_ groupID: UUID, name: String? = nil, ownerID: UUID? = nil, pictureVersion: Int64?? = nil, on connection: PostgresConnection) async throws -> StoredGroup? {

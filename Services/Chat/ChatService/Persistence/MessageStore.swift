@@ -28,6 +28,22 @@ struct MessageStore: Sendable {
             """, logger: logger).collect().first.map(StoredMessage.init(row:))
     }
 
+    /// A message by its id alone (a moderator's view), nil once gone.
+    func find(_ id: UUID, on connection: PostgresConnection) async throws -> StoredMessage? {
+        try await connection.query("""
+            SELECT \(unescaped: StoredMessage.columns) FROM messages m JOIN users u ON u.id = m.sent_by WHERE m.id = \(id)
+            """, logger: logger).collect().first.map(StoredMessage.init(row:))
+    }
+
+    /// A message if `viewer` is a member of its group now (the rule of the history page), else nil.
+    func visible(_ id: UUID, to viewer: UUID, on connection: PostgresConnection) async throws -> StoredMessage? {
+        try await connection.query("""
+            SELECT \(unescaped: StoredMessage.columns) FROM messages m JOIN users u ON u.id = m.sent_by
+            JOIN group_members gm ON gm.group_id = m.group_id AND gm.user_id = \(viewer)
+            WHERE m.id = \(id)
+            """, logger: logger).collect().first.map(StoredMessage.init(row:))
+    }
+
     enum Direction: Sendable {
         /// The newest page.
         case latest
@@ -68,8 +84,9 @@ struct MessageStore: Sendable {
             """, logger: logger).collect().first.map(StoredMessage.init(row:))
     }
 
-    func delete(_ id: UUID, on connection: PostgresConnection) async throws {
-        try await connection.query("DELETE FROM messages WHERE id = \(id)", logger: logger)
+    /// Deletes the message; false when it was gone already.
+    func delete(_ id: UUID, on connection: PostgresConnection) async throws -> Bool {
+        try await connection.query("DELETE FROM messages WHERE id = \(id) RETURNING id", logger: logger).collect().count > 0
     }
 
     /// The voice files of everything a user sent (their account is being erased).

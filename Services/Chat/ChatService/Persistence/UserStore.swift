@@ -41,9 +41,11 @@ struct UserStore: Sendable {
         return try await find(userID, on: connection)
     }
 
-    func find(_ userID: UUID, on connection: PostgresConnection) async throws -> StoredUser? {
-        try await connection.query("SELECT \(unescaped: StoredUser.columns) FROM users WHERE id = \(userID)", logger: logger)
-            .collect().first.map(StoredUser.init(row:))
+    /// `lock` takes the row's lock (a moderator's reset against the user's own changes).
+    func find(_ userID: UUID, lock: Bool = false, on connection: PostgresConnection) async throws -> StoredUser? {
+        try await connection.query("""
+            SELECT \(unescaped: StoredUser.columns) FROM users WHERE id = \(userID) \(unescaped: lock ? "FOR UPDATE" : "")
+            """, logger: logger).collect().first.map(StoredUser.init(row:))
     }
 
     /// From `user_registered`/`user_updated`: creates the user or refreshes the email. The

@@ -18,16 +18,19 @@ struct ChatAPI: APIProtocol {
     let events: CalendarEvents
     /// Adding members by email: each address asked counts against the caller's budget.
     let lookups: MemberLookupBudget
+    /// Reports of messages, groups and profiles (`ChatReportables`).
+    let reports: ReportDesk
     /// The document, served as itself.
     let document: Components.Schemas.OpenAPIDocument
 
-    init(database: Database, users: Users, groups: Groups, messages: Messages, events: CalendarEvents, lookups: MemberLookupBudget) throws {
+    init(database: Database, users: Users, groups: Groups, messages: Messages, events: CalendarEvents, lookups: MemberLookupBudget, reports: ReportDesk) throws {
         self.database = database
         self.users = users
         self.groups = groups
         self.messages = messages
         self.events = events
         self.lookups = lookups
+        self.reports = reports
         self.document = try JSONDecoder().decode(Components.Schemas.OpenAPIDocument.self, from: Data(PackageResources.openapi_json))
     }
 

@@ -100,6 +100,17 @@ struct DirectMessages: Sendable {
         return ReactionState(messageId: messageID.lowercased, emoji: emoji, active: on)
     }
 
+    /// A moderator removes a reported message from its thread: its reactions go with it, replies
+    /// to it stay (without the reference), and the two parties hear `dm_deleted`. false when it
+    /// was gone already.
+    func remove(_ messageID: UUID, on connection: PostgresConnection) async throws -> Bool {
+        guard let (thread, _) = try await store.message(messageID, lock: true, on: connection),
+              let deleted = try await store.deleteMessage(messageID, in: thread, on: connection) else { return false }
+        try await circles.publish(DMDeleted(circleId: thread.circleId, threadId: thread.id, message: deleted, participantIds: thread.participants),
+                                  circle: thread.circleId, actor: nil, on: connection)
+        return true
+    }
+
     func setNotify(_ threadID: UUID, notify: Bool, userID: UUID, on connection: PostgresConnection) async throws -> ThreadView {
         let thread = try await thread(threadID, userID: userID, lock: true, on: connection)
         try await store.setNotify(thread, userID: userID, notify: notify, on: connection)

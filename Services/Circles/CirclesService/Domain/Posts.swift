@@ -120,9 +120,23 @@ struct Posts: Sendable {
     func delete(_ postID: UUID, userID: UUID, on connection: PostgresConnection) async throws {
         let post = try await visible(postID, userID: userID, lock: true, on: connection)
         guard post.row.authorId == userID else { throw CirclesErrors.authorOnly }
-        try await store.delete(postID, on: connection)
-        try await circles.publish(PostDeleted(post: row(post)), circle: post.row.circleId, actor: userID, on: connection)
-        if post.photoVersion != nil { try await media.remove(circleID: post.row.circleId, postID: postID) }
+        try await erase(post, actor: userID, on: connection)
+    }
+
+    /// A moderator removes a reported post: deleted as its author's delete does it (the same
+    /// `post_deleted`, with no actor). false when it was gone (deleted, or expired) already.
+    func remove(_ postID: UUID, on connection: PostgresConnection) async throws -> Bool {
+        guard let post = try await store.live(postID, lock: true, on: connection) else { return false }
+        try await erase(post, actor: nil, on: connection)
+        return true
+    }
+
+    /// Deletes a locked post (its reactions, votes, RSVPs and kept marks cascade), publishes
+    /// `post_deleted` and removes its photo.
+    private func erase(_ post: PostStore.Stored, actor: UUID?, on connection: PostgresConnection) async throws {
+        try await store.delete(post.row.id, on: connection)
+        try await circles.publish(PostDeleted(post: row(post)), circle: post.row.circleId, actor: actor, on: connection)
+        if post.photoVersion != nil { try await media.remove(circleID: post.row.circleId, postID: post.row.id) }
     }
 
     func setPhoto(_ postID: UUID, image: ByteBuffer, contentType: String?, userID: UUID, on connection: PostgresConnection) async throws -> PostView {

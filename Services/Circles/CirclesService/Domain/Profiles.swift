@@ -33,6 +33,23 @@ struct Profiles: Sendable {
         return profile
     }
 
+    /// The name a moderator's reset gives a profile.
+    static let neutralName = "Member"
+
+    /// A moderator removes a reported profile: what its owner wrote that other members see is
+    /// reset as the owner could reset it themselves: the display name to "Member", the handle to
+    /// a fresh one from it and the id, bio, full name and location cleared (the private fields,
+    /// the DM setting and Pro stay). Circles publishes no event for profile edits. false when
+    /// the account is gone.
+    func reset(_ userID: UUID, on connection: PostgresConnection) async throws -> Bool {
+        var handle = CirclesRules.suggestedHandle(from: Self.neutralName, userID: userID)
+        if try await store.handleTaken(handle, by: userID, on: connection) {
+            handle = "member_" + String(userID.uuidString.lowercased().filter { $0 != "-" }.prefix(22))
+        }
+        let changes = ProfileStore.Changes(displayName: Self.neutralName, handle: handle, bio: .some(nil), fullName: .some(nil), location: .some(nil))
+        return try await store.update(userID, changes, on: connection) != nil
+    }
+
     func edit(_ userID: UUID, _ edit: Edit, on connection: PostgresConnection) async throws -> MyProfile {
         var changes = ProfileStore.Changes()
         var errors = ValidationErrors()

@@ -320,6 +320,13 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `PUT /circles/v1/admin/profiles/{user_id}/pro`.
     /// - Remark: Generated from `#/paths//circles/v1/admin/profiles/{user_id}/pro/put(setProfilePro)`.
     func setProfilePro(_ input: Operations.SetProfilePro.Input) async throws -> Operations.SetProfilePro.Output
+    /// Report something objectionable
+    ///
+    /// Reports content or a person to MyCirclee's moderators (Apple's guideline 1.2). Only what the caller can see may be reported, and not their own; one open report per caller and object; at most `COLONY_REPORTS_RATE` reports per caller (20 a day by default). A moderator dismisses it, removes the content, warns or suspends its owner in the Colony Console, and the reporter gets an in-app notification of the outcome. Nothing of the content is copied into the report: what expires (a MyCirclee post after 24 hours) is gone for moderators too.
+    ///
+    /// - Remark: HTTP `POST /circles/v1/reports`.
+    /// - Remark: Generated from `#/paths//circles/v1/reports/post(createReport)`.
+    func createReport(_ input: Operations.CreateReport.Input) async throws -> Operations.CreateReport.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -987,6 +994,21 @@ extension APIProtocol {
     ) async throws -> Operations.SetProfilePro.Output {
         try await setProfilePro(Operations.SetProfilePro.Input(
             path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Report something objectionable
+    ///
+    /// Reports content or a person to MyCirclee's moderators (Apple's guideline 1.2). Only what the caller can see may be reported, and not their own; one open report per caller and object; at most `COLONY_REPORTS_RATE` reports per caller (20 a day by default). A moderator dismisses it, removes the content, warns or suspends its owner in the Colony Console, and the reporter gets an in-app notification of the outcome. Nothing of the content is copied into the report: what expires (a MyCirclee post after 24 hours) is gone for moderators too.
+    ///
+    /// - Remark: HTTP `POST /circles/v1/reports`.
+    /// - Remark: Generated from `#/paths//circles/v1/reports/post(createReport)`.
+    internal func createReport(
+        headers: Operations.CreateReport.Input.Headers = .init(),
+        body: Operations.CreateReport.Input.Body
+    ) async throws -> Operations.CreateReport.Output {
+        try await createReport(Operations.CreateReport.Input(
             headers: headers,
             body: body
         ))

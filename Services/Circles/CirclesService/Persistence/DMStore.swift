@@ -135,6 +135,46 @@ struct DMStore: Sendable {
             .collect().first.map(Self.message)
     }
 
+    /// A message of a thread `userID` is a party of, in a circle both parties are still in (what
+    /// the thread's page shows them), with its thread; nil otherwise.
+    func message(_ id: UUID, visibleTo userID: UUID, on connection: PostgresConnection) async throws -> (Thread, DMMessageRow)? {
+        try await connection.query("""
+            SELECT \(unescaped: Self.threadColumns), \(unescaped: Self.messageColumns)
+            FROM dm_messages m JOIN dm_threads t ON t.id = m.thread_id
+            WHERE m.id = \(id) AND (t.user_a = \(userID) OR t.user_b = \(userID))
+              AND (SELECT count(*) FROM circle_members c WHERE c.circle_id = t.circle_id AND c.user_id IN (t.user_a, t.user_b)) = 2
+            """, logger: logger).read(Self.threadMessage).first
+    }
+
+    /// A message with its thread, whoever asks (a moderator); nil once deleted. `lock` locks the
+    /// thread, as sending does.
+    func message(_ id: UUID, lock: Bool = false, on connection: PostgresConnection) async throws -> (Thread, DMMessageRow)? {
+        try await connection.query("""
+            SELECT \(unescaped: Self.threadColumns), \(unescaped: Self.messageColumns)
+            FROM dm_messages m JOIN dm_threads t ON t.id = m.thread_id WHERE m.id = \(id)
+            \(unescaped: lock ? "FOR UPDATE OF t" : "")
+            """, logger: logger).read(Self.threadMessage).first
+    }
+
+    static func threadMessage(_ c: inout RowCells) throws -> (Thread, DMMessageRow) {
+        let thread = try Self.thread(&c)
+        return (thread, try DMMessageRow(id: c.next(UUID.self), threadId: c.next(UUID.self), senderId: c.next(UUID.self), body: c.next(String.self),
+                                         replyToId: c.next(UUID?.self), createdAt: c.next(Date.self), readAt: c.next(Date?.self)))
+    }
+
+    /// Deletes a message: its reactions go with it, replies to it stay (their `reply_to_id`
+    /// null), and the thread's `last_message_at` is its latest remaining message's. The deleted
+    /// row; nil when it was gone.
+    func deleteMessage(_ id: UUID, in thread: Thread, on connection: PostgresConnection) async throws -> DMMessageRow? {
+        guard let deleted = try await connection.query("""
+            DELETE FROM dm_messages AS m WHERE m.id = \(id) AND m.thread_id = \(thread.id) RETURNING \(unescaped: Self.messageColumns)
+            """, logger: logger).collect().first.map(Self.message) else { return nil }
+        try await connection.query("""
+            UPDATE dm_threads SET last_message_at = (SELECT max(created_at) FROM dm_messages WHERE thread_id = \(thread.id)) WHERE id = \(thread.id)
+            """, logger: logger)
+        return deleted
+    }
+
     static func reaction(_ row: PostgresRow) throws -> DMReactionRow {
         try row.read { c in try DMReactionRow(messageId: c.next(UUID.self), userId: c.next(UUID.self), emoji: c.next(String.self), createdAt: c.next(Date.self)) }
     }

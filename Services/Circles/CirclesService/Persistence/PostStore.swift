@@ -66,6 +66,14 @@ struct PostStore: Sendable {
             """, logger: logger).collect().first.map(Self.stored)
     }
 
+    /// A live post whoever asks (a moderator); nil once deleted or expired.
+    func live(_ postID: UUID, lock: Bool = false, on connection: PostgresConnection) async throws -> Stored? {
+        try await connection.query("""
+            SELECT \(unescaped: Self.columns) FROM posts p WHERE p.id = \(postID) AND p.expires_at > now()
+            \(unescaped: lock ? "FOR UPDATE OF p" : "")
+            """, logger: logger).collect().first.map(Self.stored)
+    }
+
     func update(_ postID: UUID, _ draft: CirclesRules.PostDraft, on connection: PostgresConnection) async throws -> Stored {
         try await connection.query("""
             UPDATE posts p SET body = \(draft.body), mood = \(draft.mood), category = \(draft.category), urgency = \(draft.urgency?.rawValue)::ask_urgency,

@@ -36,6 +36,18 @@ struct ProfileStore: Sendable {
             .collect().first.map(Self.decode)
     }
 
+    /// The profile when `viewer` is its owner or shares a circle with them (a circle's members
+    /// see each other's public profiles, and nobody else's); nil otherwise.
+    func visible(_ userID: UUID, to viewer: UUID, on connection: PostgresConnection) async throws -> MyProfile? {
+        try await connection.query("""
+            SELECT \(unescaped: Self.columns) FROM profiles
+            WHERE user_id = \(userID)
+              AND (user_id = \(viewer) OR EXISTS (
+                SELECT 1 FROM circle_members mine JOIN circle_members theirs ON theirs.circle_id = mine.circle_id
+                WHERE mine.user_id = \(viewer) AND theirs.user_id = \(userID)))
+            """, logger: logger).collect().first.map(Self.decode)
+    }
+
     /// Whose handle this is (case does not matter).
     func byHandle(_ handle: String, on connection: PostgresConnection) async throws -> UUID? {
         try await connection.query("SELECT user_id FROM profiles WHERE lower(handle) = lower(\(handle))", logger: logger)

@@ -17,16 +17,19 @@ struct CirclesAPI: APIProtocol {
     let posts: Posts
     let messages: DirectMessages
     let presence: Presence
+    /// Reports of posts, DMs and profiles (`CirclesReportables`).
+    let reports: ReportDesk
     /// The document, served as itself.
     let document: Components.Schemas.OpenAPIDocument
 
-    init(database: Database, profiles: Profiles, circles: Circles, posts: Posts, messages: DirectMessages, presence: Presence) throws {
+    init(database: Database, profiles: Profiles, circles: Circles, posts: Posts, messages: DirectMessages, presence: Presence, reports: ReportDesk) throws {
         self.database = database
         self.profiles = profiles
         self.circles = circles
         self.posts = posts
         self.messages = messages
         self.presence = presence
+        self.reports = reports
         self.document = try JSONDecoder().decode(Components.Schemas.OpenAPIDocument.self, from: Data(PackageResources.openapi_json))
     }
 

@@ -225,6 +225,26 @@ extension PipelineClient {
     public func holdings(of user: UUID, operatorEmail: String) async throws -> HoldingsAdminRoutes.Holdings {
         try await http.call(.GET, HoldingsAdminRoutes.holdingsPath(user), app: nil, operatorEmail: operatorEmail, as: HoldingsAdminRoutes.Holdings.self)
     }
+
+    /// The service's objects with open reports, the oldest first (`ModerationAdminRoutes`).
+    public func reportQueue(operatorEmail: String) async throws -> ModerationAdminRoutes.Queue {
+        try await http.call(.GET, "\(ModerationAdminRoutes.reportsPath)?limit=200", app: nil, operatorEmail: operatorEmail, as: ModerationAdminRoutes.Queue.self)
+    }
+
+    /// One object's reports and the object as it is now; nil when it has no report.
+    public func reportReview(_ objectType: String, _ id: UUID, operatorEmail: String) async throws -> ReportDesk.ObjectReview? {
+        do {
+            return try await http.call(.GET, ModerationAdminRoutes.objectPath(objectType, id), app: nil, operatorEmail: operatorEmail, as: ReportDesk.ObjectReview.self)
+        } catch let failure as ConsoleHTTP.Failure where failure.status == 404 {
+            return nil
+        }
+    }
+
+    /// A moderator's action on the object's open reports.
+    public func resolveReports(_ objectType: String, _ id: UUID, action: ModerationAction, operatorEmail: String) async throws -> ReportDesk.Resolution {
+        let body = try await http.send(.POST, "\(ModerationAdminRoutes.objectPath(objectType, id))/resolve", body: ["action": action.rawValue], app: nil, operatorEmail: operatorEmail)
+        return try ColonyJSON.decoder().decode(ReportDesk.Resolution.self, from: Data(buffer: body))
+    }
 }
 
 /// Calls notifications' push routes (`PushAdmin`): a user's devices and deliveries, the app's

@@ -5,11 +5,12 @@ import ColonyModels
 public enum OperatorRole: String, Sendable, CaseIterable, Codable {
     /// Everything, on every app, including managing operators.
     case owner
-    /// Every action on users and the pipeline of their apps; not operators.
+    /// Every action on users, reports and the pipeline of their apps; not operators.
     case admin
     /// Looks users up (personal data included) and helps them: ban, sign out, links, factors, test pushes.
     case support
-    /// Bans and unbans (trust and safety), sees what is needed for that.
+    /// Works the moderation queue (dismiss, remove, warn, suspend), bans and unbans (trust and
+    /// safety), sees what is needed for that; not who sent an anonymous message.
     case moderator
     /// Reads the overview, users (without their addresses) and the pipeline; acts on nothing.
     case viewer
@@ -34,6 +35,10 @@ public enum OperatorRight: String, Sendable, CaseIterable {
     case sendTestPush
     case viewAuditLog
     case manageOperators
+    /// The moderation queue: reports of users' content, and dismiss, remove, warn, suspend.
+    case moderateContent
+    /// Who sent an anonymous support message (I Believe In You), when it is reported.
+    case viewAnonymousAuthors
 }
 
 /// An operator's role and apps, and the one place that says what they allow.
@@ -54,7 +59,7 @@ public struct OperatorRights: Sendable, Equatable {
         case .support:
             [.viewOverview, .viewUsers, .viewPersonalData, .banUsers, .signOutUsers, .sendUserLinks, .removeFactors, .requestExports, .sendTestPush, .viewPipeline, .viewAuditLog].contains(right)
         case .moderator:
-            [.viewOverview, .viewUsers, .viewPersonalData, .banUsers, .viewAuditLog].contains(right)
+            [.viewOverview, .viewUsers, .viewPersonalData, .banUsers, .viewAuditLog, .moderateContent].contains(right)
         case .viewer:
             [.viewOverview, .viewUsers, .viewPipeline].contains(right)
         }

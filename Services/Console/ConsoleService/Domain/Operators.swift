@@ -79,11 +79,14 @@ public struct Operators: Sendable {
     // MARK: The audit log
 
     /// Appends an entry (and its `operator_action` event) in its own transaction.
+    /// `publishing`: further events the action makes (a moderator's), in the audit entry's transaction.
     public func record(_ actor: SignedInOperator?, email: String? = nil, action: String, app: App? = nil, target: String? = nil,
-                       outcome: AuditEntry.Outcome, detail: String? = nil, ipAddress: String?) async throws {
+                       outcome: AuditEntry.Outcome, detail: String? = nil, ipAddress: String?,
+                       publishing events: @Sendable (Outbox, PostgresConnection) async throws -> Void = { _, _ in }) async throws {
         try await database.transaction { connection in
             try await audit.append(operatorID: actor?.record.id, operatorEmail: actor?.email ?? email ?? "", role: actor?.rights.role, action: action, app: app,
                                    target: target, outcome: outcome, detail: detail, ipAddress: ipAddress ?? actor?.ipAddress, outbox: outbox, on: connection)
+            try await events(outbox, connection)
         }
     }
 

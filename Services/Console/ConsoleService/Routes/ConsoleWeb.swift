@@ -152,6 +152,7 @@ struct ConsoleWeb: Sendable {
     let users: UserAdministration
     let push: PushSupport
     let imports: ImportHistory
+    let moderation: Moderation
     let cookies: ConsoleCookies
 
     /// Thrown where a page needs a signed-in operator and there is none: the answer is the sign-in page.
@@ -239,6 +240,7 @@ struct ConsoleWeb: Sendable {
             "can_view_audit": actor.rights.allows(.viewAuditLog),
             "can_view_pipeline": actor.rights.allows(.viewPipeline),
             "can_view_users": actor.rights.allows(.viewUsers),
+            "can_moderate": actor.rights.allows(.moderateContent),
             "section_\(section)": true,
         ]
     }

@@ -92,6 +92,15 @@ struct HiveStore: Sendable {
         try await connection.query("SELECT count(*) FROM hive_members WHERE hive_id = \(hiveID)", logger: logger).firstValue(Int.self)!
     }
 
+    /// Whether two people are in one hive together now: each sees the other's name and avatar
+    /// in that hive's member list.
+    func shareAHive(_ userID: UUID, _ otherID: UUID, on connection: PostgresConnection) async throws -> Bool {
+        try await !connection.query("""
+            SELECT 1 FROM hive_members a JOIN hive_members b ON b.hive_id = a.hive_id
+            WHERE a.user_id = \(userID) AND b.user_id = \(otherID) LIMIT 1
+            """, logger: logger).collect().isEmpty
+    }
+
     func memberIDs(_ hiveID: UUID, on connection: PostgresConnection) async throws -> [UUID] {
         try await connection.query("SELECT user_id FROM hive_members WHERE hive_id = \(hiveID) ORDER BY joined_at, user_id", logger: logger)
             .values(UUID.self)

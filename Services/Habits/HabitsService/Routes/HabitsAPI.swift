@@ -16,16 +16,19 @@ struct HabitsAPI: APIProtocol {
     let profiles: Profiles
     let invitations: HiveInvitations
     let writes: IdempotentWrites
+    /// Reports of hives and people (`HabitsReportables`).
+    let reports: ReportDesk
     /// The document, served as itself.
     let document: Components.Schemas.OpenAPIDocument
 
-    init(database: Database, habits: Habits, hives: Hives, profiles: Profiles, invitations: HiveInvitations, idempotency: IdempotencyStore) throws {
+    init(database: Database, habits: Habits, hives: Hives, profiles: Profiles, invitations: HiveInvitations, idempotency: IdempotencyStore, reports: ReportDesk) throws {
         self.database = database
         self.habits = habits
         self.hives = hives
         self.profiles = profiles
         self.invitations = invitations
         self.writes = IdempotentWrites(database: database, store: idempotency)
+        self.reports = reports
         self.document = try JSONDecoder().decode(Components.Schemas.OpenAPIDocument.self, from: Data(PackageResources.openapi_json))
     }
 

@@ -113,6 +113,16 @@ struct Nearby: Sendable {
         return try await apply(userID, .init(photoVersion: .some(nil)), on: connection)
     }
 
+    /// A moderator's removal of a reported card (`NearbyReportables`): bio, photo and social
+    /// links cleared, as the user clears them (`removePhoto`, `edit`), with the same
+    /// `profile_updated`. false when the account is gone.
+    func clearCard(_ userID: UUID, on connection: PostgresConnection) async throws -> Bool {
+        guard let current = try await profiles.find(userID, on: connection) else { return false }
+        try await storage.removePicture(photos, owner: userID, version: current.photoVersion)
+        _ = try await apply(userID, .init(bio: .some(nil), socialLinks: SocialLinks(), photoVersion: .some(nil)), on: connection)
+        return true
+    }
+
     /// Saves profile changes and publishes the new public card.
     func apply(_ userID: UUID, _ changes: ProfileStore.Changes, on connection: PostgresConnection) async throws -> MyProfile {
         _ = try await require(userID, on: connection)
@@ -198,9 +208,15 @@ struct Nearby: Sendable {
         try await checkQueryQuota(userID, on: connection)
         try await quotas.check("target|\(userID.lowercased)|\(other.lowercased)", settings.targetQuota,
                                message: "too many lookups of this person, try again later", on: connection)
-        guard let row = try await locations.nearby(userID, radiusMeters: Double(settings.radiusFeet) * NearbyRules.metersPerFoot, ttlSeconds: settings.locationTTLSeconds,
-                                                   limit: 1, only: other, on: connection).first else { throw NearbyErrors.userNotFound }
+        guard let row = try await visibleCard(other, viewer: userID, on: connection) else { throw NearbyErrors.userNotFound }
         return nearbyUser(row)
+    }
+
+    /// The person's card if the viewer sees it now (`user`'s rule, what reports check too): both
+    /// share a fresh position within the default radius, and neither blocks the other.
+    func visibleCard(_ other: UUID, viewer userID: UUID, on connection: PostgresConnection) async throws -> NearbyRow? {
+        try await locations.nearby(userID, radiusMeters: Double(settings.radiusFeet) * NearbyRules.metersPerFoot, ttlSeconds: settings.locationTTLSeconds,
+                                   limit: 1, only: other, on: connection).first
     }
 
     func hasFreshLocation(_ userID: UUID, on connection: PostgresConnection) async throws -> Bool {

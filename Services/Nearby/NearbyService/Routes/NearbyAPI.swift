@@ -11,12 +11,15 @@ import OpenAPIRuntime
 struct NearbyAPI: APIProtocol {
     let database: Database
     let nearby: Nearby
+    /// Reports of people's cards (`NearbyReportables`).
+    let reports: ReportDesk
     /// The document, served as itself.
     let document: Components.Schemas.OpenAPIDocument
 
-    init(database: Database, nearby: Nearby) throws {
+    init(database: Database, nearby: Nearby, reports: ReportDesk) throws {
         self.database = database
         self.nearby = nearby
+        self.reports = reports
         self.document = try JSONDecoder().decode(Components.Schemas.OpenAPIDocument.self, from: Data(PackageResources.openapi_json))
     }
 

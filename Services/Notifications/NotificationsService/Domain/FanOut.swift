@@ -6,7 +6,8 @@ import PostgresNIO
 /// Turns plans into rows, inside the event's inbox transaction: for an alert, one in-app
 /// notification per recipient and one queued push per recipient's device, held to the end of
 /// the recipient's quiet hours; for a Live Activity, one push per registered activity token.
-/// Kinds a recipient switched off get nothing; the actor is never a recipient.
+/// Kinds a recipient switched off get nothing (but `moderation_warning`, which cannot be); the
+/// actor is never a recipient; a suspended account gets no moderators' kind at all.
 struct FanOut: Sendable {
     let clock: NotificationClock
     let logger: Logger
@@ -21,12 +22,12 @@ struct FanOut: Sendable {
     /// An event whose push would already have expired (history replayed to a new deployment, a
     /// long outage) updates the projections and pushes nothing, not even to the in-app list.
     func push(_ plan: PushPlan, event: UUID, occurredAt: Date, actor: UUID?, on connection: PostgresConnection) async throws {
-        let app = plan.kind.app
+        let app = plan.app
         let now = clock.now()
         let expiresAt = plan.expiresAt ?? occurredAt.addingTimeInterval(Self.defaultExpiry)
         guard expiresAt > now else { return }
-        let recipients = try await deliveries.recipients(plan.recipients, app: app, on: connection)
-            .filter { !plan.excluding.contains($0.user) && !$0.preferences.disabledKinds.contains(plan.kind) }
+        let recipients = try await deliveries.recipients(plan.recipients, app: app, excludingSuspended: plan.kind.isModeration, on: connection)
+            .filter { !plan.excluding.contains($0.user) && !(plan.kind.canBeSwitchedOff && $0.preferences.disabledKinds.contains(plan.kind)) }
         guard !recipients.isEmpty else { return }
         var notificationIDs: [UUID: UUID] = [:]
         if plan.kind.isAlert {

@@ -1,7 +1,9 @@
 import ColonyModels
 
-/// What a push is about. Users switch kinds off per app (`preferences.disabled_kinds`); the
-/// in-app list shows the alert kinds.
+/// What a push is about. Users switch kinds off per app (`preferences.disabled_kinds`), but for
+/// `moderation_warning`; the in-app list shows the alert kinds. Most kinds belong to one app;
+/// the moderators' kinds (`report_outcome`, `moderation_warning`) are in every app, and their
+/// plans name the app (`PushPlan.app`).
 public enum NotificationKind: String, Codable, Sendable, CaseIterable {
     // MyCirclee
     case circlePost = "circle_post"
@@ -23,15 +25,30 @@ public enum NotificationKind: String, Codable, Sendable, CaseIterable {
     // I Believe In You
     case supportMessage = "support_message"
     case newFollower = "new_follower"
+    // Every app: the console's moderation (issue 39)
+    /// A report I filed was resolved: what the moderators did, never who was reported.
+    case reportOutcome = "report_outcome"
+    /// A moderator warned me about something I published. Cannot be switched off.
+    case moderationWarning = "moderation_warning"
 
-    public var app: App {
+    /// The one app whose users get this kind; nil: every app's (the plan names which).
+    public var app: App? {
         switch self {
         case .circlePost, .directMessage, .eventRSVP, .presence, .eventActivity: .mycirclee
         case .groupMessage: .unify
         case .hiveAdvanced, .streakMilestone, .hiveAtRisk, .hiveJoined, .hiveInvitation: .habithive
         case .supportMessage, .newFollower: .ibelieveinyou
+        case .reportOutcome, .moderationWarning: nil
         }
     }
+
+    /// Whether a user may switch it off. A moderator's warning always reaches the user it is
+    /// for: preferences neither list nor accept it, and a `disabled_kinds` that names it anyway
+    /// is not obeyed.
+    public var canBeSwitchedOff: Bool { self != .moderationWarning }
+
+    /// The moderators' kinds: nothing reaches a suspended account, not even the in-app list.
+    public var isModeration: Bool { self == .reportOutcome || self == .moderationWarning }
 
     /// Alerts show up on the lock screen and in the in-app list; the others are silent.
     public var isAlert: Bool {
@@ -41,8 +58,14 @@ public enum NotificationKind: String, Codable, Sendable, CaseIterable {
         }
     }
 
+    /// Every kind `app`'s users may get.
     public static func kinds(of app: App) -> [NotificationKind] {
-        allCases.filter { $0.app == app }
+        allCases.filter { $0.app == nil || $0.app == app }
+    }
+
+    /// The kinds `app`'s preferences list and switch (`GET|PATCH /preferences`).
+    public static func preferenceKinds(of app: App) -> [NotificationKind] {
+        kinds(of: app).filter(\.canBeSwitchedOff)
     }
 }
 

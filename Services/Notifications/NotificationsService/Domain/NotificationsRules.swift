@@ -63,14 +63,19 @@ public enum NotificationsRules {
     }
 
     /// `kinds` maps kind names to on/off (absent: unchanged from `current`); `quiet_hours` nil
-    /// leaves them, `.some(nil)` removes them.
+    /// leaves them, `.some(nil)` removes them. A kind that cannot be switched off
+    /// (`moderation_warning`) is no preference: naming it is refused, on or off.
     public static func preferences(app: App, current: Preferences, kinds: [String: Bool]?, quietHours: QuietHoursInput??) throws(ValidationErrors) -> Preferences {
         var errors = ValidationErrors()
         var result = current
-        let known = Dictionary(uniqueKeysWithValues: NotificationKind.kinds(of: app).map { ($0.rawValue, $0) })
+        let known = Dictionary(uniqueKeysWithValues: NotificationKind.preferenceKinds(of: app).map { ($0.rawValue, $0) })
         for (key, enabled) in kinds ?? [:] {
             // Colony's request decoder camel-cases dictionary keys too: `circle_post` arrives as `circlePost`.
             let name = ColonyJSON.snakeCase(key)
+            if let kind = NotificationKind(rawValue: name), !kind.canBeSwitchedOff {
+                errors.check(false, "\(name) cannot be switched off: the moderators' warnings always reach the user")
+                continue
+            }
             guard let kind = known[name] else {
                 errors.check(false, "unknown notification kind \(name) for \(app.rawValue) (known: \(known.keys.sorted().joined(separator: ", ")))")
                 continue

@@ -12,6 +12,8 @@ public enum Recipients: Sendable, Equatable {
 /// each of the recipients' devices.
 public struct PushPlan: Sendable, Equatable {
     public var kind: NotificationKind
+    /// Whose users it goes to: the kind's app, or for a kind of every app the event's.
+    public var app: App
     public var recipients: Recipients
     /// Never pushed to: the one who acted.
     public var excluding: Set<UUID>
@@ -27,6 +29,23 @@ public struct PushPlan: Sendable, Equatable {
     public var expiresAt: Date?
 
     public var pushType: PushType { kind.isAlert ? .alert : .background }
+
+    /// `app` is required for a kind of every app (`NotificationKind.app` nil), and otherwise the kind's.
+    public init(kind: NotificationKind, app: App? = nil, recipients: Recipients, excluding: Set<UUID>, title: String, body: String, threadID: String?,
+                collapseID: String?, data: [String: JSONValue], expiresAt: Date?) {
+        guard let resolved = app ?? kind.app else { preconditionFailure("\(kind.rawValue) is in every app: its plan names the app") }
+        precondition(kind.app == nil || kind.app == resolved, "\(kind.rawValue) is \(kind.app!.rawValue)'s, not \(resolved.rawValue)'s")
+        self.kind = kind
+        self.app = resolved
+        self.recipients = recipients
+        self.excluding = excluding
+        self.title = title
+        self.body = body
+        self.threadID = threadID
+        self.collapseID = collapseID
+        self.data = data
+        self.expiresAt = expiresAt
+    }
 }
 
 /// A Live Activity update (or end) for every activity token registered for an event post.
@@ -285,8 +304,60 @@ public enum Triggers {
                 threadID: "project-\(payload.follow.projectId.lowercased)", collapseID: nil,
                 data: ["project_id": id(payload.follow.projectId)], expiresAt: nil
             )])
+        // The console's moderation (issue 39), in the event's app. Neither names the other party:
+        // the reporter hears what was done, the warned user what about, never who reported.
+        case .reportResolved:
+            let payload = try event.decode(ReportResolved.self).payload
+            let object = objectName(payload.objectType)
+            let body = switch payload.outcome {
+            case "removed": "We removed the \(object) you reported. Thank you."
+            case "warned", "suspended": "We took action on the \(object) you reported. Thank you."
+            case "dismissed": "We looked at the \(object) you reported and found it within the rules."
+            default: "We looked at the \(object) you reported. Thank you."
+            }
+            return Plans(pushes: [PushPlan(
+                kind: .reportOutcome, app: payload.app, recipients: .users([payload.reporterId]), excluding: [],
+                title: "Your report", body: body, threadID: "moderation", collapseID: "report-\(payload.objectId.lowercased)",
+                data: ["object_type": .string(payload.objectType), "object_id": id(payload.objectId), "outcome": .string(payload.outcome)],
+                expiresAt: nil
+            )])
+        case .userWarned:
+            let payload = try event.decode(UserWarned.self).payload
+            let object = objectName(payload.objectType)
+            let reason = payload.categories.first.flatMap(categoryName).map { " for \($0)" } ?? ""
+            var data: [String: JSONValue] = ["object_type": .string(payload.objectType), "object_id": id(payload.objectId)]
+            if let category = payload.categories.first { data["category"] = .string(category.rawValue) }
+            return Plans(pushes: [PushPlan(
+                kind: .moderationWarning, app: payload.app, recipients: .users([payload.userId]), excluding: [],
+                title: "A warning from the moderators",
+                body: "Your \(object) was reported\(reason) and breaks the community rules. Further breaches can get your account suspended.",
+                threadID: "moderation", collapseID: "warning-\(payload.objectId.lowercased)", data: data, expiresAt: nil
+            )])
         default:
             return Plans()
+        }
+    }
+
+    /// A reported object's type as the texts say it (the domain services' `object_type`s).
+    static func objectName(_ type: String) -> String {
+        switch type {
+        case "dm": "message"
+        case "support_message": "support message"
+        default: excerpt(type.replacingOccurrences(of: "_", with: " "), limit: 40)
+        }
+    }
+
+    /// A report category as the warning says it; nil for `other` (the warning names none).
+    static func categoryName(_ category: ReportCategory) -> String? {
+        switch category {
+        case .spam: "spam"
+        case .harassment: "harassment"
+        case .hate: "hate speech"
+        case .sexual: "sexual content"
+        case .violence: "violence"
+        case .selfHarm: "self-harm"
+        case .illegal: "illegal content"
+        case .other: nil
         }
     }
 

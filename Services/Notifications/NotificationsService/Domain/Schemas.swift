@@ -51,9 +51,9 @@ extension Components.Schemas.Delivery {
 }
 
 extension NotificationsRules.Preferences {
-    /// As the app shows them: every kind of `app` with on/off, and the quiet hours.
+    /// As the app shows them: every kind of `app` a user may switch, with on/off, and the quiet hours.
     func view(app: App) -> PreferencesView {
-        let kinds = Dictionary(uniqueKeysWithValues: NotificationKind.kinds(of: app).map { ($0.rawValue, !disabledKinds.contains($0)) })
+        let kinds = Dictionary(uniqueKeysWithValues: NotificationKind.preferenceKinds(of: app).map { ($0.rawValue, !disabledKinds.contains($0)) })
         let quiet = quietHours.map { PreferencesView.QuietHoursPayload(start: QuietHours.text($0.start), end: QuietHours.text($0.end), timezone: $0.timeZone) }
         // The document's `quiet_hours` is null, not absent, when there are none (the app shows
         // "no quiet hours"); the generated optional leaves nil out, so the null goes in as an

@@ -23,7 +23,17 @@ struct DomainEventHandler: Sendable {
         default:
             break
         }
-        let projections = notifications.projections, fanOut = notifications.fanOut
+        let fanOut = notifications.fanOut
+        if event.header.source == .console {
+            // The console's topic: `report_resolved` and `user_warned` notify a user in the event's
+            // app; `operator_action` and `content_removed` make no plan (decided by type, nothing
+            // decoded or read). No user acted (the moderator is no app user): no actor is recorded.
+            for plan in try Triggers.plans(for: event).pushes {
+                try await fanOut.push(plan, event: event.id, occurredAt: event.header.occurredAt, actor: nil, on: connection)
+            }
+            return
+        }
+        let projections = notifications.projections
         try await notifications.memberships.apply(event, on: connection)
         try await notifications.membershipsChanged(event, on: connection)
         let lookups = try Triggers.lookups(for: event)

@@ -43,7 +43,7 @@ enum NotificationsExport {
                 """, fields: [
                     "id": "The notification's id.",
                     "app": "The app it came from.",
-                    "kind": "What it was about (a post, a message, an RSVP, a hive's streak, a follower…).",
+                    "kind": "What it was about (a post, a message, an RSVP, a hive's streak, a follower, a report you filed, a moderator's warning…).",
                     "event_id": "The id of what happened that caused it.",
                     "actor_id": "The id of the person whose action caused it; empty when nobody acted (a warning that a hive is at risk, say).",
                     "data": "The ids the app opened the right screen with (the circle, group, hive or project, the post or message).",

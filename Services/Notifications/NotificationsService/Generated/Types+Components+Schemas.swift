@@ -545,7 +545,7 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/Preferences`.
         internal struct Preferences: Codable, Hashable, Sendable {
-            /// Every kind of the app: true when wanted.
+            /// Every kind of the app that the user may switch: true when wanted (`moderation_warning` is not listed: it cannot be switched off).
             ///
             /// - Remark: Generated from `#/components/schemas/Preferences/kinds`.
             internal struct KindsPayload: Codable, Hashable, Sendable {
@@ -565,7 +565,7 @@ extension Components {
                     try encoder.encodeAdditionalProperties(additionalProperties)
                 }
             }
-            /// Every kind of the app: true when wanted.
+            /// Every kind of the app that the user may switch: true when wanted (`moderation_warning` is not listed: it cannot be switched off).
             ///
             /// - Remark: Generated from `#/components/schemas/Preferences/kinds`.
             internal var kinds: Components.Schemas.Preferences.KindsPayload
@@ -609,7 +609,7 @@ extension Components {
             /// Creates a new `Preferences`.
             ///
             /// - Parameters:
-            ///   - kinds: Every kind of the app: true when wanted.
+            ///   - kinds: Every kind of the app that the user may switch: true when wanted (`moderation_warning` is not listed: it cannot be switched off).
             ///   - quietHours: The quiet hours as set (`QuietHours`), or null when there are none.
             ///   - additionalProperties: A container of undocumented properties.
             internal init(
@@ -655,7 +655,7 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/PreferencesPatch`.
         internal struct PreferencesPatch: Codable, Hashable, Sendable {
-            /// Kinds to turn on (true) or off (false); kinds left out stay as they are. Only the kinds of the caller's app: mycirclee `circle_post`, `dm`, `event_rsvp`, `presence`, `event_activity`; unify `group_message`; habithive `hive_advanced`, `streak_milestone`, `hive_at_risk`, `hive_joined`; ibelieveinyou `support_message`, `new_follower` (another app's kind is 422).
+            /// Kinds to turn on (true) or off (false); kinds left out stay as they are. Only the kinds of the caller's app: mycirclee `circle_post`, `dm`, `event_rsvp`, `presence`, `event_activity`; unify `group_message`; habithive `hive_advanced`, `streak_milestone`, `hive_at_risk`, `hive_joined`, `hive_invitation`; ibelieveinyou `support_message`, `new_follower`; every app `report_outcome` (another app's kind is 422; `moderation_warning` cannot be switched off: naming it is 422).
             ///
             /// - Remark: Generated from `#/components/schemas/PreferencesPatch/kinds`.
             internal struct KindsPayload: Codable, Hashable, Sendable {
@@ -675,7 +675,7 @@ extension Components {
                     try encoder.encodeAdditionalProperties(additionalProperties)
                 }
             }
-            /// Kinds to turn on (true) or off (false); kinds left out stay as they are. Only the kinds of the caller's app: mycirclee `circle_post`, `dm`, `event_rsvp`, `presence`, `event_activity`; unify `group_message`; habithive `hive_advanced`, `streak_milestone`, `hive_at_risk`, `hive_joined`; ibelieveinyou `support_message`, `new_follower` (another app's kind is 422).
+            /// Kinds to turn on (true) or off (false); kinds left out stay as they are. Only the kinds of the caller's app: mycirclee `circle_post`, `dm`, `event_rsvp`, `presence`, `event_activity`; unify `group_message`; habithive `hive_advanced`, `streak_milestone`, `hive_at_risk`, `hive_joined`, `hive_invitation`; ibelieveinyou `support_message`, `new_follower`; every app `report_outcome` (another app's kind is 422; `moderation_warning` cannot be switched off: naming it is 422).
             ///
             /// - Remark: Generated from `#/components/schemas/PreferencesPatch/kinds`.
             internal var kinds: Components.Schemas.PreferencesPatch.KindsPayload?
@@ -686,7 +686,7 @@ extension Components {
             /// Creates a new `PreferencesPatch`.
             ///
             /// - Parameters:
-            ///   - kinds: Kinds to turn on (true) or off (false); kinds left out stay as they are. Only the kinds of the caller's app: mycirclee `circle_post`, `dm`, `event_rsvp`, `presence`, `event_activity`; unify `group_message`; habithive `hive_advanced`, `streak_milestone`, `hive_at_risk`, `hive_joined`; ibelieveinyou `support_message`, `new_follower` (another app's kind is 422).
+            ///   - kinds: Kinds to turn on (true) or off (false); kinds left out stay as they are. Only the kinds of the caller's app: mycirclee `circle_post`, `dm`, `event_rsvp`, `presence`, `event_activity`; unify `group_message`; habithive `hive_advanced`, `streak_milestone`, `hive_at_risk`, `hive_joined`, `hive_invitation`; ibelieveinyou `support_message`, `new_follower`; every app `report_outcome` (another app's kind is 422; `moderation_warning` cannot be switched off: naming it is 422).
             ///   - quietHours:
             ///   - additionalProperties: A container of undocumented properties.
             internal init(

@@ -15,7 +15,8 @@ struct DeliveryStore: Sendable {
         var preferences: NotificationsRules.Preferences
     }
 
-    func recipients(_ recipients: Recipients, app: App, on connection: PostgresConnection) async throws -> [Recipient] {
+    /// `excludingSuspended`: accounts suspended now are left out (else only their pushes are, by `deviceTokens`).
+    func recipients(_ recipients: Recipients, app: App, excludingSuspended: Bool = false, on connection: PostgresConnection) async throws -> [Recipient] {
         let rows: PostgresRowSequence
         switch recipients {
         case .members(let scope, let id):
@@ -23,11 +24,13 @@ struct DeliveryStore: Sendable {
                 SELECT m.user_id, coalesce(p.disabled_kinds, '{}'), p.quiet_start, p.quiet_end, p.timezone
                 FROM memberships m LEFT JOIN preferences p ON p.user_id = m.user_id AND p.app = \(app.rawValue)
                 WHERE m.scope = \(scope.rawValue) AND m.scope_id = \(id)
+                  AND (NOT \(excludingSuspended) OR NOT EXISTS (SELECT 1 FROM suspended_accounts s WHERE s.user_id = m.user_id AND s.until > now()))
                 """, logger: logger)
         case .users(let users):
             rows = try await connection.query("""
                 SELECT u.user_id, coalesce(p.disabled_kinds, '{}'), p.quiet_start, p.quiet_end, p.timezone
                 FROM (SELECT DISTINCT unnest(\(users)::uuid[]) AS user_id) u LEFT JOIN preferences p ON p.user_id = u.user_id AND p.app = \(app.rawValue)
+                WHERE NOT \(excludingSuspended) OR NOT EXISTS (SELECT 1 FROM suspended_accounts s WHERE s.user_id = u.user_id AND s.until > now())
                 """, logger: logger)
         }
         var result: [Recipient] = []

@@ -19,7 +19,7 @@ struct PreferenceStore: Sendable {
     static func preferences(_ columns: ([String], Int?, Int?, String?)) -> NotificationsRules.Preferences {
         let (kinds, start, end, zone) = columns
         let quiet = start.flatMap { start in end.flatMap { end in zone.map { QuietHours(start: start, end: end, timeZone: $0) } } }
-        return NotificationsRules.Preferences(disabledKinds: Set(kinds.compactMap(NotificationKind.init(rawValue:))), quietHours: quiet)
+        return NotificationsRules.Preferences(disabledKinds: Set(kinds.compactMap(NotificationKind.init(rawValue:)).filter(\.canBeSwitchedOff)), quietHours: quiet)
     }
 
     func save(_ preferences: NotificationsRules.Preferences, user: UUID, app: App, on connection: PostgresConnection) async throws {

@@ -89,6 +89,22 @@ struct Builders: Sendable {
         return try await apply(userID, .init(avatarVersion: .some(nil)), on: connection)
     }
 
+    /// What a builder's name becomes when a moderator resets the profile (`BuilderStore.defaultName`
+    /// of no email: the name a builder without one gets).
+    static let neutralName = BuilderStore.defaultName(email: nil)
+
+    /// A moderator's reset of the profile, as the builder could do it themselves: the name becomes
+    /// `neutralName` (kept as if chosen, so a later sign-up event does not bring the old one back),
+    /// bio, website and Twitter handle are cleared and the avatar is deleted; `builder_updated`
+    /// tells the others. false when there is no such builder.
+    func resetProfile(_ userID: UUID, on connection: PostgresConnection) async throws -> Bool {
+        guard let builder = try await store.find(userID: userID, on: connection) else { return false }
+        try await media.storage.removePicture(media.avatars, owner: builder.id, version: builder.avatarVersion)
+        _ = try await apply(userID, .init(name: Self.neutralName, bio: .some(nil), websiteUrl: .some(nil), twitterHandle: .some(nil), avatarVersion: .some(nil)),
+                            on: connection)
+        return true
+    }
+
     /// Saves profile changes and publishes `builder_updated`.
     func apply(_ userID: UUID, _ changes: BuilderStore.Changes, on connection: PostgresConnection) async throws -> Builder {
         guard let builder = try await store.update(userID, changes, on: connection) else { throw ProjectsErrors.accountDeleted }

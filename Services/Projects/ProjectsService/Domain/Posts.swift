@@ -130,8 +130,13 @@ struct Posts: Sendable {
 
     /// Deletes a post (owner only) with its pictures.
     func delete(_ postID: UUID, userID: UUID, on connection: PostgresConnection) async throws {
-        let post = try await access(postID, userID: userID, .manage, on: connection)
-        try await store.delete(postID, on: connection)
+        try await deletePost(try await access(postID, userID: userID, .manage, on: connection), on: connection)
+    }
+
+    /// Deletes the post with its pictures (its likes go with it; the likers keep their karma):
+    /// the owner's delete, and a moderator's removal (`ProjectsReportables`).
+    func deletePost(_ post: StoredPost, on connection: PostgresConnection) async throws {
+        try await store.delete(post.id, on: connection)
         for key in post.images { try await media.storage.remove(media.postImages, key: key) }
     }
 

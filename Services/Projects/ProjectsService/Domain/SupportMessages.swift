@@ -57,4 +57,12 @@ struct SupportMessages: Sendable {
                                     isAnonymous: isAnonymous, createdAt: sent.createdAt, sender: card),
             karmaEarned: points, karma: try Karma(karma))
     }
+
+    /// A moderator's removal: the message goes with the support action its sending logged, and
+    /// the 10 karma it earned are taken back (a removed message earned nothing). Nothing is
+    /// published: the app has no event for it, and `support_sent` carried no state to undo.
+    /// false when it was gone already.
+    func remove(_ messageID: UUID, on connection: PostgresConnection) async throws -> Bool {
+        try await store.delete(messageID, on: connection)
+    }
 }

@@ -292,6 +292,13 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /projects/v1/projects/{project_id}/support-messages`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/support-messages/post(sendSupportMessage)`.
     func sendSupportMessage(_ input: Operations.SendSupportMessage.Input) async throws -> Operations.SendSupportMessage.Output
+    /// Report something objectionable
+    ///
+    /// Reports content or a person to I Believe In You's moderators (Apple's guideline 1.2). Only what the caller can see may be reported, and not their own; one open report per caller and object; at most `COLONY_REPORTS_RATE` reports per caller (20 a day by default). A moderator dismisses it, removes the content, warns or suspends its owner in the Colony Console, and the reporter gets an in-app notification of the outcome. Nothing of the content is copied into the report: what expires (a MyCirclee post after 24 hours) is gone for moderators too.
+    ///
+    /// - Remark: HTTP `POST /projects/v1/reports`.
+    /// - Remark: Generated from `#/paths//projects/v1/reports/post(createReport)`.
+    func createReport(_ input: Operations.CreateReport.Input) async throws -> Operations.CreateReport.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -903,6 +910,21 @@ extension APIProtocol {
     ) async throws -> Operations.SendSupportMessage.Output {
         try await sendSupportMessage(Operations.SendSupportMessage.Input(
             path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Report something objectionable
+    ///
+    /// Reports content or a person to I Believe In You's moderators (Apple's guideline 1.2). Only what the caller can see may be reported, and not their own; one open report per caller and object; at most `COLONY_REPORTS_RATE` reports per caller (20 a day by default). A moderator dismisses it, removes the content, warns or suspends its owner in the Colony Console, and the reporter gets an in-app notification of the outcome. Nothing of the content is copied into the report: what expires (a MyCirclee post after 24 hours) is gone for moderators too.
+    ///
+    /// - Remark: HTTP `POST /projects/v1/reports`.
+    /// - Remark: Generated from `#/paths//projects/v1/reports/post(createReport)`.
+    internal func createReport(
+        headers: Operations.CreateReport.Input.Headers = .init(),
+        body: Operations.CreateReport.Input.Body
+    ) async throws -> Operations.CreateReport.Output {
+        try await createReport(Operations.CreateReport.Input(
             headers: headers,
             body: body
         ))

@@ -42,4 +42,48 @@ struct SupportStore: Sendable {
         return SupportMessageRow(id: id, projectId: projectID, senderId: senderID, message: message, isAnonymous: isAnonymous,
                                  createdAt: createdAt!)
     }
+
+    // MARK: reports
+
+    /// A message as reports need it: its text, whether it is anonymous, its sender's account (nil
+    /// once erased) and the project owner's.
+    struct Reported: Sendable {
+        var message: String
+        var isAnonymous: Bool
+        var senderUserId: UUID?
+        var ownerUserId: UUID
+    }
+
+    func reported(_ messageID: UUID, on connection: PostgresConnection) async throws -> Reported? {
+        try await connection.query("""
+            SELECT m.message, m.is_anonymous, s.user_id, o.user_id
+            FROM support_messages m JOIN projects p ON p.id = m.project_id JOIN builders o ON o.id = p.builder_id
+            LEFT JOIN builders s ON s.id = m.sender_id
+            WHERE m.id = \(messageID)
+            """, logger: logger).read { c in
+            Reported(message: try c.next(String.self), isAnonymous: try c.next(Bool.self), senderUserId: try c.next(UUID?.self), ownerUserId: try c.next(UUID.self))
+        }.first
+    }
+
+    /// Deletes the message with the support action its sending logged, and takes back the karma
+    /// that action earned (the level follows the total, `karma_level`). false when it was gone.
+    func delete(_ messageID: UUID, on connection: PostgresConnection) async throws -> Bool {
+        let deleted = try await connection.query("""
+            WITH gone AS (
+                DELETE FROM support_messages WHERE id = \(messageID) RETURNING id, project_id, sender_id
+            ), action AS (
+                DELETE FROM support_actions a USING gone JOIN builders s ON s.id = gone.sender_id
+                WHERE a.user_id = s.user_id AND a.project_id = gone.project_id AND a.action_type = 'message'
+                  AND a.metadata ->> 'message_id' = gone.id::text
+                RETURNING a.user_id, a.points_earned
+            ), taken AS (
+                UPDATE karma k SET total_points = greatest(k.total_points - action.points_earned, 0),
+                                   level = karma_level(greatest(k.total_points - action.points_earned, 0)), updated_at = now()
+                FROM action WHERE k.user_id = action.user_id
+                RETURNING k.user_id
+            )
+            SELECT count(*)::int8 FROM gone
+            """, logger: logger).read { c in try c.next(Int.self) }.first ?? 0
+        return deleted > 0
+    }
 }

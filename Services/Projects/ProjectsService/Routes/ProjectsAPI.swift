@@ -17,16 +17,19 @@ struct ProjectsAPI: APIProtocol {
     let posts: Posts
     let milestones: Milestones
     let messages: SupportMessages
+    /// Reports of projects, posts, support messages and builders (`ProjectsReportables`).
+    let reportDesk: ReportDesk
     /// The document, served as itself.
     let document: Components.Schemas.OpenAPIDocument
 
-    init(database: Database, builders: Builders, projects: Projects, posts: Posts, milestones: Milestones, messages: SupportMessages) throws {
+    init(database: Database, builders: Builders, projects: Projects, posts: Posts, milestones: Milestones, messages: SupportMessages, reportDesk: ReportDesk) throws {
         self.database = database
         self.builders = builders
         self.projects = projects
         self.posts = posts
         self.milestones = milestones
         self.messages = messages
+        self.reportDesk = reportDesk
         self.document = try JSONDecoder().decode(Components.Schemas.OpenAPIDocument.self, from: Data(PackageResources.openapi_json))
     }
 

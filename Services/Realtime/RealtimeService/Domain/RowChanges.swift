@@ -155,6 +155,9 @@ public enum RowChanges {
                 let row: [String: JSONValue] = ["id": uuid(id), "thread_id": uuid(payload.threadId), "read_at": .string(ISO8601.format(payload.readAt))]
                 return try change("dm_messages", .update, row, .only(payload.participantIds))
             }
+        case .dmDeleted:
+            let payload = try event.decode(DMDeleted.self).payload
+            return [try change("dm_messages", .delete, payload.message, .only(payload.participantIds))]
         case .dmReacted:
             let payload = try event.decode(DMReacted.self).payload
             return [try change("dm_reactions", payload.operation, payload.reaction, .only(payload.participantIds))]
