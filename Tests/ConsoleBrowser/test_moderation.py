@@ -149,9 +149,9 @@ def test_report_and_moderate_in_every_app(api: Api, stack: Stack, browsers) -> N
     decide(moderator, "unify", "message", message, "warn")
     notification(alice, "moderation_warning", object_id=message)
     notification(bob, "report_outcome", object_id=message, outcome="warned")
-    assert message in [m["id"].lower() for m in expect(bob.get(f"/chat/v1/groups/{group}/messages"), 200)], "a warning leaves the message"
+    assert message in [m["id"].lower() for m in expect(bob.get(f"/chat/v1/groups/{group}/messages"), 200)["messages"]], "a warning leaves the message"
     decide(moderator, "unify", "message", spam, "remove")
-    listed = [m["id"].lower() for m in expect(bob.get(f"/chat/v1/groups/{group}/messages"), 200)]
+    listed = [m["id"].lower() for m in expect(bob.get(f"/chat/v1/groups/{group}/messages"), 200)["messages"]]
     assert spam not in listed and message in listed, listed
 
     # HabitHive: a member reports the hive (its name); someone outside it cannot. Removed: the hive
@@ -166,7 +166,7 @@ def test_report_and_moderate_in_every_app(api: Api, stack: Stack, browsers) -> N
     refused_like_nothing(hal, "habits", "hive", hive)
     decide(moderator, "habithive", "hive", hive, "remove")
     assert hugo.get(f"/habits/v1/hives/{hive}").status_code == 404
-    assert hive not in [h["id"].lower() for h in expect(hugo.get("/habits/v1/hives"), 200)]
+    assert hive not in [h["hive"]["id"].lower() for h in expect(hugo.get("/habits/v1/hives"), 200)]
     notification(hugo, "report_outcome", object_id=hive, outcome="removed")
 
     # SocialSpot: someone nearby reports a profile; someone far away cannot see it, so cannot report
