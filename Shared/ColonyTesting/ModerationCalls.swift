@@ -39,6 +39,16 @@ public struct ModerationCalls: Sendable {
         return try ColonyJSON.decoder().decode(ReportDesk.Resolution.self, from: Data(buffer: reply.bytes))
     }
 
+    /// How a decision was refused, as "<status> <code>" ("answered 200" when it was not).
+    public func refusal(_ objectType: String, _ id: UUID, _ action: ModerationAction) async throws -> String {
+        do {
+            _ = try await resolve(objectType, id, action)
+            return "answered 200"
+        } catch let failure as Failure {
+            return "\(failure.reply.status) \(failure.reply.code ?? "")"
+        }
+    }
+
     public struct Failure: Error, CustomStringConvertible {
         public var reply: RunningService.Reply
         public var description: String { "answered \(reply.status): \(reply.body)" }

@@ -31,16 +31,6 @@ struct ChatReportTests {
         try await answer { try await chat.api(user).createReport(body: .json(.init(objectType: type, objectId: id, category: category, words: words))) }
     }
 
-    /// The moderation call's refusal, as status and code.
-    func refusal<T: Sendable>(_ call: () async throws -> T) async throws -> String {
-        do {
-            _ = try await call()
-            return "accepted"
-        } catch let failure as ModerationCalls.Failure {
-            return "\(failure.reply.status) \(failure.reply.code ?? "")"
-        }
-    }
-
     func history(_ chat: RunningChat, _ user: User, _ group: UUID) async throws -> [String] {
         try await chat.api(user).listMessages(path: .init(groupId: group.uuidString)).ok.body.json.messages.map { $0.id.lowercased() }
     }
@@ -109,7 +99,7 @@ struct ChatReportTests {
             let dismissed = try await moderation.resolve("message", helloID, .dismiss)
             #expect(!dismissed.removed && dismissed.reporterIds == [sender.id])
             #expect(try await history(chat, sender, group) == [hello], "a dismissed report leaves the message")
-            let twice = try await refusal { try await moderation.resolve("message", textID, .remove) }
+            let twice = try await moderation.refusal("message", textID, .remove)
             #expect(twice == "404 no_open_reports")
             #expect(try await moderation.queue().isEmpty)
             // Closed, the same object may be reported again (a removed one is gone: 404).
@@ -164,7 +154,7 @@ struct ChatReportTests {
 
             #expect(try await moderation.resolve("group", fine, .dismiss).removed == false)
             #expect(try await answer { try await chat.api(member).getGroup(path: .init(groupId: fine.uuidString)) }.status == 200)
-            #expect(try await refusal { try await moderation.resolve("group", bad, .remove) } == "404 no_open_reports")
+            #expect(try await moderation.refusal("group", bad, .remove) == "404 no_open_reports")
         }
     }
 
@@ -203,7 +193,7 @@ struct ChatReportTests {
 
             #expect(try await moderation.resolve("profile", kind.id, .dismiss).removed == false)
             #expect(try await chat.api(reporter).getUser(path: .init(userId: kind.id.uuidString)).ok.body.json.displayName != "Unify user")
-            #expect(try await refusal { try await moderation.resolve("profile", rude.id, .remove) } == "404 no_open_reports")
+            #expect(try await moderation.refusal("profile", rude.id, .remove) == "404 no_open_reports")
         }
     }
 }

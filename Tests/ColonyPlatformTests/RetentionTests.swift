@@ -112,3 +112,29 @@ struct RetentionTests {
         }
     }
 }
+
+/// Reports a moderator decided are kept a year (the reported user's history), then go; open ones stay.
+@Suite("Platform retention of reports")
+struct ReportRetentionTests {
+    @Test("reports decided over 365 days ago go; younger decided ones and open ones of any age stay")
+    func decidedReports() async throws {
+        try await withTestDatabase { database in
+            let now = Date()
+            try await database.withConnection { connection in
+                for (status, daysAgo) in [("removed", 400), ("dismissed", 366), ("warned", 364), ("open", 800)] {
+                    let at = now.addingTimeInterval(-Double(daysAgo) * 86_400)
+                    try await connection.query("""
+                        INSERT INTO reports (id, app, object_type, object_id, reported_user_id, reporter_id, category, status, created_at, resolved_at)
+                        VALUES (\(UUID()), 'mycirclee', 'post', \(UUID()), \(UUID()), \(UUID()), 'spam', \(status), \(at), \(status == "open" ? nil : at))
+                        """, logger: TestEnvironment.logger)
+                }
+            }
+            let swept = try await Retention.sweepPlatform(database: database, settings: PipelineSettings(), now: now, logger: TestEnvironment.logger)
+            #expect(swept.reports == 2, "\(swept)")
+            let left = try await database.withConnection { connection in
+                try await connection.query("SELECT status FROM reports ORDER BY status", logger: TestEnvironment.logger).values(String.self)
+            }
+            #expect(left == ["open", "warned"])
+        }
+    }
+}

@@ -37,15 +37,6 @@ struct HabitsReportTests {
         return id
     }
 
-    /// How a moderation call was refused: "<status> <code>".
-    func refusal<Result>(_ call: () async throws -> Result) async throws -> String {
-        do {
-            _ = try await call()
-            return "answered 200"
-        } catch let failure as ModerationCalls.Failure {
-            return "\(failure.reply.status) \(failure.reply.code ?? "")"
-        }
-    }
 
     func outboxCount(_ habits: RunningHabits, type: String, key: String) async throws -> Int {
         try await habits.withDatabase { database in
@@ -99,7 +90,7 @@ struct HabitsReportTests {
             #expect(try await moderation.review("hive", UUID(uuidString: hive)!)?.content == nil)
             #expect(try await moderation.queue().allSatisfy { $0.objectId.lowercased != hive })
             // Acted on already.
-            #expect(try await refusal { try await moderation.resolve("hive", UUID(uuidString: hive)!, .remove) } == "404 no_open_reports")
+            #expect(try await moderation.refusal("hive", UUID(uuidString: hive)!, .remove) == "404 no_open_reports")
 
             // Dismissed, a hive stays, and may be reported again.
             #expect(try await report(habits.api(ann), .hive, other, .spam).status == 201)
@@ -146,7 +137,7 @@ struct HabitsReportTests {
             let seen = try await habits.api(ann).getHive(path: .init(hiveId: hive)).ok.body.json.members.first { $0.userId == target }
             #expect(seen?.displayName == defaultName && seen?.avatarUrl == nil)
             #expect(try await moderation.review("profile", owner.id)?.content == defaultName)
-            #expect(try await refusal { try await moderation.resolve("profile", owner.id, .dismiss) } == "404 no_open_reports")
+            #expect(try await moderation.refusal("profile", owner.id, .dismiss) == "404 no_open_reports")
 
             _ = try await habits.api(ann).updateProfile(body: .json(.init(displayName: "Ann"))).ok
             let dismissed = try await moderation.resolve("profile", ann.id, .dismiss)

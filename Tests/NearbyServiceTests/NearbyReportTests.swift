@@ -39,15 +39,6 @@ struct NearbyReportTests {
         try await answer { try await api.createReport(body: .json(.init(objectType: .profile, objectId: id, category: category, words: words))) }
     }
 
-    /// How a moderation call was refused: "<status> <code>".
-    func refusal<Result>(_ call: () async throws -> Result) async throws -> String {
-        do {
-            _ = try await call()
-            return "answered 200"
-        } catch let failure as ModerationCalls.Failure {
-            return "\(failure.reply.status) \(failure.reply.code ?? "")"
-        }
-    }
 
     func outboxCount(_ nearby: RunningNearby, type: String, key: String) async throws -> Int {
         try await nearby.service.withDatabase { database in
@@ -125,7 +116,7 @@ struct NearbyReportTests {
             let cleared = try #require(events.compactMap { try? $0.decode(ProfileUpdated.self).payload }.last { $0.profile.userId == rita.id })
             #expect(cleared.profile.photoUrl == nil && cleared.profile.socialLinks == SocialLinks() && Set(cleared.visibleTo).isSuperset(of: [ann.id, bob.id]), "\(cleared)")
             #expect(try await moderation.review("profile", rita.id)?.content == "name: Rita\nschool: Hunter")
-            #expect(try await refusal { try await moderation.resolve("profile", rita.id, .remove) } == "404 no_open_reports")
+            #expect(try await moderation.refusal("profile", rita.id, .remove) == "404 no_open_reports")
 
             // Dismissed, a card stays as it is.
             _ = try await nearby.api(ann).updateProfile(body: .json(.init(bio: "Just coffee"))).ok
@@ -133,7 +124,7 @@ struct NearbyReportTests {
             let dismissed = try await moderation.resolve("profile", ann.id, .dismiss)
             #expect(!dismissed.removed && dismissed.reporterIds == [rita.id])
             #expect(try await nearby.api(ann).getProfile().ok.body.json.bio == "Just coffee")
-            #expect(try await refusal { try await moderation.resolve("profile", ann.id, .dismiss) } == "404 no_open_reports")
+            #expect(try await moderation.refusal("profile", ann.id, .dismiss) == "404 no_open_reports")
         }
     }
 }

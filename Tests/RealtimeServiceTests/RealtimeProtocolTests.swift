@@ -97,6 +97,17 @@ struct RealtimeProtocolTests {
         #expect(try PostgresChangeBinding.parse(json(#"{"event":"DELETE","schema":"public","table":"message","filter":"group_id=eq.\#(group)"}"#)).matches(deleted))
     }
 
+    @Test("a DM a moderator removed (dm_deleted) is a dm_messages DELETE for the thread's two parties only")
+    func dmDeleted() throws {
+        let circle = UUID(), thread = UUID(), sender = UUID(), recipient = UUID()
+        let row = DMMessageRow(id: UUID(), threadId: thread, senderId: sender, body: "rude", replyToId: nil, createdAt: Date(), readAt: nil)
+        let event = try ReceivedEvent(bytes: EventEnvelope(app: .mycirclee, aggregateId: circle.lowercased, payload: DMDeleted(
+            circleId: circle, threadId: thread, message: row, participantIds: [sender, recipient])).encoded())
+        let change = try #require(try RowChanges.changes(for: event).first)
+        #expect(change.table == "dm_messages" && change.operation == .delete && change.audience == .only([sender, recipient]))
+        #expect(change.oldRecord["id"] == .string(row.id.lowercased) && change.record.isEmpty)
+    }
+
     @Test("membership events become projection changes")
     func membership() throws {
         let group = UUID(), user = UUID()
