@@ -48,7 +48,7 @@ struct ReportDeskTests {
             consumes: [.auth],
             handleEvent: { _, _, _ in },
             addRoutes: { router, context in
-                let desk = context.reportDesk(for: Notes())
+                let desk = try context.requiredReports()
                 router.group().add(middleware: context.tokenMiddleware).post("/habits/v1/reports") { request, requestContext -> Response in
                     struct Filing: Decodable { var objectType: String; var objectId: UUID; var category: ReportCategory; var words: String? }
                     let filing = try RouteSupport.decode(Filing.self, try await RouteSupport.collect(request, requestContext))

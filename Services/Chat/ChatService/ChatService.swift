@@ -81,7 +81,7 @@ public enum ChatService {
                     messages: Messages(outbox: context.outbox, media: media, maxVoiceSeconds: settings.maxVoiceSeconds, logger: context.logger),
                     events: CalendarEvents(outbox: context.outbox, logger: context.logger),
                     lookups: MemberLookupBudget(database: context.database, quota: settings.memberEmailLookups, logger: context.logger),
-                    reports: context.reportDesk(for: reportables(context))
+                    reports: try context.requiredReports()
                 ).register(on: router, context: context, uploadLimit: settings.maxUploadBytes)
                 InternalMemberRoutes.add(to: router, context: context)
             }

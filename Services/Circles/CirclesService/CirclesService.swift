@@ -78,7 +78,7 @@ public enum CirclesService {
                     posts: Posts(outbox: context.outbox, media: media, logger: context.logger),
                     messages: DirectMessages(outbox: context.outbox, media: media, logger: context.logger),
                     presence: Presence(outbox: context.outbox, media: media, logger: context.logger),
-                    reports: context.reportDesk(for: CirclesReportables(outbox: context.outbox, media: media, logger: context.logger))
+                    reports: try context.requiredReports()
                 ).register(on: router, context: context, uploadLimit: settings.maxUploadBytes)
                 InternalMemberRoutes.add(to: router, context: context)
                 InternalEventPostRoutes.add(to: router, context: context)

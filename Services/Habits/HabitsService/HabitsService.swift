@@ -90,7 +90,7 @@ public enum HabitsService {
                     profiles: profiles,
                     invitations: HiveInvitations(outbox: context.outbox, logger: context.logger),
                     idempotency: IdempotencyStore(logger: context.logger),
-                    reports: context.reportDesk(for: HabitsReportables(hives: hives))
+                    reports: try context.requiredReports()
                 ).register(on: router, context: context, contactsBodyLimit: settings.contactsBodyLimit)
                 InternalMemberRoutes.add(to: router, context: context)
             }

@@ -122,7 +122,7 @@ public enum NearbyService {
             addRoutes: { router, context in
                 storage.addRoutes(to: router, buckets: [photos], tokenMiddleware: context.tokenMiddleware)
                 let nearby = nearby(context)
-                try NearbyAPI(database: context.database, nearby: nearby, reports: context.reportDesk(for: NearbyReportables(nearby: nearby)))
+                try NearbyAPI(database: context.database, nearby: nearby, reports: try context.requiredReports())
                     .register(on: router, context: context, uploadLimit: settings.maxUploadBytes)
             }
         )

@@ -90,7 +90,7 @@ public enum ProjectsService {
                     posts: posts(context),
                     milestones: Milestones(outbox: context.outbox, media: media, logger: context.logger),
                     messages: messages(context),
-                    reportDesk: context.reportDesk(for: reportables(context))
+                    reportDesk: try context.requiredReports()
                 ).register(on: router, context: context, uploadLimit: settings.maxUploadBytes)
             }
         )

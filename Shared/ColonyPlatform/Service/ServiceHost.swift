@@ -89,9 +89,18 @@ public struct ServiceContext: Sendable {
     /// The accounts whose tokens every verifier of this replica refuses (realtime's too).
     public let suspendedAccounts: SuspendedAccounts
 
-    /// The reports desk of a domain service (one app): its content's rules, the platform's store.
-    public func reportDesk(for content: any ReportableContent) -> ReportDesk {
-        ReportDesk(app: configuration.app ?? .mycirclee, content: content, quota: configuration.reportQuota, logger: logger)
+    /// The service's reports desk, made once by `ServiceHost` from `ServiceDefinition.reports`
+    /// (nil for a service that takes no reports).
+    public internal(set) var reports: ReportDesk? = nil
+
+    /// The reports desk, for a service whose definition sets `reports`: its `POST /<service>/v1/reports`.
+    public func requiredReports() throws -> ReportDesk {
+        guard let reports else { throw ReportDeskMissing() }
+        return reports
+    }
+
+    struct ReportDeskMissing: Error, CustomStringConvertible {
+        var description: String { "the service's routes take reports, but its ServiceDefinition.reports is not set" }
     }
 }
 
@@ -128,7 +137,7 @@ public enum ServiceHost {
         )
         let suspendedAccounts = SuspendedAccounts()
         let verifier = TokenVerifier(configuration: configuration.tokens, suspendedAccounts: suspendedAccounts, logger: logger)
-        let context = ServiceContext(configuration: configuration, database: database, outbox: outbox, tokenMiddleware: TokenMiddleware(verifier: verifier),
+        var building = ServiceContext(configuration: configuration, database: database, outbox: outbox, tokenMiddleware: TokenMiddleware(verifier: verifier),
                                      logger: logger, metrics: metrics.registry, suspendedAccounts: suspendedAccounts)
 
         // Ready means the HTTP API can be served: the database. A broker outage shows in
@@ -163,7 +172,8 @@ public enum ServiceHost {
         HoldingsAdminRoutes.add(to: router, service: configuration.service, key: configuration.consoleKey, database: database, holdings: definition.consoleHoldings)
         var handleEvent = definition.handleEvent
         if let reports = definition.reports {
-            let desk = context.reportDesk(for: reports(context))
+            let desk = ReportDesk(app: configuration.app ?? .mycirclee, content: reports(building), quota: configuration.reportQuota, logger: logger)
+            building.reports = desk
             ModerationAdminRoutes.add(to: router, service: configuration.service, key: configuration.consoleKey, database: database, desk: desk)
             metrics.addSampler { await sampleReports(database: database, metrics: serviceMetrics, logger: samplerLogger) }
             // An account deleted takes its reports with it, before the service erases its content.
@@ -176,6 +186,7 @@ public enum ServiceHost {
                 }
             }
         }
+        let context = building  // complete now: what follows captures it
         try definition.addRoutes(router, context)
         let app = Application(
             router: router,
