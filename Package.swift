@@ -472,6 +472,7 @@ let package = Package(
             name: "NearbyServiceTests",
             dependencies: [
                 "NearbyService",
+                "ColonyImport",
                 "ColonyStorage",
                 "ColonyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

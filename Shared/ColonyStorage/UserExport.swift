@@ -82,6 +82,31 @@ public struct ExportTable: Sendable {
         self.sources = sources ?? [name]
         self.fields = fields.map { ExportField(name: $0.key, meaning: $0.value) }
     }
+
+    /// The reports the user filed (the platform's `reports`), in every app that takes reports. Its
+    /// source is left unnamed: the table stays among the platform's not exported, for the reports
+    /// others filed about the user's content, whose reporters stay private.
+    public static let reportsFiled = ExportTable("reports_filed", about: "The reports you filed to the app's moderators, and what became of them.", sources: [], sql: """
+        SELECT id, object_type, object_id, category, words, status, created_at, resolved_at
+        FROM reports WHERE reporter_id = $1 ORDER BY created_at, id
+        """, fields: [
+            "id": "The report's id.",
+            "object_type": "What you reported: a post, a message, a profile...",
+            "object_id": "The id of what you reported.",
+            "category": "The category you chose (spam, harassment, hate, sexual, violence, self_harm, illegal, other).",
+            "words": "What you wrote with it, if anything.",
+            "status": "open, or the moderators' decision: dismissed, removed, warned, suspended.",
+            "created_at": "When you filed it.",
+            "resolved_at": "When a moderator decided, if one has.",
+        ])
+
+    /// The people the user blocked (the platform's `user_blocks`), in every app that has blocks.
+    public static let blocks = ExportTable("blocks", about: "The people you blocked in the app, by id.", sources: ["user_blocks"], sql: """
+        SELECT blocked_id, created_at FROM user_blocks WHERE blocker_id = $1 ORDER BY created_at, blocked_id
+        """, fields: [
+            "blocked_id": "The id of the person you blocked.",
+            "created_at": "When you blocked them.",
+        ])
 }
 
 /// Files the user uploaded: `sql` selects their keys (one text column) in `bucket`, with `$1`
@@ -130,7 +155,7 @@ public struct ExportPlan: Sendable {
             for group in files { text += "- `\(group.bucket.name)`: \(group.about)\n" }
         }
         text += "\n## not in this copy\n\nWhat the service keeps that this copy leaves out, and why:\n\n"
-        for (table, reason) in notExported.merging(Self.platformTables, uniquingKeysWith: { own, _ in own }).sorted(by: { $0.key < $1.key }) {
+        for (table, reason) in notExportedReasons.sorted(by: { $0.key < $1.key }) {
             text += "- `\(table)`: \(reason)\n"
         }
         return text
@@ -172,7 +197,7 @@ public struct UserExportWriter: Sendable {
             data.writeString(json)
         }
         data.writeString("},\"not_exported\":")
-        data.writeBytes(try ColonyJSON.encode(notExportedReasons(plan)))
+        data.writeBytes(try ColonyJSON.encode(plan.notExportedReasons))
         data.writeString("}\n")
         // Every object the part may write is named first (`entries.json`), so a part that fails
         // halfway can still be deleted whole: backends are not listed.
@@ -201,11 +226,6 @@ public struct UserExportWriter: Sendable {
         logger.info("export part written", metadata: ["export_id": "\(request.exportId)", "service": "\(plan.service.rawValue)", "files": "\(entries.count - 2)"])
     }
 
-    /// The schema's tables left out of the part, with why: the service's own and the platform's.
-    func notExportedReasons(_ plan: ExportPlan) -> [String: String] {
-        plan.notExported.merging(ExportPlan.platformTables) { own, _ in own }
-    }
-
     /// The table's rows as a JSON array, and how many.
     static func rows(_ table: ExportTable, userID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> (String, Int) {
         var binds = PostgresBindings()
@@ -222,6 +242,13 @@ extension ExportPlan {
     /// What the console's user page counts of a user in this service (`HoldingsAdminRoutes`):
     /// the rows of each exported table, so an operator sees what a subject access request would
     /// hand over, and no second list of the service's tables is kept.
+    /// The schema's tables left out of the part, with why: the service's own and the platform's
+    /// (those of the platform's the plan exports, such as `user_blocks`, left out of the list).
+    public var notExportedReasons: [String: String] {
+        let exported = Set(tables.flatMap(\.sources))
+        return notExported.merging(Self.platformTables.filter { !exported.contains($0.key) }) { own, _ in own }
+    }
+
     public var consoleHoldings: [ConsoleHolding] {
         tables.map { ConsoleHolding(name: $0.name, sql: $0.sql) }
     }
@@ -236,7 +263,8 @@ extension ExportPlan {
         "job_runs": "when each scheduled job last ran",
         "dead_letters": "events that could not be handled, kept for operators to retry or drop (the retention job deletes them)",
         "import_ledger": "which rows of an imported Supabase project became which rows here",
-        "reports": "reports of content for moderators (ids, category, words), erased with the reporter's or the reported account",
+        "reports": "reports others filed about your content, for moderators (ids, category, words; who filed them stays private), erased with the reporter's or the reported account; the reports you filed are in `reports_filed` in the apps' services",
+        "user_blocks": "blocks between users: exported as `blocks` by the services of apps that have them, unused in the others",
         "quota_hits": "counters of requests per person over hours, for abuse limits",
         "memberships": "a projection of who belongs to which group, exported as the service's own membership rows",
     ]

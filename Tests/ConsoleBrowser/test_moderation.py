@@ -15,10 +15,9 @@ import uuid
 
 import httpx
 import pytest
-from realtime import AsyncRealtimeClient, RealtimeSubscribeStates
 from selenium.webdriver.common.by import By
 
-from e2e_support import EVENTUAL_TIMEOUT, Api, Stack, User, expect, wait_until
+from e2e_support import EVENTUAL_TIMEOUT, Api, Stack, User, expect, postgres_changes, wait_until
 from test_console_browser import Console, browsers, invite_with_colony_admin  # noqa: F401 (browsers: the fixture)
 from test_journeys import notification, offset
 
@@ -66,27 +65,10 @@ def decide(moderator: Console, app: str, object_type: str, object_id: str, actio
 
 
 async def deletion_over_realtime(stack: Stack, member: User, circle: str, post_id: str, act) -> dict:
-    """The member's app listens to the circle's posts (postgres_changes, as supabase-swift does);
-    `act` runs once subscribed; returns the DELETE that arrived for `post_id`."""
-    client = AsyncRealtimeClient(stack.realtime_url, stack.keys["mycirclee"], auto_reconnect=False, timeout=30)
-    await client.connect()
-    try:
-        await client.set_auth(member.access_token)
+    """The member's app listens to the circle's posts; `act` runs once subscribed; returns the
+    DELETE that arrived for `post_id`."""
+    async with postgres_changes(stack, "mycirclee", member, "DELETE", "posts", f"circle_id=eq.{circle}") as changes:
         loop = asyncio.get_running_loop()
-        subscribed: asyncio.Future = loop.create_future()
-        changes: asyncio.Queue = asyncio.Queue()
-
-        def on_state(state, error):
-            if not subscribed.done():
-                if state == RealtimeSubscribeStates.SUBSCRIBED:
-                    subscribed.set_result(True)
-                else:
-                    subscribed.set_exception(RuntimeError(f"subscribe: {state} {error}"))
-
-        channel = client.channel(f"posts_{circle}")
-        channel.on_postgres_changes("DELETE", schema="public", table="posts", filter=f"circle_id=eq.{circle}", callback=changes.put_nowait)
-        await channel.subscribe(on_state)
-        await asyncio.wait_for(subscribed, 35)
         await asyncio.to_thread(act)
         deadline = loop.time() + EVENTUAL_TIMEOUT
         while True:
@@ -97,8 +79,6 @@ async def deletion_over_realtime(stack: Stack, member: User, circle: str, post_i
             old = payload["data"].get("old_record") or payload["data"].get("old") or {}
             if str(old.get("id", "")).lower() == post_id:
                 return payload
-    finally:
-        await client.close()
 
 
 def test_report_and_moderate_in_every_app(api: Api, stack: Stack, browsers) -> None:

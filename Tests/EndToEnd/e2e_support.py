@@ -11,6 +11,8 @@ Configuration (scripts/e2e sets all three; the defaults fit a `scripts/run` in t
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import email
 import email.policy
 import json
@@ -288,3 +290,32 @@ def read_anon_keys(path: Path) -> dict[str, str]:
     if missing:
         raise pytest.UsageError(f"{path} has no anon key for: {', '.join(missing)}")
     return keys
+
+
+@contextlib.asynccontextmanager
+async def postgres_changes(stack: "Stack", app: str, user: "User", event: str, table: str, filter: str):
+    """The user's app subscribed to `table`'s `event` rows (postgres_changes, as supabase-swift does)
+    over realtime through the gateway; yields the queue the payloads arrive in."""
+    from realtime import AsyncRealtimeClient, RealtimeSubscribeStates
+
+    client = AsyncRealtimeClient(stack.realtime_url, stack.keys[app], auto_reconnect=False, timeout=30)
+    await client.connect()
+    try:
+        await client.set_auth(user.access_token)
+        subscribed: asyncio.Future = asyncio.get_running_loop().create_future()
+        changes: asyncio.Queue = asyncio.Queue()
+
+        def on_state(state, error):
+            if not subscribed.done():
+                if state == RealtimeSubscribeStates.SUBSCRIBED:
+                    subscribed.set_result(True)
+                else:
+                    subscribed.set_exception(RuntimeError(f"subscribe: {state} {error}"))
+
+        channel = client.channel(f"{table}_{uuid.uuid4().hex[:8]}")
+        channel.on_postgres_changes(event, schema="public", table=table, filter=filter, callback=changes.put_nowait)
+        await channel.subscribe(on_state)
+        await asyncio.wait_for(subscribed, 35)
+        yield changes
+    finally:
+        await client.close()

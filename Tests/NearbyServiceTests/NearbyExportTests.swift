@@ -27,7 +27,7 @@ struct NearbyExportTests {
         }
     }
 
-    @Test("user_export_requested writes the user's profile, position, blocks and photo; the blocked person by id only, blocks of the user not at all")
+    @Test("user_export_requested writes the user's profile, position, blocks, reports filed and photo; the blocked person by id only, blocks and reports of the user not at all")
     func partHoldsTheUsersData() async throws {
         try await withRunningNearby { nearby in
             let origin = (48.8566, 2.3522)
@@ -39,6 +39,10 @@ struct NearbyExportTests {
             _ = try await mine.setProfilePhoto(body: .png(HTTPBody(png))).ok
             let other = try await nearby.user(name: "Zebulon Otherside", at: try await nearby.point(from: origin, feet: 40, azimuth: 90))
             _ = try await nearby.api(other).updateProfile(body: .json(.init(bio: "Zebulon's bio", school: "Secret School"))).ok
+            // A report the user filed is theirs; one filed about the user is its reporter's.
+            _ = try await mine.createReport(body: .json(.init(objectType: .profile, objectId: other.id.lowercased, category: .spam, words: "my own words"))).created
+            let reporter = try await nearby.user(name: "Dana Reporter", at: try await nearby.point(from: origin, feet: 60, azimuth: 270))
+            _ = try await nearby.api(reporter).createReport(body: .json(.init(objectType: .profile, objectId: me.id.lowercased, category: .harassment, words: "Dana's words"))).created
             _ = try await mine.blockUser(body: .json(.init(userId: other.id.lowercased))).created
             // A block of the user by someone else is that person's: it stays out.
             let blocker = try await nearby.user(name: "Carol Blocker", at: try await nearby.point(from: origin, feet: 80, azimuth: 180))
@@ -66,8 +70,12 @@ struct NearbyExportTests {
             #expect(abs((location["latitude"]?.doubleValue ?? 0) - origin.0) < 1e-9 && abs((location["longitude"]?.doubleValue ?? 0) - origin.1) < 1e-9)
             #expect(location["shown_latitude"]?.doubleValue != nil && location["updated_at"]?.stringValue != nil)
             #expect(rows("blocks").map { $0["blocked_id"]?.stringValue } == [other.id.lowercased])
-            // Of the others: the blocked person's id only; nothing of the person who blocked the user.
-            for secret in ["Zebulon Otherside", "Zebulon's bio", "Secret School", "Carol Blocker", blocker.id.lowercased] {
+            let filed = try #require(rows("reports_filed").first)
+            #expect(rows("reports_filed").count == 1)
+            #expect(filed["object_id"]?.stringValue == other.id.lowercased && filed["words"]?.stringValue == "my own words" && filed["status"]?.stringValue == "open")
+            // Of the others: the blocked person's id only; nothing of the person who blocked the user,
+            // nor of who reported them.
+            for secret in ["Zebulon Otherside", "Zebulon's bio", "Secret School", "Carol Blocker", blocker.id.lowercased, "Dana", reporter.id.lowercased] {
                 #expect(!text.contains(secret), "\(secret) is in the export")
             }
             #expect(part.readme.contains("## location"))

@@ -95,6 +95,15 @@ struct NotificationsRulesTests {
         try ReceivedEvent(bytes: EventEnvelope(app: nil, aggregateId: "x", actor: actor, payload: payload).encoded())
     }
 
+    @Test("those who blocked the author (the event's withheld_from) get none of its pushes")
+    func withheldFromBlockers() throws {
+        let alice = UUID(), blocker = UUID(), circle = UUID()
+        let envelope = EventEnvelope(app: .mycirclee, aggregateId: circle.lowercased, actor: alice, withheldFrom: [blocker],
+                                     payload: PostCreated(post: Rows.post(circle: circle, author: alice), pollOptions: []))
+        let plans = try Triggers.plans(for: ReceivedEvent(bytes: envelope.encoded()), names: [NameKey(.circle, circle): "Friends"])
+        #expect(plans.pushes.count == 1 && plans.pushes[0].excluding == [alice, blocker])
+    }
+
     @Test("plans never include the actor; an anonymous supporter is named nowhere; a DM with notify off pushes nothing")
     func plans() throws {
         let alice = UUID(), bob = UUID(), circle = UUID()

@@ -108,6 +108,35 @@ struct RealtimeProtocolTests {
         #expect(change.oldRecord["id"] == .string(row.id.lowercased) && change.record.isEmpty)
     }
 
+    @Test("an event withheld from those who blocked its author leaves them out of every row change's audience")
+    func withheldFromBlockers() throws {
+        let group = UUID(), sender = UUID(), blocker = UUID()
+        let row = MessageRow(id: UUID(), groupId: group, content: "hi", sentBy: sender, sentAt: Date(), isEdited: false, messageType: .text, voiceDuration: nil, voiceUrl: nil)
+        let withheld = try ReceivedEvent(bytes: EventEnvelope(app: .unify, aggregateId: group.lowercased, withheldFrom: [blocker],
+                                                              payload: MessageSent(message: row, senderDisplayName: "S")).encoded())
+        #expect(withheld.header.withheldFrom == [blocker])
+        let change = try #require(try RowChanges.changes(for: withheld).first)
+        #expect(change.audience.withheldFrom == [blocker] && change.audience.scope?.id == group)
+        // None withheld: the field is left out of the event, and the audience is the group's.
+        let envelope = EventEnvelope(app: .unify, aggregateId: group.lowercased, withheldFrom: [], payload: MessageSent(message: row, senderDisplayName: "S"))
+        #expect(try !String(decoding: envelope.encoded(), as: UTF8.self).contains("withheld_from"))
+        #expect(try RowChanges.changes(for: ReceivedEvent(bytes: envelope.encoded())).first?.audience.withheldFrom.isEmpty == true)
+    }
+
+    @Test("a hive check-in withheld from a blocker keeps back only the member's feed line: the member-day row is the hive's state")
+    func withheldFeedLineOnly() throws {
+        let hive = UUID(), member = UUID(), blocker = UUID()
+        let day = HiveMemberDayRow(hiveId: hive, userId: member, dayDate: try #require(LocalDate("2026-11-29")), value: 1)
+        let line = ActivityEventRow(id: UUID(), actorId: member, hiveId: hive, habitId: nil, type: .habitCompleted, data: [:], createdAt: Date())
+        let event = try ReceivedEvent(bytes: EventEnvelope(app: .habithive, aggregateId: hive.lowercased, actor: member, withheldFrom: [blocker],
+                                                           payload: HiveDayLogged(operation: .insert, day: day, activity: line)).encoded())
+        let changes = try RowChanges.changes(for: event)
+        #expect(changes.map(\.table) == ["hive_member_days", "activity_events"])
+        for change in changes {
+            #expect(change.audience.withheldFrom == (change.table == "activity_events" ? [blocker] : []), "\(change.table)")
+        }
+    }
+
     @Test("membership events become projection changes")
     func membership() throws {
         let group = UUID(), user = UUID()

@@ -66,10 +66,14 @@ public enum ChatService {
             consoleStats: consoleStats,
             consoleHoldings: ChatExport.plan(media: media).consoleHoldings,
             addRoutes: { router, context in
-                // Voice messages (`{group_id}/{message_id}`) are for the group's members.
-                let members = StorageAccess.firstSegment { user, group in
-                    try await context.database.withConnection { connection in
-                        try await GroupStore(logger: context.logger).membership(group, userID: user, lock: false, on: connection) != nil
+                // Voice messages (`{group_id}/{message_id}`) are for the group's members, except
+                // those who blocked the sender.
+                let members = StorageAccess { user, key in
+                    let segments = key.split(separator: "/")
+                    guard let first = segments.first, let group = UUID(uuidString: String(first)) else { return false }
+                    let message = segments.dropFirst().first.flatMap { UUID(uuidString: String($0)) }
+                    return try await context.database.withConnection { connection in
+                        try await MessageStore(logger: context.logger).voiceReadable(group: group, message: message, by: user, on: connection)
                     }
                 }
                 storage.addRoutes(to: router, buckets: media.buckets, tokenMiddleware: context.tokenMiddleware, access: [media.voiceMessages.name: members])

@@ -29,6 +29,9 @@ public struct EventEnvelope<Payload: EventPayload>: Codable, Sendable, Equatable
     public var aggregateId: String
     public var occurredAt: Date
     public var actor: UUID?
+    /// Those of the event's audience who blocked its author: realtime and notifications do not
+    /// show it to them (`BlockList`). Nil or empty: nobody's view is withheld.
+    public var withheldFrom: [UUID]?
     public var schemaVersion: Int
     public var payload: Payload
 
@@ -38,6 +41,7 @@ public struct EventEnvelope<Payload: EventPayload>: Codable, Sendable, Equatable
         aggregateId: String,
         occurredAt: Date = Date(),
         actor: UUID? = nil,
+        withheldFrom: [UUID]? = nil,
         payload: Payload
     ) {
         self.id = id
@@ -47,6 +51,7 @@ public struct EventEnvelope<Payload: EventPayload>: Codable, Sendable, Equatable
         self.aggregateId = aggregateId
         self.occurredAt = ISO8601.wholeMilliseconds(occurredAt)
         self.actor = actor
+        self.withheldFrom = withheldFrom?.isEmpty == false ? withheldFrom : nil
         self.schemaVersion = Payload.schemaVersion
         self.payload = payload
     }
@@ -81,6 +86,7 @@ public struct ReceivedEvent: Sendable {
         public var aggregateId: String
         public var occurredAt: Date
         public var actor: UUID?
+        public var withheldFrom: [UUID]?
         public var schemaVersion: Int
     }
 

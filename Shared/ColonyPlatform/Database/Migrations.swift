@@ -72,7 +72,7 @@ public struct MigrationRunner: Sendable {
 }
 
 /// The tables every service schema has: the outbox, the inbox, the job ledger, the dead letters,
-/// the import ledger and the reports.
+/// the import ledger, the reports and the blocks.
 enum PlatformMigrations {
     static let all: [Migration] = [
         Migration(version: 1, name: "outbox_inbox_jobs", sql: """
@@ -172,6 +172,18 @@ enum PlatformMigrations {
             CREATE INDEX reports_object_idx ON reports (object_type, object_id);
             CREATE INDEX reports_reported_user_idx ON reports (reported_user_id);
             CREATE INDEX reports_reporter_idx ON reports (reporter_id, created_at);
+            """),
+        // Blocks of one user by another in the service's app (`BlockList`); a user's go when the
+        // account is deleted. Named apart from SocialSpot's older `blocks`, which moved here.
+        Migration(version: 7, name: "user_blocks", sql: """
+            CREATE TABLE user_blocks (
+                blocker_id uuid NOT NULL,
+                blocked_id uuid NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (blocker_id, blocked_id),
+                CHECK (blocker_id <> blocked_id)
+            );
+            CREATE INDEX user_blocks_blocked_idx ON user_blocks (blocked_id);
             """),
     ]
 }

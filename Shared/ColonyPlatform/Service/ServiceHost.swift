@@ -176,11 +176,13 @@ public enum ServiceHost {
             building.reports = desk
             ModerationAdminRoutes.add(to: router, service: configuration.service, key: configuration.consoleKey, database: database, desk: desk)
             metrics.addSampler { await sampleReports(database: database, metrics: serviceMetrics, logger: samplerLogger) }
-            // An account deleted takes its reports with it, before the service erases its content.
+            // An account deleted takes its reports and blocks with it, before the service erases its content.
             if let handler = handleEvent {
                 handleEvent = { event, connection, context in
                     if event.type == .userDeleted {
-                        try await ReportDesk.erase(try event.decode(UserDeleted.self).payload.userId, on: connection, logger: context.logger)
+                        let user = try event.decode(UserDeleted.self).payload.userId
+                        try await ReportDesk.erase(user, on: connection, logger: context.logger)
+                        try await BlockList.erase(user, on: connection, logger: context.logger)
                     }
                     try await handler(event, connection, context)
                 }

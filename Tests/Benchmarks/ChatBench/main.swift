@@ -114,7 +114,8 @@ func groupSize(_ database: Database) async throws -> Int {
 let content = "lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod"
 
 /// What the service writes for one text message: the insert joined with the membership check
-/// (`MessageStore.insert`), then the `message_sent` event into the outbox with its notification
+/// (`MessageStore.insert`), the members who blocked the sender (the event's `withheld_from`,
+/// `GroupStore.blockers`), then the `message_sent` event into the outbox with its notification
 /// (`Outbox.publish`, one statement), in one transaction. The payload is a real encoded event.
 func sendScript(schema: String, topic: String, payload: [UInt8]) -> String {
     let hex = payload.map { String(format: "%02x", $0) }.joined()
@@ -122,6 +123,7 @@ func sendScript(schema: String, topic: String, payload: [UInt8]) -> String {
         \\set u random(1, \(memberCount))
         BEGIN;
         \(pgbenchCommand(MessageSQL.insert, ["gen_random_uuid()", "'\(group)'::uuid", "'Bench ' || :u::int || ' \(content)'", userSQL, "'text'", "NULL", "NULL"]))
+        SELECT blocker_id FROM user_blocks WHERE blocked_id = \(userSQL) AND blocker_id IN (SELECT user_id FROM group_members WHERE group_id = '\(group)'::uuid) ORDER BY blocker_id;
         WITH inserted AS (INSERT INTO outbox (event_id, topic, event_key, event_type, payload) VALUES (gen_random_uuid(), '\(topic)', '\(group)', '\(EventType.messageSent.rawValue)', '\\x\(hex)'::bytea) RETURNING 1) SELECT pg_notify('\(schema)_outbox', '') FROM inserted;
         COMMIT;
         """

@@ -181,7 +181,8 @@ func readScript() -> String {
 let noteBody = "Bench note: lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor"
 
 /// What the service runs for one note (`Posts.create`, one transaction): the insert with its
-/// membership check (`FeedSQL.insert`), the `post_created` event into the outbox with its
+/// membership check (`FeedSQL.insert`), the members who blocked the author (the event's
+/// `withheld_from`, `BlockList.blockers(of:amongMembers:)`), the `post_created` event into the outbox with its
 /// notification (`Outbox.publish`, one prepared statement), then the card with its aggregates
 /// (`FeedSQL.card`). The payload is a real encoded event.
 func createScript(schema: String, topic: String, payload: [UInt8]) -> String {
@@ -193,6 +194,7 @@ func createScript(schema: String, topic: String, payload: [UInt8]) -> String {
         BEGIN;
         \(insert.dropLast())
         \\gset new_
+        SELECT blocker_id FROM user_blocks WHERE blocked_id = \(userSQL) AND blocker_id IN (SELECT user_id FROM circle_members WHERE circle_id = '\(circle)'::uuid) ORDER BY blocker_id;
         WITH inserted AS (INSERT INTO outbox (event_id, topic, event_key, event_type, payload) VALUES (gen_random_uuid(), '\(topic)', '\(circle)', '\(EventType.postCreated.rawValue)', '\\x\(hex)'::bytea) RETURNING 1) SELECT pg_notify('\(schema)_outbox', '') FROM inserted;
         \(pgbenchCommand(FeedSQL.card, [":new_id::uuid", userSQL]))
         COMMIT;

@@ -132,6 +132,79 @@ extension Components {
                 try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
+        /// - Remark: Generated from `#/components/schemas/Block`.
+        public struct Block: Codable, Hashable, Sendable {
+            /// The blocked user.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Block/user_id`.
+            public var userId: Swift.String
+            /// When the block was made.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Block/created_at`.
+            public var createdAt: Foundation.Date
+            /// Creates a new `Block`.
+            ///
+            /// - Parameters:
+            ///   - userId: The blocked user.
+            ///   - createdAt: When the block was made.
+            public init(
+                userId: Swift.String,
+                createdAt: Foundation.Date
+            ) {
+                self.userId = userId
+                self.createdAt = createdAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case userId = "user_id"
+                case createdAt = "created_at"
+            }
+        }
+        /// The caller's blocks, most recent first.
+        ///
+        /// - Remark: Generated from `#/components/schemas/BlockList`.
+        public typealias BlockList = [Components.Schemas.Block]
+        /// - Remark: Generated from `#/components/schemas/BlockCreate`.
+        public struct BlockCreate: Codable, Hashable, Sendable {
+            /// The user to block; not the caller.
+            ///
+            /// - Remark: Generated from `#/components/schemas/BlockCreate/user_id`.
+            public var userId: Swift.String
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
+            /// Creates a new `BlockCreate`.
+            ///
+            /// - Parameters:
+            ///   - userId: The user to block; not the caller.
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(
+                userId: Swift.String,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
+            ) {
+                self.userId = userId
+                self.additionalProperties = additionalProperties
+            }
+            public enum CodingKeys: String, CodingKey {
+                case userId = "user_id"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.userId = try container.decode(
+                    Swift.String.self,
+                    forKey: .userId
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "user_id"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.userId,
+                    forKey: .userId
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/Report`.
         public struct Report: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Report/id`.

@@ -1251,7 +1251,7 @@ public enum Operations {
     }
     /// The caller's groups
     ///
-    /// Every group the caller is a member of, with the caller's role, `last_read_at`, `unread_count` and `last_message_at` (left out while the group has no messages); most recently active first (last message, else creation).
+    /// Every group the caller is a member of, with the caller's role, `last_read_at`, `unread_count` and `last_message_at` (left out while the group has no messages); most recently active first (last message, else creation). Messages of users the caller blocked count for neither.
     ///
     /// - Remark: HTTP `GET /chat/v1/groups`.
     /// - Remark: Generated from `#/paths//chat/v1/groups/get(listGroups)`.
@@ -1432,7 +1432,7 @@ public enum Operations {
     }
     /// Create a group
     ///
-    /// Any user. The caller becomes the owner; `member_emails` (optional) adds Unify users as members with role `user`, all or none: if any address has no Unify account nothing is created and the answer is 422 `unknown_emails` listing them. The caller's own address and duplicates (case-insensitive) are ignored.
+    /// Any user. The caller becomes the owner; `member_emails` (optional) adds Unify users as members with role `user`, all or none: if any address has no Unify account nothing is created and the answer is 409 `unknown_emails` listing them; if any of them has blocked the caller nothing is created either (403 `blocked`). The caller's own address and duplicates (case-insensitive) are ignored.
     ///
     /// - Remark: HTTP `POST /chat/v1/groups`.
     /// - Remark: Generated from `#/paths//chat/v1/groups/post(createGroup)`.
@@ -1563,6 +1563,57 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Forbidden: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/chat/v1/groups/POST/responses/403/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/chat/v1/groups/POST/responses/403/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.CreateGroup.Output.Forbidden.Body
+                /// Creates a new `Forbidden`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.CreateGroup.Output.Forbidden.Body) {
+                    self.body = body
+                }
+            }
+            /// A user `member_emails` names has blocked the caller (`blocked`); nothing was created.
+            ///
+            /// - Remark: Generated from `#/paths//chat/v1/groups/post(createGroup)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Operations.CreateGroup.Output.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Operations.CreateGroup.Output.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -4489,7 +4540,7 @@ public enum Operations {
     }
     /// Add members by email
     ///
-    /// The owner or an admin. Adds Unify users with role `user`, all or none: if any address has no Unify account nobody is added and the answer is 422 `unknown_emails` listing them. Duplicates (case-insensitive) and people already in the group are skipped; `added` lists those newly added.
+    /// The owner or an admin. Adds Unify users with role `user`, all or none: if any address has no Unify account nobody is added and the answer is 409 `unknown_emails` listing them; if anyone it would add has blocked the caller nobody is added either (403 `blocked`). Duplicates (case-insensitive) and people already in the group are skipped; `added` lists those newly added.
     ///
     /// - Remark: HTTP `POST /chat/v1/groups/{group_id}/members`.
     /// - Remark: Generated from `#/paths//chat/v1/groups/{group_id}/members/post(addMembers)`.
@@ -4671,7 +4722,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// The caller is a plain user of the group (`not_group_admin`).
+            /// The caller is a plain user of the group (`not_group_admin`), or someone it would add has blocked the caller (`blocked`; nobody was added).
             ///
             /// - Remark: Generated from `#/paths//chat/v1/groups/{group_id}/members/post(addMembers)/responses/403`.
             ///
@@ -5612,7 +5663,7 @@ public enum Operations {
     }
     /// A page of the group's history
     ///
-    /// Members only. Without a cursor: the latest `limit` messages. With `before`: the page older than that cursor; with `after`: the messages newer than it (poll with the last page's `newer_cursor` for new ones). Within a page messages come oldest first; `has_more` says whether more lie beyond the page in the direction read.
+    /// Members only. Without a cursor: the latest `limit` messages. With `before`: the page older than that cursor; with `after`: the messages newer than it (poll with the last page's `newer_cursor` for new ones). Within a page messages come oldest first; `has_more` says whether more lie beyond the page in the direction read. Messages of users the caller blocked are left out.
     ///
     /// - Remark: HTTP `GET /chat/v1/groups/{group_id}/messages`.
     /// - Remark: Generated from `#/paths//chat/v1/groups/{group_id}/messages/get(listMessages)`.
@@ -7222,7 +7273,7 @@ public enum Operations {
     }
     /// Calendar events in a time range
     ///
-    /// The caller's personal events and the events of the caller's groups (or of one group, with `group_id`) that overlap [from, to), by start time; at most 1000.
+    /// The caller's personal events and the events of the caller's groups (or of one group, with `group_id`) that overlap [from, to), by start time; at most 1000. Group events created by users the caller blocked are left out.
     ///
     /// - Remark: HTTP `GET /chat/v1/events`.
     /// - Remark: Generated from `#/paths//chat/v1/events/get(listEvents)`.
@@ -7812,7 +7863,7 @@ public enum Operations {
     }
     /// One calendar event
     ///
-    /// Visible to its creator (personal events) or to the group's members (group events).
+    /// Visible to its creator (personal events) or to the group's members (group events), except to members who blocked its creator (404).
     ///
     /// - Remark: HTTP `GET /chat/v1/events/{event_id}`.
     /// - Remark: Generated from `#/paths//chat/v1/events/{event_id}/get(getEvent)`.
@@ -8681,7 +8732,7 @@ public enum Operations {
     }
     /// Download from the private bucket `voice-messages`
     ///
-    /// The stable URL answers and realtime rows carry: it never expires, and answers the group's current members only, with their bearer token. `Cache-Control: private, max-age=3600`.
+    /// The stable URL answers and realtime rows carry: it never expires, and answers the group's current members only, with their bearer token (not those who blocked its sender: 404). `Cache-Control: private, max-age=3600`.
     ///
     /// - Remark: HTTP `GET /storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}`.
     /// - Remark: Generated from `#/paths//storage/v1/object/authenticated/voice-messages/{group_id}/{message_id}/get(downloadVoiceMessages)`.
@@ -10509,6 +10560,717 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// The caller's blocks
+    ///
+    /// The users the caller has blocked, most recent first. (Users who blocked the caller are not listed.)
+    ///
+    /// - Remark: HTTP `GET /chat/v1/blocks`.
+    /// - Remark: Generated from `#/paths//chat/v1/blocks/get(listBlocks)`.
+    public enum ListBlocks {
+        public static let id: Swift.String = "listBlocks"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/chat/v1/blocks/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListBlocks.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListBlocks.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ListBlocks.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.ListBlocks.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/chat/v1/blocks/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/chat/v1/blocks/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.BlockList)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.BlockList {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ListBlocks.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ListBlocks.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// OK
+            ///
+            /// - Remark: Generated from `#/paths//chat/v1/blocks/get(listBlocks)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ListBlocks.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ListBlocks.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request cannot be read (`bad_request`, or `malformed_json` for a body that is not JSON): the gateway answers so for a NUL (`%00`) or other refused bytes in the path.
+            ///
+            /// - Remark: Generated from `#/paths//chat/v1/blocks/get(listBlocks)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing, invalid or expired token, or a token of another app (`unauthorized`); or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//chat/v1/blocks/get(listBlocks)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Text in the path, query or body holds NUL (U+0000) or an unpaired UTF-16 surrogate (`validation_failed`), or the body breaks a rule of this operation.
+            ///
+            /// - Remark: Generated from `#/paths//chat/v1/blocks/get(listBlocks)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnstorableText)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnstorableText {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Block a user
+    ///
+    /// Blocks `user_id` (blocking someone already blocked changes nothing; any id may be blocked, known or not). From then on they cannot create a group with the caller in it or add the caller to one (403 `blocked`), and their messages (history, unread counts, voice files), the group calendar events they created and their realtime changes and pushes are hidden from the caller. A block is personal: both stay members of the groups they share, and the blocked user still sees the caller's messages. Answers the caller's updated block list.
+    ///
+    /// - Remark: HTTP `POST /chat/v1/blocks`.
+    /// - Remark: Generated from `#/paths//chat/v1/blocks/post(blockUser)`.
+    public enum BlockUser {
+        public static let id: Swift.String = "blockUser"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/chat/v1/blocks/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.BlockUser.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.BlockUser.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.BlockUser.Input.Headers
+            /// - Remark: Generated from `#/paths/chat/v1/blocks/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/chat/v1/blocks/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.BlockCreate)
+            }
+            public var body: Operations.BlockUser.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.BlockUser.Input.Headers = .init(),
+                body: Operations.BlockUser.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/chat/v1/blocks/POST/responses/201/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/chat/v1/blocks/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.BlockList)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.BlockList {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.BlockUser.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.BlockUser.Output.Created.Body) {
+                    self.body = body
+                }
+            }
+            /// Created; the caller's block list, most recent first.
+            ///
+            /// - Remark: Generated from `#/paths//chat/v1/blocks/post(blockUser)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.BlockUser.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            public var created: Operations.BlockUser.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON (`malformed_json`).
+            ///
+            /// - Remark: Generated from `#/paths//chat/v1/blocks/post(blockUser)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.MalformedJSON)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.MalformedJSON {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing, invalid or expired token, or a token of another app (`unauthorized`); or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//chat/v1/blocks/post(blockUser)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Conflict: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/chat/v1/blocks/POST/responses/409/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/chat/v1/blocks/POST/responses/409/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.BlockUser.Output.Conflict.Body
+                /// Creates a new `Conflict`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.BlockUser.Output.Conflict.Body) {
+                    self.body = body
+                }
+            }
+            /// The caller has blocked as many users as one account may, 1000 (`block_limit`); unblock someone first. Blocking oneself is 409 `cannot_block_self`.
+            ///
+            /// - Remark: Generated from `#/paths//chat/v1/blocks/post(blockUser)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Operations.BlockUser.Output.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Operations.BlockUser.Output.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is over the service's limit (`payload_too_large`): twice the largest upload limit.
+            ///
+            /// - Remark: Generated from `#/paths//chat/v1/blocks/post(blockUser)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/chat/v1/blocks/POST/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/chat/v1/blocks/POST/responses/422/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.BlockUser.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.BlockUser.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// `user_id` missing or not a UUID (`validation_failed`).
+            ///
+            /// - Remark: Generated from `#/paths//chat/v1/blocks/post(blockUser)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.BlockUser.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.BlockUser.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Unblock a user
+    ///
+    /// Removes the caller's block of `user_id` (fine when there is none): their messages and events show again, history included. A block the other user made stays.
+    ///
+    /// - Remark: HTTP `DELETE /chat/v1/blocks/{user_id}`.
+    /// - Remark: Generated from `#/paths//chat/v1/blocks/{user_id}/delete(unblockUser)`.
+    public enum UnblockUser {
+        public static let id: Swift.String = "unblockUser"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/chat/v1/blocks/{user_id}/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// The blocked user's id. A malformed id is 404 `user_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/chat/v1/blocks/{user_id}/DELETE/path/user_id`.
+                public var userId: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - userId: The blocked user's id. A malformed id is 404 `user_not_found`.
+                public init(userId: Swift.String) {
+                    self.userId = userId
+                }
+            }
+            public var path: Operations.UnblockUser.Input.Path
+            /// - Remark: Generated from `#/paths/chat/v1/blocks/{user_id}/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UnblockUser.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UnblockUser.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.UnblockUser.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.UnblockUser.Input.Path,
+                headers: Operations.UnblockUser.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                public init() {}
+            }
+            /// Done; no body.
+            ///
+            /// - Remark: Generated from `#/paths//chat/v1/blocks/{user_id}/delete(unblockUser)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.UnblockUser.Output.NoContent)
+            /// Done; no body.
+            ///
+            /// - Remark: Generated from `#/paths//chat/v1/blocks/{user_id}/delete(unblockUser)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            public static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.UnblockUser.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request cannot be read (`bad_request`, or `malformed_json` for a body that is not JSON): the gateway answers so for a NUL (`%00`) or other refused bytes in the path.
+            ///
+            /// - Remark: Generated from `#/paths//chat/v1/blocks/{user_id}/delete(unblockUser)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing, invalid or expired token, or a token of another app (`unauthorized`); or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//chat/v1/blocks/{user_id}/delete(unblockUser)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotFound: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/chat/v1/blocks/{user_id}/DELETE/responses/404/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/chat/v1/blocks/{user_id}/DELETE/responses/404/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.UnblockUser.Output.NotFound.Body
+                /// Creates a new `NotFound`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.UnblockUser.Output.NotFound.Body) {
+                    self.body = body
+                }
+            }
+            /// `user_id` is not a UUID (`user_not_found`).
+            ///
+            /// - Remark: Generated from `#/paths//chat/v1/blocks/{user_id}/delete(unblockUser)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Operations.UnblockUser.Output.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Operations.UnblockUser.Output.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Text in the path, query or body holds NUL (U+0000) or an unpaired UTF-16 surrogate (`validation_failed`), or the body breaks a rule of this operation.
+            ///
+            /// - Remark: Generated from `#/paths//chat/v1/blocks/{user_id}/delete(unblockUser)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnstorableText)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnstorableText {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
                             response: self
                         )
                     }

@@ -16,7 +16,7 @@ public import struct Foundation.Data
 #endif
 public import struct Foundation.Date
 import HTTPTypes
-/// MyCirclee's private circles: profiles, circles and membership (single-use invite codes valid 48 hours, add requests by handle), presence, ephemeral posts (notes, events, asks, polls) that expire 24 hours after creation, and direct messages between members. Only access tokens of the mycirclee app are accepted. All times are ISO 8601 in UTC with milliseconds; `birthday` is a `YYYY-MM-DD` date; ids are UUIDs. JSON keys are snake_case; optional fields without a value are left out. Everything about a circle — its members, presence, posts and DMs — is for its members only: a non-member gets 404 for all of it, as if it did not exist. Expired posts are 404 too, and a job deletes them every minute (`post_expired`). Post photos are uploaded as raw request bodies with their Content-Type (not multipart) into the private bucket `post-photos` and handed out as signed, time-limited URLs. Changes reach members through the realtime service as events (`circle_created`, `circle_member_joined`, `circle_member_left`, `circle_deleted`, `post_created`, `post_updated`, `post_deleted`, `post_expired`, `post_reacted`, `poll_voted`, `event_rsvped`, `dm_sent`, `dm_read`, `presence_changed`). Errors are `{code, message}`. Rules for every request: text must not contain NUL (U+0000) or unpaired UTF-16 surrogates (422 `validation_failed`, in any field, key, path or query value; every string schema says so with the pattern `^[^\u0000]*$`, and a field this document does not list may hold `AnyWithoutNUL`; through the gateway a NUL in the path is refused before the service, with 400 `bad_request`); lengths are counted in Unicode code points, as JSON Schema counts them; an optional field sent as null means the same as leaving it out, unless the field says null clears it; fields this document does not list are ignored. A request this document allows, that also keeps the rules its descriptions state, is never answered 422: a well-formed request that the current state refuses is 403 (not the caller's to do), 404 (the resource the path names is not there, or not the caller's to see) or 409 (the resource is not in a state that allows it, or something the body names does not exist). Undeclared methods on a path are 405 with `Allow`.
+/// MyCirclee's private circles: profiles, circles and membership (single-use invite codes valid 48 hours, add requests by handle), presence, ephemeral posts (notes, events, asks, polls) that expire 24 hours after creation, direct messages between members, and blocks (a block is personal: both stay in the circles they share, but the blocked user cannot DM, add or react to the blocker's messages, and their posts, activity and DM threads are hidden from the blocker and withheld from the blocker's realtime and pushes). Only access tokens of the mycirclee app are accepted. All times are ISO 8601 in UTC with milliseconds; `birthday` is a `YYYY-MM-DD` date; ids are UUIDs. JSON keys are snake_case; optional fields without a value are left out. Everything about a circle — its members, presence, posts and DMs — is for its members only: a non-member gets 404 for all of it, as if it did not exist. Expired posts are 404 too, and a job deletes them every minute (`post_expired`). Post photos are uploaded as raw request bodies with their Content-Type (not multipart) into the private bucket `post-photos` and handed out as signed, time-limited URLs. Changes reach members through the realtime service as events (`circle_created`, `circle_member_joined`, `circle_member_left`, `circle_deleted`, `post_created`, `post_updated`, `post_deleted`, `post_expired`, `post_reacted`, `poll_voted`, `event_rsvped`, `dm_sent`, `dm_read`, `presence_changed`). Errors are `{code, message}`. Rules for every request: text must not contain NUL (U+0000) or unpaired UTF-16 surrogates (422 `validation_failed`, in any field, key, path or query value; every string schema says so with the pattern `^[^\u0000]*$`, and a field this document does not list may hold `AnyWithoutNUL`; through the gateway a NUL in the path is refused before the service, with 400 `bad_request`); lengths are counted in Unicode code points, as JSON Schema counts them; an optional field sent as null means the same as leaving it out, unless the field says null clears it; fields this document does not list are ignored. A request this document allows, that also keeps the rules its descriptions state, is never answered 422: a well-formed request that the current state refuses is 403 (not the caller's to do), 404 (the resource the path names is not there, or not the caller's to see) or 409 (the resource is not in a state that allows it, or something the body names does not exist). Undeclared methods on a path are 405 with `Allow`.
 public struct Client: APIProtocol {
     /// The underlying HTTP client.
     private let client: UniversalClient
@@ -2075,7 +2075,7 @@ public struct Client: APIProtocol {
     }
     /// Ask to add someone to a circle
     ///
-    /// Any member may ask to add someone by `handle` (trimmed, lowercased, a leading `@` dropped). Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The request waits for the invitee: only they can accept it (POST /circles/v1/add-requests/{request_id}/accept), since joining takes their consent; the circle's owner may approve it first (/approve) or veto it (/decline), and the invitee may decline. There is at most one pending request per person and circle, and each member may make 20 an hour (`COLONY_CIRCLES_ADD_REQUEST_RATE`).
+    /// Any member may ask to add someone by `handle` (trimmed, lowercased, a leading `@` dropped). Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The request waits for the invitee: only they can accept it (POST /circles/v1/add-requests/{request_id}/accept), since joining takes their consent; the circle's owner may approve it first (/approve) or veto it (/decline), and the invitee may decline. There is at most one pending request per person and circle, and each member may make 20 an hour (`COLONY_CIRCLES_ADD_REQUEST_RATE`). Someone who blocked the caller cannot be asked for (403 `blocked`).
     ///
     /// - Remark: HTTP `POST /circles/v1/circles/{circle_id}/add-requests`.
     /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/add-requests/post(requestAdd)`.
@@ -2178,6 +2178,28 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(body: body))
+                case 403:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.RequestAdd.Output.Forbidden.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .forbidden(.init(body: body))
                 case 404:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.RequestAdd.Output.NotFound.Body
@@ -2310,7 +2332,7 @@ public struct Client: APIProtocol {
     }
     /// Pending add requests the caller can answer
     ///
-    /// The pending requests inviting the caller and those for circles the caller owns, newest first.
+    /// The pending requests inviting the caller and those for circles the caller owns, newest first; a request from a user the caller blocked, inviting the caller, is left out.
     ///
     /// - Remark: HTTP `GET /circles/v1/add-requests`.
     /// - Remark: Generated from `#/paths//circles/v1/add-requests/get(listAddRequests)`.
@@ -3026,7 +3048,7 @@ public struct Client: APIProtocol {
     }
     /// The members' presence in a circle
     ///
-    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The status each member has set in this circle (members who never set one are left out), most recently changed first.
+    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The status each member has set in this circle (members who never set one, and users the caller blocked, are left out), most recently changed first.
     ///
     /// - Remark: HTTP `GET /circles/v1/circles/{circle_id}/presence`.
     /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/presence/get(listPresence)`.
@@ -3361,7 +3383,7 @@ public struct Client: APIProtocol {
     }
     /// A circle's feed
     ///
-    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The circle's live posts, newest first, `limit` per page; expired posts are never returned. Pass a page's `next_cursor` as `before` for the next (older) page; `next_cursor` is absent on the last page.
+    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The circle's live posts, newest first, `limit` per page; expired posts are never returned. Posts by users the caller blocked are left out (counts of reactions, votes and RSVPs stay totals). Pass a page's `next_cursor` as `before` for the next (older) page; `next_cursor` is absent on the last page.
     ///
     /// - Remark: HTTP `GET /circles/v1/circles/{circle_id}/posts`.
     /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/posts/get(listPosts)`.
@@ -3710,7 +3732,7 @@ public struct Client: APIProtocol {
     }
     /// The posts the caller kept
     ///
-    /// The live posts the caller marked with PUT /circles/v1/posts/{post_id}/keep, in circles they are still in, most recently kept first. Kept posts still expire after 24 hours.
+    /// The live posts the caller marked with PUT /circles/v1/posts/{post_id}/keep, in circles they are still in, most recently kept first. Kept posts still expire after 24 hours. Posts by users the caller blocked are left out.
     ///
     /// - Remark: HTTP `GET /circles/v1/posts/kept`.
     /// - Remark: Generated from `#/paths//circles/v1/posts/kept/get(listKeptPosts)`.
@@ -3838,7 +3860,7 @@ public struct Client: APIProtocol {
     }
     /// One post
     ///
-    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. 
+    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. A post by a user the caller blocked is 404 too, for reading, reacting, voting, RSVPs and keeping alike.
     ///
     /// - Remark: HTTP `GET /circles/v1/posts/{post_id}`.
     /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/get(getPost)`.
@@ -6124,7 +6146,7 @@ public struct Client: APIProtocol {
     }
     /// The caller's DM threads
     ///
-    /// Every thread the caller is a party of whose two parties still share its circle, most recently active first, each with the other party's public profile, the last message and the number of the other party's messages the caller has not read.
+    /// Every thread the caller is a party of whose two parties still share its circle, but those with a user the caller blocked, most recently active first, each with the other party's public profile, the last message and the number of the other party's messages the caller has not read.
     ///
     /// - Remark: HTTP `GET /circles/v1/dms`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/get(listThreads)`.
@@ -6252,7 +6274,7 @@ public struct Client: APIProtocol {
     }
     /// Open a DM thread with another member
     ///
-    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. Opens the caller's thread with `user_id`, a fellow member of this circle, or returns the existing one (one thread per pair and circle). Each recipient's `dm_privacy` decides: `anyone` accepts any fellow member; `reciprocal` only senders whose own `dm_privacy` is not `nobody`; `nobody` accepts no one (403 `dm_not_allowed`). The answer carries no `last_message` and an `unread_count` of 0; GET /circles/v1/dms has both.
+    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. Opens the caller's thread with `user_id`, a fellow member of this circle, or returns the existing one (one thread per pair and circle). A member who blocked the caller cannot be messaged: 403 `blocked`, for a new thread and an existing one alike. Each recipient's `dm_privacy` decides: `anyone` accepts any fellow member; `reciprocal` only senders whose own `dm_privacy` is not `nobody`; `nobody` accepts no one (403 `dm_not_allowed`). The answer carries no `last_message` and an `unread_count` of 0; GET /circles/v1/dms has both.
     ///
     /// - Remark: HTTP `POST /circles/v1/circles/{circle_id}/dms`.
     /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/dms/post(openThread)`.
@@ -6662,7 +6684,7 @@ public struct Client: APIProtocol {
     }
     /// A thread's messages
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Messages newest first, `limit` per page, each with its reactions. Pass a page's `next_cursor` as `before` for the next (older) page; `next_cursor` is absent on the last page.
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Messages newest first, `limit` per page, each with its reactions; messages and reactions of a user the caller blocked are left out. Pass a page's `next_cursor` as `before` for the next (older) page; `next_cursor` is absent on the last page.
     ///
     /// - Remark: HTTP `GET /circles/v1/dms/{thread_id}/messages`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/get(listMessages)`.
@@ -6828,7 +6850,7 @@ public struct Client: APIProtocol {
     }
     /// Send a message
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. The recipient's `dm_privacy` is checked on every send. Each recipient's `dm_privacy` decides: `anyone` accepts any fellow member; `reciprocal` only senders whose own `dm_privacy` is not `nobody`; `nobody` accepts no one (403 `dm_not_allowed`). `body` must not be blank and is at most 4000 characters (kept as sent); `reply_to_id` must be a message of this thread. Goes out as a `dm_sent` event (with whether the recipient wants a push).
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. The recipient's `dm_privacy` is checked on every send, and a recipient who blocked the caller refuses every message (403 `blocked`). Each recipient's `dm_privacy` decides: `anyone` accepts any fellow member; `reciprocal` only senders whose own `dm_privacy` is not `nobody`; `nobody` accepts no one (403 `dm_not_allowed`). `body` must not be blank and is at most 4000 characters (kept as sent); `reply_to_id` must be a message of this thread. Goes out as a `dm_sent` event (with whether the recipient wants a push).
     ///
     /// - Remark: HTTP `POST /circles/v1/dms/{thread_id}/messages`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/post(sendMessage)`.
@@ -7055,7 +7077,7 @@ public struct Client: APIProtocol {
     }
     /// Mark a thread read
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Sets `read_at` to now on the other party's unread messages (read receipts); when there were any, a `dm_read` event names them. No body needed. The answer carries no `last_message` and an `unread_count` of 0.
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Sets `read_at` to now on the other party's unread messages (read receipts; not while the caller has blocked them, so they stay unread until an unblock); when there were any, a `dm_read` event names them. No body needed. The answer carries no `last_message` and an `unread_count` of 0.
     ///
     /// - Remark: HTTP `POST /circles/v1/dms/{thread_id}/read`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/read/post(markThreadRead)`.
@@ -7207,7 +7229,7 @@ public struct Client: APIProtocol {
     }
     /// React to a message with an emoji
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Sets the caller's reaction with `emoji` on a message of this thread. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A new reaction goes out as a `dm_reacted` event (INSERT) to the two parties.
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Sets the caller's reaction with `emoji` on a message of this thread; when the other party has blocked the caller, 403 `blocked`. A message of a user the caller blocked is hidden from them (404 `message_not_found`). A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A new reaction goes out as a `dm_reacted` event (INSERT) to the two parties.
     ///
     /// - Remark: HTTP `PUT /circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/put(addMessageReaction)`.
@@ -7303,6 +7325,28 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(body: body))
+                case 403:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.AddMessageReaction.Output.Forbidden.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .forbidden(.init(body: body))
                 case 404:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.AddMessageReaction.Output.NotFound.Body
@@ -7361,7 +7405,7 @@ public struct Client: APIProtocol {
     }
     /// Take a reaction on a message back
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Removes the caller's reaction with `emoji`. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A removed reaction goes out as a `dm_reacted` event (DELETE).
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Removes the caller's reaction with `emoji` (a message of a user the caller blocked is hidden from them: 404 `message_not_found`). A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A removed reaction goes out as a `dm_reacted` event (DELETE).
     ///
     /// - Remark: HTTP `DELETE /circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/delete(removeMessageReaction)`.
@@ -8182,6 +8226,447 @@ public struct Client: APIProtocol {
                 case 422:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.SignPostPhotos.Output.UnprocessableContent.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unprocessableContent(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// The caller's blocks
+    ///
+    /// The users the caller has blocked, most recent first. (Users who blocked the caller are not listed.)
+    ///
+    /// - Remark: HTTP `GET /circles/v1/blocks`.
+    /// - Remark: Generated from `#/paths//circles/v1/blocks/get(listBlocks)`.
+    public func listBlocks(_ input: Operations.ListBlocks.Input) async throws -> Operations.ListBlocks.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.ListBlocks.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/circles/v1/blocks",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.ListBlocks.Output.Ok.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.BlockList.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
+                case 401:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Unauthorized.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(body: body))
+                case 422:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.UnstorableText.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unprocessableContent(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// Block a user
+    ///
+    /// Blocks `user_id` (blocking someone already blocked changes nothing); at most 1000 blocks per user. In MyCirclee a block is personal, not a removal: both stay in the circles they share. The blocked user can no longer open a DM thread with the caller, send them messages, react to their messages or ask to add them to a circle (403 `blocked`); their posts (feed, single reads, kept posts), presence, DM threads with the caller and reactions on the caller's messages are hidden from the caller, and realtime and pushes withhold their posts, edits, reactions, votes, RSVPs, presence changes and read receipts from the caller. Counts of reactions, votes and RSVPs on a card stay totals. It takes effect at once; unblocking shows it all again. Answers the caller's updated block list.
+    ///
+    /// - Remark: HTTP `POST /circles/v1/blocks`.
+    /// - Remark: Generated from `#/paths//circles/v1/blocks/post(blockUser)`.
+    public func blockUser(_ input: Operations.BlockUser.Input) async throws -> Operations.BlockUser.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.BlockUser.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/circles/v1/blocks",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .post
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                let body: OpenAPIRuntime.HTTPBody?
+                switch input.body {
+                case let .json(value):
+                    body = try converter.setRequiredRequestBodyAsJSON(
+                        value,
+                        headerFields: &request.headerFields,
+                        contentType: "application/json; charset=utf-8"
+                    )
+                }
+                return (request, body)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 201:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.BlockUser.Output.Created.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.BlockList.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .created(.init(body: body))
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.MalformedJSON.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
+                case 401:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Unauthorized.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(body: body))
+                case 409:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.BlockUser.Output.Conflict.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .conflict(.init(body: body))
+                case 413:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.PayloadTooLarge.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .contentTooLarge(.init(body: body))
+                case 422:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.BlockUser.Output.UnprocessableContent.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unprocessableContent(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// Unblock a user
+    ///
+    /// Removes the caller's block of `user_id` (fine when there is none): their posts, presence and DM threads show again, and what they send from now on reaches the caller. A block the other user made stays.
+    ///
+    /// - Remark: HTTP `DELETE /circles/v1/blocks/{user_id}`.
+    /// - Remark: Generated from `#/paths//circles/v1/blocks/{user_id}/delete(unblockUser)`.
+    public func unblockUser(_ input: Operations.UnblockUser.Input) async throws -> Operations.UnblockUser.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.UnblockUser.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/circles/v1/blocks/{}",
+                    parameters: [
+                        input.path.userId
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .delete
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 204:
+                    return .noContent(.init())
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
+                case 401:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Unauthorized.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(body: body))
+                case 404:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.UnblockUser.Output.NotFound.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(body: body))
+                case 422:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.UnstorableText.Body
                     let chosenContentType = try converter.bestContentType(
                         received: contentType,
                         options: [

@@ -215,14 +215,14 @@ public protocol APIProtocol: Sendable {
     func createHiveInvite(_ input: Operations.CreateHiveInvite.Input) async throws -> Operations.CreateHiveInvite.Output
     /// Invite a contact match to a hive (owner only)
     ///
-    /// The seed's "invite by contact match": the owner invites one of their contact matches (GET /habits/v1/contacts/matches); the invitee is pushed, sees it in GET /habits/v1/invitations and accepts (joins) or declines. Anyone who is not a match is `contact_not_found`, so nobody can be invited who has not shared their number with the owner. Goes out as `hive_invited`.
+    /// The seed's "invite by contact match": the owner invites one of their contact matches (GET /habits/v1/contacts/matches); the invitee is pushed, sees it in GET /habits/v1/invitations and accepts (joins) or declines. Anyone who is not a match is `contact_not_found`, so nobody can be invited who has not shared their number with the owner. Someone who blocked the owner cannot be invited (403 `blocked`). Goes out as `hive_invited`.
     ///
     /// - Remark: HTTP `POST /habits/v1/hives/{hive_id}/invitations`.
     /// - Remark: Generated from `#/paths//habits/v1/hives/{hive_id}/invitations/post(inviteContactToHive)`.
     func inviteContactToHive(_ input: Operations.InviteContactToHive.Input) async throws -> Operations.InviteContactToHive.Output
     /// The caller's pending hive invitations
     ///
-    /// Newest first, each with the hive's name and size and the inviter's name.
+    /// Newest first, each with the hive's name and size and the inviter's name. Invitations from users the caller blocked are left out (they show again after an unblock).
     ///
     /// - Remark: HTTP `GET /habits/v1/invitations`.
     /// - Remark: Generated from `#/paths//habits/v1/invitations/get(listMyInvitations)`.
@@ -243,7 +243,7 @@ public protocol APIProtocol: Sendable {
     func declineHiveInvitation(_ input: Operations.DeclineHiveInvitation.Input) async throws -> Operations.DeclineHiveInvitation.Output
     /// A hive's activity feed
     ///
-    /// Newest first. Pass `next_cursor` from a page as `before` for the next (older) page.
+    /// Newest first. Pass `next_cursor` from a page as `before` for the next (older) page. Lines about a user the caller blocked (their logged days, joining, leaving) are left out; the hive's own lines (advanced, broken, milestones) stay, whoever completed the day.
     ///
     /// - Remark: HTTP `GET /habits/v1/hives/{hive_id}/activity`.
     /// - Remark: Generated from `#/paths//habits/v1/hives/{hive_id}/activity/get(listHiveActivity)`.
@@ -267,6 +267,27 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /habits/v1/contacts/matches`.
     /// - Remark: Generated from `#/paths//habits/v1/contacts/matches/get(listContactMatches)`.
     func listContactMatches(_ input: Operations.ListContactMatches.Input) async throws -> Operations.ListContactMatches.Output
+    /// The caller's blocks
+    ///
+    /// The users the caller has blocked, most recent first. (Users who blocked the caller are not listed.)
+    ///
+    /// - Remark: HTTP `GET /habits/v1/blocks`.
+    /// - Remark: Generated from `#/paths//habits/v1/blocks/get(listBlocks)`.
+    func listBlocks(_ input: Operations.ListBlocks.Input) async throws -> Operations.ListBlocks.Output
+    /// Block a user
+    ///
+    /// Blocks `user_id` (blocking someone already blocked changes nothing; at most 1000 blocks). In HabitHive a block is personal, not a removal: from then on the blocked user cannot invite the caller to a hive (403 `blocked`), their pending invitations to the caller are hidden (GET /habits/v1/invitations; accepting or declining one is 404), and their own lines in every hive feed (logged days, joining, leaving) are hidden from the caller. Both stay in the hives they share, and what belongs to the hive stays as it is for everyone: its members, days, member days, the streak advancing or breaking. Answers the caller's updated block list.
+    ///
+    /// - Remark: HTTP `POST /habits/v1/blocks`.
+    /// - Remark: Generated from `#/paths//habits/v1/blocks/post(blockUser)`.
+    func blockUser(_ input: Operations.BlockUser.Input) async throws -> Operations.BlockUser.Output
+    /// Unblock a user
+    ///
+    /// Removes the caller's block of `user_id` (fine when there is none): their feed lines and pending invitations show again. A block the other user made stays.
+    ///
+    /// - Remark: HTTP `DELETE /habits/v1/blocks/{user_id}`.
+    /// - Remark: Generated from `#/paths//habits/v1/blocks/{user_id}/delete(unblockUser)`.
+    func unblockUser(_ input: Operations.UnblockUser.Input) async throws -> Operations.UnblockUser.Output
     /// Report something objectionable
     ///
     /// Reports content or a person to HabitHive's moderators (Apple's guideline 1.2). Only what the caller can see may be reported, and not their own; one open report per caller and object; at most `COLONY_REPORTS_RATE` reports per caller (20 a day by default). A moderator dismisses it, removes the content, warns or suspends its owner in the Colony Console, and the reporter gets an in-app notification of the outcome. Nothing of the content is copied into the report: what expires (a MyCirclee post after 24 hours) is gone for moderators too.
@@ -712,7 +733,7 @@ extension APIProtocol {
     }
     /// Invite a contact match to a hive (owner only)
     ///
-    /// The seed's "invite by contact match": the owner invites one of their contact matches (GET /habits/v1/contacts/matches); the invitee is pushed, sees it in GET /habits/v1/invitations and accepts (joins) or declines. Anyone who is not a match is `contact_not_found`, so nobody can be invited who has not shared their number with the owner. Goes out as `hive_invited`.
+    /// The seed's "invite by contact match": the owner invites one of their contact matches (GET /habits/v1/contacts/matches); the invitee is pushed, sees it in GET /habits/v1/invitations and accepts (joins) or declines. Anyone who is not a match is `contact_not_found`, so nobody can be invited who has not shared their number with the owner. Someone who blocked the owner cannot be invited (403 `blocked`). Goes out as `hive_invited`.
     ///
     /// - Remark: HTTP `POST /habits/v1/hives/{hive_id}/invitations`.
     /// - Remark: Generated from `#/paths//habits/v1/hives/{hive_id}/invitations/post(inviteContactToHive)`.
@@ -729,7 +750,7 @@ extension APIProtocol {
     }
     /// The caller's pending hive invitations
     ///
-    /// Newest first, each with the hive's name and size and the inviter's name.
+    /// Newest first, each with the hive's name and size and the inviter's name. Invitations from users the caller blocked are left out (they show again after an unblock).
     ///
     /// - Remark: HTTP `GET /habits/v1/invitations`.
     /// - Remark: Generated from `#/paths//habits/v1/invitations/get(listMyInvitations)`.
@@ -768,7 +789,7 @@ extension APIProtocol {
     }
     /// A hive's activity feed
     ///
-    /// Newest first. Pass `next_cursor` from a page as `before` for the next (older) page.
+    /// Newest first. Pass `next_cursor` from a page as `before` for the next (older) page. Lines about a user the caller blocked (their logged days, joining, leaving) are left out; the hive's own lines (advanced, broken, milestones) stay, whoever completed the day.
     ///
     /// - Remark: HTTP `GET /habits/v1/hives/{hive_id}/activity`.
     /// - Remark: Generated from `#/paths//habits/v1/hives/{hive_id}/activity/get(listHiveActivity)`.
@@ -813,6 +834,45 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//habits/v1/contacts/matches/get(listContactMatches)`.
     public func listContactMatches(headers: Operations.ListContactMatches.Input.Headers = .init()) async throws -> Operations.ListContactMatches.Output {
         try await listContactMatches(Operations.ListContactMatches.Input(headers: headers))
+    }
+    /// The caller's blocks
+    ///
+    /// The users the caller has blocked, most recent first. (Users who blocked the caller are not listed.)
+    ///
+    /// - Remark: HTTP `GET /habits/v1/blocks`.
+    /// - Remark: Generated from `#/paths//habits/v1/blocks/get(listBlocks)`.
+    public func listBlocks(headers: Operations.ListBlocks.Input.Headers = .init()) async throws -> Operations.ListBlocks.Output {
+        try await listBlocks(Operations.ListBlocks.Input(headers: headers))
+    }
+    /// Block a user
+    ///
+    /// Blocks `user_id` (blocking someone already blocked changes nothing; at most 1000 blocks). In HabitHive a block is personal, not a removal: from then on the blocked user cannot invite the caller to a hive (403 `blocked`), their pending invitations to the caller are hidden (GET /habits/v1/invitations; accepting or declining one is 404), and their own lines in every hive feed (logged days, joining, leaving) are hidden from the caller. Both stay in the hives they share, and what belongs to the hive stays as it is for everyone: its members, days, member days, the streak advancing or breaking. Answers the caller's updated block list.
+    ///
+    /// - Remark: HTTP `POST /habits/v1/blocks`.
+    /// - Remark: Generated from `#/paths//habits/v1/blocks/post(blockUser)`.
+    public func blockUser(
+        headers: Operations.BlockUser.Input.Headers = .init(),
+        body: Operations.BlockUser.Input.Body
+    ) async throws -> Operations.BlockUser.Output {
+        try await blockUser(Operations.BlockUser.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Unblock a user
+    ///
+    /// Removes the caller's block of `user_id` (fine when there is none): their feed lines and pending invitations show again. A block the other user made stays.
+    ///
+    /// - Remark: HTTP `DELETE /habits/v1/blocks/{user_id}`.
+    /// - Remark: Generated from `#/paths//habits/v1/blocks/{user_id}/delete(unblockUser)`.
+    public func unblockUser(
+        path: Operations.UnblockUser.Input.Path,
+        headers: Operations.UnblockUser.Input.Headers = .init()
+    ) async throws -> Operations.UnblockUser.Output {
+        try await unblockUser(Operations.UnblockUser.Input(
+            path: path,
+            headers: headers
+        ))
     }
     /// Report something objectionable
     ///

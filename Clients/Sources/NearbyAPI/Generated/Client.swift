@@ -1692,7 +1692,7 @@ public struct Client: APIProtocol {
     }
     /// Block a user
     ///
-    /// Blocks `user_id` (blocking someone already blocked changes nothing). A block hides the pair from each other both ways, at once: neither appears in the other's nearby list or card. Answers the caller's updated block list.
+    /// Blocks `user_id` (blocking someone already blocked changes nothing). A block hides the pair from each other both ways, at once: neither appears in the other's nearby list or card, nor is told of the other's moves, and neither can report the other. One user blocks at most 1000 others. Answers the caller's updated block list.
     ///
     /// - Remark: HTTP `POST /nearby/v1/blocks`.
     /// - Remark: Generated from `#/paths//nearby/v1/blocks/post(blockUser)`.
@@ -1793,6 +1793,28 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(body: body))
+                case 409:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.BlockUser.Output.Conflict.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .conflict(.init(body: body))
                 case 413:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.PayloadTooLarge.Body

@@ -96,7 +96,7 @@ public protocol APIProtocol: Sendable {
     func listBlocks(_ input: Operations.ListBlocks.Input) async throws -> Operations.ListBlocks.Output
     /// Block a user
     ///
-    /// Blocks `user_id` (blocking someone already blocked changes nothing). A block hides the pair from each other both ways, at once: neither appears in the other's nearby list or card. Answers the caller's updated block list.
+    /// Blocks `user_id` (blocking someone already blocked changes nothing). A block hides the pair from each other both ways, at once: neither appears in the other's nearby list or card, nor is told of the other's moves, and neither can report the other. One user blocks at most 1000 others. Answers the caller's updated block list.
     ///
     /// - Remark: HTTP `POST /nearby/v1/blocks`.
     /// - Remark: Generated from `#/paths//nearby/v1/blocks/post(blockUser)`.
@@ -256,7 +256,7 @@ extension APIProtocol {
     }
     /// Block a user
     ///
-    /// Blocks `user_id` (blocking someone already blocked changes nothing). A block hides the pair from each other both ways, at once: neither appears in the other's nearby list or card. Answers the caller's updated block list.
+    /// Blocks `user_id` (blocking someone already blocked changes nothing). A block hides the pair from each other both ways, at once: neither appears in the other's nearby list or card, nor is told of the other's moves, and neither can report the other. One user blocks at most 1000 others. Answers the caller's updated block list.
     ///
     /// - Remark: HTTP `POST /nearby/v1/blocks`.
     /// - Remark: Generated from `#/paths//nearby/v1/blocks/post(blockUser)`.

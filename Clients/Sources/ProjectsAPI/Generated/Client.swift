@@ -16,7 +16,7 @@ public import struct Foundation.Data
 #endif
 public import struct Foundation.Date
 import HTTPTypes
-/// I Believe In You's builders, projects, posts, milestones, follows, likes, support messages and karma. Only access tokens of the ibelieveinyou app are accepted. Every user action is one operation in one transaction; counts (`follower_count`, `like_count`), karma and support actions are written by the service only. All times are ISO 8601 in UTC with milliseconds; ids are UUIDs; JSON keys are snake_case; optional fields without a value are left out. A published project is visible to every user; an unpublished one exists for its owner only (404 for everyone else, for the project and everything in it); changes to a project are its owner's (403 `not_project_owner` for others). Pictures are uploaded as raw request bodies with their Content-Type (not multipart) and served from the public buckets `builder-avatars`, `project-covers` and `post-images` under /storage/v1/object/public/. Errors are `{code, message}`. Rules for every request: text must not contain NUL (U+0000) or unpaired UTF-16 surrogates (422 `validation_failed`, in any field, key, path or query value; every string schema says so with the pattern `^[^\u0000]*$`, and a field this document does not list may hold `AnyWithoutNUL`; through the gateway a NUL in the path is refused before the service, with 400 `bad_request`); lengths are counted in Unicode code points, as JSON Schema counts them; an optional field sent as null means the same as leaving it out, unless the field says null clears it; fields this document does not list are ignored. A request this document allows, that also keeps the rules its descriptions state, is never answered 422: a well-formed request that the current state refuses is 403 (not the caller's to do), 404 (the resource the path names is not there, or not the caller's to see) or 409 (the resource is not in a state that allows it, or something the body names does not exist). Undeclared methods on a path are 405 with `Allow`.
+/// I Believe In You's builders, projects, posts, milestones, follows, likes, support messages and karma. Only access tokens of the ibelieveinyou app are accepted. Every user action is one operation in one transaction; counts (`follower_count`, `like_count`), karma and support actions are written by the service only. All times are ISO 8601 in UTC with milliseconds; ids are UUIDs; JSON keys are snake_case; optional fields without a value are left out. A published project is visible to every user; an unpublished one exists for its owner only (404 for everyone else, for the project and everything in it); changes to a project are its owner's (403 `not_project_owner` for others). A user may block another (`/blocks`, per app): the blocked user cannot send them support messages (403 `blocked`), and the blocked user's projects and posts are hidden from the blocker (404, as what the caller cannot see; left out of every list and the feed), as are their named support messages and their place among a project's supporters. A block is personal, not a removal: follows, likes and karma already earned stay as they are, and the blocker's pushes of the blocked user's follows are withheld. Pictures are uploaded as raw request bodies with their Content-Type (not multipart) and served from the public buckets `builder-avatars`, `project-covers` and `post-images` under /storage/v1/object/public/. Errors are `{code, message}`. Rules for every request: text must not contain NUL (U+0000) or unpaired UTF-16 surrogates (422 `validation_failed`, in any field, key, path or query value; every string schema says so with the pattern `^[^\u0000]*$`, and a field this document does not list may hold `AnyWithoutNUL`; through the gateway a NUL in the path is refused before the service, with 400 `bad_request`); lengths are counted in Unicode code points, as JSON Schema counts them; an optional field sent as null means the same as leaving it out, unless the field says null clears it; fields this document does not list are ignored. A request this document allows, that also keeps the rules its descriptions state, is never answered 422: a well-formed request that the current state refuses is 403 (not the caller's to do), 404 (the resource the path names is not there, or not the caller's to see) or 409 (the resource is not in a state that allows it, or something the body names does not exist). Undeclared methods on a path are 405 with `Allow`.
 public struct Client: APIProtocol {
     /// The underlying HTTP client.
     private let client: UniversalClient
@@ -1123,7 +1123,7 @@ public struct Client: APIProtocol {
     }
     /// Projects the caller follows
     ///
-    /// `getFollowedProjects`: latest follow first, keyset-paged by `next_cursor`. Projects the caller can no longer see (unpublished by their owner) are left out.
+    /// `getFollowedProjects`: latest follow first, keyset-paged by `next_cursor`. Projects the caller can no longer see (unpublished by their owner, or of a builder the caller blocked) are left out.
     ///
     /// - Remark: HTTP `GET /projects/v1/me/following`.
     /// - Remark: Generated from `#/paths//projects/v1/me/following/get(listFollowedProjects)`.
@@ -1552,7 +1552,7 @@ public struct Client: APIProtocol {
     }
     /// A builder's projects
     ///
-    /// `getProjectsByBuilder`: newest first; published ones only, unless the caller is that builder.
+    /// `getProjectsByBuilder`: newest first; published ones only, unless the caller is that builder; none of a builder the caller blocked.
     ///
     /// - Remark: HTTP `GET /projects/v1/builders/{builder_id}/projects`.
     /// - Remark: Generated from `#/paths//projects/v1/builders/{builder_id}/projects/get(listBuilderProjects)`.
@@ -1863,7 +1863,7 @@ public struct Client: APIProtocol {
     }
     /// Discover published projects
     ///
-    /// `getProjects`, `getTrendingProjects`, `getNewProjects` and the Discover search in one: published projects only, `sort=new` (default: `created_at` desc) or `sort=trending` (`follower_count` desc), optionally only those whose title or tagline contains `q` (case-insensitive; `%`, `_` and `\` are taken literally), keyset-paged by `next_cursor` (keep the same `sort` and `q`).
+    /// `getProjects`, `getTrendingProjects`, `getNewProjects` and the Discover search in one: published projects only, `sort=new` (default: `created_at` desc) or `sort=trending` (`follower_count` desc), optionally only those whose title or tagline contains `q` (case-insensitive; `%`, `_` and `\` are taken literally), keyset-paged by `next_cursor` (keep the same `sort` and `q`). Projects of builders the caller blocked are left out.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/get(listProjects)`.
@@ -2200,7 +2200,7 @@ public struct Client: APIProtocol {
     }
     /// A project by its public slug
     ///
-    /// `getProject(slug)`, for shared links. An unpublished project exists for its owner only.
+    /// `getProject(slug)`, for shared links. An unpublished project exists for its owner only; one of a builder the caller blocked is 404.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects/by-slug/{slug}`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/by-slug/{slug}/get(getProjectBySlug)`.
@@ -2482,7 +2482,7 @@ public struct Client: APIProtocol {
     }
     /// One project
     ///
-    /// With its builder, whether the caller follows it and whether it is theirs.
+    /// With its builder, whether the caller follows it and whether it is theirs. A project of a builder the caller blocked is 404, as is everything in it.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects/{project_id}`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/get(getProject)`.
@@ -3552,7 +3552,7 @@ public struct Client: APIProtocol {
     }
     /// Unfollow a project
     ///
-    /// `unfollowProject`, idempotent: `follower_count - 1`; karma stays. Publishes `project_unfollowed`. A follower may unfollow a project its owner unpublished since; for anyone else an unpublished project is 404.
+    /// `unfollowProject`, idempotent: `follower_count - 1`; karma stays. Publishes `project_unfollowed`. A follower may unfollow a project its owner unpublished since; for anyone else an unpublished project is 404. A follower may also unfollow a project of a builder they blocked (otherwise 404 for them).
     ///
     /// - Remark: HTTP `DELETE /projects/v1/projects/{project_id}/follow`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/follow/delete(unfollowProject)`.
@@ -3704,7 +3704,7 @@ public struct Client: APIProtocol {
     }
     /// The project's supporters
     ///
-    /// `getProjectSupporters`: builders following the project, latest first.
+    /// `getProjectSupporters`: builders following the project, latest first; not those the caller blocked.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects/{project_id}/supporters`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/supporters/get(listSupporters)`.
@@ -4467,7 +4467,7 @@ public struct Client: APIProtocol {
     }
     /// The caller's feed
     ///
-    /// `getFeedPosts`: posts of the projects the caller follows (and can see), newest first, each with its project and builder and `liked_by_me`, in one query; keyset-paged by `next_cursor`.
+    /// `getFeedPosts`: posts of the projects the caller follows (and can see: not those of a builder the caller blocked), newest first, each with its project and builder and `liked_by_me`, in one query; keyset-paged by `next_cursor`.
     ///
     /// - Remark: HTTP `GET /projects/v1/feed`.
     /// - Remark: Generated from `#/paths//projects/v1/feed/get(getFeed)`.
@@ -4609,7 +4609,7 @@ public struct Client: APIProtocol {
     }
     /// One post
     ///
-    /// `getPost`, with its project and builder.
+    /// `getPost`, with its project and builder. A post of a builder the caller blocked is 404.
     ///
     /// - Remark: HTTP `GET /projects/v1/posts/{post_id}`.
     /// - Remark: Generated from `#/paths//projects/v1/posts/{post_id}/get(getPost)`.
@@ -6347,7 +6347,7 @@ public struct Client: APIProtocol {
     }
     /// A project's latest support messages
     ///
-    /// `getProjectSupportMessages`: newest first (5 by default). An anonymous message has neither `sender_id` nor `sender`, for everyone — its project's owner too.
+    /// `getProjectSupportMessages`: newest first (5 by default). An anonymous message has neither `sender_id` nor `sender`, for everyone — its project's owner too. Named messages of senders the caller blocked are left out; anonymous ones stay, so that blocking someone never tells which anonymous messages were theirs.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects/{project_id}/support-messages`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/support-messages/get(listSupportMessages)`.
@@ -6506,7 +6506,7 @@ public struct Client: APIProtocol {
     }
     /// Send a support message
     ///
-    /// `sendSupportMessage`, one transaction: the message, a `message` support action and 10 karma. Not to your own project. At most 10 per sender per hour by default (`COLONY_PROJECTS_SUPPORT_LIMIT` per `COLONY_PROJECTS_SUPPORT_WINDOW_SECONDS`). With `is_anonymous` the sender is never shown: not in answers, not to the owner, not in the `support_sent` event (no sender, no actor). Publishes `support_sent` (and `karma_level_up` when the level rises).
+    /// `sendSupportMessage`, one transaction: the message, a `message` support action and 10 karma. Not to your own project. At most 10 per sender per hour by default (`COLONY_PROJECTS_SUPPORT_LIMIT` per `COLONY_PROJECTS_SUPPORT_WINDOW_SECONDS`). With `is_anonymous` the sender is never shown: not in answers, not to the owner, not in the `support_sent` event (no sender, no actor). A builder who blocked the caller receives none, anonymous or not (403 `blocked`). Publishes `support_sent` (and `karma_level_up` when the level rises).
     ///
     /// - Remark: HTTP `POST /projects/v1/projects/{project_id}/support-messages`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/support-messages/post(sendSupportMessage)`.
@@ -6982,6 +6982,447 @@ public struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// The caller's blocks
+    ///
+    /// The users the caller has blocked in I Believe In You, most recent first. (Users who blocked the caller are not listed.)
+    ///
+    /// - Remark: HTTP `GET /projects/v1/blocks`.
+    /// - Remark: Generated from `#/paths//projects/v1/blocks/get(listBlocks)`.
+    public func listBlocks(_ input: Operations.ListBlocks.Input) async throws -> Operations.ListBlocks.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.ListBlocks.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/projects/v1/blocks",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.ListBlocks.Output.Ok.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.BlockList.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
+                case 401:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Unauthorized.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(body: body))
+                case 422:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.UnstorableText.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unprocessableContent(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// Block a user
+    ///
+    /// Blocks `user_id` (blocking someone already blocked changes nothing), at once: they can no longer send the caller support messages, anonymous or not (403 `blocked`); their projects and posts disappear from the caller's discovery, lists, feed and single reads (404, as for what the caller cannot see), their named support messages from the caller's lists and they from the lists of supporters; pushes of their follows of the caller's projects are withheld from the caller. Nothing is removed: follows, likes and karma earned stay as they are. At most 1000 blocks per user. Answers the caller's updated block list.
+    ///
+    /// - Remark: HTTP `POST /projects/v1/blocks`.
+    /// - Remark: Generated from `#/paths//projects/v1/blocks/post(blockUser)`.
+    public func blockUser(_ input: Operations.BlockUser.Input) async throws -> Operations.BlockUser.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.BlockUser.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/projects/v1/blocks",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .post
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                let body: OpenAPIRuntime.HTTPBody?
+                switch input.body {
+                case let .json(value):
+                    body = try converter.setRequiredRequestBodyAsJSON(
+                        value,
+                        headerFields: &request.headerFields,
+                        contentType: "application/json; charset=utf-8"
+                    )
+                }
+                return (request, body)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 201:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.BlockUser.Output.Created.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.BlockList.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .created(.init(body: body))
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.MalformedJSON.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
+                case 401:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Unauthorized.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(body: body))
+                case 409:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.BlockUser.Output.Conflict.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .conflict(.init(body: body))
+                case 413:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.PayloadTooLarge.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .contentTooLarge(.init(body: body))
+                case 422:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.BlockUser.Output.UnprocessableContent.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unprocessableContent(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// Unblock a user
+    ///
+    /// Removes the caller's block of `user_id` (fine when there is none): their projects, posts and messages show again. A block the other user made stays.
+    ///
+    /// - Remark: HTTP `DELETE /projects/v1/blocks/{user_id}`.
+    /// - Remark: Generated from `#/paths//projects/v1/blocks/{user_id}/delete(unblockUser)`.
+    public func unblockUser(_ input: Operations.UnblockUser.Input) async throws -> Operations.UnblockUser.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.UnblockUser.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/projects/v1/blocks/{}",
+                    parameters: [
+                        input.path.userId
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .delete
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 204:
+                    return .noContent(.init())
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
+                case 401:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Unauthorized.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(body: body))
+                case 404:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.UnblockUser.Output.NotFound.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(body: body))
+                case 422:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.UnstorableText.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unprocessableContent(.init(body: body))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,

@@ -1590,7 +1590,7 @@ public enum Operations {
     }
     /// Projects the caller follows
     ///
-    /// `getFollowedProjects`: latest follow first, keyset-paged by `next_cursor`. Projects the caller can no longer see (unpublished by their owner) are left out.
+    /// `getFollowedProjects`: latest follow first, keyset-paged by `next_cursor`. Projects the caller can no longer see (unpublished by their owner, or of a builder the caller blocked) are left out.
     ///
     /// - Remark: HTTP `GET /projects/v1/me/following`.
     /// - Remark: Generated from `#/paths//projects/v1/me/following/get(listFollowedProjects)`.
@@ -2281,7 +2281,7 @@ public enum Operations {
     }
     /// A builder's projects
     ///
-    /// `getProjectsByBuilder`: newest first; published ones only, unless the caller is that builder.
+    /// `getProjectsByBuilder`: newest first; published ones only, unless the caller is that builder; none of a builder the caller blocked.
     ///
     /// - Remark: HTTP `GET /projects/v1/builders/{builder_id}/projects`.
     /// - Remark: Generated from `#/paths//projects/v1/builders/{builder_id}/projects/get(listBuilderProjects)`.
@@ -2775,7 +2775,7 @@ public enum Operations {
     }
     /// Discover published projects
     ///
-    /// `getProjects`, `getTrendingProjects`, `getNewProjects` and the Discover search in one: published projects only, `sort=new` (default: `created_at` desc) or `sort=trending` (`follower_count` desc), optionally only those whose title or tagline contains `q` (case-insensitive; `%`, `_` and `\` are taken literally), keyset-paged by `next_cursor` (keep the same `sort` and `q`).
+    /// `getProjects`, `getTrendingProjects`, `getNewProjects` and the Discover search in one: published projects only, `sort=new` (default: `created_at` desc) or `sort=trending` (`follower_count` desc), optionally only those whose title or tagline contains `q` (case-insensitive; `%`, `_` and `\` are taken literally), keyset-paged by `next_cursor` (keep the same `sort` and `q`). Projects of builders the caller blocked are left out.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/get(listProjects)`.
@@ -3324,7 +3324,7 @@ public enum Operations {
     }
     /// A project by its public slug
     ///
-    /// `getProject(slug)`, for shared links. An unpublished project exists for its owner only.
+    /// `getProject(slug)`, for shared links. An unpublished project exists for its owner only; one of a builder the caller blocked is 404.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects/by-slug/{slug}`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/by-slug/{slug}/get(getProjectBySlug)`.
@@ -3469,7 +3469,7 @@ public enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/by-slug/{slug}/get(getProjectBySlug)/responses/404`.
             ///
@@ -3777,7 +3777,7 @@ public enum Operations {
     }
     /// One project
     ///
-    /// With its builder, whether the caller follows it and whether it is theirs.
+    /// With its builder, whether the caller follows it and whether it is theirs. A project of a builder the caller blocked is 404, as is everything in it.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects/{project_id}`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/get(getProject)`.
@@ -3786,14 +3786,14 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/GET/path`.
             public struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/GET/path/project_id`.
                 public var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 public init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -3922,7 +3922,7 @@ public enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/get(getProject)/responses/404`.
             ///
@@ -4010,14 +4010,14 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/PATCH/path`.
             public struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/PATCH/path/project_id`.
                 public var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 public init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -4206,7 +4206,7 @@ public enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/patch(updateProject)/responses/404`.
             ///
@@ -4396,14 +4396,14 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/DELETE/path`.
             public struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/DELETE/path/project_id`.
                 public var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 public init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -4567,7 +4567,7 @@ public enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/delete(deleteProject)/responses/404`.
             ///
@@ -4655,14 +4655,14 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/cover/PUT/path`.
             public struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/cover/PUT/path/project_id`.
                 public var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 public init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -4853,7 +4853,7 @@ public enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/cover/put(setCover)/responses/404`.
             ///
@@ -4964,14 +4964,14 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/cover/DELETE/path`.
             public struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/cover/DELETE/path/project_id`.
                 public var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 public init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -5151,7 +5151,7 @@ public enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/cover/delete(removeCover)/responses/404`.
             ///
@@ -5239,14 +5239,14 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/follow/POST/path`.
             public struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/follow/POST/path/project_id`.
                 public var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 public init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -5375,7 +5375,7 @@ public enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/follow/post(followProject)/responses/404`.
             ///
@@ -5454,7 +5454,7 @@ public enum Operations {
     }
     /// Unfollow a project
     ///
-    /// `unfollowProject`, idempotent: `follower_count - 1`; karma stays. Publishes `project_unfollowed`. A follower may unfollow a project its owner unpublished since; for anyone else an unpublished project is 404.
+    /// `unfollowProject`, idempotent: `follower_count - 1`; karma stays. Publishes `project_unfollowed`. A follower may unfollow a project its owner unpublished since; for anyone else an unpublished project is 404. A follower may also unfollow a project of a builder they blocked (otherwise 404 for them).
     ///
     /// - Remark: HTTP `DELETE /projects/v1/projects/{project_id}/follow`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/follow/delete(unfollowProject)`.
@@ -5463,14 +5463,14 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/follow/DELETE/path`.
             public struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/follow/DELETE/path/project_id`.
                 public var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 public init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -5599,7 +5599,7 @@ public enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/follow/delete(unfollowProject)/responses/404`.
             ///
@@ -5678,7 +5678,7 @@ public enum Operations {
     }
     /// The project's supporters
     ///
-    /// `getProjectSupporters`: builders following the project, latest first.
+    /// `getProjectSupporters`: builders following the project, latest first; not those the caller blocked.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects/{project_id}/supporters`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/supporters/get(listSupporters)`.
@@ -5687,14 +5687,14 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/supporters/GET/path`.
             public struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/supporters/GET/path/project_id`.
                 public var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 public init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -5841,7 +5841,7 @@ public enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/supporters/get(listSupporters)/responses/404`.
             ///
@@ -5957,14 +5957,14 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/posts/GET/path`.
             public struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/posts/GET/path/project_id`.
                 public var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 public init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -6120,7 +6120,7 @@ public enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/posts/get(listProjectPosts)/responses/404`.
             ///
@@ -6236,14 +6236,14 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/posts/POST/path`.
             public struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/posts/POST/path/project_id`.
                 public var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 public init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -6432,7 +6432,7 @@ public enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/posts/post(createPost)/responses/404`.
             ///
@@ -6622,14 +6622,14 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/images/POST/path`.
             public struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/images/POST/path/project_id`.
                 public var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 public init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -6820,7 +6820,7 @@ public enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/images/post(uploadPostImage)/responses/404`.
             ///
@@ -6922,7 +6922,7 @@ public enum Operations {
     }
     /// The caller's feed
     ///
-    /// `getFeedPosts`: posts of the projects the caller follows (and can see), newest first, each with its project and builder and `liked_by_me`, in one query; keyset-paged by `next_cursor`.
+    /// `getFeedPosts`: posts of the projects the caller follows (and can see: not those of a builder the caller blocked), newest first, each with its project and builder and `liked_by_me`, in one query; keyset-paged by `next_cursor`.
     ///
     /// - Remark: HTTP `GET /projects/v1/feed`.
     /// - Remark: Generated from `#/paths//projects/v1/feed/get(getFeed)`.
@@ -7160,7 +7160,7 @@ public enum Operations {
     }
     /// One post
     ///
-    /// `getPost`, with its project and builder.
+    /// `getPost`, with its project and builder. A post of a builder the caller blocked is 404.
     ///
     /// - Remark: HTTP `GET /projects/v1/posts/{post_id}`.
     /// - Remark: Generated from `#/paths//projects/v1/posts/{post_id}/get(getPost)`.
@@ -8486,14 +8486,14 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/milestones/GET/path`.
             public struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/milestones/GET/path/project_id`.
                 public var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 public init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -8622,7 +8622,7 @@ public enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/milestones/get(listMilestones)/responses/404`.
             ///
@@ -8710,14 +8710,14 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/milestones/POST/path`.
             public struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/milestones/POST/path/project_id`.
                 public var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 public init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -8906,7 +8906,7 @@ public enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/milestones/post(createMilestone)/responses/404`.
             ///
@@ -9942,7 +9942,7 @@ public enum Operations {
     }
     /// A project's latest support messages
     ///
-    /// `getProjectSupportMessages`: newest first (5 by default). An anonymous message has neither `sender_id` nor `sender`, for everyone — its project's owner too.
+    /// `getProjectSupportMessages`: newest first (5 by default). An anonymous message has neither `sender_id` nor `sender`, for everyone — its project's owner too. Named messages of senders the caller blocked are left out; anonymous ones stay, so that blocking someone never tells which anonymous messages were theirs.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects/{project_id}/support-messages`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/support-messages/get(listSupportMessages)`.
@@ -9951,14 +9951,14 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/support-messages/GET/path`.
             public struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/support-messages/GET/path/project_id`.
                 public var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 public init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -10105,7 +10105,7 @@ public enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/support-messages/get(listSupportMessages)/responses/404`.
             ///
@@ -10212,7 +10212,7 @@ public enum Operations {
     }
     /// Send a support message
     ///
-    /// `sendSupportMessage`, one transaction: the message, a `message` support action and 10 karma. Not to your own project. At most 10 per sender per hour by default (`COLONY_PROJECTS_SUPPORT_LIMIT` per `COLONY_PROJECTS_SUPPORT_WINDOW_SECONDS`). With `is_anonymous` the sender is never shown: not in answers, not to the owner, not in the `support_sent` event (no sender, no actor). Publishes `support_sent` (and `karma_level_up` when the level rises).
+    /// `sendSupportMessage`, one transaction: the message, a `message` support action and 10 karma. Not to your own project. At most 10 per sender per hour by default (`COLONY_PROJECTS_SUPPORT_LIMIT` per `COLONY_PROJECTS_SUPPORT_WINDOW_SECONDS`). With `is_anonymous` the sender is never shown: not in answers, not to the owner, not in the `support_sent` event (no sender, no actor). A builder who blocked the caller receives none, anonymous or not (403 `blocked`). Publishes `support_sent` (and `karma_level_up` when the level rises).
     ///
     /// - Remark: HTTP `POST /projects/v1/projects/{project_id}/support-messages`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/support-messages/post(sendSupportMessage)`.
@@ -10221,14 +10221,14 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/support-messages/POST/path`.
             public struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/support-messages/POST/path/project_id`.
                 public var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 public init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -10394,7 +10394,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// The project is the caller's own (`own_project`). Nothing is written.
+            /// The project is the caller's own (`own_project`), or its builder blocked the caller (`blocked`). Nothing is written.
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/support-messages/post(sendSupportMessage)/responses/403`.
             ///
@@ -10417,7 +10417,7 @@ public enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/support-messages/post(sendSupportMessage)/responses/404`.
             ///
@@ -11133,6 +11133,717 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// The caller's blocks
+    ///
+    /// The users the caller has blocked in I Believe In You, most recent first. (Users who blocked the caller are not listed.)
+    ///
+    /// - Remark: HTTP `GET /projects/v1/blocks`.
+    /// - Remark: Generated from `#/paths//projects/v1/blocks/get(listBlocks)`.
+    public enum ListBlocks {
+        public static let id: Swift.String = "listBlocks"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/projects/v1/blocks/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListBlocks.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListBlocks.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ListBlocks.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.ListBlocks.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/projects/v1/blocks/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/projects/v1/blocks/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.BlockList)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.BlockList {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ListBlocks.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ListBlocks.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// OK
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/get(listBlocks)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ListBlocks.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ListBlocks.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request cannot be read (`bad_request`, or `malformed_json` for a body that is not JSON): the gateway answers so for a NUL (`%00`) or other refused bytes in the path.
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/get(listBlocks)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing, invalid or expired token, or a token of another app (`unauthorized`); or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/get(listBlocks)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Text in the path, query or body holds NUL (U+0000) or an unpaired UTF-16 surrogate (`validation_failed`), or the body breaks a rule of this operation.
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/get(listBlocks)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnstorableText)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnstorableText {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Block a user
+    ///
+    /// Blocks `user_id` (blocking someone already blocked changes nothing), at once: they can no longer send the caller support messages, anonymous or not (403 `blocked`); their projects and posts disappear from the caller's discovery, lists, feed and single reads (404, as for what the caller cannot see), their named support messages from the caller's lists and they from the lists of supporters; pushes of their follows of the caller's projects are withheld from the caller. Nothing is removed: follows, likes and karma earned stay as they are. At most 1000 blocks per user. Answers the caller's updated block list.
+    ///
+    /// - Remark: HTTP `POST /projects/v1/blocks`.
+    /// - Remark: Generated from `#/paths//projects/v1/blocks/post(blockUser)`.
+    public enum BlockUser {
+        public static let id: Swift.String = "blockUser"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/projects/v1/blocks/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.BlockUser.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.BlockUser.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.BlockUser.Input.Headers
+            /// - Remark: Generated from `#/paths/projects/v1/blocks/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/projects/v1/blocks/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.BlockCreate)
+            }
+            public var body: Operations.BlockUser.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.BlockUser.Input.Headers = .init(),
+                body: Operations.BlockUser.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/projects/v1/blocks/POST/responses/201/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/projects/v1/blocks/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.BlockList)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.BlockList {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.BlockUser.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.BlockUser.Output.Created.Body) {
+                    self.body = body
+                }
+            }
+            /// Created; the caller's block list, most recent first.
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/post(blockUser)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.BlockUser.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            public var created: Operations.BlockUser.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON (`malformed_json`).
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/post(blockUser)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.MalformedJSON)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.MalformedJSON {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing, invalid or expired token, or a token of another app (`unauthorized`); or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/post(blockUser)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Conflict: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/projects/v1/blocks/POST/responses/409/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/projects/v1/blocks/POST/responses/409/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.BlockUser.Output.Conflict.Body
+                /// Creates a new `Conflict`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.BlockUser.Output.Conflict.Body) {
+                    self.body = body
+                }
+            }
+            /// The caller has blocked as many users as one account may, 1000 (`block_limit`); nothing changes. Blocking oneself is 409 `cannot_block_self`.
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/post(blockUser)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Operations.BlockUser.Output.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Operations.BlockUser.Output.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is over the service's limit (`payload_too_large`): twice the picture limit.
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/post(blockUser)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/projects/v1/blocks/POST/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/projects/v1/blocks/POST/responses/422/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.BlockUser.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.BlockUser.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// `user_id` missing or not a UUID (`validation_failed`).
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/post(blockUser)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.BlockUser.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.BlockUser.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Unblock a user
+    ///
+    /// Removes the caller's block of `user_id` (fine when there is none): their projects, posts and messages show again. A block the other user made stays.
+    ///
+    /// - Remark: HTTP `DELETE /projects/v1/blocks/{user_id}`.
+    /// - Remark: Generated from `#/paths//projects/v1/blocks/{user_id}/delete(unblockUser)`.
+    public enum UnblockUser {
+        public static let id: Swift.String = "unblockUser"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/projects/v1/blocks/{user_id}/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// The blocked user's id. A malformed id is 404 `user_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/projects/v1/blocks/{user_id}/DELETE/path/user_id`.
+                public var userId: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - userId: The blocked user's id. A malformed id is 404 `user_not_found`.
+                public init(userId: Swift.String) {
+                    self.userId = userId
+                }
+            }
+            public var path: Operations.UnblockUser.Input.Path
+            /// - Remark: Generated from `#/paths/projects/v1/blocks/{user_id}/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UnblockUser.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UnblockUser.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.UnblockUser.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.UnblockUser.Input.Path,
+                headers: Operations.UnblockUser.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                public init() {}
+            }
+            /// Done; no body.
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/{user_id}/delete(unblockUser)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.UnblockUser.Output.NoContent)
+            /// Done; no body.
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/{user_id}/delete(unblockUser)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            public static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.UnblockUser.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request cannot be read (`bad_request`, or `malformed_json` for a body that is not JSON): the gateway answers so for a NUL (`%00`) or other refused bytes in the path.
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/{user_id}/delete(unblockUser)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing, invalid or expired token, or a token of another app (`unauthorized`); or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/{user_id}/delete(unblockUser)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotFound: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/projects/v1/blocks/{user_id}/DELETE/responses/404/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/projects/v1/blocks/{user_id}/DELETE/responses/404/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.UnblockUser.Output.NotFound.Body
+                /// Creates a new `NotFound`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.UnblockUser.Output.NotFound.Body) {
+                    self.body = body
+                }
+            }
+            /// `user_id` is not a UUID (`user_not_found`).
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/{user_id}/delete(unblockUser)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Operations.UnblockUser.Output.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Operations.UnblockUser.Output.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Text in the path, query or body holds NUL (U+0000) or an unpaired UTF-16 surrogate (`validation_failed`), or the body breaks a rule of this operation.
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/{user_id}/delete(unblockUser)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnstorableText)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnstorableText {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
                             response: self
                         )
                     }

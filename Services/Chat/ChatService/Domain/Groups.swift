@@ -66,12 +66,14 @@ struct Groups: Sendable {
     // MARK: creating and changing
 
     /// Creates the group with me as owner and, optionally, members added by email (all or none:
-    /// unknown addresses are reported back, as the seed's `unknownAppleIds`).
+    /// unknown addresses are reported back, as the seed's `unknownAppleIds`; anyone who blocked
+    /// me refuses the whole request).
     func create(name: String, memberEmails: [String], userID: UUID, on connection: PostgresConnection) async throws -> Schemas.Group {
         let name = try ChatRules.groupName(name)
         let emails = try ChatRules.emails(memberEmails)
         _ = try await users.require(userID, on: connection)
         let memberIDs = try await resolve(emails, on: connection).filter { $0 != userID }
+        try await refuseBlockers(adding: memberIDs, by: userID, on: connection)
         let group = try await store.create(id: .timeOrdered(), name: name, ownerID: userID, on: connection)
         let owner = try await store.addMembers(group.id, userIDs: [userID], role: .owner, on: connection)
         let members = memberIDs.isEmpty ? [] : try await store.addMembers(group.id, userIDs: memberIDs, role: .user, on: connection)
@@ -109,13 +111,18 @@ struct Groups: Sendable {
         return view(group, member: membership.member)
     }
 
-    /// Adds Unify users by email (owner or admin); all or none. Those already in are skipped.
+    /// Adds Unify users by email (owner or admin); all or none: an unknown address, or anyone
+    /// to add who blocked me, refuses the whole request. Those already in are skipped.
     func addMembers(_ groupID: UUID, emails: [String], userID: UUID, on connection: PostgresConnection) async throws -> Schemas.AddMembersResult {
         let emails = try ChatRules.emails(emails)
         guard !emails.isEmpty else { throw ChatErrors.validation("emails must name at least one address") }
         let membership = try await membership(groupID, userID: userID, lock: true, on: connection)
         try GroupPolicy.require(membership.member.role, .addMembers)
-        let added = try await store.addMembers(groupID, userIDs: try await resolve(emails, on: connection), role: .user, on: connection)
+        let userIDs = try await resolve(emails, on: connection)
+        // Those in already are not added again: only newcomers' blocks refuse (the group's row is locked).
+        let members = Set(try await store.memberIDs(groupID, on: connection))
+        try await refuseBlockers(adding: userIDs.filter { !members.contains($0) }, by: userID, on: connection)
+        let added = try await store.addMembers(groupID, userIDs: userIDs, role: .user, on: connection)
         for member in added {
             try await publish(GroupMemberAdded(member: member, groupName: membership.group.name), group: groupID, actor: userID, on: connection)
         }
@@ -216,6 +223,11 @@ struct Groups: Sendable {
         try await media.storage.removePicture(media.groupPictures, owner: groupID, version: group.pictureVersion)
     }
 
+    /// 403 `blocked` when any of `userIDs` has blocked `adder`: a block refuses being added to a group.
+    func refuseBlockers(adding userIDs: [UUID], by adder: UUID, on connection: PostgresConnection) async throws {
+        guard try await BlockList(logger: logger).blockers(of: adder, among: userIDs, on: connection).isEmpty else { throw BlockList.refused }
+    }
+
     /// User ids for these emails; any unknown address fails the whole request.
     func resolve(_ emails: [String], on connection: PostgresConnection) async throws -> [UUID] {
         guard !emails.isEmpty else { return [] }
@@ -229,7 +241,9 @@ struct Groups: Sendable {
         return emails.compactMap { found[$0.lowercased()] }
     }
 
-    func publish<Payload: EventPayload>(_ payload: Payload, group: UUID, actor: UUID?, on connection: PostgresConnection) async throws {
-        try await outbox.publish(EventEnvelope(app: .unify, aggregateId: group.uuidString.lowercased(), actor: actor, payload: payload), on: connection, logger: logger)
+    /// `withheldFrom`: the members who blocked the author of what the event shows (`GroupStore.blockers`).
+    func publish<Payload: EventPayload>(_ payload: Payload, group: UUID, actor: UUID?, withheldFrom: [UUID]? = nil, on connection: PostgresConnection) async throws {
+        try await outbox.publish(EventEnvelope(app: .unify, aggregateId: group.uuidString.lowercased(), actor: actor, withheldFrom: withheldFrom, payload: payload),
+                                 on: connection, logger: logger)
     }
 }

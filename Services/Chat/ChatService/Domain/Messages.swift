@@ -66,7 +66,7 @@ struct Messages: Sendable {
     }
 
     /// A page of a group's history for one of its members (the membership is checked by the
-    /// page's own statement).
+    /// page's own statement), without the messages of those they blocked.
     func history(_ groupID: UUID, page request: PageRequest, limit: Int, userID: UUID, on connection: PostgresConnection) async throws -> Schemas.HistoryPage {
         let direction: MessageStore.Direction
         switch request {
@@ -102,7 +102,8 @@ struct Messages: Sendable {
         try GroupPolicy.require(membership.member.role, .editMessage(own: message.sentBy == userID))
         guard message.messageType == .text else { throw ChatErrors.voiceNotEditable }
         guard let edited = try await store.edit(messageID, content: content, on: connection) else { throw ChatErrors.messageNotFound }
-        try await groups.publish(MessageEdited(message: row(edited), previous: row(message)), group: groupID, actor: userID, on: connection)
+        try await groups.publish(MessageEdited(message: row(edited), previous: row(message)), group: groupID, actor: userID,
+                                 withheldFrom: try await groups.store.blockers(of: edited.sentBy, amongMembersOf: groupID, on: connection), on: connection)
         return view(edited)
     }
 
@@ -124,7 +125,10 @@ struct Messages: Sendable {
         return true
     }
 
+    /// Members who blocked the sender do not get it by realtime or push (`withheldFrom`).
     func publishSent(_ message: StoredMessage, on connection: PostgresConnection) async throws {
-        try await groups.publish(MessageSent(message: row(message), senderDisplayName: message.senderName), group: message.groupId, actor: message.sentBy, on: connection)
+        let blockers = try await groups.store.blockers(of: message.sentBy, amongMembersOf: message.groupId, on: connection)
+        try await groups.publish(MessageSent(message: row(message), senderDisplayName: message.senderName), group: message.groupId, actor: message.sentBy,
+                                 withheldFrom: blockers, on: connection)
     }
 }

@@ -57,6 +57,8 @@ enum ChatExport {
                         "created_at": "When you created the event.",
                         "updated_at": "When the event last changed.",
                     ]),
+                .blocks,
+                .reportsFiled,
             ],
             files: [
                 ExportFiles(media.profilePictures, about: "your profile picture", sql: """

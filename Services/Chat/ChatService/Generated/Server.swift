@@ -376,6 +376,39 @@ extension APIProtocol {
             method: .post,
             path: server.apiPathComponentsWithServerPrefix("/chat/v1/reports")
         )
+        try transport.register(
+            {
+                try await server.listBlocks(
+                    request: $0,
+                    body: $1,
+                    metadata: $2
+                )
+            },
+            method: .get,
+            path: server.apiPathComponentsWithServerPrefix("/chat/v1/blocks")
+        )
+        try transport.register(
+            {
+                try await server.blockUser(
+                    request: $0,
+                    body: $1,
+                    metadata: $2
+                )
+            },
+            method: .post,
+            path: server.apiPathComponentsWithServerPrefix("/chat/v1/blocks")
+        )
+        try transport.register(
+            {
+                try await server.unblockUser(
+                    request: $0,
+                    body: $1,
+                    metadata: $2
+                )
+            },
+            method: .delete,
+            path: server.apiPathComponentsWithServerPrefix("/chat/v1/blocks/{user_id}")
+        )
     }
 }
 
@@ -1099,7 +1132,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// The caller's groups
     ///
-    /// Every group the caller is a member of, with the caller's role, `last_read_at`, `unread_count` and `last_message_at` (left out while the group has no messages); most recently active first (last message, else creation).
+    /// Every group the caller is a member of, with the caller's role, `last_read_at`, `unread_count` and `last_message_at` (left out while the group has no messages); most recently active first (last message, else creation). Messages of users the caller blocked count for neither.
     ///
     /// - Remark: HTTP `GET /chat/v1/groups`.
     /// - Remark: Generated from `#/paths//chat/v1/groups/get(listGroups)`.
@@ -1202,7 +1235,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// Create a group
     ///
-    /// Any user. The caller becomes the owner; `member_emails` (optional) adds Unify users as members with role `user`, all or none: if any address has no Unify account nothing is created and the answer is 422 `unknown_emails` listing them. The caller's own address and duplicates (case-insensitive) are ignored.
+    /// Any user. The caller becomes the owner; `member_emails` (optional) adds Unify users as members with role `user`, all or none: if any address has no Unify account nothing is created and the answer is 409 `unknown_emails` listing them; if any of them has blocked the caller nothing is created either (403 `blocked`). The caller's own address and duplicates (case-insensitive) are ignored.
     ///
     /// - Remark: HTTP `POST /chat/v1/groups`.
     /// - Remark: Generated from `#/paths//chat/v1/groups/post(createGroup)`.
@@ -1287,6 +1320,24 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                 case let .unauthorized(value):
                     suppressUnusedWarning(value)
                     var response = HTTPTypes.HTTPResponse(soar_statusCode: 401)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .forbidden(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 403)
                     suppressMutabilityWarning(&response)
                     let body: OpenAPIRuntime.HTTPBody
                     switch value.body {
@@ -2955,7 +3006,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// Add members by email
     ///
-    /// The owner or an admin. Adds Unify users with role `user`, all or none: if any address has no Unify account nobody is added and the answer is 422 `unknown_emails` listing them. Duplicates (case-insensitive) and people already in the group are skipped; `added` lists those newly added.
+    /// The owner or an admin. Adds Unify users with role `user`, all or none: if any address has no Unify account nobody is added and the answer is 409 `unknown_emails` listing them; if anyone it would add has blocked the caller nobody is added either (403 `blocked`). Duplicates (case-insensitive) and people already in the group are skipped; `added` lists those newly added.
     ///
     /// - Remark: HTTP `POST /chat/v1/groups/{group_id}/members`.
     /// - Remark: Generated from `#/paths//chat/v1/groups/{group_id}/members/post(addMembers)`.
@@ -3552,7 +3603,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// A page of the group's history
     ///
-    /// Members only. Without a cursor: the latest `limit` messages. With `before`: the page older than that cursor; with `after`: the messages newer than it (poll with the last page's `newer_cursor` for new ones). Within a page messages come oldest first; `has_more` says whether more lie beyond the page in the direction read.
+    /// Members only. Without a cursor: the latest `limit` messages. With `before`: the page older than that cursor; with `after`: the messages newer than it (poll with the last page's `newer_cursor` for new ones). Within a page messages come oldest first; `has_more` says whether more lie beyond the page in the direction read. Messages of users the caller blocked are left out.
     ///
     /// - Remark: HTTP `GET /chat/v1/groups/{group_id}/messages`.
     /// - Remark: Generated from `#/paths//chat/v1/groups/{group_id}/messages/get(listMessages)`.
@@ -4455,7 +4506,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// Calendar events in a time range
     ///
-    /// The caller's personal events and the events of the caller's groups (or of one group, with `group_id`) that overlap [from, to), by start time; at most 1000.
+    /// The caller's personal events and the events of the caller's groups (or of one group, with `group_id`) that overlap [from, to), by start time; at most 1000. Group events created by users the caller blocked are left out.
     ///
     /// - Remark: HTTP `GET /chat/v1/events`.
     /// - Remark: Generated from `#/paths//chat/v1/events/get(listEvents)`.
@@ -4764,7 +4815,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// One calendar event
     ///
-    /// Visible to its creator (personal events) or to the group's members (group events).
+    /// Visible to its creator (personal events) or to the group's members (group events), except to members who blocked its creator (404).
     ///
     /// - Remark: HTTP `GET /chat/v1/events/{event_id}`.
     /// - Remark: Generated from `#/paths//chat/v1/events/{event_id}/get(getEvent)`.
@@ -5430,6 +5481,387 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                         name: "Retry-After",
                         value: value.headers.retryAfter
                     )
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .undocumented(statusCode, _):
+                    return (.init(soar_statusCode: statusCode), nil)
+                }
+            }
+        )
+    }
+    /// The caller's blocks
+    ///
+    /// The users the caller has blocked, most recent first. (Users who blocked the caller are not listed.)
+    ///
+    /// - Remark: HTTP `GET /chat/v1/blocks`.
+    /// - Remark: Generated from `#/paths//chat/v1/blocks/get(listBlocks)`.
+    func listBlocks(
+        request: HTTPTypes.HTTPRequest,
+        body: OpenAPIRuntime.HTTPBody?,
+        metadata: OpenAPIRuntime.ServerRequestMetadata
+    ) async throws -> (HTTPTypes.HTTPResponse, OpenAPIRuntime.HTTPBody?) {
+        try await handle(
+            request: request,
+            requestBody: body,
+            metadata: metadata,
+            forOperation: Operations.ListBlocks.id,
+            using: {
+                APIHandler.listBlocks($0)
+            },
+            deserializer: { request, requestBody, metadata in
+                let headers: Operations.ListBlocks.Input.Headers = .init(accept: try converter.extractAcceptHeaderIfPresent(in: request.headerFields))
+                return Operations.ListBlocks.Input(headers: headers)
+            },
+            serializer: { output, request in
+                switch output {
+                case let .ok(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 200)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .badRequest(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 400)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .unauthorized(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 401)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .unprocessableContent(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 422)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .undocumented(statusCode, _):
+                    return (.init(soar_statusCode: statusCode), nil)
+                }
+            }
+        )
+    }
+    /// Block a user
+    ///
+    /// Blocks `user_id` (blocking someone already blocked changes nothing; any id may be blocked, known or not). From then on they cannot create a group with the caller in it or add the caller to one (403 `blocked`), and their messages (history, unread counts, voice files), the group calendar events they created and their realtime changes and pushes are hidden from the caller. A block is personal: both stay members of the groups they share, and the blocked user still sees the caller's messages. Answers the caller's updated block list.
+    ///
+    /// - Remark: HTTP `POST /chat/v1/blocks`.
+    /// - Remark: Generated from `#/paths//chat/v1/blocks/post(blockUser)`.
+    func blockUser(
+        request: HTTPTypes.HTTPRequest,
+        body: OpenAPIRuntime.HTTPBody?,
+        metadata: OpenAPIRuntime.ServerRequestMetadata
+    ) async throws -> (HTTPTypes.HTTPResponse, OpenAPIRuntime.HTTPBody?) {
+        try await handle(
+            request: request,
+            requestBody: body,
+            metadata: metadata,
+            forOperation: Operations.BlockUser.id,
+            using: {
+                APIHandler.blockUser($0)
+            },
+            deserializer: { request, requestBody, metadata in
+                let headers: Operations.BlockUser.Input.Headers = .init(accept: try converter.extractAcceptHeaderIfPresent(in: request.headerFields))
+                let contentType = converter.extractContentTypeIfPresent(in: request.headerFields)
+                let body: Operations.BlockUser.Input.Body
+                let chosenContentType = try converter.bestContentType(
+                    received: contentType,
+                    options: [
+                        "application/json"
+                    ]
+                )
+                switch chosenContentType {
+                case "application/json":
+                    body = try await converter.getRequiredRequestBodyAsJSON(
+                        Components.Schemas.BlockCreate.self,
+                        from: requestBody,
+                        transforming: { value in
+                            .json(value)
+                        }
+                    )
+                default:
+                    preconditionFailure("bestContentType chose an invalid content type.")
+                }
+                return Operations.BlockUser.Input(
+                    headers: headers,
+                    body: body
+                )
+            },
+            serializer: { output, request in
+                switch output {
+                case let .created(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 201)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .badRequest(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 400)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .unauthorized(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 401)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .conflict(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 409)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .contentTooLarge(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 413)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .unprocessableContent(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 422)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .undocumented(statusCode, _):
+                    return (.init(soar_statusCode: statusCode), nil)
+                }
+            }
+        )
+    }
+    /// Unblock a user
+    ///
+    /// Removes the caller's block of `user_id` (fine when there is none): their messages and events show again, history included. A block the other user made stays.
+    ///
+    /// - Remark: HTTP `DELETE /chat/v1/blocks/{user_id}`.
+    /// - Remark: Generated from `#/paths//chat/v1/blocks/{user_id}/delete(unblockUser)`.
+    func unblockUser(
+        request: HTTPTypes.HTTPRequest,
+        body: OpenAPIRuntime.HTTPBody?,
+        metadata: OpenAPIRuntime.ServerRequestMetadata
+    ) async throws -> (HTTPTypes.HTTPResponse, OpenAPIRuntime.HTTPBody?) {
+        try await handle(
+            request: request,
+            requestBody: body,
+            metadata: metadata,
+            forOperation: Operations.UnblockUser.id,
+            using: {
+                APIHandler.unblockUser($0)
+            },
+            deserializer: { request, requestBody, metadata in
+                let path: Operations.UnblockUser.Input.Path = .init(userId: try converter.getPathParameterAsURI(
+                    in: metadata.pathParameters,
+                    name: "user_id",
+                    as: Swift.String.self
+                ))
+                let headers: Operations.UnblockUser.Input.Headers = .init(accept: try converter.extractAcceptHeaderIfPresent(in: request.headerFields))
+                return Operations.UnblockUser.Input(
+                    path: path,
+                    headers: headers
+                )
+            },
+            serializer: { output, request in
+                switch output {
+                case let .noContent(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 204)
+                    suppressMutabilityWarning(&response)
+                    return (response, nil)
+                case let .badRequest(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 400)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .unauthorized(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 401)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .notFound(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 404)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .unprocessableContent(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 422)
+                    suppressMutabilityWarning(&response)
                     let body: OpenAPIRuntime.HTTPBody
                     switch value.body {
                     case let .json(value):

@@ -49,14 +49,14 @@ internal protocol APIProtocol: Sendable {
     func getUser(_ input: Operations.GetUser.Input) async throws -> Operations.GetUser.Output
     /// The caller's groups
     ///
-    /// Every group the caller is a member of, with the caller's role, `last_read_at`, `unread_count` and `last_message_at` (left out while the group has no messages); most recently active first (last message, else creation).
+    /// Every group the caller is a member of, with the caller's role, `last_read_at`, `unread_count` and `last_message_at` (left out while the group has no messages); most recently active first (last message, else creation). Messages of users the caller blocked count for neither.
     ///
     /// - Remark: HTTP `GET /chat/v1/groups`.
     /// - Remark: Generated from `#/paths//chat/v1/groups/get(listGroups)`.
     func listGroups(_ input: Operations.ListGroups.Input) async throws -> Operations.ListGroups.Output
     /// Create a group
     ///
-    /// Any user. The caller becomes the owner; `member_emails` (optional) adds Unify users as members with role `user`, all or none: if any address has no Unify account nothing is created and the answer is 422 `unknown_emails` listing them. The caller's own address and duplicates (case-insensitive) are ignored.
+    /// Any user. The caller becomes the owner; `member_emails` (optional) adds Unify users as members with role `user`, all or none: if any address has no Unify account nothing is created and the answer is 409 `unknown_emails` listing them; if any of them has blocked the caller nothing is created either (403 `blocked`). The caller's own address and duplicates (case-insensitive) are ignored.
     ///
     /// - Remark: HTTP `POST /chat/v1/groups`.
     /// - Remark: Generated from `#/paths//chat/v1/groups/post(createGroup)`.
@@ -133,7 +133,7 @@ internal protocol APIProtocol: Sendable {
     func listMembers(_ input: Operations.ListMembers.Input) async throws -> Operations.ListMembers.Output
     /// Add members by email
     ///
-    /// The owner or an admin. Adds Unify users with role `user`, all or none: if any address has no Unify account nobody is added and the answer is 422 `unknown_emails` listing them. Duplicates (case-insensitive) and people already in the group are skipped; `added` lists those newly added.
+    /// The owner or an admin. Adds Unify users with role `user`, all or none: if any address has no Unify account nobody is added and the answer is 409 `unknown_emails` listing them; if anyone it would add has blocked the caller nobody is added either (403 `blocked`). Duplicates (case-insensitive) and people already in the group are skipped; `added` lists those newly added.
     ///
     /// - Remark: HTTP `POST /chat/v1/groups/{group_id}/members`.
     /// - Remark: Generated from `#/paths//chat/v1/groups/{group_id}/members/post(addMembers)`.
@@ -154,7 +154,7 @@ internal protocol APIProtocol: Sendable {
     func removeMember(_ input: Operations.RemoveMember.Input) async throws -> Operations.RemoveMember.Output
     /// A page of the group's history
     ///
-    /// Members only. Without a cursor: the latest `limit` messages. With `before`: the page older than that cursor; with `after`: the messages newer than it (poll with the last page's `newer_cursor` for new ones). Within a page messages come oldest first; `has_more` says whether more lie beyond the page in the direction read.
+    /// Members only. Without a cursor: the latest `limit` messages. With `before`: the page older than that cursor; with `after`: the messages newer than it (poll with the last page's `newer_cursor` for new ones). Within a page messages come oldest first; `has_more` says whether more lie beyond the page in the direction read. Messages of users the caller blocked are left out.
     ///
     /// - Remark: HTTP `GET /chat/v1/groups/{group_id}/messages`.
     /// - Remark: Generated from `#/paths//chat/v1/groups/{group_id}/messages/get(listMessages)`.
@@ -189,7 +189,7 @@ internal protocol APIProtocol: Sendable {
     func deleteMessage(_ input: Operations.DeleteMessage.Input) async throws -> Operations.DeleteMessage.Output
     /// Calendar events in a time range
     ///
-    /// The caller's personal events and the events of the caller's groups (or of one group, with `group_id`) that overlap [from, to), by start time; at most 1000.
+    /// The caller's personal events and the events of the caller's groups (or of one group, with `group_id`) that overlap [from, to), by start time; at most 1000. Group events created by users the caller blocked are left out.
     ///
     /// - Remark: HTTP `GET /chat/v1/events`.
     /// - Remark: Generated from `#/paths//chat/v1/events/get(listEvents)`.
@@ -203,7 +203,7 @@ internal protocol APIProtocol: Sendable {
     func createEvent(_ input: Operations.CreateEvent.Input) async throws -> Operations.CreateEvent.Output
     /// One calendar event
     ///
-    /// Visible to its creator (personal events) or to the group's members (group events).
+    /// Visible to its creator (personal events) or to the group's members (group events), except to members who blocked its creator (404).
     ///
     /// - Remark: HTTP `GET /chat/v1/events/{event_id}`.
     /// - Remark: Generated from `#/paths//chat/v1/events/{event_id}/get(getEvent)`.
@@ -229,6 +229,27 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /chat/v1/reports`.
     /// - Remark: Generated from `#/paths//chat/v1/reports/post(createReport)`.
     func createReport(_ input: Operations.CreateReport.Input) async throws -> Operations.CreateReport.Output
+    /// The caller's blocks
+    ///
+    /// The users the caller has blocked, most recent first. (Users who blocked the caller are not listed.)
+    ///
+    /// - Remark: HTTP `GET /chat/v1/blocks`.
+    /// - Remark: Generated from `#/paths//chat/v1/blocks/get(listBlocks)`.
+    func listBlocks(_ input: Operations.ListBlocks.Input) async throws -> Operations.ListBlocks.Output
+    /// Block a user
+    ///
+    /// Blocks `user_id` (blocking someone already blocked changes nothing; any id may be blocked, known or not). From then on they cannot create a group with the caller in it or add the caller to one (403 `blocked`), and their messages (history, unread counts, voice files), the group calendar events they created and their realtime changes and pushes are hidden from the caller. A block is personal: both stay members of the groups they share, and the blocked user still sees the caller's messages. Answers the caller's updated block list.
+    ///
+    /// - Remark: HTTP `POST /chat/v1/blocks`.
+    /// - Remark: Generated from `#/paths//chat/v1/blocks/post(blockUser)`.
+    func blockUser(_ input: Operations.BlockUser.Input) async throws -> Operations.BlockUser.Output
+    /// Unblock a user
+    ///
+    /// Removes the caller's block of `user_id` (fine when there is none): their messages and events show again, history included. A block the other user made stays.
+    ///
+    /// - Remark: HTTP `DELETE /chat/v1/blocks/{user_id}`.
+    /// - Remark: Generated from `#/paths//chat/v1/blocks/{user_id}/delete(unblockUser)`.
+    func unblockUser(_ input: Operations.UnblockUser.Input) async throws -> Operations.UnblockUser.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -307,7 +328,7 @@ extension APIProtocol {
     }
     /// The caller's groups
     ///
-    /// Every group the caller is a member of, with the caller's role, `last_read_at`, `unread_count` and `last_message_at` (left out while the group has no messages); most recently active first (last message, else creation).
+    /// Every group the caller is a member of, with the caller's role, `last_read_at`, `unread_count` and `last_message_at` (left out while the group has no messages); most recently active first (last message, else creation). Messages of users the caller blocked count for neither.
     ///
     /// - Remark: HTTP `GET /chat/v1/groups`.
     /// - Remark: Generated from `#/paths//chat/v1/groups/get(listGroups)`.
@@ -316,7 +337,7 @@ extension APIProtocol {
     }
     /// Create a group
     ///
-    /// Any user. The caller becomes the owner; `member_emails` (optional) adds Unify users as members with role `user`, all or none: if any address has no Unify account nothing is created and the answer is 422 `unknown_emails` listing them. The caller's own address and duplicates (case-insensitive) are ignored.
+    /// Any user. The caller becomes the owner; `member_emails` (optional) adds Unify users as members with role `user`, all or none: if any address has no Unify account nothing is created and the answer is 409 `unknown_emails` listing them; if any of them has blocked the caller nothing is created either (403 `blocked`). The caller's own address and duplicates (case-insensitive) are ignored.
     ///
     /// - Remark: HTTP `POST /chat/v1/groups`.
     /// - Remark: Generated from `#/paths//chat/v1/groups/post(createGroup)`.
@@ -485,7 +506,7 @@ extension APIProtocol {
     }
     /// Add members by email
     ///
-    /// The owner or an admin. Adds Unify users with role `user`, all or none: if any address has no Unify account nobody is added and the answer is 422 `unknown_emails` listing them. Duplicates (case-insensitive) and people already in the group are skipped; `added` lists those newly added.
+    /// The owner or an admin. Adds Unify users with role `user`, all or none: if any address has no Unify account nobody is added and the answer is 409 `unknown_emails` listing them; if anyone it would add has blocked the caller nobody is added either (403 `blocked`). Duplicates (case-insensitive) and people already in the group are skipped; `added` lists those newly added.
     ///
     /// - Remark: HTTP `POST /chat/v1/groups/{group_id}/members`.
     /// - Remark: Generated from `#/paths//chat/v1/groups/{group_id}/members/post(addMembers)`.
@@ -534,7 +555,7 @@ extension APIProtocol {
     }
     /// A page of the group's history
     ///
-    /// Members only. Without a cursor: the latest `limit` messages. With `before`: the page older than that cursor; with `after`: the messages newer than it (poll with the last page's `newer_cursor` for new ones). Within a page messages come oldest first; `has_more` says whether more lie beyond the page in the direction read.
+    /// Members only. Without a cursor: the latest `limit` messages. With `before`: the page older than that cursor; with `after`: the messages newer than it (poll with the last page's `newer_cursor` for new ones). Within a page messages come oldest first; `has_more` says whether more lie beyond the page in the direction read. Messages of users the caller blocked are left out.
     ///
     /// - Remark: HTTP `GET /chat/v1/groups/{group_id}/messages`.
     /// - Remark: Generated from `#/paths//chat/v1/groups/{group_id}/messages/get(listMessages)`.
@@ -619,7 +640,7 @@ extension APIProtocol {
     }
     /// Calendar events in a time range
     ///
-    /// The caller's personal events and the events of the caller's groups (or of one group, with `group_id`) that overlap [from, to), by start time; at most 1000.
+    /// The caller's personal events and the events of the caller's groups (or of one group, with `group_id`) that overlap [from, to), by start time; at most 1000. Group events created by users the caller blocked are left out.
     ///
     /// - Remark: HTTP `GET /chat/v1/events`.
     /// - Remark: Generated from `#/paths//chat/v1/events/get(listEvents)`.
@@ -649,7 +670,7 @@ extension APIProtocol {
     }
     /// One calendar event
     ///
-    /// Visible to its creator (personal events) or to the group's members (group events).
+    /// Visible to its creator (personal events) or to the group's members (group events), except to members who blocked its creator (404).
     ///
     /// - Remark: HTTP `GET /chat/v1/events/{event_id}`.
     /// - Remark: Generated from `#/paths//chat/v1/events/{event_id}/get(getEvent)`.
@@ -707,6 +728,45 @@ extension APIProtocol {
         try await createReport(Operations.CreateReport.Input(
             headers: headers,
             body: body
+        ))
+    }
+    /// The caller's blocks
+    ///
+    /// The users the caller has blocked, most recent first. (Users who blocked the caller are not listed.)
+    ///
+    /// - Remark: HTTP `GET /chat/v1/blocks`.
+    /// - Remark: Generated from `#/paths//chat/v1/blocks/get(listBlocks)`.
+    internal func listBlocks(headers: Operations.ListBlocks.Input.Headers = .init()) async throws -> Operations.ListBlocks.Output {
+        try await listBlocks(Operations.ListBlocks.Input(headers: headers))
+    }
+    /// Block a user
+    ///
+    /// Blocks `user_id` (blocking someone already blocked changes nothing; any id may be blocked, known or not). From then on they cannot create a group with the caller in it or add the caller to one (403 `blocked`), and their messages (history, unread counts, voice files), the group calendar events they created and their realtime changes and pushes are hidden from the caller. A block is personal: both stay members of the groups they share, and the blocked user still sees the caller's messages. Answers the caller's updated block list.
+    ///
+    /// - Remark: HTTP `POST /chat/v1/blocks`.
+    /// - Remark: Generated from `#/paths//chat/v1/blocks/post(blockUser)`.
+    internal func blockUser(
+        headers: Operations.BlockUser.Input.Headers = .init(),
+        body: Operations.BlockUser.Input.Body
+    ) async throws -> Operations.BlockUser.Output {
+        try await blockUser(Operations.BlockUser.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Unblock a user
+    ///
+    /// Removes the caller's block of `user_id` (fine when there is none): their messages and events show again, history included. A block the other user made stays.
+    ///
+    /// - Remark: HTTP `DELETE /chat/v1/blocks/{user_id}`.
+    /// - Remark: Generated from `#/paths//chat/v1/blocks/{user_id}/delete(unblockUser)`.
+    internal func unblockUser(
+        path: Operations.UnblockUser.Input.Path,
+        headers: Operations.UnblockUser.Input.Headers = .init()
+    ) async throws -> Operations.UnblockUser.Output {
+        try await unblockUser(Operations.UnblockUser.Input(
+            path: path,
+            headers: headers
         ))
     }
 }

@@ -51,16 +51,18 @@ struct GroupStore: Sendable {
     }
 
     /// My groups, most recently active first, each with my unread count (messages after my
-    /// `last_read_at` that I did not send) and the time of its latest message.
+    /// `last_read_at` that I did not send) and the time of its latest message; messages of those
+    /// I blocked count for neither (`hiddenSender`).
     func summaries(userID: UUID, on connection: PostgresConnection) async throws -> [Summary] {
         var summaries: [Summary] = []
         for try await row in try await connection.query("""
             SELECT \(unescaped: StoredGroup.columns("g")), m.group_id, m.user_id, m.role::text, m.joined_at, m.last_read_at,
-                   (SELECT count(*) FROM messages x WHERE x.group_id = g.id AND x.sent_at > m.last_read_at AND x.sent_by <> m.user_id)::int,
-                   (SELECT max(x.sent_at) FROM messages x WHERE x.group_id = g.id)
+                   (SELECT count(*) FROM messages x WHERE x.group_id = g.id AND x.sent_at > m.last_read_at AND x.sent_by <> m.user_id
+                    AND NOT \(unescaped: Self.hiddenSender))::int,
+                   (SELECT max(x.sent_at) FROM messages x WHERE x.group_id = g.id AND NOT \(unescaped: Self.hiddenSender))
             FROM group_members m JOIN groups g ON g.id = m.group_id
             WHERE m.user_id = \(userID)
-            ORDER BY coalesce((SELECT max(x.sent_at) FROM messages x WHERE x.group_id = g.id), g.created_at) DESC, g.id
+            ORDER BY coalesce((SELECT max(x.sent_at) FROM messages x WHERE x.group_id = g.id AND NOT \(unescaped: Self.hiddenSender)), g.created_at) DESC, g.id
             """, logger: logger) {
             summaries.append(try row.read { c in
                 try Summary(group: StoredGroup(&c), member: GroupMemberRow(&c), unreadCount: c.next(Int.self), lastMessageAt: c.next(Date?.self))
@@ -69,13 +71,23 @@ struct GroupStore: Sendable {
         return summaries
     }
 
-    /// Unread counts for all my groups, by group id.
+    /// Unread counts for all my groups, by group id (as `summaries` counts them).
     func unreadCounts(userID: UUID, on connection: PostgresConnection) async throws -> [(UUID, Int)] {
         try await connection.query("""
             SELECT m.group_id,
-                   (SELECT count(*) FROM messages x WHERE x.group_id = m.group_id AND x.sent_at > m.last_read_at AND x.sent_by <> m.user_id)::int
+                   (SELECT count(*) FROM messages x WHERE x.group_id = m.group_id AND x.sent_at > m.last_read_at AND x.sent_by <> m.user_id
+                    AND NOT \(unescaped: Self.hiddenSender))::int
             FROM group_members m WHERE m.user_id = \(userID) ORDER BY m.group_id
             """, logger: logger).read { c in try (c.next(UUID.self), c.next(Int.self)) }
+    }
+
+    /// True when the member `m` blocked the sender of message `x`: the counts leave it out.
+    static let hiddenSender = BlockList.hiddenByBlock(viewer: "m.user_id", author: "x.sent_by")
+
+    /// Those of the group's members who blocked `author`: the `withheldFrom` of an event that
+    /// shows the author's message or calendar event to the group.
+    func blockers(of author: UUID, amongMembersOf groupID: UUID, on connection: PostgresConnection) async throws -> [UUID] {
+        try await BlockList(logger: logger).blockers(of: author, amongMembers: "SELECT user_id FROM group_members WHERE group_id = \(groupID)", on: connection)
     }
 
     func members(_ groupID: UUID, on connection: PostgresConnection) async throws -> [MemberProfile] {

@@ -44,6 +44,18 @@ struct MessageStore: Sendable {
             """, logger: logger).collect().first.map(StoredMessage.init(row:))
     }
 
+    /// Whether `reader` may fetch a voice message's file (`{group_id}/{message_id}`): a member of
+    /// the group now who has not blocked its sender. A key that names no message: membership alone.
+    func voiceReadable(group groupID: UUID, message messageID: UUID?, by reader: UUID, on connection: PostgresConnection) async throws -> Bool {
+        try await connection.query("""
+            SELECT 1 FROM group_members gm WHERE gm.group_id = \(groupID) AND gm.user_id = \(reader)
+            AND NOT EXISTS (
+                SELECT 1 FROM messages m JOIN user_blocks b ON b.blocked_id = m.sent_by AND b.blocker_id = \(reader)
+                WHERE m.id = \(messageID) AND m.group_id = \(groupID)
+            )
+            """, logger: logger).collect().isEmpty == false
+    }
+
     enum Direction: Sendable {
         /// The newest page.
         case latest
@@ -149,10 +161,13 @@ public enum HistorySQL {
     /// The largest page a request may ask for.
     public static let maxPage = 200
 
+    /// True when the reader (`$2`) blocked the message's sender: the page leaves it out.
+    static let hiddenSender = BlockList.hiddenByBlock(viewer: "$2", author: "m.sent_by")
+
     static func sql(_ direction: MemberPage.Direction) -> String {
         MemberPage.sql(direction: direction, membership: "group_members gm", member: "gm.group_id = $1 AND gm.user_id = $2",
                        select: "\(StoredMessage.columns), \(MessageStore.cursorColumn) AS cursor_micros", columns: 11,
-                       from: "messages m JOIN users u ON u.id = m.sent_by", filter: "m.group_id = $1",
+                       from: "messages m JOIN users u ON u.id = m.sent_by", filter: "m.group_id = $1 AND NOT \(hiddenSender)",
                        time: "m.sent_at", id: "m.id", sort: ("sent_at", "id"), maxPage: maxPage)
     }
 

@@ -105,6 +105,8 @@ struct Circles: Sendable {
                                                 message: "too many add requests, try again later", on: connection)
         guard let invitee = try await profiles.store.byHandle(handle, on: connection) else { throw CirclesErrors.handleNotFound }
         guard try await !store.isMember(circleID, userID: invitee, on: connection) else { throw CirclesErrors.alreadyMember }
+        // Someone who blocked the caller cannot be asked for (403 `blocked`).
+        try await BlockList(logger: logger).refuse(userID, reaching: invitee, on: connection)
         guard let request = try await store.createRequest(circleID, from: userID, to: invitee, on: connection) else { throw CirclesErrors.requestPending }
         return request
     }
@@ -219,7 +221,22 @@ struct Circles: Sendable {
         for post in photos { try await media.remove(circleID: circleID, postID: post) }
     }
 
-    func publish<Payload: EventPayload>(_ payload: Payload, circle: UUID, actor: UUID?, on connection: PostgresConnection) async throws {
-        try await outbox.publish(EventEnvelope(app: .mycirclee, aggregateId: circle.uuidString.lowercased(), actor: actor, payload: payload), on: connection, logger: logger)
+    /// `withheldFrom`: those of the circle who blocked the actor, for an event that shows the
+    /// actor's content or activity (`blockersOfActor`); realtime and pushes skip them.
+    func publish<Payload: EventPayload>(_ payload: Payload, circle: UUID, actor: UUID?, withheldFrom: [UUID]? = nil, on connection: PostgresConnection) async throws {
+        try await outbox.publish(EventEnvelope(app: .mycirclee, aggregateId: circle.uuidString.lowercased(), actor: actor, withheldFrom: withheldFrom, payload: payload),
+                                 on: connection, logger: logger)
+    }
+
+    /// The circle's members who blocked `actor`: the `withheldFrom` of an event showing what the
+    /// actor wrote or did there, read in the write's own transaction.
+    func blockersOfActor(_ actor: UUID, inCircle circleID: UUID, on connection: PostgresConnection) async throws -> [UUID] {
+        try await BlockList(logger: logger).blockers(of: actor, amongMembers: "SELECT user_id FROM circle_members WHERE circle_id = \(circleID)", on: connection)
+    }
+
+    /// Publishes an event showing `actor`'s content or activity in the circle, withheld from the
+    /// members who blocked them.
+    func publishActivity<Payload: EventPayload>(_ payload: Payload, circle: UUID, actor: UUID, on connection: PostgresConnection) async throws {
+        try await publish(payload, circle: circle, actor: actor, withheldFrom: try await blockersOfActor(actor, inCircle: circle, on: connection), on: connection)
     }
 }

@@ -24,9 +24,9 @@ struct Posts: Sendable {
         PostView(row(post), aggregates)
     }
 
-    /// A live post in one of my circles; 404 otherwise.
+    /// A live post in one of my circles, by someone I have not blocked; 404 otherwise.
     func visible(_ postID: UUID, userID: UUID, lock: Bool = false, on connection: PostgresConnection) async throws -> PostStore.Stored {
-        guard let post = try await store.visible(postID, to: userID, lock: lock, on: connection) else { throw CirclesErrors.postNotFound }
+        guard let post = try await store.visible(postID, to: userID, hidingBlocked: true, lock: lock, on: connection) else { throw CirclesErrors.postNotFound }
         return post
     }
 
@@ -43,7 +43,7 @@ struct Posts: Sendable {
         guard let post = try await store.insert(draft, circleID: circleID, authorID: userID, lifetime: CirclesRules.postLifetime, on: connection) else {
             throw CirclesErrors.circleNotFound
         }
-        try await circles.publish(PostCreated(post: row(post), pollOptions: draft.pollOptions), circle: circleID, actor: userID, on: connection)
+        try await circles.publishActivity(PostCreated(post: row(post), pollOptions: draft.pollOptions), circle: circleID, actor: userID, on: connection)
         guard let (card, aggregates) = try await store.detail(post.row.id, viewer: userID, on: connection) else { throw CirclesErrors.postNotFound }
         return view(card, aggregates)
     }
@@ -113,7 +113,7 @@ struct Posts: Sendable {
         checked = try CirclesRules.post(checked)
         checked.pollOptions = []
         let updated = try await store.update(postID, checked, on: connection)
-        try await circles.publish(PostUpdated(post: row(updated), previous: row(post)), circle: updated.row.circleId, actor: userID, on: connection)
+        try await circles.publishActivity(PostUpdated(post: row(updated), previous: row(post)), circle: updated.row.circleId, actor: userID, on: connection)
         return try await detail(postID, userID: userID, on: connection)
     }
 
@@ -144,7 +144,7 @@ struct Posts: Sendable {
         guard post.row.authorId == userID else { throw CirclesErrors.authorOnly }
         let stored = try await media.upload(image, contentType: contentType, circleID: post.row.circleId, postID: postID)
         let updated = try await store.setPhoto(postID, version: stored.version, on: connection)
-        try await circles.publish(PostUpdated(post: row(updated), previous: row(post)), circle: post.row.circleId, actor: userID, on: connection)
+        try await circles.publishActivity(PostUpdated(post: row(updated), previous: row(post)), circle: post.row.circleId, actor: userID, on: connection)
         return try await detail(postID, userID: userID, on: connection)
     }
 
@@ -153,7 +153,7 @@ struct Posts: Sendable {
         guard post.row.authorId == userID else { throw CirclesErrors.authorOnly }
         let updated = try await store.setPhoto(postID, version: nil, on: connection)
         try await media.remove(circleID: post.row.circleId, postID: postID)
-        try await circles.publish(PostUpdated(post: row(updated), previous: row(post)), circle: post.row.circleId, actor: userID, on: connection)
+        try await circles.publishActivity(PostUpdated(post: row(updated), previous: row(post)), circle: post.row.circleId, actor: userID, on: connection)
         return try await detail(postID, userID: userID, on: connection)
     }
 
@@ -166,7 +166,7 @@ struct Posts: Sendable {
         let changed = on ? try await store.addReaction(postID, userID: userID, emoji: emoji, on: connection)
                          : try await store.removeReaction(postID, userID: userID, emoji: emoji, on: connection)
         if let changed {
-            try await circles.publish(PostReacted(operation: on ? .insert : .delete, circleId: post.row.circleId, postId: postID, userId: userID, emoji: emoji,
+            try await circles.publishActivity(PostReacted(operation: on ? .insert : .delete, circleId: post.row.circleId, postId: postID, userId: userID, emoji: emoji,
                                                   createdAt: changed.createdAt), circle: post.row.circleId, actor: userID, on: connection)
         }
         return try await detail(postID, userID: userID, on: connection)
@@ -183,7 +183,7 @@ struct Posts: Sendable {
                                         set: { try await store.setVote(postID, optionID: $0, userID: userID, on: connection) },
                                         remove: { try await store.removeVote(postID, userID: userID, on: connection) })
         if now != previous {
-            try await circles.publish(PollVoted(circleId: post.row.circleId, postId: postID, userId: userID, optionId: now?.optionId, vote: now, previous: previous),
+            try await circles.publishActivity(PollVoted(circleId: post.row.circleId, postId: postID, userId: userID, optionId: now?.optionId, vote: now, previous: previous),
                                       circle: post.row.circleId, actor: userID, on: connection)
         }
         return try await detail(postID, userID: userID, on: connection)
@@ -200,7 +200,7 @@ struct Posts: Sendable {
                                         remove: { try await store.removeRSVP(postID, userID: userID, on: connection) })
         if now != previous {
             let counts = try await store.rsvpCounts(postID, on: connection)
-            try await circles.publish(EventRsvped(circleId: post.row.circleId, postId: postID, userId: userID, status: now?.status, authorId: post.row.authorId,
+            try await circles.publishActivity(EventRsvped(circleId: post.row.circleId, postId: postID, userId: userID, status: now?.status, authorId: post.row.authorId,
                                                   counts: counts, rsvp: now, previous: previous),
                                       circle: post.row.circleId, actor: userID, on: connection)
         }

@@ -182,6 +182,8 @@ enum CirclesExport {
                         "status": "free, deep_work, out, still_up or asleep.",
                         "updated_at": "When you set it.",
                     ]),
+                .blocks,
+                .reportsFiled,
             ],
             files: [
                 ExportFiles(photos, about: "the photos of your posts, as {circle_id}/{post_id}.", sql: """

@@ -521,6 +521,39 @@ extension APIProtocol {
         )
         try transport.register(
             {
+                try await server.listBlocks(
+                    request: $0,
+                    body: $1,
+                    metadata: $2
+                )
+            },
+            method: .get,
+            path: server.apiPathComponentsWithServerPrefix("/circles/v1/blocks")
+        )
+        try transport.register(
+            {
+                try await server.blockUser(
+                    request: $0,
+                    body: $1,
+                    metadata: $2
+                )
+            },
+            method: .post,
+            path: server.apiPathComponentsWithServerPrefix("/circles/v1/blocks")
+        )
+        try transport.register(
+            {
+                try await server.unblockUser(
+                    request: $0,
+                    body: $1,
+                    metadata: $2
+                )
+            },
+            method: .delete,
+            path: server.apiPathComponentsWithServerPrefix("/circles/v1/blocks/{user_id}")
+        )
+        try transport.register(
+            {
                 try await server.createReport(
                     request: $0,
                     body: $1,
@@ -2295,7 +2328,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// Ask to add someone to a circle
     ///
-    /// Any member may ask to add someone by `handle` (trimmed, lowercased, a leading `@` dropped). Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The request waits for the invitee: only they can accept it (POST /circles/v1/add-requests/{request_id}/accept), since joining takes their consent; the circle's owner may approve it first (/approve) or veto it (/decline), and the invitee may decline. There is at most one pending request per person and circle, and each member may make 20 an hour (`COLONY_CIRCLES_ADD_REQUEST_RATE`).
+    /// Any member may ask to add someone by `handle` (trimmed, lowercased, a leading `@` dropped). Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The request waits for the invitee: only they can accept it (POST /circles/v1/add-requests/{request_id}/accept), since joining takes their consent; the circle's owner may approve it first (/approve) or veto it (/decline), and the invitee may decline. There is at most one pending request per person and circle, and each member may make 20 an hour (`COLONY_CIRCLES_ADD_REQUEST_RATE`). Someone who blocked the caller cannot be asked for (403 `blocked`).
     ///
     /// - Remark: HTTP `POST /circles/v1/circles/{circle_id}/add-requests`.
     /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/add-requests/post(requestAdd)`.
@@ -2386,6 +2419,24 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                 case let .unauthorized(value):
                     suppressUnusedWarning(value)
                     var response = HTTPTypes.HTTPResponse(soar_statusCode: 401)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .forbidden(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 403)
                     suppressMutabilityWarning(&response)
                     let body: OpenAPIRuntime.HTTPBody
                     switch value.body {
@@ -2504,7 +2555,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// Pending add requests the caller can answer
     ///
-    /// The pending requests inviting the caller and those for circles the caller owns, newest first.
+    /// The pending requests inviting the caller and those for circles the caller owns, newest first; a request from a user the caller blocked, inviting the caller, is left out.
     ///
     /// - Remark: HTTP `GET /circles/v1/add-requests`.
     /// - Remark: Generated from `#/paths//circles/v1/add-requests/get(listAddRequests)`.
@@ -3102,7 +3153,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// The members' presence in a circle
     ///
-    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The status each member has set in this circle (members who never set one are left out), most recently changed first.
+    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The status each member has set in this circle (members who never set one, and users the caller blocked, are left out), most recently changed first.
     ///
     /// - Remark: HTTP `GET /circles/v1/circles/{circle_id}/presence`.
     /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/presence/get(listPresence)`.
@@ -3399,7 +3450,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// A circle's feed
     ///
-    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The circle's live posts, newest first, `limit` per page; expired posts are never returned. Pass a page's `next_cursor` as `before` for the next (older) page; `next_cursor` is absent on the last page.
+    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The circle's live posts, newest first, `limit` per page; expired posts are never returned. Posts by users the caller blocked are left out (counts of reactions, votes and RSVPs stay totals). Pass a page's `next_cursor` as `before` for the next (older) page; `next_cursor` is absent on the last page.
     ///
     /// - Remark: HTTP `GET /circles/v1/circles/{circle_id}/posts`.
     /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/posts/get(listPosts)`.
@@ -3713,7 +3764,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// The posts the caller kept
     ///
-    /// The live posts the caller marked with PUT /circles/v1/posts/{post_id}/keep, in circles they are still in, most recently kept first. Kept posts still expire after 24 hours.
+    /// The live posts the caller marked with PUT /circles/v1/posts/{post_id}/keep, in circles they are still in, most recently kept first. Kept posts still expire after 24 hours. Posts by users the caller blocked are left out.
     ///
     /// - Remark: HTTP `GET /circles/v1/posts/kept`.
     /// - Remark: Generated from `#/paths//circles/v1/posts/kept/get(listKeptPosts)`.
@@ -3816,7 +3867,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// One post
     ///
-    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. 
+    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. A post by a user the caller blocked is 404 too, for reading, reacting, voting, RSVPs and keeping alike.
     ///
     /// - Remark: HTTP `GET /circles/v1/posts/{post_id}`.
     /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/get(getPost)`.
@@ -5821,7 +5872,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// The caller's DM threads
     ///
-    /// Every thread the caller is a party of whose two parties still share its circle, most recently active first, each with the other party's public profile, the last message and the number of the other party's messages the caller has not read.
+    /// Every thread the caller is a party of whose two parties still share its circle, but those with a user the caller blocked, most recently active first, each with the other party's public profile, the last message and the number of the other party's messages the caller has not read.
     ///
     /// - Remark: HTTP `GET /circles/v1/dms`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/get(listThreads)`.
@@ -5924,7 +5975,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// Open a DM thread with another member
     ///
-    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. Opens the caller's thread with `user_id`, a fellow member of this circle, or returns the existing one (one thread per pair and circle). Each recipient's `dm_privacy` decides: `anyone` accepts any fellow member; `reciprocal` only senders whose own `dm_privacy` is not `nobody`; `nobody` accepts no one (403 `dm_not_allowed`). The answer carries no `last_message` and an `unread_count` of 0; GET /circles/v1/dms has both.
+    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. Opens the caller's thread with `user_id`, a fellow member of this circle, or returns the existing one (one thread per pair and circle). A member who blocked the caller cannot be messaged: 403 `blocked`, for a new thread and an existing one alike. Each recipient's `dm_privacy` decides: `anyone` accepts any fellow member; `reciprocal` only senders whose own `dm_privacy` is not `nobody`; `nobody` accepts no one (403 `dm_not_allowed`). The answer carries no `last_message` and an `unread_count` of 0; GET /circles/v1/dms has both.
     ///
     /// - Remark: HTTP `POST /circles/v1/circles/{circle_id}/dms`.
     /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/dms/post(openThread)`.
@@ -6296,7 +6347,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// A thread's messages
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Messages newest first, `limit` per page, each with its reactions. Pass a page's `next_cursor` as `before` for the next (older) page; `next_cursor` is absent on the last page.
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Messages newest first, `limit` per page, each with its reactions; messages and reactions of a user the caller blocked are left out. Pass a page's `next_cursor` as `before` for the next (older) page; `next_cursor` is absent on the last page.
     ///
     /// - Remark: HTTP `GET /circles/v1/dms/{thread_id}/messages`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/get(listMessages)`.
@@ -6442,7 +6493,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// Send a message
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. The recipient's `dm_privacy` is checked on every send. Each recipient's `dm_privacy` decides: `anyone` accepts any fellow member; `reciprocal` only senders whose own `dm_privacy` is not `nobody`; `nobody` accepts no one (403 `dm_not_allowed`). `body` must not be blank and is at most 4000 characters (kept as sent); `reply_to_id` must be a message of this thread. Goes out as a `dm_sent` event (with whether the recipient wants a push).
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. The recipient's `dm_privacy` is checked on every send, and a recipient who blocked the caller refuses every message (403 `blocked`). Each recipient's `dm_privacy` decides: `anyone` accepts any fellow member; `reciprocal` only senders whose own `dm_privacy` is not `nobody`; `nobody` accepts no one (403 `dm_not_allowed`). `body` must not be blank and is at most 4000 characters (kept as sent); `reply_to_id` must be a message of this thread. Goes out as a `dm_sent` event (with whether the recipient wants a push).
     ///
     /// - Remark: HTTP `POST /circles/v1/dms/{thread_id}/messages`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/post(sendMessage)`.
@@ -6646,7 +6697,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// Mark a thread read
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Sets `read_at` to now on the other party's unread messages (read receipts); when there were any, a `dm_read` event names them. No body needed. The answer carries no `last_message` and an `unread_count` of 0.
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Sets `read_at` to now on the other party's unread messages (read receipts; not while the caller has blocked them, so they stay unread until an unblock); when there were any, a `dm_read` event names them. No body needed. The answer carries no `last_message` and an `unread_count` of 0.
     ///
     /// - Remark: HTTP `POST /circles/v1/dms/{thread_id}/read`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/read/post(markThreadRead)`.
@@ -6775,7 +6826,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// React to a message with an emoji
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Sets the caller's reaction with `emoji` on a message of this thread. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A new reaction goes out as a `dm_reacted` event (INSERT) to the two parties.
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Sets the caller's reaction with `emoji` on a message of this thread; when the other party has blocked the caller, 403 `blocked`. A message of a user the caller blocked is hidden from them (404 `message_not_found`). A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A new reaction goes out as a `dm_reacted` event (INSERT) to the two parties.
     ///
     /// - Remark: HTTP `PUT /circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/put(addMessageReaction)`.
@@ -6872,6 +6923,24 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                         )
                     }
                     return (response, body)
+                case let .forbidden(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 403)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
                 case let .notFound(value):
                     suppressUnusedWarning(value)
                     var response = HTTPTypes.HTTPResponse(soar_statusCode: 404)
@@ -6916,7 +6985,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// Take a reaction on a message back
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Removes the caller's reaction with `emoji`. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A removed reaction goes out as a `dm_reacted` event (DELETE).
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Removes the caller's reaction with `emoji` (a message of a user the caller blocked is hidden from them: 404 `message_not_found`). A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A removed reaction goes out as a `dm_reacted` event (DELETE).
     ///
     /// - Remark: HTTP `DELETE /circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/delete(removeMessageReaction)`.
@@ -7184,6 +7253,387 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                 case let .contentTooLarge(value):
                     suppressUnusedWarning(value)
                     var response = HTTPTypes.HTTPResponse(soar_statusCode: 413)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .unprocessableContent(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 422)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .undocumented(statusCode, _):
+                    return (.init(soar_statusCode: statusCode), nil)
+                }
+            }
+        )
+    }
+    /// The caller's blocks
+    ///
+    /// The users the caller has blocked, most recent first. (Users who blocked the caller are not listed.)
+    ///
+    /// - Remark: HTTP `GET /circles/v1/blocks`.
+    /// - Remark: Generated from `#/paths//circles/v1/blocks/get(listBlocks)`.
+    func listBlocks(
+        request: HTTPTypes.HTTPRequest,
+        body: OpenAPIRuntime.HTTPBody?,
+        metadata: OpenAPIRuntime.ServerRequestMetadata
+    ) async throws -> (HTTPTypes.HTTPResponse, OpenAPIRuntime.HTTPBody?) {
+        try await handle(
+            request: request,
+            requestBody: body,
+            metadata: metadata,
+            forOperation: Operations.ListBlocks.id,
+            using: {
+                APIHandler.listBlocks($0)
+            },
+            deserializer: { request, requestBody, metadata in
+                let headers: Operations.ListBlocks.Input.Headers = .init(accept: try converter.extractAcceptHeaderIfPresent(in: request.headerFields))
+                return Operations.ListBlocks.Input(headers: headers)
+            },
+            serializer: { output, request in
+                switch output {
+                case let .ok(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 200)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .badRequest(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 400)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .unauthorized(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 401)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .unprocessableContent(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 422)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .undocumented(statusCode, _):
+                    return (.init(soar_statusCode: statusCode), nil)
+                }
+            }
+        )
+    }
+    /// Block a user
+    ///
+    /// Blocks `user_id` (blocking someone already blocked changes nothing); at most 1000 blocks per user. In MyCirclee a block is personal, not a removal: both stay in the circles they share. The blocked user can no longer open a DM thread with the caller, send them messages, react to their messages or ask to add them to a circle (403 `blocked`); their posts (feed, single reads, kept posts), presence, DM threads with the caller and reactions on the caller's messages are hidden from the caller, and realtime and pushes withhold their posts, edits, reactions, votes, RSVPs, presence changes and read receipts from the caller. Counts of reactions, votes and RSVPs on a card stay totals. It takes effect at once; unblocking shows it all again. Answers the caller's updated block list.
+    ///
+    /// - Remark: HTTP `POST /circles/v1/blocks`.
+    /// - Remark: Generated from `#/paths//circles/v1/blocks/post(blockUser)`.
+    func blockUser(
+        request: HTTPTypes.HTTPRequest,
+        body: OpenAPIRuntime.HTTPBody?,
+        metadata: OpenAPIRuntime.ServerRequestMetadata
+    ) async throws -> (HTTPTypes.HTTPResponse, OpenAPIRuntime.HTTPBody?) {
+        try await handle(
+            request: request,
+            requestBody: body,
+            metadata: metadata,
+            forOperation: Operations.BlockUser.id,
+            using: {
+                APIHandler.blockUser($0)
+            },
+            deserializer: { request, requestBody, metadata in
+                let headers: Operations.BlockUser.Input.Headers = .init(accept: try converter.extractAcceptHeaderIfPresent(in: request.headerFields))
+                let contentType = converter.extractContentTypeIfPresent(in: request.headerFields)
+                let body: Operations.BlockUser.Input.Body
+                let chosenContentType = try converter.bestContentType(
+                    received: contentType,
+                    options: [
+                        "application/json"
+                    ]
+                )
+                switch chosenContentType {
+                case "application/json":
+                    body = try await converter.getRequiredRequestBodyAsJSON(
+                        Components.Schemas.BlockCreate.self,
+                        from: requestBody,
+                        transforming: { value in
+                            .json(value)
+                        }
+                    )
+                default:
+                    preconditionFailure("bestContentType chose an invalid content type.")
+                }
+                return Operations.BlockUser.Input(
+                    headers: headers,
+                    body: body
+                )
+            },
+            serializer: { output, request in
+                switch output {
+                case let .created(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 201)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .badRequest(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 400)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .unauthorized(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 401)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .conflict(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 409)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .contentTooLarge(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 413)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .unprocessableContent(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 422)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .undocumented(statusCode, _):
+                    return (.init(soar_statusCode: statusCode), nil)
+                }
+            }
+        )
+    }
+    /// Unblock a user
+    ///
+    /// Removes the caller's block of `user_id` (fine when there is none): their posts, presence and DM threads show again, and what they send from now on reaches the caller. A block the other user made stays.
+    ///
+    /// - Remark: HTTP `DELETE /circles/v1/blocks/{user_id}`.
+    /// - Remark: Generated from `#/paths//circles/v1/blocks/{user_id}/delete(unblockUser)`.
+    func unblockUser(
+        request: HTTPTypes.HTTPRequest,
+        body: OpenAPIRuntime.HTTPBody?,
+        metadata: OpenAPIRuntime.ServerRequestMetadata
+    ) async throws -> (HTTPTypes.HTTPResponse, OpenAPIRuntime.HTTPBody?) {
+        try await handle(
+            request: request,
+            requestBody: body,
+            metadata: metadata,
+            forOperation: Operations.UnblockUser.id,
+            using: {
+                APIHandler.unblockUser($0)
+            },
+            deserializer: { request, requestBody, metadata in
+                let path: Operations.UnblockUser.Input.Path = .init(userId: try converter.getPathParameterAsURI(
+                    in: metadata.pathParameters,
+                    name: "user_id",
+                    as: Swift.String.self
+                ))
+                let headers: Operations.UnblockUser.Input.Headers = .init(accept: try converter.extractAcceptHeaderIfPresent(in: request.headerFields))
+                return Operations.UnblockUser.Input(
+                    path: path,
+                    headers: headers
+                )
+            },
+            serializer: { output, request in
+                switch output {
+                case let .noContent(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 204)
+                    suppressMutabilityWarning(&response)
+                    return (response, nil)
+                case let .badRequest(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 400)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .unauthorized(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 401)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .notFound(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 404)
                     suppressMutabilityWarning(&response)
                     let body: OpenAPIRuntime.HTTPBody
                     switch value.body {

@@ -6,6 +6,79 @@ import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/schemas` section of the OpenAPI document.
     internal enum Schemas {
+        /// - Remark: Generated from `#/components/schemas/Block`.
+        internal struct Block: Codable, Hashable, Sendable {
+            /// The blocked user.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Block/user_id`.
+            internal var userId: Swift.String
+            /// When the block was made.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Block/created_at`.
+            internal var createdAt: Foundation.Date
+            /// Creates a new `Block`.
+            ///
+            /// - Parameters:
+            ///   - userId: The blocked user.
+            ///   - createdAt: When the block was made.
+            internal init(
+                userId: Swift.String,
+                createdAt: Foundation.Date
+            ) {
+                self.userId = userId
+                self.createdAt = createdAt
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case userId = "user_id"
+                case createdAt = "created_at"
+            }
+        }
+        /// The caller's blocks, most recent first.
+        ///
+        /// - Remark: Generated from `#/components/schemas/BlockList`.
+        internal typealias BlockList = [Components.Schemas.Block]
+        /// - Remark: Generated from `#/components/schemas/BlockCreate`.
+        internal struct BlockCreate: Codable, Hashable, Sendable {
+            /// The user to block; not the caller.
+            ///
+            /// - Remark: Generated from `#/components/schemas/BlockCreate/user_id`.
+            internal var userId: Swift.String
+            /// A container of undocumented properties.
+            internal var additionalProperties: [String: Components.Schemas.AnyWithoutNUL]
+            /// Creates a new `BlockCreate`.
+            ///
+            /// - Parameters:
+            ///   - userId: The user to block; not the caller.
+            ///   - additionalProperties: A container of undocumented properties.
+            internal init(
+                userId: Swift.String,
+                additionalProperties: [String: Components.Schemas.AnyWithoutNUL] = .init()
+            ) {
+                self.userId = userId
+                self.additionalProperties = additionalProperties
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case userId = "user_id"
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.userId = try container.decode(
+                    Swift.String.self,
+                    forKey: .userId
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "user_id"
+                ])
+            }
+            internal func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.userId,
+                    forKey: .userId
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/ReportCreate`.
         internal struct ReportCreate: Codable, Hashable, Sendable {
             /// What is reported: `post`: a post in a circle the caller is in (removed: deleted as its author would); `dm`: a direct message sent to the caller (`object_id` the message's id; removed: deleted from the thread); `profile`: a member of a circle the caller is in (`object_id` their user id; removed: their display name, handle, bio, full name and location reset, as they could themselves).

@@ -3174,7 +3174,7 @@ internal enum Operations {
     }
     /// Ask to add someone to a circle
     ///
-    /// Any member may ask to add someone by `handle` (trimmed, lowercased, a leading `@` dropped). Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The request waits for the invitee: only they can accept it (POST /circles/v1/add-requests/{request_id}/accept), since joining takes their consent; the circle's owner may approve it first (/approve) or veto it (/decline), and the invitee may decline. There is at most one pending request per person and circle, and each member may make 20 an hour (`COLONY_CIRCLES_ADD_REQUEST_RATE`).
+    /// Any member may ask to add someone by `handle` (trimmed, lowercased, a leading `@` dropped). Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The request waits for the invitee: only they can accept it (POST /circles/v1/add-requests/{request_id}/accept), since joining takes their consent; the circle's owner may approve it first (/approve) or veto it (/decline), and the invitee may decline. There is at most one pending request per person and circle, and each member may make 20 an hour (`COLONY_CIRCLES_ADD_REQUEST_RATE`). Someone who blocked the caller cannot be asked for (403 `blocked`).
     ///
     /// - Remark: HTTP `POST /circles/v1/circles/{circle_id}/add-requests`.
     /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/add-requests/post(requestAdd)`.
@@ -3323,6 +3323,57 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct Forbidden: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/circles/{circle_id}/add-requests/POST/responses/403/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/circles/{circle_id}/add-requests/POST/responses/403/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.RequestAdd.Output.Forbidden.Body
+                /// Creates a new `Forbidden`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.RequestAdd.Output.Forbidden.Body) {
+                    self.body = body
+                }
+            }
+            /// The person with this handle has blocked the caller (`blocked`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/add-requests/post(requestAdd)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Operations.RequestAdd.Output.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Operations.RequestAdd.Output.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -3609,7 +3660,7 @@ internal enum Operations {
     }
     /// Pending add requests the caller can answer
     ///
-    /// The pending requests inviting the caller and those for circles the caller owns, newest first.
+    /// The pending requests inviting the caller and those for circles the caller owns, newest first; a request from a user the caller blocked, inviting the caller, is left out.
     ///
     /// - Remark: HTTP `GET /circles/v1/add-requests`.
     /// - Remark: Generated from `#/paths//circles/v1/add-requests/get(listAddRequests)`.
@@ -4852,7 +4903,7 @@ internal enum Operations {
     }
     /// The members' presence in a circle
     ///
-    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The status each member has set in this circle (members who never set one are left out), most recently changed first.
+    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The status each member has set in this circle (members who never set one, and users the caller blocked, are left out), most recently changed first.
     ///
     /// - Remark: HTTP `GET /circles/v1/circles/{circle_id}/presence`.
     /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/presence/get(listPresence)`.
@@ -5360,7 +5411,7 @@ internal enum Operations {
     }
     /// A circle's feed
     ///
-    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The circle's live posts, newest first, `limit` per page; expired posts are never returned. Pass a page's `next_cursor` as `before` for the next (older) page; `next_cursor` is absent on the last page.
+    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The circle's live posts, newest first, `limit` per page; expired posts are never returned. Posts by users the caller blocked are left out (counts of reactions, votes and RSVPs stay totals). Pass a page's `next_cursor` as `before` for the next (older) page; `next_cursor` is absent on the last page.
     ///
     /// - Remark: HTTP `GET /circles/v1/circles/{circle_id}/posts`.
     /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/posts/get(listPosts)`.
@@ -5923,7 +5974,7 @@ internal enum Operations {
     }
     /// The posts the caller kept
     ///
-    /// The live posts the caller marked with PUT /circles/v1/posts/{post_id}/keep, in circles they are still in, most recently kept first. Kept posts still expire after 24 hours.
+    /// The live posts the caller marked with PUT /circles/v1/posts/{post_id}/keep, in circles they are still in, most recently kept first. Kept posts still expire after 24 hours. Posts by users the caller blocked are left out.
     ///
     /// - Remark: HTTP `GET /circles/v1/posts/kept`.
     /// - Remark: Generated from `#/paths//circles/v1/posts/kept/get(listKeptPosts)`.
@@ -6104,7 +6155,7 @@ internal enum Operations {
     }
     /// One post
     ///
-    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. 
+    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. A post by a user the caller blocked is 404 too, for reading, reacting, voting, RSVPs and keeping alike.
     ///
     /// - Remark: HTTP `GET /circles/v1/posts/{post_id}`.
     /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/get(getPost)`.
@@ -6249,7 +6300,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, or in a circle the caller is not in — indistinguishable.
+            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, in a circle the caller is not in, or by a user the caller blocked — indistinguishable.
             ///
             /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/get(getPost)/responses/404`.
             ///
@@ -6505,7 +6556,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, or in a circle the caller is not in — indistinguishable.
+            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, in a circle the caller is not in, or by a user the caller blocked — indistinguishable.
             ///
             /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/patch(updatePost)/responses/404`.
             ///
@@ -6838,7 +6889,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, or in a circle the caller is not in — indistinguishable.
+            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, in a circle the caller is not in, or by a user the caller blocked — indistinguishable.
             ///
             /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/delete(deletePost)/responses/404`.
             ///
@@ -7096,7 +7147,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, or in a circle the caller is not in — indistinguishable.
+            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, in a circle the caller is not in, or by a user the caller blocked — indistinguishable.
             ///
             /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/photo/put(setPostPhoto)/responses/404`.
             ///
@@ -7394,7 +7445,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, or in a circle the caller is not in — indistinguishable.
+            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, in a circle the caller is not in, or by a user the caller blocked — indistinguishable.
             ///
             /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/photo/delete(removePostPhoto)/responses/404`.
             ///
@@ -7627,7 +7678,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, or in a circle the caller is not in — indistinguishable.
+            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, in a circle the caller is not in, or by a user the caller blocked — indistinguishable.
             ///
             /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/{emoji}/put(addPostReaction)/responses/404`.
             ///
@@ -7888,7 +7939,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, or in a circle the caller is not in — indistinguishable.
+            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, in a circle the caller is not in, or by a user the caller blocked — indistinguishable.
             ///
             /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/reactions/{emoji}/delete(removePostReaction)/responses/404`.
             ///
@@ -8503,7 +8554,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, or in a circle the caller is not in — indistinguishable.
+            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, in a circle the caller is not in, or by a user the caller blocked — indistinguishable.
             ///
             /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/vote/delete(withdrawPollVote)/responses/404`.
             ///
@@ -8787,7 +8838,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, or in a circle the caller is not in — indistinguishable.
+            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, in a circle the caller is not in, or by a user the caller blocked — indistinguishable.
             ///
             /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvp/put(setRSVP)/responses/404`.
             ///
@@ -9113,7 +9164,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, or in a circle the caller is not in — indistinguishable.
+            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, in a circle the caller is not in, or by a user the caller blocked — indistinguishable.
             ///
             /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/rsvp/delete(withdrawRSVP)/responses/404`.
             ///
@@ -9388,7 +9439,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, or in a circle the caller is not in — indistinguishable.
+            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, in a circle the caller is not in, or by a user the caller blocked — indistinguishable.
             ///
             /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/keep/put(keepPost)/responses/404`.
             ///
@@ -9612,7 +9663,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, or in a circle the caller is not in — indistinguishable.
+            /// No such live post the caller may see (`post_not_found`): unknown, malformed, expired, in a circle the caller is not in, or by a user the caller blocked — indistinguishable.
             ///
             /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/keep/delete(unkeepPost)/responses/404`.
             ///
@@ -9691,7 +9742,7 @@ internal enum Operations {
     }
     /// The caller's DM threads
     ///
-    /// Every thread the caller is a party of whose two parties still share its circle, most recently active first, each with the other party's public profile, the last message and the number of the other party's messages the caller has not read.
+    /// Every thread the caller is a party of whose two parties still share its circle, but those with a user the caller blocked, most recently active first, each with the other party's public profile, the last message and the number of the other party's messages the caller has not read.
     ///
     /// - Remark: HTTP `GET /circles/v1/dms`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/get(listThreads)`.
@@ -9872,7 +9923,7 @@ internal enum Operations {
     }
     /// Open a DM thread with another member
     ///
-    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. Opens the caller's thread with `user_id`, a fellow member of this circle, or returns the existing one (one thread per pair and circle). Each recipient's `dm_privacy` decides: `anyone` accepts any fellow member; `reciprocal` only senders whose own `dm_privacy` is not `nobody`; `nobody` accepts no one (403 `dm_not_allowed`). The answer carries no `last_message` and an `unread_count` of 0; GET /circles/v1/dms has both.
+    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. Opens the caller's thread with `user_id`, a fellow member of this circle, or returns the existing one (one thread per pair and circle). A member who blocked the caller cannot be messaged: 403 `blocked`, for a new thread and an existing one alike. Each recipient's `dm_privacy` decides: `anyone` accepts any fellow member; `reciprocal` only senders whose own `dm_privacy` is not `nobody`; `nobody` accepts no one (403 `dm_not_allowed`). The answer carries no `last_message` and an `unread_count` of 0; GET /circles/v1/dms has both.
     ///
     /// - Remark: HTTP `POST /circles/v1/circles/{circle_id}/dms`.
     /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/dms/post(openThread)`.
@@ -10026,7 +10077,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The recipient's `dm_privacy` does not accept messages from the caller (`dm_not_allowed`).
+            /// The recipient's `dm_privacy` does not accept messages from the caller (`dm_not_allowed`), or the recipient has blocked the caller (`blocked`).
             ///
             /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/dms/post(openThread)/responses/403`.
             ///
@@ -10542,7 +10593,7 @@ internal enum Operations {
     }
     /// A thread's messages
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Messages newest first, `limit` per page, each with its reactions. Pass a page's `next_cursor` as `before` for the next (older) page; `next_cursor` is absent on the last page.
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Messages newest first, `limit` per page, each with its reactions; messages and reactions of a user the caller blocked are left out. Pass a page's `next_cursor` as `before` for the next (older) page; `next_cursor` is absent on the last page.
     ///
     /// - Remark: HTTP `GET /circles/v1/dms/{thread_id}/messages`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/get(listMessages)`.
@@ -10821,7 +10872,7 @@ internal enum Operations {
     }
     /// Send a message
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. The recipient's `dm_privacy` is checked on every send. Each recipient's `dm_privacy` decides: `anyone` accepts any fellow member; `reciprocal` only senders whose own `dm_privacy` is not `nobody`; `nobody` accepts no one (403 `dm_not_allowed`). `body` must not be blank and is at most 4000 characters (kept as sent); `reply_to_id` must be a message of this thread. Goes out as a `dm_sent` event (with whether the recipient wants a push).
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. The recipient's `dm_privacy` is checked on every send, and a recipient who blocked the caller refuses every message (403 `blocked`). Each recipient's `dm_privacy` decides: `anyone` accepts any fellow member; `reciprocal` only senders whose own `dm_privacy` is not `nobody`; `nobody` accepts no one (403 `dm_not_allowed`). `body` must not be blank and is at most 4000 characters (kept as sent); `reply_to_id` must be a message of this thread. Goes out as a `dm_sent` event (with whether the recipient wants a push).
     ///
     /// - Remark: HTTP `POST /circles/v1/dms/{thread_id}/messages`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/post(sendMessage)`.
@@ -10975,7 +11026,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// The recipient's `dm_privacy` does not accept messages from the caller (`dm_not_allowed`).
+            /// The recipient's `dm_privacy` does not accept messages from the caller (`dm_not_allowed`), or the recipient has blocked the caller (`blocked`).
             ///
             /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/post(sendMessage)/responses/403`.
             ///
@@ -11179,7 +11230,7 @@ internal enum Operations {
     }
     /// Mark a thread read
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Sets `read_at` to now on the other party's unread messages (read receipts); when there were any, a `dm_read` event names them. No body needed. The answer carries no `last_message` and an `unread_count` of 0.
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Sets `read_at` to now on the other party's unread messages (read receipts; not while the caller has blocked them, so they stay unread until an unblock); when there were any, a `dm_read` event names them. No body needed. The answer carries no `last_message` and an `unread_count` of 0.
     ///
     /// - Remark: HTTP `POST /circles/v1/dms/{thread_id}/read`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/read/post(markThreadRead)`.
@@ -11403,7 +11454,7 @@ internal enum Operations {
     }
     /// React to a message with an emoji
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Sets the caller's reaction with `emoji` on a message of this thread. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A new reaction goes out as a `dm_reacted` event (INSERT) to the two parties.
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Sets the caller's reaction with `emoji` on a message of this thread; when the other party has blocked the caller, 403 `blocked`. A message of a user the caller blocked is hidden from them (404 `message_not_found`). A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A new reaction goes out as a `dm_reacted` event (INSERT) to the two parties.
     ///
     /// - Remark: HTTP `PUT /circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/put(addMessageReaction)`.
@@ -11564,6 +11615,57 @@ internal enum Operations {
                     }
                 }
             }
+            internal struct Forbidden: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/PUT/responses/403/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/PUT/responses/403/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.AddMessageReaction.Output.Forbidden.Body
+                /// Creates a new `Forbidden`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.AddMessageReaction.Output.Forbidden.Body) {
+                    self.body = body
+                }
+            }
+            /// The other party has blocked the caller (`blocked`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/put(addMessageReaction)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Operations.AddMessageReaction.Output.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Operations.AddMessageReaction.Output.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
             internal struct NotFound: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/PUT/responses/404/content`.
                 internal enum Body: Sendable, Hashable {
@@ -11592,7 +11694,7 @@ internal enum Operations {
                     self.body = body
                 }
             }
-            /// No such thread the caller may see (`thread_not_found`), or `message_id` is not a message of this thread or not a UUID (`message_not_found`).
+            /// No such thread the caller may see (`thread_not_found`), or `message_id` is not a message of this thread, one of a user the caller blocked, or not a UUID (`message_not_found`).
             ///
             /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/put(addMessageReaction)/responses/404`.
             ///
@@ -11699,7 +11801,7 @@ internal enum Operations {
     }
     /// Take a reaction on a message back
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Removes the caller's reaction with `emoji`. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A removed reaction goes out as a `dm_reacted` event (DELETE).
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Removes the caller's reaction with `emoji` (a message of a user the caller blocked is hidden from them: 404 `message_not_found`). A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A removed reaction goes out as a `dm_reacted` event (DELETE).
     ///
     /// - Remark: HTTP `DELETE /circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/delete(removeMessageReaction)`.
@@ -11888,7 +11990,7 @@ internal enum Operations {
                     self.body = body
                 }
             }
-            /// No such thread the caller may see (`thread_not_found`), or `message_id` is not a message of this thread or not a UUID (`message_not_found`).
+            /// No such thread the caller may see (`thread_not_found`), or `message_id` is not a message of this thread, one of a user the caller blocked, or not a UUID (`message_not_found`).
             ///
             /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/delete(removeMessageReaction)/responses/404`.
             ///
@@ -12290,6 +12392,717 @@ internal enum Operations {
             /// - Throws: An error if `self` is not `.unprocessableContent`.
             /// - SeeAlso: `.unprocessableContent`.
             internal var unprocessableContent: Operations.SetProfilePro.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// The caller's blocks
+    ///
+    /// The users the caller has blocked, most recent first. (Users who blocked the caller are not listed.)
+    ///
+    /// - Remark: HTTP `GET /circles/v1/blocks`.
+    /// - Remark: Generated from `#/paths//circles/v1/blocks/get(listBlocks)`.
+    internal enum ListBlocks {
+        internal static let id: Swift.String = "listBlocks"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/circles/v1/blocks/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListBlocks.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                internal init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListBlocks.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.ListBlocks.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            internal init(headers: Operations.ListBlocks.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/blocks/GET/responses/200/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/blocks/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.BlockList)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas.BlockList {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.ListBlocks.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.ListBlocks.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// OK
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/blocks/get(listBlocks)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ListBlocks.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Operations.ListBlocks.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request cannot be read (`bad_request`, or `malformed_json` for a body that is not JSON): the gateway answers so for a NUL (`%00`) or other refused bytes in the path.
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/blocks/get(listBlocks)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing token (`unauthorized`), an invalid token or one of another app (`invalid_token`), an expired token (`token_expired`); or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/blocks/get(listBlocks)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Text in the path, query or body holds NUL (U+0000) or an unpaired UTF-16 surrogate (`validation_failed`), or the body breaks a rule of this operation.
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/blocks/get(listBlocks)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnstorableText)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.UnstorableText {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Block a user
+    ///
+    /// Blocks `user_id` (blocking someone already blocked changes nothing); at most 1000 blocks per user. In MyCirclee a block is personal, not a removal: both stay in the circles they share. The blocked user can no longer open a DM thread with the caller, send them messages, react to their messages or ask to add them to a circle (403 `blocked`); their posts (feed, single reads, kept posts), presence, DM threads with the caller and reactions on the caller's messages are hidden from the caller, and realtime and pushes withhold their posts, edits, reactions, votes, RSVPs, presence changes and read receipts from the caller. Counts of reactions, votes and RSVPs on a card stay totals. It takes effect at once; unblocking shows it all again. Answers the caller's updated block list.
+    ///
+    /// - Remark: HTTP `POST /circles/v1/blocks`.
+    /// - Remark: Generated from `#/paths//circles/v1/blocks/post(blockUser)`.
+    internal enum BlockUser {
+        internal static let id: Swift.String = "blockUser"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/circles/v1/blocks/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.BlockUser.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                internal init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.BlockUser.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.BlockUser.Input.Headers
+            /// - Remark: Generated from `#/paths/circles/v1/blocks/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/blocks/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.BlockCreate)
+            }
+            internal var body: Operations.BlockUser.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                headers: Operations.BlockUser.Input.Headers = .init(),
+                body: Operations.BlockUser.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/blocks/POST/responses/201/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/blocks/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.BlockList)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas.BlockList {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.BlockUser.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.BlockUser.Output.Created.Body) {
+                    self.body = body
+                }
+            }
+            /// Created; the caller's block list, most recent first.
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/blocks/post(blockUser)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.BlockUser.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            internal var created: Operations.BlockUser.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON (`malformed_json`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/blocks/post(blockUser)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.MalformedJSON)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.MalformedJSON {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing token (`unauthorized`), an invalid token or one of another app (`invalid_token`), an expired token (`token_expired`); or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/blocks/post(blockUser)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct Conflict: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/blocks/POST/responses/409/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/blocks/POST/responses/409/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.BlockUser.Output.Conflict.Body
+                /// Creates a new `Conflict`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.BlockUser.Output.Conflict.Body) {
+                    self.body = body
+                }
+            }
+            /// The caller has blocked as many users as one account may, 1000 (`block_limit`); unblock someone first. Blocking oneself is 409 `cannot_block_self`.
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/blocks/post(blockUser)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Operations.BlockUser.Output.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Operations.BlockUser.Output.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is over the service's limit (`payload_too_large`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/blocks/post(blockUser)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/blocks/POST/responses/422/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/blocks/POST/responses/422/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.BlockUser.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.BlockUser.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// `user_id` missing or not a UUID (`validation_failed`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/blocks/post(blockUser)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.BlockUser.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Operations.BlockUser.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Unblock a user
+    ///
+    /// Removes the caller's block of `user_id` (fine when there is none): their posts, presence and DM threads show again, and what they send from now on reaches the caller. A block the other user made stays.
+    ///
+    /// - Remark: HTTP `DELETE /circles/v1/blocks/{user_id}`.
+    /// - Remark: Generated from `#/paths//circles/v1/blocks/{user_id}/delete(unblockUser)`.
+    internal enum UnblockUser {
+        internal static let id: Swift.String = "unblockUser"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/circles/v1/blocks/{user_id}/DELETE/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The blocked user's id. A malformed id is 404 `user_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/circles/v1/blocks/{user_id}/DELETE/path/user_id`.
+                internal var userId: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - userId: The blocked user's id. A malformed id is 404 `user_not_found`.
+                internal init(userId: Swift.String) {
+                    self.userId = userId
+                }
+            }
+            internal var path: Operations.UnblockUser.Input.Path
+            /// - Remark: Generated from `#/paths/circles/v1/blocks/{user_id}/DELETE/header`.
+            internal struct Headers: Sendable, Hashable {
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UnblockUser.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                internal init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UnblockUser.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.UnblockUser.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.UnblockUser.Input.Path,
+                headers: Operations.UnblockUser.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                internal init() {}
+            }
+            /// Done; no body.
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/blocks/{user_id}/delete(unblockUser)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.UnblockUser.Output.NoContent)
+            /// Done; no body.
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/blocks/{user_id}/delete(unblockUser)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            internal static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            internal var noContent: Operations.UnblockUser.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request cannot be read (`bad_request`, or `malformed_json` for a body that is not JSON): the gateway answers so for a NUL (`%00`) or other refused bytes in the path.
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/blocks/{user_id}/delete(unblockUser)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing token (`unauthorized`), an invalid token or one of another app (`invalid_token`), an expired token (`token_expired`); or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/blocks/{user_id}/delete(unblockUser)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct NotFound: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/circles/v1/blocks/{user_id}/DELETE/responses/404/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/circles/v1/blocks/{user_id}/DELETE/responses/404/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.UnblockUser.Output.NotFound.Body
+                /// Creates a new `NotFound`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.UnblockUser.Output.NotFound.Body) {
+                    self.body = body
+                }
+            }
+            /// `user_id` is not a UUID (`user_not_found`).
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/blocks/{user_id}/delete(unblockUser)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Operations.UnblockUser.Output.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Operations.UnblockUser.Output.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Text in the path, query or body holds NUL (U+0000) or an unpaired UTF-16 surrogate (`validation_failed`), or the body breaks a rule of this operation.
+            ///
+            /// - Remark: Generated from `#/paths//circles/v1/blocks/{user_id}/delete(unblockUser)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnstorableText)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.UnstorableText {
                 get throws {
                     switch self {
                     case let .unprocessableContent(response):

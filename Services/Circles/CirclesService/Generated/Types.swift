@@ -98,14 +98,14 @@ internal protocol APIProtocol: Sendable {
     func claimInvite(_ input: Operations.ClaimInvite.Input) async throws -> Operations.ClaimInvite.Output
     /// Ask to add someone to a circle
     ///
-    /// Any member may ask to add someone by `handle` (trimmed, lowercased, a leading `@` dropped). Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The request waits for the invitee: only they can accept it (POST /circles/v1/add-requests/{request_id}/accept), since joining takes their consent; the circle's owner may approve it first (/approve) or veto it (/decline), and the invitee may decline. There is at most one pending request per person and circle, and each member may make 20 an hour (`COLONY_CIRCLES_ADD_REQUEST_RATE`).
+    /// Any member may ask to add someone by `handle` (trimmed, lowercased, a leading `@` dropped). Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The request waits for the invitee: only they can accept it (POST /circles/v1/add-requests/{request_id}/accept), since joining takes their consent; the circle's owner may approve it first (/approve) or veto it (/decline), and the invitee may decline. There is at most one pending request per person and circle, and each member may make 20 an hour (`COLONY_CIRCLES_ADD_REQUEST_RATE`). Someone who blocked the caller cannot be asked for (403 `blocked`).
     ///
     /// - Remark: HTTP `POST /circles/v1/circles/{circle_id}/add-requests`.
     /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/add-requests/post(requestAdd)`.
     func requestAdd(_ input: Operations.RequestAdd.Input) async throws -> Operations.RequestAdd.Output
     /// Pending add requests the caller can answer
     ///
-    /// The pending requests inviting the caller and those for circles the caller owns, newest first.
+    /// The pending requests inviting the caller and those for circles the caller owns, newest first; a request from a user the caller blocked, inviting the caller, is left out.
     ///
     /// - Remark: HTTP `GET /circles/v1/add-requests`.
     /// - Remark: Generated from `#/paths//circles/v1/add-requests/get(listAddRequests)`.
@@ -133,7 +133,7 @@ internal protocol APIProtocol: Sendable {
     func declineAddRequest(_ input: Operations.DeclineAddRequest.Input) async throws -> Operations.DeclineAddRequest.Output
     /// The members' presence in a circle
     ///
-    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The status each member has set in this circle (members who never set one are left out), most recently changed first.
+    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The status each member has set in this circle (members who never set one, and users the caller blocked, are left out), most recently changed first.
     ///
     /// - Remark: HTTP `GET /circles/v1/circles/{circle_id}/presence`.
     /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/presence/get(listPresence)`.
@@ -147,7 +147,7 @@ internal protocol APIProtocol: Sendable {
     func setPresence(_ input: Operations.SetPresence.Input) async throws -> Operations.SetPresence.Output
     /// A circle's feed
     ///
-    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The circle's live posts, newest first, `limit` per page; expired posts are never returned. Pass a page's `next_cursor` as `before` for the next (older) page; `next_cursor` is absent on the last page.
+    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The circle's live posts, newest first, `limit` per page; expired posts are never returned. Posts by users the caller blocked are left out (counts of reactions, votes and RSVPs stay totals). Pass a page's `next_cursor` as `before` for the next (older) page; `next_cursor` is absent on the last page.
     ///
     /// - Remark: HTTP `GET /circles/v1/circles/{circle_id}/posts`.
     /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/posts/get(listPosts)`.
@@ -161,14 +161,14 @@ internal protocol APIProtocol: Sendable {
     func createPost(_ input: Operations.CreatePost.Input) async throws -> Operations.CreatePost.Output
     /// The posts the caller kept
     ///
-    /// The live posts the caller marked with PUT /circles/v1/posts/{post_id}/keep, in circles they are still in, most recently kept first. Kept posts still expire after 24 hours.
+    /// The live posts the caller marked with PUT /circles/v1/posts/{post_id}/keep, in circles they are still in, most recently kept first. Kept posts still expire after 24 hours. Posts by users the caller blocked are left out.
     ///
     /// - Remark: HTTP `GET /circles/v1/posts/kept`.
     /// - Remark: Generated from `#/paths//circles/v1/posts/kept/get(listKeptPosts)`.
     func listKeptPosts(_ input: Operations.ListKeptPosts.Input) async throws -> Operations.ListKeptPosts.Output
     /// One post
     ///
-    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. 
+    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. A post by a user the caller blocked is 404 too, for reading, reacting, voting, RSVPs and keeping alike.
     ///
     /// - Remark: HTTP `GET /circles/v1/posts/{post_id}`.
     /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/get(getPost)`.
@@ -259,14 +259,14 @@ internal protocol APIProtocol: Sendable {
     func unkeepPost(_ input: Operations.UnkeepPost.Input) async throws -> Operations.UnkeepPost.Output
     /// The caller's DM threads
     ///
-    /// Every thread the caller is a party of whose two parties still share its circle, most recently active first, each with the other party's public profile, the last message and the number of the other party's messages the caller has not read.
+    /// Every thread the caller is a party of whose two parties still share its circle, but those with a user the caller blocked, most recently active first, each with the other party's public profile, the last message and the number of the other party's messages the caller has not read.
     ///
     /// - Remark: HTTP `GET /circles/v1/dms`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/get(listThreads)`.
     func listThreads(_ input: Operations.ListThreads.Input) async throws -> Operations.ListThreads.Output
     /// Open a DM thread with another member
     ///
-    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. Opens the caller's thread with `user_id`, a fellow member of this circle, or returns the existing one (one thread per pair and circle). Each recipient's `dm_privacy` decides: `anyone` accepts any fellow member; `reciprocal` only senders whose own `dm_privacy` is not `nobody`; `nobody` accepts no one (403 `dm_not_allowed`). The answer carries no `last_message` and an `unread_count` of 0; GET /circles/v1/dms has both.
+    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. Opens the caller's thread with `user_id`, a fellow member of this circle, or returns the existing one (one thread per pair and circle). A member who blocked the caller cannot be messaged: 403 `blocked`, for a new thread and an existing one alike. Each recipient's `dm_privacy` decides: `anyone` accepts any fellow member; `reciprocal` only senders whose own `dm_privacy` is not `nobody`; `nobody` accepts no one (403 `dm_not_allowed`). The answer carries no `last_message` and an `unread_count` of 0; GET /circles/v1/dms has both.
     ///
     /// - Remark: HTTP `POST /circles/v1/circles/{circle_id}/dms`.
     /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/dms/post(openThread)`.
@@ -280,35 +280,35 @@ internal protocol APIProtocol: Sendable {
     func setThreadNotify(_ input: Operations.SetThreadNotify.Input) async throws -> Operations.SetThreadNotify.Output
     /// A thread's messages
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Messages newest first, `limit` per page, each with its reactions. Pass a page's `next_cursor` as `before` for the next (older) page; `next_cursor` is absent on the last page.
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Messages newest first, `limit` per page, each with its reactions; messages and reactions of a user the caller blocked are left out. Pass a page's `next_cursor` as `before` for the next (older) page; `next_cursor` is absent on the last page.
     ///
     /// - Remark: HTTP `GET /circles/v1/dms/{thread_id}/messages`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/get(listMessages)`.
     func listMessages(_ input: Operations.ListMessages.Input) async throws -> Operations.ListMessages.Output
     /// Send a message
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. The recipient's `dm_privacy` is checked on every send. Each recipient's `dm_privacy` decides: `anyone` accepts any fellow member; `reciprocal` only senders whose own `dm_privacy` is not `nobody`; `nobody` accepts no one (403 `dm_not_allowed`). `body` must not be blank and is at most 4000 characters (kept as sent); `reply_to_id` must be a message of this thread. Goes out as a `dm_sent` event (with whether the recipient wants a push).
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. The recipient's `dm_privacy` is checked on every send, and a recipient who blocked the caller refuses every message (403 `blocked`). Each recipient's `dm_privacy` decides: `anyone` accepts any fellow member; `reciprocal` only senders whose own `dm_privacy` is not `nobody`; `nobody` accepts no one (403 `dm_not_allowed`). `body` must not be blank and is at most 4000 characters (kept as sent); `reply_to_id` must be a message of this thread. Goes out as a `dm_sent` event (with whether the recipient wants a push).
     ///
     /// - Remark: HTTP `POST /circles/v1/dms/{thread_id}/messages`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/post(sendMessage)`.
     func sendMessage(_ input: Operations.SendMessage.Input) async throws -> Operations.SendMessage.Output
     /// Mark a thread read
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Sets `read_at` to now on the other party's unread messages (read receipts); when there were any, a `dm_read` event names them. No body needed. The answer carries no `last_message` and an `unread_count` of 0.
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Sets `read_at` to now on the other party's unread messages (read receipts; not while the caller has blocked them, so they stay unread until an unblock); when there were any, a `dm_read` event names them. No body needed. The answer carries no `last_message` and an `unread_count` of 0.
     ///
     /// - Remark: HTTP `POST /circles/v1/dms/{thread_id}/read`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/read/post(markThreadRead)`.
     func markThreadRead(_ input: Operations.MarkThreadRead.Input) async throws -> Operations.MarkThreadRead.Output
     /// React to a message with an emoji
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Sets the caller's reaction with `emoji` on a message of this thread. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A new reaction goes out as a `dm_reacted` event (INSERT) to the two parties.
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Sets the caller's reaction with `emoji` on a message of this thread; when the other party has blocked the caller, 403 `blocked`. A message of a user the caller blocked is hidden from them (404 `message_not_found`). A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A new reaction goes out as a `dm_reacted` event (INSERT) to the two parties.
     ///
     /// - Remark: HTTP `PUT /circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/put(addMessageReaction)`.
     func addMessageReaction(_ input: Operations.AddMessageReaction.Input) async throws -> Operations.AddMessageReaction.Output
     /// Take a reaction on a message back
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Removes the caller's reaction with `emoji`. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A removed reaction goes out as a `dm_reacted` event (DELETE).
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Removes the caller's reaction with `emoji` (a message of a user the caller blocked is hidden from them: 404 `message_not_found`). A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A removed reaction goes out as a `dm_reacted` event (DELETE).
     ///
     /// - Remark: HTTP `DELETE /circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/delete(removeMessageReaction)`.
@@ -320,6 +320,27 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `PUT /circles/v1/admin/profiles/{user_id}/pro`.
     /// - Remark: Generated from `#/paths//circles/v1/admin/profiles/{user_id}/pro/put(setProfilePro)`.
     func setProfilePro(_ input: Operations.SetProfilePro.Input) async throws -> Operations.SetProfilePro.Output
+    /// The caller's blocks
+    ///
+    /// The users the caller has blocked, most recent first. (Users who blocked the caller are not listed.)
+    ///
+    /// - Remark: HTTP `GET /circles/v1/blocks`.
+    /// - Remark: Generated from `#/paths//circles/v1/blocks/get(listBlocks)`.
+    func listBlocks(_ input: Operations.ListBlocks.Input) async throws -> Operations.ListBlocks.Output
+    /// Block a user
+    ///
+    /// Blocks `user_id` (blocking someone already blocked changes nothing); at most 1000 blocks per user. In MyCirclee a block is personal, not a removal: both stay in the circles they share. The blocked user can no longer open a DM thread with the caller, send them messages, react to their messages or ask to add them to a circle (403 `blocked`); their posts (feed, single reads, kept posts), presence, DM threads with the caller and reactions on the caller's messages are hidden from the caller, and realtime and pushes withhold their posts, edits, reactions, votes, RSVPs, presence changes and read receipts from the caller. Counts of reactions, votes and RSVPs on a card stay totals. It takes effect at once; unblocking shows it all again. Answers the caller's updated block list.
+    ///
+    /// - Remark: HTTP `POST /circles/v1/blocks`.
+    /// - Remark: Generated from `#/paths//circles/v1/blocks/post(blockUser)`.
+    func blockUser(_ input: Operations.BlockUser.Input) async throws -> Operations.BlockUser.Output
+    /// Unblock a user
+    ///
+    /// Removes the caller's block of `user_id` (fine when there is none): their posts, presence and DM threads show again, and what they send from now on reaches the caller. A block the other user made stays.
+    ///
+    /// - Remark: HTTP `DELETE /circles/v1/blocks/{user_id}`.
+    /// - Remark: Generated from `#/paths//circles/v1/blocks/{user_id}/delete(unblockUser)`.
+    func unblockUser(_ input: Operations.UnblockUser.Input) async throws -> Operations.UnblockUser.Output
     /// Report something objectionable
     ///
     /// Reports content or a person to MyCirclee's moderators (Apple's guideline 1.2). Only what the caller can see may be reported, and not their own; one open report per caller and object; at most `COLONY_REPORTS_RATE` reports per caller (20 a day by default). A moderator dismisses it, removes the content, warns or suspends its owner in the Colony Console, and the reporter gets an in-app notification of the outcome. Nothing of the content is copied into the report: what expires (a MyCirclee post after 24 hours) is gone for moderators too.
@@ -512,7 +533,7 @@ extension APIProtocol {
     }
     /// Ask to add someone to a circle
     ///
-    /// Any member may ask to add someone by `handle` (trimmed, lowercased, a leading `@` dropped). Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The request waits for the invitee: only they can accept it (POST /circles/v1/add-requests/{request_id}/accept), since joining takes their consent; the circle's owner may approve it first (/approve) or veto it (/decline), and the invitee may decline. There is at most one pending request per person and circle, and each member may make 20 an hour (`COLONY_CIRCLES_ADD_REQUEST_RATE`).
+    /// Any member may ask to add someone by `handle` (trimmed, lowercased, a leading `@` dropped). Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The request waits for the invitee: only they can accept it (POST /circles/v1/add-requests/{request_id}/accept), since joining takes their consent; the circle's owner may approve it first (/approve) or veto it (/decline), and the invitee may decline. There is at most one pending request per person and circle, and each member may make 20 an hour (`COLONY_CIRCLES_ADD_REQUEST_RATE`). Someone who blocked the caller cannot be asked for (403 `blocked`).
     ///
     /// - Remark: HTTP `POST /circles/v1/circles/{circle_id}/add-requests`.
     /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/add-requests/post(requestAdd)`.
@@ -529,7 +550,7 @@ extension APIProtocol {
     }
     /// Pending add requests the caller can answer
     ///
-    /// The pending requests inviting the caller and those for circles the caller owns, newest first.
+    /// The pending requests inviting the caller and those for circles the caller owns, newest first; a request from a user the caller blocked, inviting the caller, is left out.
     ///
     /// - Remark: HTTP `GET /circles/v1/add-requests`.
     /// - Remark: Generated from `#/paths//circles/v1/add-requests/get(listAddRequests)`.
@@ -583,7 +604,7 @@ extension APIProtocol {
     }
     /// The members' presence in a circle
     ///
-    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The status each member has set in this circle (members who never set one are left out), most recently changed first.
+    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The status each member has set in this circle (members who never set one, and users the caller blocked, are left out), most recently changed first.
     ///
     /// - Remark: HTTP `GET /circles/v1/circles/{circle_id}/presence`.
     /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/presence/get(listPresence)`.
@@ -615,7 +636,7 @@ extension APIProtocol {
     }
     /// A circle's feed
     ///
-    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The circle's live posts, newest first, `limit` per page; expired posts are never returned. Pass a page's `next_cursor` as `before` for the next (older) page; `next_cursor` is absent on the last page.
+    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. The circle's live posts, newest first, `limit` per page; expired posts are never returned. Posts by users the caller blocked are left out (counts of reactions, votes and RSVPs stay totals). Pass a page's `next_cursor` as `before` for the next (older) page; `next_cursor` is absent on the last page.
     ///
     /// - Remark: HTTP `GET /circles/v1/circles/{circle_id}/posts`.
     /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/posts/get(listPosts)`.
@@ -649,7 +670,7 @@ extension APIProtocol {
     }
     /// The posts the caller kept
     ///
-    /// The live posts the caller marked with PUT /circles/v1/posts/{post_id}/keep, in circles they are still in, most recently kept first. Kept posts still expire after 24 hours.
+    /// The live posts the caller marked with PUT /circles/v1/posts/{post_id}/keep, in circles they are still in, most recently kept first. Kept posts still expire after 24 hours. Posts by users the caller blocked are left out.
     ///
     /// - Remark: HTTP `GET /circles/v1/posts/kept`.
     /// - Remark: Generated from `#/paths//circles/v1/posts/kept/get(listKeptPosts)`.
@@ -658,7 +679,7 @@ extension APIProtocol {
     }
     /// One post
     ///
-    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. 
+    /// Only a live post in one of the caller's circles can be seen or touched: for anyone else, an expired post, or an unknown or malformed id it is 404 `post_not_found`. A post by a user the caller blocked is 404 too, for reading, reacting, voting, RSVPs and keeping alike.
     ///
     /// - Remark: HTTP `GET /circles/v1/posts/{post_id}`.
     /// - Remark: Generated from `#/paths//circles/v1/posts/{post_id}/get(getPost)`.
@@ -861,7 +882,7 @@ extension APIProtocol {
     }
     /// The caller's DM threads
     ///
-    /// Every thread the caller is a party of whose two parties still share its circle, most recently active first, each with the other party's public profile, the last message and the number of the other party's messages the caller has not read.
+    /// Every thread the caller is a party of whose two parties still share its circle, but those with a user the caller blocked, most recently active first, each with the other party's public profile, the last message and the number of the other party's messages the caller has not read.
     ///
     /// - Remark: HTTP `GET /circles/v1/dms`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/get(listThreads)`.
@@ -870,7 +891,7 @@ extension APIProtocol {
     }
     /// Open a DM thread with another member
     ///
-    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. Opens the caller's thread with `user_id`, a fellow member of this circle, or returns the existing one (one thread per pair and circle). Each recipient's `dm_privacy` decides: `anyone` accepts any fellow member; `reciprocal` only senders whose own `dm_privacy` is not `nobody`; `nobody` accepts no one (403 `dm_not_allowed`). The answer carries no `last_message` and an `unread_count` of 0; GET /circles/v1/dms has both.
+    /// Members only: for anyone not in the circle (or an unknown or malformed id) it is 404 `circle_not_found`, so outsiders learn nothing about what exists. Opens the caller's thread with `user_id`, a fellow member of this circle, or returns the existing one (one thread per pair and circle). A member who blocked the caller cannot be messaged: 403 `blocked`, for a new thread and an existing one alike. Each recipient's `dm_privacy` decides: `anyone` accepts any fellow member; `reciprocal` only senders whose own `dm_privacy` is not `nobody`; `nobody` accepts no one (403 `dm_not_allowed`). The answer carries no `last_message` and an `unread_count` of 0; GET /circles/v1/dms has both.
     ///
     /// - Remark: HTTP `POST /circles/v1/circles/{circle_id}/dms`.
     /// - Remark: Generated from `#/paths//circles/v1/circles/{circle_id}/dms/post(openThread)`.
@@ -904,7 +925,7 @@ extension APIProtocol {
     }
     /// A thread's messages
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Messages newest first, `limit` per page, each with its reactions. Pass a page's `next_cursor` as `before` for the next (older) page; `next_cursor` is absent on the last page.
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Messages newest first, `limit` per page, each with its reactions; messages and reactions of a user the caller blocked are left out. Pass a page's `next_cursor` as `before` for the next (older) page; `next_cursor` is absent on the last page.
     ///
     /// - Remark: HTTP `GET /circles/v1/dms/{thread_id}/messages`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/get(listMessages)`.
@@ -921,7 +942,7 @@ extension APIProtocol {
     }
     /// Send a message
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. The recipient's `dm_privacy` is checked on every send. Each recipient's `dm_privacy` decides: `anyone` accepts any fellow member; `reciprocal` only senders whose own `dm_privacy` is not `nobody`; `nobody` accepts no one (403 `dm_not_allowed`). `body` must not be blank and is at most 4000 characters (kept as sent); `reply_to_id` must be a message of this thread. Goes out as a `dm_sent` event (with whether the recipient wants a push).
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. The recipient's `dm_privacy` is checked on every send, and a recipient who blocked the caller refuses every message (403 `blocked`). Each recipient's `dm_privacy` decides: `anyone` accepts any fellow member; `reciprocal` only senders whose own `dm_privacy` is not `nobody`; `nobody` accepts no one (403 `dm_not_allowed`). `body` must not be blank and is at most 4000 characters (kept as sent); `reply_to_id` must be a message of this thread. Goes out as a `dm_sent` event (with whether the recipient wants a push).
     ///
     /// - Remark: HTTP `POST /circles/v1/dms/{thread_id}/messages`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/post(sendMessage)`.
@@ -938,7 +959,7 @@ extension APIProtocol {
     }
     /// Mark a thread read
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Sets `read_at` to now on the other party's unread messages (read receipts); when there were any, a `dm_read` event names them. No body needed. The answer carries no `last_message` and an `unread_count` of 0.
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Sets `read_at` to now on the other party's unread messages (read receipts; not while the caller has blocked them, so they stay unread until an unblock); when there were any, a `dm_read` event names them. No body needed. The answer carries no `last_message` and an `unread_count` of 0.
     ///
     /// - Remark: HTTP `POST /circles/v1/dms/{thread_id}/read`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/read/post(markThreadRead)`.
@@ -953,7 +974,7 @@ extension APIProtocol {
     }
     /// React to a message with an emoji
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Sets the caller's reaction with `emoji` on a message of this thread. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A new reaction goes out as a `dm_reacted` event (INSERT) to the two parties.
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Sets the caller's reaction with `emoji` on a message of this thread; when the other party has blocked the caller, 403 `blocked`. A message of a user the caller blocked is hidden from them (404 `message_not_found`). A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A new reaction goes out as a `dm_reacted` event (INSERT) to the two parties.
     ///
     /// - Remark: HTTP `PUT /circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/put(addMessageReaction)`.
@@ -968,7 +989,7 @@ extension APIProtocol {
     }
     /// Take a reaction on a message back
     ///
-    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Removes the caller's reaction with `emoji`. A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A removed reaction goes out as a `dm_reacted` event (DELETE).
+    /// Only the thread's two parties see it, and only while both are still members of its circle; otherwise (or for an unknown or malformed id) it is 404 `thread_not_found`. Removes the caller's reaction with `emoji` (a message of a user the caller blocked is hidden from them: 404 `message_not_found`). A retried request changes nothing: setting what is set, or unsetting what is not, answers the same and publishes nothing. A removed reaction goes out as a `dm_reacted` event (DELETE).
     ///
     /// - Remark: HTTP `DELETE /circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}`.
     /// - Remark: Generated from `#/paths//circles/v1/dms/{thread_id}/messages/{message_id}/reactions/{emoji}/delete(removeMessageReaction)`.
@@ -996,6 +1017,45 @@ extension APIProtocol {
             path: path,
             headers: headers,
             body: body
+        ))
+    }
+    /// The caller's blocks
+    ///
+    /// The users the caller has blocked, most recent first. (Users who blocked the caller are not listed.)
+    ///
+    /// - Remark: HTTP `GET /circles/v1/blocks`.
+    /// - Remark: Generated from `#/paths//circles/v1/blocks/get(listBlocks)`.
+    internal func listBlocks(headers: Operations.ListBlocks.Input.Headers = .init()) async throws -> Operations.ListBlocks.Output {
+        try await listBlocks(Operations.ListBlocks.Input(headers: headers))
+    }
+    /// Block a user
+    ///
+    /// Blocks `user_id` (blocking someone already blocked changes nothing); at most 1000 blocks per user. In MyCirclee a block is personal, not a removal: both stay in the circles they share. The blocked user can no longer open a DM thread with the caller, send them messages, react to their messages or ask to add them to a circle (403 `blocked`); their posts (feed, single reads, kept posts), presence, DM threads with the caller and reactions on the caller's messages are hidden from the caller, and realtime and pushes withhold their posts, edits, reactions, votes, RSVPs, presence changes and read receipts from the caller. Counts of reactions, votes and RSVPs on a card stay totals. It takes effect at once; unblocking shows it all again. Answers the caller's updated block list.
+    ///
+    /// - Remark: HTTP `POST /circles/v1/blocks`.
+    /// - Remark: Generated from `#/paths//circles/v1/blocks/post(blockUser)`.
+    internal func blockUser(
+        headers: Operations.BlockUser.Input.Headers = .init(),
+        body: Operations.BlockUser.Input.Body
+    ) async throws -> Operations.BlockUser.Output {
+        try await blockUser(Operations.BlockUser.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Unblock a user
+    ///
+    /// Removes the caller's block of `user_id` (fine when there is none): their posts, presence and DM threads show again, and what they send from now on reaches the caller. A block the other user made stays.
+    ///
+    /// - Remark: HTTP `DELETE /circles/v1/blocks/{user_id}`.
+    /// - Remark: Generated from `#/paths//circles/v1/blocks/{user_id}/delete(unblockUser)`.
+    internal func unblockUser(
+        path: Operations.UnblockUser.Input.Path,
+        headers: Operations.UnblockUser.Input.Headers = .init()
+    ) async throws -> Operations.UnblockUser.Output {
+        try await unblockUser(Operations.UnblockUser.Input(
+            path: path,
+            headers: headers
         ))
     }
     /// Report something objectionable

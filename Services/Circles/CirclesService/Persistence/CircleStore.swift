@@ -207,11 +207,13 @@ struct CircleStore: Sendable {
             """, logger: logger).collect().first.map(Self.request)
     }
 
-    /// Pending requests I may answer: those inviting me, and those for circles I own.
+    /// Pending requests I may answer: those inviting me (but from someone I blocked), and those
+    /// for circles I own (an owner's veto is about the circle, not about the asker).
     func pendingRequests(for userID: UUID, on connection: PostgresConnection) async throws -> [AddRequestView] {
         try await connection.query("""
             SELECT \(unescaped: Self.requestColumns) FROM add_requests r JOIN circles c ON c.id = r.circle_id JOIN profiles p ON p.user_id = r.to_user_id
-            WHERE r.status = 'pending' AND (r.to_user_id = \(userID)
+            WHERE r.status = 'pending' AND ((r.to_user_id = \(userID)
+                    AND NOT EXISTS (SELECT 1 FROM user_blocks b WHERE b.blocker_id = \(userID) AND b.blocked_id = r.from_user_id))
                 OR EXISTS (SELECT 1 FROM circle_members m WHERE m.circle_id = r.circle_id AND m.user_id = \(userID) AND m.role = 'owner'))
             ORDER BY r.created_at DESC, r.id
             """, logger: logger).collect().map(Self.request)

@@ -66,8 +66,8 @@ struct DMStore: Sendable {
             """, logger: logger).collect().first.map(Self.thread)
     }
 
-    /// My threads (with both parties still in the circle), latest activity first, each with its
-    /// last message and my unread count.
+    /// My threads (with both parties still in the circle, and not with someone I blocked), latest
+    /// activity first, each with its last message and my unread count.
     func threads(for userID: UUID, on connection: PostgresConnection) async throws -> [(Thread, DMMessageRow?, Int)] {
         try await connection.query("""
             SELECT \(unescaped: Self.threadColumns), l.id, l.thread_id, l.sender_id, l.body, l.reply_to_id, l.created_at, l.read_at,
@@ -76,6 +76,7 @@ struct DMStore: Sendable {
             LEFT JOIN LATERAL (SELECT * FROM dm_messages m WHERE m.thread_id = t.id ORDER BY m.created_at DESC, m.id DESC LIMIT 1) l ON true
             WHERE (t.user_a = \(userID) OR t.user_b = \(userID))
               AND (SELECT count(*) FROM circle_members m WHERE m.circle_id = t.circle_id AND m.user_id IN (t.user_a, t.user_b)) = 2
+              AND NOT EXISTS (SELECT 1 FROM user_blocks b WHERE b.blocker_id = \(userID) AND b.blocked_id IN (t.user_a, t.user_b))
             ORDER BY coalesce(t.last_message_at, t.created_at) DESC, t.id
             """, logger: logger).read { c in
             let thread = try Self.thread(&c)
@@ -103,19 +104,25 @@ struct DMStore: Sendable {
         return message
     }
 
-    /// Marks the other party's unread messages read; their rows now, oldest first.
+    /// Marks the other party's unread messages read (none when the reader blocked them: what the
+    /// reader is not shown stays unread); their rows now, oldest first.
     func markRead(_ thread: Thread, readerID: UUID, on connection: PostgresConnection) async throws -> [DMMessageRow] {
         try await connection.query("""
             UPDATE dm_messages AS m SET read_at = now() WHERE m.thread_id = \(thread.id) AND m.sender_id <> \(readerID) AND m.read_at IS NULL
+              AND NOT EXISTS (SELECT 1 FROM user_blocks b WHERE b.blocker_id = \(readerID) AND b.blocked_id = m.sender_id)
             RETURNING \(unescaped: Self.messageColumns)
             """, logger: logger).collect().map(Self.message).sorted { ($0.createdAt, $0.id.uuidString) < ($1.createdAt, $1.id.uuidString) }
     }
 
-    func page(_ threadID: UUID, before cursor: KeysetCursor?, limit: Int, on connection: PostgresConnection) async throws -> [(DMMessageView, KeysetCursor)] {
+    /// A page of the thread's messages as `viewer` sees them: without the messages and reactions
+    /// of a user they blocked.
+    func page(_ threadID: UUID, viewer: UUID, before cursor: KeysetCursor?, limit: Int, on connection: PostgresConnection) async throws -> [(DMMessageView, KeysetCursor)] {
         try await connection.query("""
             SELECT \(unescaped: Self.messageColumns), \(unescaped: KeysetCursor.microsSQL("m.created_at")),
-                   (SELECT coalesce(json_agg(json_build_object('emoji', r.emoji, 'user_id', r.user_id) ORDER BY r.created_at), '[]')::text FROM dm_reactions r WHERE r.message_id = m.id)
+                   (SELECT coalesce(json_agg(json_build_object('emoji', r.emoji, 'user_id', r.user_id) ORDER BY r.created_at), '[]')::text FROM dm_reactions r
+                    WHERE r.message_id = m.id AND NOT EXISTS (SELECT 1 FROM user_blocks b WHERE b.blocker_id = \(viewer) AND b.blocked_id = r.user_id))
             FROM dm_messages m WHERE m.thread_id = \(threadID)
+              AND NOT EXISTS (SELECT 1 FROM user_blocks b WHERE b.blocker_id = \(viewer) AND b.blocked_id = m.sender_id)
               AND (\(cursor?.micros)::int8 IS NULL OR (m.created_at, m.id) < ('epoch'::timestamptz + \(cursor?.micros ?? 0) * interval '1 microsecond', \(cursor?.id ?? UUID())))
             ORDER BY m.created_at DESC, m.id DESC LIMIT \(limit)
             """, logger: logger).read { c in

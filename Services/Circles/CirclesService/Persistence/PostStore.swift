@@ -57,11 +57,14 @@ struct PostStore: Sendable {
     }
 
     /// A live post in a circle `userID` belongs to; nil otherwise (expired counts as gone).
-    func visible(_ postID: UUID, to userID: UUID, lock: Bool = false, on connection: PostgresConnection) async throws -> Stored? {
+    /// `hidingBlocked`: nil too when `userID` blocked its author (what the app's reads show;
+    /// a report may still name such a post).
+    func visible(_ postID: UUID, to userID: UUID, hidingBlocked: Bool = false, lock: Bool = false, on connection: PostgresConnection) async throws -> Stored? {
         try await connection.query("""
             SELECT \(unescaped: Self.columns) FROM posts p
             WHERE p.id = \(postID) AND p.expires_at > now()
               AND EXISTS (SELECT 1 FROM circle_members m WHERE m.circle_id = p.circle_id AND m.user_id = \(userID))
+              AND NOT (\(hidingBlocked) AND EXISTS (SELECT 1 FROM user_blocks b WHERE b.blocker_id = \(userID) AND b.blocked_id = p.author_id))
             \(unescaped: lock ? "FOR UPDATE OF p" : "")
             """, logger: logger).collect().first.map(Self.stored)
     }
@@ -173,8 +176,8 @@ struct PostStore: Sendable {
                           kept: kept)
     }
 
-    /// One page of a circle's live posts, newest first, with the viewer's marks and each card's
-    /// cursor; nil when the viewer is not a member (checked by the page's own statement,
+    /// One page of a circle's live posts, newest first, but those by authors the viewer blocked,
+    /// with the viewer's marks and each card's cursor; nil when the viewer is not a member (checked by the page's own statement,
     /// `MemberPage`).
     func feed(_ circleID: UUID, viewer: UUID, before cursor: KeysetCursor?, limit: Int, on connection: PostgresConnection) async throws
         -> [(Stored, Aggregates, KeysetCursor)]? {
@@ -192,13 +195,15 @@ struct PostStore: Sendable {
         return nil
     }
 
-    /// My kept posts that are still live, in circles I am still in, most recently kept first.
+    /// My kept posts that are still live, in circles I am still in, by authors I have not
+    /// blocked, most recently kept first.
     func kept(by viewer: UUID, on connection: PostgresConnection) async throws -> [(Stored, Aggregates)] {
         try await connection.query("""
             SELECT \(unescaped: Self.columns), \(unescaped: Self.aggregatesSQL(viewer: viewer))
             FROM kept_posts k JOIN posts p ON p.id = k.post_id JOIN profiles a ON a.user_id = p.author_id
             WHERE k.user_id = \(viewer) AND p.expires_at > now()
               AND EXISTS (SELECT 1 FROM circle_members m WHERE m.circle_id = p.circle_id AND m.user_id = \(viewer))
+              AND NOT EXISTS (SELECT 1 FROM user_blocks b WHERE b.blocker_id = \(viewer) AND b.blocked_id = p.author_id)
             ORDER BY k.kept_at DESC, p.id
             """, logger: logger).collect().map(Self.card)
     }
@@ -338,7 +343,8 @@ public enum FeedSQL {
     static func sql(_ direction: MemberPage.Direction) -> String {
         MemberPage.sql(direction: direction, membership: "circle_members cm", member: "cm.circle_id = $1 AND cm.user_id = $2",
                        select: "\(PostStore.columns), \(PostStore.aggregatesSQL(viewer: "$2")), \(KeysetCursor.microsSQL("p.created_at")) AS cursor_micros", columns: 23,
-                       from: "posts p JOIN profiles a ON a.user_id = p.author_id", filter: "p.circle_id = $1 AND p.expires_at > now()",
+                       from: "posts p JOIN profiles a ON a.user_id = p.author_id",
+                       filter: "p.circle_id = $1 AND p.expires_at > now() AND NOT \(BlockList.hiddenByBlock(viewer: "$2", author: "p.author_id"))",
                        time: "p.created_at", id: "p.id", sort: ("created_at", "id"), maxPage: maxPage)
     }
 

@@ -36,11 +36,14 @@ struct PresenceStore: Sendable {
             """, logger: logger).collect().map(Self.row)[0]
     }
 
-    func circle(_ circleID: UUID, on connection: PostgresConnection) async throws -> [PresenceRow] {
+    /// The members' statuses in the circle, but those of users `viewer` blocked.
+    func circle(_ circleID: UUID, viewer: UUID, on connection: PostgresConnection) async throws -> [PresenceRow] {
         try await connection.query("""
             SELECT s.user_id, s.circle_id, s.status::text, s.updated_at FROM presence_states s
             JOIN circle_members m ON m.circle_id = s.circle_id AND m.user_id = s.user_id
-            WHERE s.circle_id = \(circleID) ORDER BY s.updated_at DESC, s.user_id
+            WHERE s.circle_id = \(circleID)
+              AND NOT EXISTS (SELECT 1 FROM user_blocks b WHERE b.blocker_id = \(viewer) AND b.blocked_id = s.user_id)
+            ORDER BY s.updated_at DESC, s.user_id
             """, logger: logger).collect().map(Self.row)
     }
 }

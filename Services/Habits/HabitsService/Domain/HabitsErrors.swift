@@ -5,6 +5,7 @@ enum HabitsErrors {
     static let habitNotFound = APIError.notFound("habit not found", code: "habit_not_found")
     static let hiveNotFound = APIError.notFound("hive not found", code: "hive_not_found")
     static let memberNotFound = APIError.notFound("not a member of this hive", code: "member_not_found")
+    static let userNotFound = APIError.notFound("user not found", code: "user_not_found")
     static let logNotFound = APIError.notFound("no log for that day", code: "log_not_found")
     static let profileGone = APIError.unauthorized("this account was deleted", code: "account_deleted")
 

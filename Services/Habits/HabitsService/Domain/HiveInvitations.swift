@@ -7,18 +7,22 @@ import PostgresNIO
 /// "Invite by contact match" (the seed's second way into a hive, beside codes): the owner
 /// invites one of their contact matches; the invitee is pushed, and accepts (joins, as by code)
 /// or declines. Nobody else can be invited this way, so it reaches only people whose number the
-/// owner has.
+/// owner has. Someone who blocked the owner cannot be invited (403 `blocked`), and an invitation
+/// from someone the invitee blocked is hidden from them (`HabitsBlocks`).
 struct HiveInvitations: Sendable {
     let outbox: Outbox
     let logger: Logger
     var hives: Hives { Hives(outbox: outbox, logger: logger) }
     var store: HiveStore { HiveStore(logger: logger) }
+    var blocks: BlockList { BlockList(logger: logger) }
 
     func invite(_ hiveID: UUID, invitee: UUID, userID: UUID, on connection: PostgresConnection) async throws -> HiveInvitationRow {
         let hive = try await hives.ownedHive(hiveID, userID: userID, forUpdate: true, on: connection)
         guard invitee != userID, try await ContactStore(logger: logger).matches(userID: userID, on: connection).contains(where: { $0.userId == invitee }) else {
             throw HabitsErrors.contactNotFound
         }
+        // The invitee's block of the owner, read in the transaction that writes the invitation.
+        try await blocks.refuse(userID, reaching: invitee, on: connection)
         let members = try await store.memberIDs(hiveID, on: connection)
         guard !members.contains(invitee) else { throw APIError.conflict("this person is already a member of the hive", code: "already_member") }
         guard members.count < HiveRules.maxMembers else { throw HabitsErrors.hiveFull }
@@ -59,9 +63,11 @@ struct HiveInvitations: Sendable {
         return try await answer(locked, .declined, userID: userID, on: connection)
     }
 
-    /// An invitation addressed to the caller; anyone else's is "not found".
+    /// An invitation addressed to the caller; anyone else's is "not found", and so is one from
+    /// someone the caller blocked (hidden from their list: it shows again after an unblock).
     private func mine(_ id: UUID, userID: UUID, on connection: PostgresConnection) async throws -> HiveInvitationRow {
-        guard let invitation = try await store.invitation(id, forUpdate: false, on: connection), invitation.userId == userID else { throw HabitsErrors.invitationNotFound }
+        guard let invitation = try await store.invitation(id, forUpdate: false, on: connection), invitation.userId == userID,
+              try await !blocks.hasBlocked(invitation.invitedBy, by: userID, on: connection) else { throw HabitsErrors.invitationNotFound }
         return invitation
     }
 

@@ -112,7 +112,7 @@ struct Hives: Sendable {
             guard let decoded = FeedCursor.decode(cursor) else { throw HabitsErrors.validation("before is not a cursor this service gave out") }
             before = decoded
         }
-        let rows = try await activity.feed(hiveID: hiveID, before: before, limit: limit, on: connection)
+        let rows = try await activity.feed(hiveID: hiveID, viewer: userID, before: before, limit: limit, on: connection)
         let next = rows.count == limit ? rows.last.map { FeedCursor.encode($0.createdAt, $0.id) } : nil
         return FeedPage(events: try rows.map(Components.Schemas.ActivityEvent.init), nextCursor: next)
     }
@@ -152,7 +152,9 @@ struct Hives: Sendable {
             stored = row
             let entry = ActivityStore.Entry(actor: userID, hive: hiveID, type: .habitCompleted, data: ["day": .string(day.description)], dedupeKey: "hive_completed:\(hiveID):\(userID):\(day)", at: now)
             let written = try await activity.record([entry], on: connection).first
-            try await outbox.publish(EventEnvelope(app: .habithive, aggregateId: hiveID.lowercased, actor: userID, payload: HiveDayLogged(operation: operation, day: row, activity: written)),
+            let withheld = try await HabitsBlocks.blockers(of: userID, inHive: hiveID, on: connection, logger: logger)
+            try await outbox.publish(EventEnvelope(app: .habithive, aggregateId: hiveID.lowercased, actor: userID, withheldFrom: withheld,
+                                                   payload: HiveDayLogged(operation: operation, day: row, activity: written)),
                                      on: connection, logger: logger)
         } else {
             stored = try await store.memberDay(hiveID: hiveID, userID: userID, day: day, on: connection) ?? HiveMemberDayRow(hiveId: hiveID, userId: userID, dayDate: day, value: capped)
@@ -252,7 +254,8 @@ struct Hives: Sendable {
         let member = try await store.addMember(hiveID: hive.id, userID: userID, role: "member", on: connection)
         let entry = ActivityStore.Entry(actor: userID, hive: hive.id, type: .hiveJoined, at: now)
         let written = try await activity.record([entry], on: connection)
-        try await outbox.publish(EventEnvelope(app: .habithive, aggregateId: hive.id.lowercased, actor: userID,
+        let withheld = try await HabitsBlocks.blockers(of: userID, inHive: hive.id, on: connection, logger: logger)
+        try await outbox.publish(EventEnvelope(app: .habithive, aggregateId: hive.id.lowercased, actor: userID, withheldFrom: withheld,
                                                payload: HiveJoined(member: member, hiveName: hive.name, memberIds: memberIDs + [userID], activity: written.first ?? entry.row)),
                                  on: connection, logger: logger)
     }

@@ -127,6 +127,8 @@ enum HabitsExport {
                     "data": "Its details: the day, a streak's length, why you left a hive.",
                     "created_at": "When it happened.",
                 ]),
+            .blocks,
+            .reportsFiled,
         ],
         // The platform's tables (`ExportPlan.platformTables`, quota_hits among them) are covered already.
         notExported: [

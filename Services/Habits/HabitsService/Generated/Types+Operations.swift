@@ -10425,7 +10425,7 @@ internal enum Operations {
     }
     /// Invite a contact match to a hive (owner only)
     ///
-    /// The seed's "invite by contact match": the owner invites one of their contact matches (GET /habits/v1/contacts/matches); the invitee is pushed, sees it in GET /habits/v1/invitations and accepts (joins) or declines. Anyone who is not a match is `contact_not_found`, so nobody can be invited who has not shared their number with the owner. Goes out as `hive_invited`.
+    /// The seed's "invite by contact match": the owner invites one of their contact matches (GET /habits/v1/contacts/matches); the invitee is pushed, sees it in GET /habits/v1/invitations and accepts (joins) or declines. Anyone who is not a match is `contact_not_found`, so nobody can be invited who has not shared their number with the owner. Someone who blocked the owner cannot be invited (403 `blocked`). Goes out as `hive_invited`.
     ///
     /// - Remark: HTTP `POST /habits/v1/hives/{hive_id}/invitations`.
     /// - Remark: Generated from `#/paths//habits/v1/hives/{hive_id}/invitations/post(inviteContactToHive)`.
@@ -10697,7 +10697,7 @@ internal enum Operations {
                     self.body = body
                 }
             }
-            /// The caller is not the hive's owner (`owner_only`).
+            /// The caller is not the hive's owner (`owner_only`), or `user_id` has blocked the caller (`blocked`).
             ///
             /// - Remark: Generated from `#/paths//habits/v1/hives/{hive_id}/invitations/post(inviteContactToHive)/responses/403`.
             ///
@@ -10929,7 +10929,7 @@ internal enum Operations {
     }
     /// The caller's pending hive invitations
     ///
-    /// Newest first, each with the hive's name and size and the inviter's name.
+    /// Newest first, each with the hive's name and size and the inviter's name. Invitations from users the caller blocked are left out (they show again after an unblock).
     ///
     /// - Remark: HTTP `GET /habits/v1/invitations`.
     /// - Remark: Generated from `#/paths//habits/v1/invitations/get(listMyInvitations)`.
@@ -11401,7 +11401,7 @@ internal enum Operations {
                     self.body = body
                 }
             }
-            /// No such invitation for the caller (`invitation_not_found`).
+            /// No such invitation for the caller, or one from a user the caller blocked (`invitation_not_found`).
             ///
             /// - Remark: Generated from `#/paths//habits/v1/invitations/{invitation_id}/accept/post(acceptHiveInvitation)/responses/404`.
             ///
@@ -11822,7 +11822,7 @@ internal enum Operations {
                     self.body = body
                 }
             }
-            /// No such invitation for the caller (`invitation_not_found`).
+            /// No such invitation for the caller, or one from a user the caller blocked (`invitation_not_found`).
             ///
             /// - Remark: Generated from `#/paths//habits/v1/invitations/{invitation_id}/decline/post(declineHiveInvitation)/responses/404`.
             ///
@@ -11980,7 +11980,7 @@ internal enum Operations {
     }
     /// A hive's activity feed
     ///
-    /// Newest first. Pass `next_cursor` from a page as `before` for the next (older) page.
+    /// Newest first. Pass `next_cursor` from a page as `before` for the next (older) page. Lines about a user the caller blocked (their logged days, joining, leaving) are left out; the hive's own lines (advanced, broken, milestones) stay, whoever completed the day.
     ///
     /// - Remark: HTTP `GET /habits/v1/hives/{hive_id}/activity`.
     /// - Remark: Generated from `#/paths//habits/v1/hives/{hive_id}/activity/get(listHiveActivity)`.
@@ -13236,6 +13236,945 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// The caller's blocks
+    ///
+    /// The users the caller has blocked, most recent first. (Users who blocked the caller are not listed.)
+    ///
+    /// - Remark: HTTP `GET /habits/v1/blocks`.
+    /// - Remark: Generated from `#/paths//habits/v1/blocks/get(listBlocks)`.
+    internal enum ListBlocks {
+        internal static let id: Swift.String = "listBlocks"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/habits/v1/blocks/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListBlocks.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                internal init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListBlocks.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.ListBlocks.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            internal init(headers: Operations.ListBlocks.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/habits/v1/blocks/GET/responses/200/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/habits/v1/blocks/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.BlockList)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas.BlockList {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.ListBlocks.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.ListBlocks.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// OK
+            ///
+            /// - Remark: Generated from `#/paths//habits/v1/blocks/get(listBlocks)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ListBlocks.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Operations.ListBlocks.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request cannot be read (`bad_request`, or `malformed_json` for a body that is not JSON): the gateway answers so for a NUL (`%00`) or other refused bytes in the path.
+            ///
+            /// - Remark: Generated from `#/paths//habits/v1/blocks/get(listBlocks)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct Unauthorized: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/habits/v1/blocks/GET/responses/401/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/habits/v1/blocks/GET/responses/401/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.ListBlocks.Output.Unauthorized.Body
+                /// Creates a new `Unauthorized`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.ListBlocks.Output.Unauthorized.Body) {
+                    self.body = body
+                }
+            }
+            /// Missing, invalid or expired token, a token of another app (`unauthorized`), or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//habits/v1/blocks/get(listBlocks)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Operations.ListBlocks.Output.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Operations.ListBlocks.Output.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Text in the path, query or body holds NUL (U+0000) or an unpaired UTF-16 surrogate (`validation_failed`), or the body breaks a rule of this operation.
+            ///
+            /// - Remark: Generated from `#/paths//habits/v1/blocks/get(listBlocks)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnstorableText)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.UnstorableText {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Block a user
+    ///
+    /// Blocks `user_id` (blocking someone already blocked changes nothing; at most 1000 blocks). In HabitHive a block is personal, not a removal: from then on the blocked user cannot invite the caller to a hive (403 `blocked`), their pending invitations to the caller are hidden (GET /habits/v1/invitations; accepting or declining one is 404), and their own lines in every hive feed (logged days, joining, leaving) are hidden from the caller. Both stay in the hives they share, and what belongs to the hive stays as it is for everyone: its members, days, member days, the streak advancing or breaking. Answers the caller's updated block list.
+    ///
+    /// - Remark: HTTP `POST /habits/v1/blocks`.
+    /// - Remark: Generated from `#/paths//habits/v1/blocks/post(blockUser)`.
+    internal enum BlockUser {
+        internal static let id: Swift.String = "blockUser"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/habits/v1/blocks/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// Makes the write safe to retry: 1–255 printable ASCII characters, no space first or last. A replay with the same key and the same request returns the stored answer (with `Idempotent-Replayed: true`); the same key with a different request is 422 `idempotency_key_reused`.
+                ///
+                /// - Remark: Generated from `#/paths/habits/v1/blocks/POST/header/Idempotency-Key`.
+                internal var idempotencyKey: Components.Parameters.IdempotencyKey?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.BlockUser.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - idempotencyKey: Makes the write safe to retry: 1–255 printable ASCII characters, no space first or last. A replay with the same key and the same request returns the stored answer (with `Idempotent-Replayed: true`); the same key with a different request is 422 `idempotency_key_reused`.
+                ///   - accept:
+                internal init(
+                    idempotencyKey: Components.Parameters.IdempotencyKey? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.BlockUser.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.idempotencyKey = idempotencyKey
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.BlockUser.Input.Headers
+            /// - Remark: Generated from `#/paths/habits/v1/blocks/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/habits/v1/blocks/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.BlockCreate)
+            }
+            internal var body: Operations.BlockUser.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                headers: Operations.BlockUser.Input.Headers = .init(),
+                body: Operations.BlockUser.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/habits/v1/blocks/POST/responses/201/headers`.
+                internal struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/components/headers/IdempotentReplayed`.
+                    internal enum IdempotentReplayed: String, Codable, Hashable, Sendable, CaseIterable {
+                        case _true = "true"
+                    }
+                    /// `true` when this is a stored answer to an earlier request with the same Idempotency-Key.
+                    ///
+                    /// - Remark: Generated from `#/paths/habits/v1/blocks/POST/responses/201/headers/Idempotent-Replayed`.
+                    internal var idempotentReplayed: Components.Headers.IdempotentReplayed?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - idempotentReplayed: `true` when this is a stored answer to an earlier request with the same Idempotency-Key.
+                    internal init(idempotentReplayed: Components.Headers.IdempotentReplayed? = nil) {
+                        self.idempotentReplayed = idempotentReplayed
+                    }
+                }
+                /// Received HTTP response headers
+                internal var headers: Operations.BlockUser.Output.Created.Headers
+                /// - Remark: Generated from `#/paths/habits/v1/blocks/POST/responses/201/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/habits/v1/blocks/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.BlockList)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas.BlockList {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.BlockUser.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                internal init(
+                    headers: Operations.BlockUser.Output.Created.Headers = .init(),
+                    body: Operations.BlockUser.Output.Created.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// Created; the caller's block list, most recent first.
+            ///
+            /// - Remark: Generated from `#/paths//habits/v1/blocks/post(blockUser)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.BlockUser.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            internal var created: Operations.BlockUser.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct BadRequest: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/habits/v1/blocks/POST/responses/400/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/habits/v1/blocks/POST/responses/400/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.BlockUser.Output.BadRequest.Body
+                /// Creates a new `BadRequest`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.BlockUser.Output.BadRequest.Body) {
+                    self.body = body
+                }
+            }
+            /// Invalid `Idempotency-Key` (`invalid_idempotency_key`) or a body that is not JSON (`malformed_json`).
+            ///
+            /// - Remark: Generated from `#/paths//habits/v1/blocks/post(blockUser)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Operations.BlockUser.Output.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Operations.BlockUser.Output.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct Unauthorized: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/habits/v1/blocks/POST/responses/401/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/habits/v1/blocks/POST/responses/401/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.BlockUser.Output.Unauthorized.Body
+                /// Creates a new `Unauthorized`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.BlockUser.Output.Unauthorized.Body) {
+                    self.body = body
+                }
+            }
+            /// Missing, invalid or expired token, a token of another app (`unauthorized`), or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//habits/v1/blocks/post(blockUser)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Operations.BlockUser.Output.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Operations.BlockUser.Output.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct Conflict: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/habits/v1/blocks/POST/responses/409/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/habits/v1/blocks/POST/responses/409/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.BlockUser.Output.Conflict.Body
+                /// Creates a new `Conflict`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.BlockUser.Output.Conflict.Body) {
+                    self.body = body
+                }
+            }
+            /// The caller has blocked 1000 users already (`block_limit`): unblock someone first. Blocking oneself is 409 `cannot_block_self`.
+            ///
+            /// - Remark: Generated from `#/paths//habits/v1/blocks/post(blockUser)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Operations.BlockUser.Output.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Operations.BlockUser.Output.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is over the service's limit (`payload_too_large`): `COLONY_MAX_BODY_BYTES`, 256 KiB by default.
+            ///
+            /// - Remark: Generated from `#/paths//habits/v1/blocks/post(blockUser)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/habits/v1/blocks/POST/responses/422/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/habits/v1/blocks/POST/responses/422/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.BlockUser.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.BlockUser.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// `user_id` missing or not a UUID (`validation_failed`); or the `Idempotency-Key` was used with a different request (`idempotency_key_reused`).
+            ///
+            /// - Remark: Generated from `#/paths//habits/v1/blocks/post(blockUser)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.BlockUser.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Operations.BlockUser.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Unblock a user
+    ///
+    /// Removes the caller's block of `user_id` (fine when there is none): their feed lines and pending invitations show again. A block the other user made stays.
+    ///
+    /// - Remark: HTTP `DELETE /habits/v1/blocks/{user_id}`.
+    /// - Remark: Generated from `#/paths//habits/v1/blocks/{user_id}/delete(unblockUser)`.
+    internal enum UnblockUser {
+        internal static let id: Swift.String = "unblockUser"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/habits/v1/blocks/{user_id}/DELETE/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The blocked user's id. A malformed id is 404 `user_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/habits/v1/blocks/{user_id}/DELETE/path/user_id`.
+                internal var userId: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - userId: The blocked user's id. A malformed id is 404 `user_not_found`.
+                internal init(userId: Swift.String) {
+                    self.userId = userId
+                }
+            }
+            internal var path: Operations.UnblockUser.Input.Path
+            /// - Remark: Generated from `#/paths/habits/v1/blocks/{user_id}/DELETE/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// Makes the write safe to retry: 1–255 printable ASCII characters, no space first or last. A replay with the same key and the same request returns the stored answer (with `Idempotent-Replayed: true`); the same key with a different request is 422 `idempotency_key_reused`.
+                ///
+                /// - Remark: Generated from `#/paths/habits/v1/blocks/{user_id}/DELETE/header/Idempotency-Key`.
+                internal var idempotencyKey: Components.Parameters.IdempotencyKey?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UnblockUser.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - idempotencyKey: Makes the write safe to retry: 1–255 printable ASCII characters, no space first or last. A replay with the same key and the same request returns the stored answer (with `Idempotent-Replayed: true`); the same key with a different request is 422 `idempotency_key_reused`.
+                ///   - accept:
+                internal init(
+                    idempotencyKey: Components.Parameters.IdempotencyKey? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UnblockUser.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.idempotencyKey = idempotencyKey
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.UnblockUser.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.UnblockUser.Input.Path,
+                headers: Operations.UnblockUser.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct NoContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/habits/v1/blocks/{user_id}/DELETE/responses/204/headers`.
+                internal struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/components/headers/IdempotentReplayed`.
+                    internal enum IdempotentReplayed: String, Codable, Hashable, Sendable, CaseIterable {
+                        case _true = "true"
+                    }
+                    /// `true` when this is a stored answer to an earlier request with the same Idempotency-Key.
+                    ///
+                    /// - Remark: Generated from `#/paths/habits/v1/blocks/{user_id}/DELETE/responses/204/headers/Idempotent-Replayed`.
+                    internal var idempotentReplayed: Components.Headers.IdempotentReplayed?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - idempotentReplayed: `true` when this is a stored answer to an earlier request with the same Idempotency-Key.
+                    internal init(idempotentReplayed: Components.Headers.IdempotentReplayed? = nil) {
+                        self.idempotentReplayed = idempotentReplayed
+                    }
+                }
+                /// Received HTTP response headers
+                internal var headers: Operations.UnblockUser.Output.NoContent.Headers
+                /// Creates a new `NoContent`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                internal init(headers: Operations.UnblockUser.Output.NoContent.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Done; no body.
+            ///
+            /// - Remark: Generated from `#/paths//habits/v1/blocks/{user_id}/delete(unblockUser)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.UnblockUser.Output.NoContent)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            internal var noContent: Operations.UnblockUser.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct BadRequest: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/habits/v1/blocks/{user_id}/DELETE/responses/400/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/habits/v1/blocks/{user_id}/DELETE/responses/400/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.UnblockUser.Output.BadRequest.Body
+                /// Creates a new `BadRequest`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.UnblockUser.Output.BadRequest.Body) {
+                    self.body = body
+                }
+            }
+            /// Invalid `Idempotency-Key` (`invalid_idempotency_key`).
+            ///
+            /// - Remark: Generated from `#/paths//habits/v1/blocks/{user_id}/delete(unblockUser)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Operations.UnblockUser.Output.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Operations.UnblockUser.Output.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct Unauthorized: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/habits/v1/blocks/{user_id}/DELETE/responses/401/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/habits/v1/blocks/{user_id}/DELETE/responses/401/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.UnblockUser.Output.Unauthorized.Body
+                /// Creates a new `Unauthorized`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.UnblockUser.Output.Unauthorized.Body) {
+                    self.body = body
+                }
+            }
+            /// Missing, invalid or expired token, a token of another app (`unauthorized`), or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//habits/v1/blocks/{user_id}/delete(unblockUser)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Operations.UnblockUser.Output.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Operations.UnblockUser.Output.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct NotFound: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/habits/v1/blocks/{user_id}/DELETE/responses/404/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/habits/v1/blocks/{user_id}/DELETE/responses/404/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.UnblockUser.Output.NotFound.Body
+                /// Creates a new `NotFound`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.UnblockUser.Output.NotFound.Body) {
+                    self.body = body
+                }
+            }
+            /// `user_id` is not a UUID (`user_not_found`).
+            ///
+            /// - Remark: Generated from `#/paths//habits/v1/blocks/{user_id}/delete(unblockUser)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Operations.UnblockUser.Output.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Operations.UnblockUser.Output.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/habits/v1/blocks/{user_id}/DELETE/responses/422/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/habits/v1/blocks/{user_id}/DELETE/responses/422/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.UnblockUser.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.UnblockUser.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// The `Idempotency-Key` was used with a different request (`idempotency_key_reused`).
+            ///
+            /// - Remark: Generated from `#/paths//habits/v1/blocks/{user_id}/delete(unblockUser)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.UnblockUser.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Operations.UnblockUser.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
                             response: self
                         )
                     }

@@ -316,12 +316,14 @@ struct HiveStore: Sendable {
         var invitedByName: String
     }
 
-    /// The user's pending invitations, newest first.
+    /// The user's pending invitations, newest first; not those from someone the user blocked.
     func pendingInvitations(for userID: UUID, on connection: PostgresConnection) async throws -> [PendingInvitation] {
         try await connection.query("""
             SELECT \(unescaped: prefixed(HiveInvitationRow.columns, "i")), h.name, (SELECT count(*) FROM hive_members m WHERE m.hive_id = h.id), p.display_name
             FROM hive_invitations i JOIN hives h ON h.id = i.hive_id JOIN profiles p ON p.id = i.invited_by
-            WHERE i.user_id = \(userID) AND i.status = 'pending' ORDER BY i.created_at DESC, i.id
+            WHERE i.user_id = \(userID) AND i.status = 'pending'
+              AND NOT EXISTS (SELECT 1 FROM user_blocks b WHERE b.blocker_id = \(userID) AND b.blocked_id = i.invited_by)
+            ORDER BY i.created_at DESC, i.id
             """, logger: logger).read { c in
             PendingInvitation(invitation: try HiveInvitationRow(cells: &c), hiveName: try c.next(String.self), memberCount: try c.next(Int.self),
                               invitedByName: try c.next(String.self))

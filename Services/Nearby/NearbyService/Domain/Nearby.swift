@@ -17,7 +17,7 @@ struct Nearby: Sendable {
     var profiles: ProfileStore { ProfileStore(logger: logger) }
     var quotas: Quotas { Quotas(logger: logger) }
     var locations: LocationStore { LocationStore(logger: logger) }
-    var blocks: BlockStore { BlockStore(logger: logger) }
+    var blocks: BlockList { BlockList(logger: logger) }
 
     // MARK: views
 
@@ -241,21 +241,28 @@ struct Nearby: Sendable {
 
     // MARK: blocks
 
+    // The platform's `user_blocks` (`BlockList`); SocialSpot's meaning is in the reads
+    // (`LocationStore`): a block hides the pair from each other both ways.
+
+    /// Blocks `other` (409 `block_limit` past `BlockList.limit`). Answers the caller's list.
     func block(_ other: UUID, by userID: UUID, on connection: PostgresConnection) async throws -> [BlockEntry] {
-        guard other != userID else { throw NearbyErrors.cannotBlockSelf }
+        guard other != userID else { throw BlockList.cannotBlockSelf }
         _ = try await require(userID, on: connection)
-        try await blocks.block(userID, other, on: connection)
-        return try await blocks.list(userID, on: connection)
+        return try await blocks.block(other, by: userID, on: connection).map(Self.entry)
     }
 
     func unblock(_ other: UUID, by userID: UUID, on connection: PostgresConnection) async throws {
         _ = try await require(userID, on: connection)
-        try await blocks.unblock(userID, other, on: connection)
+        try await blocks.unblock(other, by: userID, on: connection)
     }
 
     func blocked(by userID: UUID, on connection: PostgresConnection) async throws -> [BlockEntry] {
         _ = try await require(userID, on: connection)
-        return try await blocks.list(userID, on: connection)
+        return try await blocks.list(by: userID, on: connection).map(Self.entry)
+    }
+
+    static func entry(_ block: BlockedUser) -> BlockEntry {
+        BlockEntry(userId: block.userId.lowercased, createdAt: block.createdAt)
     }
 
     // MARK: auth's events

@@ -8,5 +8,4 @@ enum NearbyErrors {
     static let sharingOff = APIError.conflict("turn on share_location before reporting a position", code: "sharing_off")
     static let noiseKeyMissing = APIError(.serviceUnavailable, code: "not_ready", message: "the location offset key is missing; the schema's migrations did not run")
     static let implausibleJump = APIError.conflict("this position is farther from your last one than anyone could have travelled since", code: "implausible_location")
-    static let cannotBlockSelf = APIError.unprocessable("you cannot block yourself", code: "validation_failed")
 }

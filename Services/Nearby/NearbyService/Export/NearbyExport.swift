@@ -46,12 +46,8 @@ enum NearbyExport {
                         "shown_longitude": "The longitude others were shown.",
                         "updated_at": "When you reported it.",
                     ]),
-                ExportTable("blocks", about: "The people you blocked.", sql: """
-                    SELECT blocked_id, created_at FROM blocks WHERE blocker_id = $1 ORDER BY created_at, blocked_id
-                    """, fields: [
-                        "blocked_id": "The id of the person you blocked.",
-                        "created_at": "When you blocked them.",
-                    ]),
+                .blocks,
+                .reportsFiled,
             ],
             files: [
                 ExportFiles(photos, about: "your profile photo.", sql: """

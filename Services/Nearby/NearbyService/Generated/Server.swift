@@ -1591,7 +1591,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// Block a user
     ///
-    /// Blocks `user_id` (blocking someone already blocked changes nothing). A block hides the pair from each other both ways, at once: neither appears in the other's nearby list or card. Answers the caller's updated block list.
+    /// Blocks `user_id` (blocking someone already blocked changes nothing). A block hides the pair from each other both ways, at once: neither appears in the other's nearby list or card, nor is told of the other's moves, and neither can report the other. One user blocks at most 1000 others. Answers the caller's updated block list.
     ///
     /// - Remark: HTTP `POST /nearby/v1/blocks`.
     /// - Remark: Generated from `#/paths//nearby/v1/blocks/post(blockUser)`.
@@ -1676,6 +1676,24 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                 case let .unauthorized(value):
                     suppressUnusedWarning(value)
                     var response = HTTPTypes.HTTPResponse(soar_statusCode: 401)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .conflict(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 409)
                     suppressMutabilityWarning(&response)
                     let body: OpenAPIRuntime.HTTPBody
                     switch value.body {

@@ -2548,7 +2548,7 @@ internal enum Operations {
     }
     /// Block a user
     ///
-    /// Blocks `user_id` (blocking someone already blocked changes nothing). A block hides the pair from each other both ways, at once: neither appears in the other's nearby list or card. Answers the caller's updated block list.
+    /// Blocks `user_id` (blocking someone already blocked changes nothing). A block hides the pair from each other both ways, at once: neither appears in the other's nearby list or card, nor is told of the other's moves, and neither can report the other. One user blocks at most 1000 others. Answers the caller's updated block list.
     ///
     /// - Remark: HTTP `POST /nearby/v1/blocks`.
     /// - Remark: Generated from `#/paths//nearby/v1/blocks/post(blockUser)`.
@@ -2684,6 +2684,57 @@ internal enum Operations {
                     }
                 }
             }
+            internal struct Conflict: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/nearby/v1/blocks/POST/responses/409/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/nearby/v1/blocks/POST/responses/409/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.BlockUser.Output.Conflict.Body
+                /// Creates a new `Conflict`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.BlockUser.Output.Conflict.Body) {
+                    self.body = body
+                }
+            }
+            /// The caller has blocked as many users as one account may, 1000 (`block_limit`): unblock someone first. Blocking oneself is 409 `cannot_block_self`.
+            ///
+            /// - Remark: Generated from `#/paths//nearby/v1/blocks/post(blockUser)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Operations.BlockUser.Output.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Operations.BlockUser.Output.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// The request body is over the service's limit (`payload_too_large`): by default twice the photo limit (`COLONY_MAX_BODY_BYTES`).
             ///
             /// - Remark: Generated from `#/paths//nearby/v1/blocks/post(blockUser)/responses/413`.
@@ -2735,7 +2786,7 @@ internal enum Operations {
                     self.body = body
                 }
             }
-            /// `user_id` missing or not a UUID, or the caller's own id (`validation_failed`).
+            /// `user_id` missing or not a UUID (`validation_failed`).
             ///
             /// - Remark: Generated from `#/paths//nearby/v1/blocks/post(blockUser)/responses/422`.
             ///

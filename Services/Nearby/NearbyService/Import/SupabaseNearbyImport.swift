@@ -13,7 +13,7 @@ import PostgresNIO
 /// |---|---|
 /// | `profiles` (`id`, `name`, `bio`, `school`, `birthday`, the links `instagram` … `other` or a `social_links` object, `avatar_url`, `dark_mode`, `satellite_map`, `share_location`) | `profiles`: name ≤ 50, bio ≤ 300, school ≤ 100 characters (longer ones cut there, reported), links in each platform's format (a link that is not is left out and reported), the photo's file copied to `profile-photos` as `{user_id}` |
 /// | `locations` (`user_id`, `latitude` and `longitude`, or a PostGIS `location`; `accuracy`; `updated_at`) | `locations` as a `geography` point; a location older than `COLONY_NEARBY_LOCATION_TTL_SECONDS`, or of someone not sharing, is not imported |
-/// | `blocks` (`blocker_id`, `blocked_id`), when the project has it | `blocks` |
+/// | `blocks` (`blocker_id`, `blocked_id`), when the project has it | the platform's `user_blocks` (`BlockList`; a block already made here stays) |
 public enum SupabaseNearbyImport {
     public static func run(_ job: ServiceImport, from source: SourceDatabase, accounts: ImportedAccounts, settings: NearbySettings, storage: Storage) async throws {
         let logger = job.logger
@@ -82,8 +82,15 @@ public enum SupabaseNearbyImport {
                                  id: { "\(try $0.uuid("blocker_id").lowercased)|\(try $0.uuid("blocked_id").lowercased)" }) { row, writer in
             let blocker = try row.uuid("blocker_id")
             try accounts.require(blocker, "blocker_id")
+            // Into the platform's table, which has no key to `profiles`: a blocker whose account was
+            // deleted here (no profile) brings no block, as the old table's foreign key refused it.
+            guard try await !writer.connection.query("SELECT 1 FROM profiles WHERE id = \(blocker)", logger: logger).collect().isEmpty else {
+                return .notImported("the blocker's account was deleted")
+            }
             try await writer.connection.query("""
-                INSERT INTO blocks (blocker_id, blocked_id, created_at) VALUES (\(blocker), \(try row.uuid("blocked_id")), \(try row.optionalDate("created_at") ?? job.now))
+                INSERT INTO user_blocks (blocker_id, blocked_id, created_at)
+                VALUES (\(blocker), \(try row.uuid("blocked_id")), \(try row.optionalDate("created_at") ?? job.now))
+                ON CONFLICT DO NOTHING
                 """, logger: logger)
             return .imported
         }

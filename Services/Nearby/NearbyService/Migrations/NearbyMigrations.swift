@@ -1,8 +1,9 @@
 import ColonyPlatform
 
 /// The nearby schema: SocialSpot's profiles (with the app's settings), the one location row per
-/// sharing user as a PostGIS `geography` point with a GiST index, and blocks. PostGIS lives in
-/// `public`, created by `colony-admin provision`; the service's role only uses it.
+/// sharing user as a PostGIS `geography` point with a GiST index (blocks are the platform's
+/// `user_blocks` since version 4). PostGIS lives in `public`, created by `colony-admin provision`;
+/// the service's role only uses it.
 enum NearbyMigrations {
     static let all: [Migration] = [
         Migration(version: 1, name: "profiles, locations, blocks", sql: """
@@ -69,6 +70,15 @@ enum NearbyMigrations {
         Migration(version: 3, name: "the console's counts", sql: """
             -- The console's Overview counts the profiles created per day (NearbyService.consoleStats).
             CREATE INDEX profiles_created ON profiles (created_at);
+            """),
+        Migration(version: 4, name: "blocks into the platform's user_blocks", sql: """
+            -- SocialSpot's blocks move to the platform's `user_blocks` (`BlockList`, the same table
+            -- in every app; its migration ran before this one). What cascaded from `profiles` is
+            -- now `ProfileStore.erase` (and the platform's erasure on `user_deleted`).
+            INSERT INTO user_blocks (blocker_id, blocked_id, created_at)
+            SELECT blocker_id, blocked_id, created_at FROM blocks
+            ON CONFLICT DO NOTHING;
+            DROP TABLE blocks;
             """),
     ]
 }

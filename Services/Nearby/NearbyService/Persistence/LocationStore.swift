@@ -86,8 +86,8 @@ struct NearbyQuery: PostgresPreparedStatement {
         JOIN profiles p ON p.id = l.user_id
         WHERE l.user_id <> $1 AND p.share_location AND l.updated_at > now() - make_interval(secs => $3)
           AND ($5::uuid IS NULL OR l.user_id = $5::uuid)
-          AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker_id = $1 AND b.blocked_id = l.user_id)
-                                                   OR (b.blocker_id = l.user_id AND b.blocked_id = $1))
+          AND NOT EXISTS (SELECT 1 FROM user_blocks b WHERE (b.blocker_id = $1 AND b.blocked_id = l.user_id)
+                                                        OR (b.blocker_id = l.user_id AND b.blocked_id = $1))
         ORDER BY ST_Distance(l.shown, me.position), l.user_id
         LIMIT $4
         """
@@ -151,8 +151,8 @@ public enum LocationSQL {
         JOIN profiles p ON p.id = l.user_id
         WHERE me.user_id = $1 AND l.user_id <> $1 AND p.share_location
           AND l.updated_at > now() - make_interval(secs => $3::float8)
-          AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.blocker_id = $1 AND b.blocked_id = l.user_id)
-                                                   OR (b.blocker_id = l.user_id AND b.blocked_id = $1))
+          AND NOT EXISTS (SELECT 1 FROM user_blocks b WHERE (b.blocker_id = $1 AND b.blocked_id = l.user_id)
+                                                        OR (b.blocker_id = l.user_id AND b.blocked_id = $1))
         ORDER BY l.user_id LIMIT 5000
         """
     }

@@ -79,10 +79,11 @@ struct ProfileStore: Sendable {
             """, logger: logger).collect().first.map(StoredProfile.init(row:))
     }
 
-    /// Deletes the profile (its location and blocks cascade) and remembers the id.
+    /// Deletes the profile (its location cascades) and its blocks both ways, and remembers the id.
     func erase(_ userID: UUID, on connection: PostgresConnection) async throws {
         try await connection.query("INSERT INTO deleted_users (user_id) VALUES (\(userID)) ON CONFLICT DO NOTHING", logger: logger)
-        try await connection.query("DELETE FROM blocks WHERE blocked_id = \(userID)", logger: logger)
+        // `user_blocks` has no key to `profiles` (it is the platform's): erased here, not cascaded.
+        try await BlockList.erase(userID, on: connection, logger: logger)
         try await connection.query("DELETE FROM profiles WHERE id = \(userID)", logger: logger)
     }
 }

@@ -146,6 +146,15 @@ public enum Triggers {
     /// The pushes `event` makes. `names` and `eventPost` are what `lookups` asked for (missing
     /// ones fall back to the app's name).
     public static func plans(for event: ReceivedEvent, names: [NameKey: String] = [:], eventPost: EventPostInfo? = nil) throws -> Plans {
+        var plans = try planned(for: event, names: names, eventPost: eventPost)
+        // Those who blocked the author get no push of it (`EventEnvelope.withheldFrom`).
+        if let withheld = event.header.withheldFrom, !withheld.isEmpty {
+            for index in plans.pushes.indices { plans.pushes[index].excluding.formUnion(withheld) }
+        }
+        return plans
+    }
+
+    static func planned(for event: ReceivedEvent, names: [NameKey: String], eventPost: EventPostInfo?) throws -> Plans {
         let actor = event.header.actor.map { Set([$0]) } ?? []
         switch event.type {
         // MyCirclee

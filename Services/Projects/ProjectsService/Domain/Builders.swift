@@ -170,8 +170,11 @@ struct Builders: Sendable {
 }
 
 extension Outbox {
-    /// Publishes an ibelieveinyou event keyed by `key` (a project or user id).
-    func publish<Payload: EventPayload>(_ payload: Payload, key: UUID, actor: UUID?, on connection: PostgresConnection, logger: Logger) async throws {
-        try await publish(EventEnvelope(app: .ibelieveinyou, aggregateId: key.uuidString.lowercased(), actor: actor, payload: payload), on: connection, logger: logger)
+    /// Publishes an ibelieveinyou event keyed by `key` (a project or user id); `withheldFrom`:
+    /// those it would be shown to who blocked its author (`EventEnvelope.withheldFrom`).
+    func publish<Payload: EventPayload>(_ payload: Payload, key: UUID, actor: UUID?, withheldFrom: [UUID] = [], on connection: PostgresConnection,
+                                        logger: Logger) async throws {
+        try await publish(EventEnvelope(app: .ibelieveinyou, aggregateId: key.uuidString.lowercased(), actor: actor, withheldFrom: withheldFrom, payload: payload),
+                          on: connection, logger: logger)
     }
 }

@@ -33,7 +33,8 @@ struct Projects: Sendable {
     }
 
     /// The project if `userID` may do `action` on it (`ProjectPolicy`): 404 when they cannot
-    /// see it, 403 (or 422 for supporting your own) when they see it but may not do that.
+    /// see it (someone else's draft, or a builder's they blocked), 403 when they see it but may
+    /// not do that.
     func access(_ projectID: UUID, userID: UUID, _ action: ProjectPolicy.Action, on connection: PostgresConnection) async throws -> StoredProject {
         guard let project = try await store.find(projectID, viewer: userID, on: connection) else { throw ProjectsErrors.projectNotFound }
         try ProjectPolicy.require(isOwner: project.owner.userId == userID, isPublished: project.isPublished, action)
@@ -89,10 +90,11 @@ struct Projects: Sendable {
         return ProjectPage(projects: page.map { view($0.0, viewer: userID) }, nextCursor: found.count > limit ? page.last?.1.text : nil)
     }
 
-    /// Builders following the project, latest first (`getProjectSupporters`).
+    /// Builders following the project, latest first (`getProjectSupporters`), but those the
+    /// caller blocked.
     func supporters(_ projectID: UUID, userID: UUID, limit: Int, on connection: PostgresConnection) async throws -> [BuilderCard] {
         _ = try await access(projectID, userID: userID, .view, on: connection)
-        return try await builders.store.supporters(projectID, limit: limit, on: connection).map(builders.card)
+        return try await builders.store.supporters(projectID, viewer: userID, limit: limit, on: connection).map(builders.card)
     }
 
     static func cursor(_ text: String?) throws -> Cursor {
@@ -219,19 +221,25 @@ struct Projects: Sendable {
             return FollowState(projectId: projectID.lowercased, following: true, followerCount: project.followerCount, karmaEarned: 0, karma: nil)
         }
         let announce = try await store.announceFollow(projectID, userID: userID, on: connection)
+        // The owner is the one this follow is shown to (a push, when announced): withheld when
+        // they blocked the follower. Unannounced, it reaches nobody and needs no look-up.
+        let withheld = announce ? try await BlockList(logger: logger).blockers(of: userID, among: [project.owner.userId], on: connection) : []
         try await outbox.publish(ProjectFollowed(follow: followed.follow, followerCount: followed.followerCount, ownerId: project.owner.userId, notifyOwner: announce),
-                                 key: projectID, actor: userID, on: connection, logger: logger)
+                                 key: projectID, actor: userID, withheldFrom: withheld, on: connection, logger: logger)
         if let karma = followed.karma { try await builders.karmaChanged(karma, earned: points, on: connection) }
         return FollowState(projectId: projectID.lowercased, following: true, followerCount: followed.followerCount, karmaEarned: followed.karma == nil ? 0 : points,
                            karma: try followed.karma.map(Karma.init))
     }
 
     /// Unfollows (idempotent): the counter goes down; karma stays as it is. A follower may
-    /// unfollow a project that was unpublished since (it stays out of sight otherwise).
+    /// unfollow a project that was unpublished since, or whose builder they blocked since (it
+    /// stays out of sight otherwise).
     func unfollow(_ projectID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> FollowState {
-        guard let project = try await store.find(projectID, viewer: userID, on: connection) else { throw ProjectsErrors.projectNotFound }
-        if !project.isFollowing { try ProjectPolicy.require(isOwner: project.owner.userId == userID, isPublished: project.isPublished, .follow) }
+        // None when the caller blocked its builder: then only their follow makes it theirs to end.
+        let project = try await store.find(projectID, viewer: userID, on: connection)
+        if let project, !project.isFollowing { try ProjectPolicy.require(isOwner: project.owner.userId == userID, isPublished: project.isPublished, .follow) }
         guard let (follow, count) = try await store.unfollow(projectID, userID: userID, on: connection) else {
+            guard let project else { throw ProjectsErrors.projectNotFound }
             return FollowState(projectId: projectID.lowercased, following: false, followerCount: project.followerCount, karmaEarned: 0, karma: nil)
         }
         try await outbox.publish(ProjectUnfollowed(follow: follow, followerCount: count, reason: .unfollowed), key: projectID, actor: userID, on: connection, logger: logger)

@@ -2,8 +2,9 @@ import ColonyModels
 import ColonyPlatform
 
 /// The projects service's errors, one place for their codes and messages. A project the caller
-/// may not see (someone else's unpublished one) is a 404, as are its posts and milestones:
-/// outsiders learn nothing about it. On a project they can see, another user's change is a 403.
+/// may not see (someone else's unpublished one, or one whose builder they blocked) is a 404, as
+/// are its posts and milestones: outsiders learn nothing about it. On a project they can see,
+/// another user's change is a 403.
 enum ProjectsErrors {
     static let projectNotFound = APIError.notFound("project not found", code: "project_not_found")
     static let postNotFound = APIError.notFound("post not found", code: "post_not_found")

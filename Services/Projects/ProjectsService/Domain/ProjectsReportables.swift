@@ -31,18 +31,20 @@ struct ProjectsReportables: ReportableContent {
 
     var objectTypes: [String] { [Self.project, Self.post, Self.supportMessage, Self.profile] }
 
-    /// The viewer the stores' reads take when nobody in particular reads (a moderator): it only
-    /// decides `is_following` / `liked_by_me`, which nothing here uses.
+    /// The viewer the stores' reads take when nobody in particular reads (a moderator, a report):
+    /// it decides `is_following` / `liked_by_me`, which nothing here uses, and hides no blocked author.
     static let moderator = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
     func visible(_ objectType: String, _ id: UUID, to viewer: UUID, on connection: PostgresConnection) async throws -> ReportedObject? {
         switch objectType {
+        // Read as nobody in particular, so someone who blocked the builder can still report what
+        // they saw (block, then report); the policy below is the viewer's.
         case Self.project:
-            guard let project = try await projects.store.find(id, viewer: viewer, on: connection),
+            guard let project = try await projects.store.find(id, viewer: Self.moderator, on: connection),
                   ProjectPolicy.allows(isOwner: project.owner.userId == viewer, isPublished: project.isPublished, .view) else { return nil }
             return Self.object(project)
         case Self.post:
-            guard let post = try await posts.store.find(id, viewer: viewer, on: connection),
+            guard let post = try await posts.store.find(id, viewer: Self.moderator, on: connection),
                   ProjectPolicy.allows(isOwner: post.owner.userId == viewer, isPublished: post.projectIsPublished, .view) else { return nil }
             return Self.object(post)
         case Self.supportMessage:

@@ -6,7 +6,8 @@ import PostgresNIO
 
 /// Support messages: anyone who sees a project (not its owner) sends encouragement, earning 10
 /// karma each, within a rate limit. An anonymous message never shows who sent it — not in lists,
-/// not to the owner, not in events.
+/// not to the owner, not in events. A builder who blocked a user receives no message from them,
+/// anonymous or not (the server knows the sender), and does not see the named ones they sent.
 struct SupportMessages: Sendable {
     let outbox: Outbox
     let media: ProjectsMedia
@@ -24,10 +25,11 @@ struct SupportMessages: Sendable {
                               isAnonymous: row.isAnonymous, createdAt: row.createdAt, sender: row.isAnonymous ? nil : message.sender.map(builders.card))
     }
 
-    /// The project's latest messages (`getProjectSupportMessages`), newest first.
+    /// The project's latest messages (`getProjectSupportMessages`), newest first, but the named
+    /// ones of senders the caller blocked.
     func recent(_ projectID: UUID, limit: Int, userID: UUID, on connection: PostgresConnection) async throws -> [SupportMessage] {
         _ = try await projects.access(projectID, userID: userID, .view, on: connection)
-        return try await store.recent(projectID: projectID, limit: limit, on: connection).map(view)
+        return try await store.recent(projectID: projectID, viewer: userID, limit: limit, on: connection).map(view)
     }
 
     /// Sends a message: the message, the support action and 10 karma in one transaction. The
@@ -37,6 +39,9 @@ struct SupportMessages: Sendable {
         let text = try ProjectsRules.supportMessage(message)
         let sender = try await builders.require(userID, on: connection)
         let project = try await projects.access(projectID, userID: userID, .support, on: connection)
+        // 403 `blocked` when the builder blocked the sender; so `support_sent` never reaches a
+        // blocker and needs no `withheldFrom`.
+        try await BlockList(logger: logger).refuse(userID, reaching: project.owner.userId, on: connection)
         _ = try await builders.store.karma(userID, lock: true, on: connection)
         let recent = try await store.recentlySent(senderID: sender.id, windowSeconds: windowSeconds, limit: limit, on: connection)
         guard recent.count < limit else {

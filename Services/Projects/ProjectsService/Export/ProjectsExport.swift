@@ -149,6 +149,8 @@ enum ProjectsExport {
                         "project_id": "The project followed.",
                         "notified_at": "When the project's owner was last told of the follow.",
                     ]),
+                .blocks,
+                .reportsFiled,
             ],
             files: [
                 ExportFiles(media.avatars, about: "your avatar", sql: """

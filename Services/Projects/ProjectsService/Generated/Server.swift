@@ -486,6 +486,39 @@ extension APIProtocol {
             method: .post,
             path: server.apiPathComponentsWithServerPrefix("/projects/v1/reports")
         )
+        try transport.register(
+            {
+                try await server.listBlocks(
+                    request: $0,
+                    body: $1,
+                    metadata: $2
+                )
+            },
+            method: .get,
+            path: server.apiPathComponentsWithServerPrefix("/projects/v1/blocks")
+        )
+        try transport.register(
+            {
+                try await server.blockUser(
+                    request: $0,
+                    body: $1,
+                    metadata: $2
+                )
+            },
+            method: .post,
+            path: server.apiPathComponentsWithServerPrefix("/projects/v1/blocks")
+        )
+        try transport.register(
+            {
+                try await server.unblockUser(
+                    request: $0,
+                    body: $1,
+                    metadata: $2
+                )
+            },
+            method: .delete,
+            path: server.apiPathComponentsWithServerPrefix("/projects/v1/blocks/{user_id}")
+        )
     }
 }
 
@@ -1399,7 +1432,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// Projects the caller follows
     ///
-    /// `getFollowedProjects`: latest follow first, keyset-paged by `next_cursor`. Projects the caller can no longer see (unpublished by their owner) are left out.
+    /// `getFollowedProjects`: latest follow first, keyset-paged by `next_cursor`. Projects the caller can no longer see (unpublished by their owner, or of a builder the caller blocked) are left out.
     ///
     /// - Remark: HTTP `GET /projects/v1/me/following`.
     /// - Remark: Generated from `#/paths//projects/v1/me/following/get(listFollowedProjects)`.
@@ -1763,7 +1796,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// A builder's projects
     ///
-    /// `getProjectsByBuilder`: newest first; published ones only, unless the caller is that builder.
+    /// `getProjectsByBuilder`: newest first; published ones only, unless the caller is that builder; none of a builder the caller blocked.
     ///
     /// - Remark: HTTP `GET /projects/v1/builders/{builder_id}/projects`.
     /// - Remark: Generated from `#/paths//projects/v1/builders/{builder_id}/projects/get(listBuilderProjects)`.
@@ -2029,7 +2062,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// Discover published projects
     ///
-    /// `getProjects`, `getTrendingProjects`, `getNewProjects` and the Discover search in one: published projects only, `sort=new` (default: `created_at` desc) or `sort=trending` (`follower_count` desc), optionally only those whose title or tagline contains `q` (case-insensitive; `%`, `_` and `\` are taken literally), keyset-paged by `next_cursor` (keep the same `sort` and `q`).
+    /// `getProjects`, `getTrendingProjects`, `getNewProjects` and the Discover search in one: published projects only, `sort=new` (default: `created_at` desc) or `sort=trending` (`follower_count` desc), optionally only those whose title or tagline contains `q` (case-insensitive; `%`, `_` and `\` are taken literally), keyset-paged by `next_cursor` (keep the same `sort` and `q`). Projects of builders the caller blocked are left out.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/get(listProjects)`.
@@ -2327,7 +2360,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// A project by its public slug
     ///
-    /// `getProject(slug)`, for shared links. An unpublished project exists for its owner only.
+    /// `getProject(slug)`, for shared links. An unpublished project exists for its owner only; one of a builder the caller blocked is 404.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects/by-slug/{slug}`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/by-slug/{slug}/get(getProjectBySlug)`.
@@ -2567,7 +2600,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// One project
     ///
-    /// With its builder, whether the caller follows it and whether it is theirs.
+    /// With its builder, whether the caller follows it and whether it is theirs. A project of a builder the caller blocked is 404, as is everything in it.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects/{project_id}`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/get(getProject)`.
@@ -3505,7 +3538,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// Unfollow a project
     ///
-    /// `unfollowProject`, idempotent: `follower_count - 1`; karma stays. Publishes `project_unfollowed`. A follower may unfollow a project its owner unpublished since; for anyone else an unpublished project is 404.
+    /// `unfollowProject`, idempotent: `follower_count - 1`; karma stays. Publishes `project_unfollowed`. A follower may unfollow a project its owner unpublished since; for anyone else an unpublished project is 404. A follower may also unfollow a project of a builder they blocked (otherwise 404 for them).
     ///
     /// - Remark: HTTP `DELETE /projects/v1/projects/{project_id}/follow`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/follow/delete(unfollowProject)`.
@@ -3634,7 +3667,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// The project's supporters
     ///
-    /// `getProjectSupporters`: builders following the project, latest first.
+    /// `getProjectSupporters`: builders following the project, latest first; not those the caller blocked.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects/{project_id}/supporters`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/supporters/get(listSupporters)`.
@@ -4316,7 +4349,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// The caller's feed
     ///
-    /// `getFeedPosts`: posts of the projects the caller follows (and can see), newest first, each with its project and builder and `liked_by_me`, in one query; keyset-paged by `next_cursor`.
+    /// `getFeedPosts`: posts of the projects the caller follows (and can see: not those of a builder the caller blocked), newest first, each with its project and builder and `liked_by_me`, in one query; keyset-paged by `next_cursor`.
     ///
     /// - Remark: HTTP `GET /projects/v1/feed`.
     /// - Remark: Generated from `#/paths//projects/v1/feed/get(getFeed)`.
@@ -4438,7 +4471,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// One post
     ///
-    /// `getPost`, with its project and builder.
+    /// `getPost`, with its project and builder. A post of a builder the caller blocked is 404.
     ///
     /// - Remark: HTTP `GET /projects/v1/posts/{post_id}`.
     /// - Remark: Generated from `#/paths//projects/v1/posts/{post_id}/get(getPost)`.
@@ -5966,7 +5999,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// A project's latest support messages
     ///
-    /// `getProjectSupportMessages`: newest first (5 by default). An anonymous message has neither `sender_id` nor `sender`, for everyone — its project's owner too.
+    /// `getProjectSupportMessages`: newest first (5 by default). An anonymous message has neither `sender_id` nor `sender`, for everyone — its project's owner too. Named messages of senders the caller blocked are left out; anonymous ones stay, so that blocking someone never tells which anonymous messages were theirs.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects/{project_id}/support-messages`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/support-messages/get(listSupportMessages)`.
@@ -6103,7 +6136,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// Send a support message
     ///
-    /// `sendSupportMessage`, one transaction: the message, a `message` support action and 10 karma. Not to your own project. At most 10 per sender per hour by default (`COLONY_PROJECTS_SUPPORT_LIMIT` per `COLONY_PROJECTS_SUPPORT_WINDOW_SECONDS`). With `is_anonymous` the sender is never shown: not in answers, not to the owner, not in the `support_sent` event (no sender, no actor). Publishes `support_sent` (and `karma_level_up` when the level rises).
+    /// `sendSupportMessage`, one transaction: the message, a `message` support action and 10 karma. Not to your own project. At most 10 per sender per hour by default (`COLONY_PROJECTS_SUPPORT_LIMIT` per `COLONY_PROJECTS_SUPPORT_WINDOW_SECONDS`). With `is_anonymous` the sender is never shown: not in answers, not to the owner, not in the `support_sent` event (no sender, no actor). A builder who blocked the caller receives none, anonymous or not (403 `blocked`). Publishes `support_sent` (and `karma_level_up` when the level rises).
     ///
     /// - Remark: HTTP `POST /projects/v1/projects/{project_id}/support-messages`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/support-messages/post(sendSupportMessage)`.
@@ -6511,6 +6544,387 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                         name: "Retry-After",
                         value: value.headers.retryAfter
                     )
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .undocumented(statusCode, _):
+                    return (.init(soar_statusCode: statusCode), nil)
+                }
+            }
+        )
+    }
+    /// The caller's blocks
+    ///
+    /// The users the caller has blocked in I Believe In You, most recent first. (Users who blocked the caller are not listed.)
+    ///
+    /// - Remark: HTTP `GET /projects/v1/blocks`.
+    /// - Remark: Generated from `#/paths//projects/v1/blocks/get(listBlocks)`.
+    func listBlocks(
+        request: HTTPTypes.HTTPRequest,
+        body: OpenAPIRuntime.HTTPBody?,
+        metadata: OpenAPIRuntime.ServerRequestMetadata
+    ) async throws -> (HTTPTypes.HTTPResponse, OpenAPIRuntime.HTTPBody?) {
+        try await handle(
+            request: request,
+            requestBody: body,
+            metadata: metadata,
+            forOperation: Operations.ListBlocks.id,
+            using: {
+                APIHandler.listBlocks($0)
+            },
+            deserializer: { request, requestBody, metadata in
+                let headers: Operations.ListBlocks.Input.Headers = .init(accept: try converter.extractAcceptHeaderIfPresent(in: request.headerFields))
+                return Operations.ListBlocks.Input(headers: headers)
+            },
+            serializer: { output, request in
+                switch output {
+                case let .ok(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 200)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .badRequest(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 400)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .unauthorized(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 401)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .unprocessableContent(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 422)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .undocumented(statusCode, _):
+                    return (.init(soar_statusCode: statusCode), nil)
+                }
+            }
+        )
+    }
+    /// Block a user
+    ///
+    /// Blocks `user_id` (blocking someone already blocked changes nothing), at once: they can no longer send the caller support messages, anonymous or not (403 `blocked`); their projects and posts disappear from the caller's discovery, lists, feed and single reads (404, as for what the caller cannot see), their named support messages from the caller's lists and they from the lists of supporters; pushes of their follows of the caller's projects are withheld from the caller. Nothing is removed: follows, likes and karma earned stay as they are. At most 1000 blocks per user. Answers the caller's updated block list.
+    ///
+    /// - Remark: HTTP `POST /projects/v1/blocks`.
+    /// - Remark: Generated from `#/paths//projects/v1/blocks/post(blockUser)`.
+    func blockUser(
+        request: HTTPTypes.HTTPRequest,
+        body: OpenAPIRuntime.HTTPBody?,
+        metadata: OpenAPIRuntime.ServerRequestMetadata
+    ) async throws -> (HTTPTypes.HTTPResponse, OpenAPIRuntime.HTTPBody?) {
+        try await handle(
+            request: request,
+            requestBody: body,
+            metadata: metadata,
+            forOperation: Operations.BlockUser.id,
+            using: {
+                APIHandler.blockUser($0)
+            },
+            deserializer: { request, requestBody, metadata in
+                let headers: Operations.BlockUser.Input.Headers = .init(accept: try converter.extractAcceptHeaderIfPresent(in: request.headerFields))
+                let contentType = converter.extractContentTypeIfPresent(in: request.headerFields)
+                let body: Operations.BlockUser.Input.Body
+                let chosenContentType = try converter.bestContentType(
+                    received: contentType,
+                    options: [
+                        "application/json"
+                    ]
+                )
+                switch chosenContentType {
+                case "application/json":
+                    body = try await converter.getRequiredRequestBodyAsJSON(
+                        Components.Schemas.BlockCreate.self,
+                        from: requestBody,
+                        transforming: { value in
+                            .json(value)
+                        }
+                    )
+                default:
+                    preconditionFailure("bestContentType chose an invalid content type.")
+                }
+                return Operations.BlockUser.Input(
+                    headers: headers,
+                    body: body
+                )
+            },
+            serializer: { output, request in
+                switch output {
+                case let .created(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 201)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .badRequest(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 400)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .unauthorized(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 401)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .conflict(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 409)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .contentTooLarge(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 413)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .unprocessableContent(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 422)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .undocumented(statusCode, _):
+                    return (.init(soar_statusCode: statusCode), nil)
+                }
+            }
+        )
+    }
+    /// Unblock a user
+    ///
+    /// Removes the caller's block of `user_id` (fine when there is none): their projects, posts and messages show again. A block the other user made stays.
+    ///
+    /// - Remark: HTTP `DELETE /projects/v1/blocks/{user_id}`.
+    /// - Remark: Generated from `#/paths//projects/v1/blocks/{user_id}/delete(unblockUser)`.
+    func unblockUser(
+        request: HTTPTypes.HTTPRequest,
+        body: OpenAPIRuntime.HTTPBody?,
+        metadata: OpenAPIRuntime.ServerRequestMetadata
+    ) async throws -> (HTTPTypes.HTTPResponse, OpenAPIRuntime.HTTPBody?) {
+        try await handle(
+            request: request,
+            requestBody: body,
+            metadata: metadata,
+            forOperation: Operations.UnblockUser.id,
+            using: {
+                APIHandler.unblockUser($0)
+            },
+            deserializer: { request, requestBody, metadata in
+                let path: Operations.UnblockUser.Input.Path = .init(userId: try converter.getPathParameterAsURI(
+                    in: metadata.pathParameters,
+                    name: "user_id",
+                    as: Swift.String.self
+                ))
+                let headers: Operations.UnblockUser.Input.Headers = .init(accept: try converter.extractAcceptHeaderIfPresent(in: request.headerFields))
+                return Operations.UnblockUser.Input(
+                    path: path,
+                    headers: headers
+                )
+            },
+            serializer: { output, request in
+                switch output {
+                case let .noContent(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 204)
+                    suppressMutabilityWarning(&response)
+                    return (response, nil)
+                case let .badRequest(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 400)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .unauthorized(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 401)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .notFound(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 404)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .unprocessableContent(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 422)
+                    suppressMutabilityWarning(&response)
                     let body: OpenAPIRuntime.HTTPBody
                     switch value.body {
                     case let .json(value):

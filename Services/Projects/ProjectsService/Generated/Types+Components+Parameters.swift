@@ -6,7 +6,7 @@ import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/parameters` section of the OpenAPI document.
     internal enum Parameters {
-        /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+        /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
         ///
         /// - Remark: Generated from `#/components/parameters/ProjectId`.
         internal typealias ProjectId = Swift.String

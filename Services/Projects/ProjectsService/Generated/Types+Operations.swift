@@ -1578,7 +1578,7 @@ internal enum Operations {
     }
     /// Projects the caller follows
     ///
-    /// `getFollowedProjects`: latest follow first, keyset-paged by `next_cursor`. Projects the caller can no longer see (unpublished by their owner) are left out.
+    /// `getFollowedProjects`: latest follow first, keyset-paged by `next_cursor`. Projects the caller can no longer see (unpublished by their owner, or of a builder the caller blocked) are left out.
     ///
     /// - Remark: HTTP `GET /projects/v1/me/following`.
     /// - Remark: Generated from `#/paths//projects/v1/me/following/get(listFollowedProjects)`.
@@ -2269,7 +2269,7 @@ internal enum Operations {
     }
     /// A builder's projects
     ///
-    /// `getProjectsByBuilder`: newest first; published ones only, unless the caller is that builder.
+    /// `getProjectsByBuilder`: newest first; published ones only, unless the caller is that builder; none of a builder the caller blocked.
     ///
     /// - Remark: HTTP `GET /projects/v1/builders/{builder_id}/projects`.
     /// - Remark: Generated from `#/paths//projects/v1/builders/{builder_id}/projects/get(listBuilderProjects)`.
@@ -2763,7 +2763,7 @@ internal enum Operations {
     }
     /// Discover published projects
     ///
-    /// `getProjects`, `getTrendingProjects`, `getNewProjects` and the Discover search in one: published projects only, `sort=new` (default: `created_at` desc) or `sort=trending` (`follower_count` desc), optionally only those whose title or tagline contains `q` (case-insensitive; `%`, `_` and `\` are taken literally), keyset-paged by `next_cursor` (keep the same `sort` and `q`).
+    /// `getProjects`, `getTrendingProjects`, `getNewProjects` and the Discover search in one: published projects only, `sort=new` (default: `created_at` desc) or `sort=trending` (`follower_count` desc), optionally only those whose title or tagline contains `q` (case-insensitive; `%`, `_` and `\` are taken literally), keyset-paged by `next_cursor` (keep the same `sort` and `q`). Projects of builders the caller blocked are left out.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/get(listProjects)`.
@@ -3312,7 +3312,7 @@ internal enum Operations {
     }
     /// A project by its public slug
     ///
-    /// `getProject(slug)`, for shared links. An unpublished project exists for its owner only.
+    /// `getProject(slug)`, for shared links. An unpublished project exists for its owner only; one of a builder the caller blocked is 404.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects/by-slug/{slug}`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/by-slug/{slug}/get(getProjectBySlug)`.
@@ -3457,7 +3457,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/by-slug/{slug}/get(getProjectBySlug)/responses/404`.
             ///
@@ -3765,7 +3765,7 @@ internal enum Operations {
     }
     /// One project
     ///
-    /// With its builder, whether the caller follows it and whether it is theirs.
+    /// With its builder, whether the caller follows it and whether it is theirs. A project of a builder the caller blocked is 404, as is everything in it.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects/{project_id}`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/get(getProject)`.
@@ -3774,14 +3774,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/GET/path`.
             internal struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/GET/path/project_id`.
                 internal var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 internal init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -3910,7 +3910,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/get(getProject)/responses/404`.
             ///
@@ -3998,14 +3998,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/PATCH/path`.
             internal struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/PATCH/path/project_id`.
                 internal var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 internal init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -4194,7 +4194,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/patch(updateProject)/responses/404`.
             ///
@@ -4384,14 +4384,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/DELETE/path`.
             internal struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/DELETE/path/project_id`.
                 internal var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 internal init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -4555,7 +4555,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/delete(deleteProject)/responses/404`.
             ///
@@ -4643,14 +4643,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/cover/PUT/path`.
             internal struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/cover/PUT/path/project_id`.
                 internal var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 internal init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -4841,7 +4841,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/cover/put(setCover)/responses/404`.
             ///
@@ -4952,14 +4952,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/cover/DELETE/path`.
             internal struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/cover/DELETE/path/project_id`.
                 internal var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 internal init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -5139,7 +5139,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/cover/delete(removeCover)/responses/404`.
             ///
@@ -5227,14 +5227,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/follow/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/follow/POST/path/project_id`.
                 internal var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 internal init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -5363,7 +5363,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/follow/post(followProject)/responses/404`.
             ///
@@ -5442,7 +5442,7 @@ internal enum Operations {
     }
     /// Unfollow a project
     ///
-    /// `unfollowProject`, idempotent: `follower_count - 1`; karma stays. Publishes `project_unfollowed`. A follower may unfollow a project its owner unpublished since; for anyone else an unpublished project is 404.
+    /// `unfollowProject`, idempotent: `follower_count - 1`; karma stays. Publishes `project_unfollowed`. A follower may unfollow a project its owner unpublished since; for anyone else an unpublished project is 404. A follower may also unfollow a project of a builder they blocked (otherwise 404 for them).
     ///
     /// - Remark: HTTP `DELETE /projects/v1/projects/{project_id}/follow`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/follow/delete(unfollowProject)`.
@@ -5451,14 +5451,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/follow/DELETE/path`.
             internal struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/follow/DELETE/path/project_id`.
                 internal var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 internal init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -5587,7 +5587,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/follow/delete(unfollowProject)/responses/404`.
             ///
@@ -5666,7 +5666,7 @@ internal enum Operations {
     }
     /// The project's supporters
     ///
-    /// `getProjectSupporters`: builders following the project, latest first.
+    /// `getProjectSupporters`: builders following the project, latest first; not those the caller blocked.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects/{project_id}/supporters`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/supporters/get(listSupporters)`.
@@ -5675,14 +5675,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/supporters/GET/path`.
             internal struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/supporters/GET/path/project_id`.
                 internal var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 internal init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -5829,7 +5829,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/supporters/get(listSupporters)/responses/404`.
             ///
@@ -5945,14 +5945,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/posts/GET/path`.
             internal struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/posts/GET/path/project_id`.
                 internal var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 internal init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -6108,7 +6108,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/posts/get(listProjectPosts)/responses/404`.
             ///
@@ -6224,14 +6224,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/posts/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/posts/POST/path/project_id`.
                 internal var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 internal init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -6420,7 +6420,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/posts/post(createPost)/responses/404`.
             ///
@@ -6610,14 +6610,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/images/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/images/POST/path/project_id`.
                 internal var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 internal init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -6808,7 +6808,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/images/post(uploadPostImage)/responses/404`.
             ///
@@ -6910,7 +6910,7 @@ internal enum Operations {
     }
     /// The caller's feed
     ///
-    /// `getFeedPosts`: posts of the projects the caller follows (and can see), newest first, each with its project and builder and `liked_by_me`, in one query; keyset-paged by `next_cursor`.
+    /// `getFeedPosts`: posts of the projects the caller follows (and can see: not those of a builder the caller blocked), newest first, each with its project and builder and `liked_by_me`, in one query; keyset-paged by `next_cursor`.
     ///
     /// - Remark: HTTP `GET /projects/v1/feed`.
     /// - Remark: Generated from `#/paths//projects/v1/feed/get(getFeed)`.
@@ -7148,7 +7148,7 @@ internal enum Operations {
     }
     /// One post
     ///
-    /// `getPost`, with its project and builder.
+    /// `getPost`, with its project and builder. A post of a builder the caller blocked is 404.
     ///
     /// - Remark: HTTP `GET /projects/v1/posts/{post_id}`.
     /// - Remark: Generated from `#/paths//projects/v1/posts/{post_id}/get(getPost)`.
@@ -8474,14 +8474,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/milestones/GET/path`.
             internal struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/milestones/GET/path/project_id`.
                 internal var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 internal init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -8610,7 +8610,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/milestones/get(listMilestones)/responses/404`.
             ///
@@ -8698,14 +8698,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/milestones/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/milestones/POST/path/project_id`.
                 internal var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 internal init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -8894,7 +8894,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/milestones/post(createMilestone)/responses/404`.
             ///
@@ -9930,7 +9930,7 @@ internal enum Operations {
     }
     /// A project's latest support messages
     ///
-    /// `getProjectSupportMessages`: newest first (5 by default). An anonymous message has neither `sender_id` nor `sender`, for everyone — its project's owner too.
+    /// `getProjectSupportMessages`: newest first (5 by default). An anonymous message has neither `sender_id` nor `sender`, for everyone — its project's owner too. Named messages of senders the caller blocked are left out; anonymous ones stay, so that blocking someone never tells which anonymous messages were theirs.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects/{project_id}/support-messages`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/support-messages/get(listSupportMessages)`.
@@ -9939,14 +9939,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/support-messages/GET/path`.
             internal struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/support-messages/GET/path/project_id`.
                 internal var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 internal init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -10093,7 +10093,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/support-messages/get(listSupportMessages)/responses/404`.
             ///
@@ -10200,7 +10200,7 @@ internal enum Operations {
     }
     /// Send a support message
     ///
-    /// `sendSupportMessage`, one transaction: the message, a `message` support action and 10 karma. Not to your own project. At most 10 per sender per hour by default (`COLONY_PROJECTS_SUPPORT_LIMIT` per `COLONY_PROJECTS_SUPPORT_WINDOW_SECONDS`). With `is_anonymous` the sender is never shown: not in answers, not to the owner, not in the `support_sent` event (no sender, no actor). Publishes `support_sent` (and `karma_level_up` when the level rises).
+    /// `sendSupportMessage`, one transaction: the message, a `message` support action and 10 karma. Not to your own project. At most 10 per sender per hour by default (`COLONY_PROJECTS_SUPPORT_LIMIT` per `COLONY_PROJECTS_SUPPORT_WINDOW_SECONDS`). With `is_anonymous` the sender is never shown: not in answers, not to the owner, not in the `support_sent` event (no sender, no actor). A builder who blocked the caller receives none, anonymous or not (403 `blocked`). Publishes `support_sent` (and `karma_level_up` when the level rises).
     ///
     /// - Remark: HTTP `POST /projects/v1/projects/{project_id}/support-messages`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/support-messages/post(sendSupportMessage)`.
@@ -10209,14 +10209,14 @@ internal enum Operations {
         internal struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/support-messages/POST/path`.
             internal struct Path: Sendable, Hashable {
-                /// The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                /// The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 ///
                 /// - Remark: Generated from `#/paths/projects/v1/projects/{project_id}/support-messages/POST/path/project_id`.
                 internal var projectId: Components.Parameters.ProjectId
                 /// Creates a new `Path`.
                 ///
                 /// - Parameters:
-                ///   - projectId: The project's id. Someone else's unpublished project (or a malformed id) is 404 `project_not_found`.
+                ///   - projectId: The project's id. Someone else's unpublished project, one of a builder the caller blocked (or a malformed id) is 404 `project_not_found`.
                 internal init(projectId: Components.Parameters.ProjectId) {
                     self.projectId = projectId
                 }
@@ -10382,7 +10382,7 @@ internal enum Operations {
                     self.body = body
                 }
             }
-            /// The project is the caller's own (`own_project`). Nothing is written.
+            /// The project is the caller's own (`own_project`), or its builder blocked the caller (`blocked`). Nothing is written.
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/support-messages/post(sendSupportMessage)/responses/403`.
             ///
@@ -10405,7 +10405,7 @@ internal enum Operations {
                     }
                 }
             }
-            /// No such project, or someone else's unpublished one (`project_not_found`).
+            /// No such project, someone else's unpublished one, or one of a builder the caller blocked (`project_not_found`).
             ///
             /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/support-messages/post(sendSupportMessage)/responses/404`.
             ///
@@ -11121,6 +11121,717 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// The caller's blocks
+    ///
+    /// The users the caller has blocked in I Believe In You, most recent first. (Users who blocked the caller are not listed.)
+    ///
+    /// - Remark: HTTP `GET /projects/v1/blocks`.
+    /// - Remark: Generated from `#/paths//projects/v1/blocks/get(listBlocks)`.
+    internal enum ListBlocks {
+        internal static let id: Swift.String = "listBlocks"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/projects/v1/blocks/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListBlocks.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                internal init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListBlocks.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.ListBlocks.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            internal init(headers: Operations.ListBlocks.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/projects/v1/blocks/GET/responses/200/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/projects/v1/blocks/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.BlockList)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas.BlockList {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.ListBlocks.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.ListBlocks.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// OK
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/get(listBlocks)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ListBlocks.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Operations.ListBlocks.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request cannot be read (`bad_request`, or `malformed_json` for a body that is not JSON): the gateway answers so for a NUL (`%00`) or other refused bytes in the path.
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/get(listBlocks)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing, invalid or expired token, or a token of another app (`unauthorized`); or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/get(listBlocks)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Text in the path, query or body holds NUL (U+0000) or an unpaired UTF-16 surrogate (`validation_failed`), or the body breaks a rule of this operation.
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/get(listBlocks)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnstorableText)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.UnstorableText {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Block a user
+    ///
+    /// Blocks `user_id` (blocking someone already blocked changes nothing), at once: they can no longer send the caller support messages, anonymous or not (403 `blocked`); their projects and posts disappear from the caller's discovery, lists, feed and single reads (404, as for what the caller cannot see), their named support messages from the caller's lists and they from the lists of supporters; pushes of their follows of the caller's projects are withheld from the caller. Nothing is removed: follows, likes and karma earned stay as they are. At most 1000 blocks per user. Answers the caller's updated block list.
+    ///
+    /// - Remark: HTTP `POST /projects/v1/blocks`.
+    /// - Remark: Generated from `#/paths//projects/v1/blocks/post(blockUser)`.
+    internal enum BlockUser {
+        internal static let id: Swift.String = "blockUser"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/projects/v1/blocks/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.BlockUser.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                internal init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.BlockUser.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.BlockUser.Input.Headers
+            /// - Remark: Generated from `#/paths/projects/v1/blocks/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/projects/v1/blocks/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.BlockCreate)
+            }
+            internal var body: Operations.BlockUser.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                headers: Operations.BlockUser.Input.Headers = .init(),
+                body: Operations.BlockUser.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/projects/v1/blocks/POST/responses/201/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/projects/v1/blocks/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.BlockList)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas.BlockList {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.BlockUser.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.BlockUser.Output.Created.Body) {
+                    self.body = body
+                }
+            }
+            /// Created; the caller's block list, most recent first.
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/post(blockUser)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.BlockUser.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            internal var created: Operations.BlockUser.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON (`malformed_json`).
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/post(blockUser)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.MalformedJSON)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.MalformedJSON {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing, invalid or expired token, or a token of another app (`unauthorized`); or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/post(blockUser)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct Conflict: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/projects/v1/blocks/POST/responses/409/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/projects/v1/blocks/POST/responses/409/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.BlockUser.Output.Conflict.Body
+                /// Creates a new `Conflict`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.BlockUser.Output.Conflict.Body) {
+                    self.body = body
+                }
+            }
+            /// The caller has blocked as many users as one account may, 1000 (`block_limit`); nothing changes. Blocking oneself is 409 `cannot_block_self`.
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/post(blockUser)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Operations.BlockUser.Output.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Operations.BlockUser.Output.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is over the service's limit (`payload_too_large`): twice the picture limit.
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/post(blockUser)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/projects/v1/blocks/POST/responses/422/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/projects/v1/blocks/POST/responses/422/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.BlockUser.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.BlockUser.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// `user_id` missing or not a UUID (`validation_failed`).
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/post(blockUser)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.BlockUser.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Operations.BlockUser.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Unblock a user
+    ///
+    /// Removes the caller's block of `user_id` (fine when there is none): their projects, posts and messages show again. A block the other user made stays.
+    ///
+    /// - Remark: HTTP `DELETE /projects/v1/blocks/{user_id}`.
+    /// - Remark: Generated from `#/paths//projects/v1/blocks/{user_id}/delete(unblockUser)`.
+    internal enum UnblockUser {
+        internal static let id: Swift.String = "unblockUser"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/projects/v1/blocks/{user_id}/DELETE/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The blocked user's id. A malformed id is 404 `user_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/projects/v1/blocks/{user_id}/DELETE/path/user_id`.
+                internal var userId: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - userId: The blocked user's id. A malformed id is 404 `user_not_found`.
+                internal init(userId: Swift.String) {
+                    self.userId = userId
+                }
+            }
+            internal var path: Operations.UnblockUser.Input.Path
+            /// - Remark: Generated from `#/paths/projects/v1/blocks/{user_id}/DELETE/header`.
+            internal struct Headers: Sendable, Hashable {
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UnblockUser.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                internal init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UnblockUser.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.UnblockUser.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.UnblockUser.Input.Path,
+                headers: Operations.UnblockUser.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                internal init() {}
+            }
+            /// Done; no body.
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/{user_id}/delete(unblockUser)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.UnblockUser.Output.NoContent)
+            /// Done; no body.
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/{user_id}/delete(unblockUser)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            internal static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            internal var noContent: Operations.UnblockUser.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request cannot be read (`bad_request`, or `malformed_json` for a body that is not JSON): the gateway answers so for a NUL (`%00`) or other refused bytes in the path.
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/{user_id}/delete(unblockUser)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Missing, invalid or expired token, or a token of another app (`unauthorized`); or the account was deleted (`account_deleted`).
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/{user_id}/delete(unblockUser)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            internal struct NotFound: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/projects/v1/blocks/{user_id}/DELETE/responses/404/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/projects/v1/blocks/{user_id}/DELETE/responses/404/content/application\/json`.
+                    case json(Components.Schemas._Error)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: Components.Schemas._Error {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.UnblockUser.Output.NotFound.Body
+                /// Creates a new `NotFound`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.UnblockUser.Output.NotFound.Body) {
+                    self.body = body
+                }
+            }
+            /// `user_id` is not a UUID (`user_not_found`).
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/{user_id}/delete(unblockUser)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Operations.UnblockUser.Output.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Operations.UnblockUser.Output.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Text in the path, query or body holds NUL (U+0000) or an unpaired UTF-16 surrogate (`validation_failed`), or the body breaks a rule of this operation.
+            ///
+            /// - Remark: Generated from `#/paths//projects/v1/blocks/{user_id}/delete(unblockUser)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnstorableText)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.UnstorableText {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
                             response: self
                         )
                     }

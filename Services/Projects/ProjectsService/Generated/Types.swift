@@ -63,7 +63,7 @@ internal protocol APIProtocol: Sendable {
     func listSupportActions(_ input: Operations.ListSupportActions.Input) async throws -> Operations.ListSupportActions.Output
     /// Projects the caller follows
     ///
-    /// `getFollowedProjects`: latest follow first, keyset-paged by `next_cursor`. Projects the caller can no longer see (unpublished by their owner) are left out.
+    /// `getFollowedProjects`: latest follow first, keyset-paged by `next_cursor`. Projects the caller can no longer see (unpublished by their owner, or of a builder the caller blocked) are left out.
     ///
     /// - Remark: HTTP `GET /projects/v1/me/following`.
     /// - Remark: Generated from `#/paths//projects/v1/me/following/get(listFollowedProjects)`.
@@ -84,7 +84,7 @@ internal protocol APIProtocol: Sendable {
     func getBuilder(_ input: Operations.GetBuilder.Input) async throws -> Operations.GetBuilder.Output
     /// A builder's projects
     ///
-    /// `getProjectsByBuilder`: newest first; published ones only, unless the caller is that builder.
+    /// `getProjectsByBuilder`: newest first; published ones only, unless the caller is that builder; none of a builder the caller blocked.
     ///
     /// - Remark: HTTP `GET /projects/v1/builders/{builder_id}/projects`.
     /// - Remark: Generated from `#/paths//projects/v1/builders/{builder_id}/projects/get(listBuilderProjects)`.
@@ -98,7 +98,7 @@ internal protocol APIProtocol: Sendable {
     func getBuilderByUser(_ input: Operations.GetBuilderByUser.Input) async throws -> Operations.GetBuilderByUser.Output
     /// Discover published projects
     ///
-    /// `getProjects`, `getTrendingProjects`, `getNewProjects` and the Discover search in one: published projects only, `sort=new` (default: `created_at` desc) or `sort=trending` (`follower_count` desc), optionally only those whose title or tagline contains `q` (case-insensitive; `%`, `_` and `\` are taken literally), keyset-paged by `next_cursor` (keep the same `sort` and `q`).
+    /// `getProjects`, `getTrendingProjects`, `getNewProjects` and the Discover search in one: published projects only, `sort=new` (default: `created_at` desc) or `sort=trending` (`follower_count` desc), optionally only those whose title or tagline contains `q` (case-insensitive; `%`, `_` and `\` are taken literally), keyset-paged by `next_cursor` (keep the same `sort` and `q`). Projects of builders the caller blocked are left out.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/get(listProjects)`.
@@ -112,7 +112,7 @@ internal protocol APIProtocol: Sendable {
     func createProject(_ input: Operations.CreateProject.Input) async throws -> Operations.CreateProject.Output
     /// A project by its public slug
     ///
-    /// `getProject(slug)`, for shared links. An unpublished project exists for its owner only.
+    /// `getProject(slug)`, for shared links. An unpublished project exists for its owner only; one of a builder the caller blocked is 404.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects/by-slug/{slug}`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/by-slug/{slug}/get(getProjectBySlug)`.
@@ -126,7 +126,7 @@ internal protocol APIProtocol: Sendable {
     func checkSlug(_ input: Operations.CheckSlug.Input) async throws -> Operations.CheckSlug.Output
     /// One project
     ///
-    /// With its builder, whether the caller follows it and whether it is theirs.
+    /// With its builder, whether the caller follows it and whether it is theirs. A project of a builder the caller blocked is 404, as is everything in it.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects/{project_id}`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/get(getProject)`.
@@ -168,14 +168,14 @@ internal protocol APIProtocol: Sendable {
     func followProject(_ input: Operations.FollowProject.Input) async throws -> Operations.FollowProject.Output
     /// Unfollow a project
     ///
-    /// `unfollowProject`, idempotent: `follower_count - 1`; karma stays. Publishes `project_unfollowed`. A follower may unfollow a project its owner unpublished since; for anyone else an unpublished project is 404.
+    /// `unfollowProject`, idempotent: `follower_count - 1`; karma stays. Publishes `project_unfollowed`. A follower may unfollow a project its owner unpublished since; for anyone else an unpublished project is 404. A follower may also unfollow a project of a builder they blocked (otherwise 404 for them).
     ///
     /// - Remark: HTTP `DELETE /projects/v1/projects/{project_id}/follow`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/follow/delete(unfollowProject)`.
     func unfollowProject(_ input: Operations.UnfollowProject.Input) async throws -> Operations.UnfollowProject.Output
     /// The project's supporters
     ///
-    /// `getProjectSupporters`: builders following the project, latest first.
+    /// `getProjectSupporters`: builders following the project, latest first; not those the caller blocked.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects/{project_id}/supporters`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/supporters/get(listSupporters)`.
@@ -203,14 +203,14 @@ internal protocol APIProtocol: Sendable {
     func uploadPostImage(_ input: Operations.UploadPostImage.Input) async throws -> Operations.UploadPostImage.Output
     /// The caller's feed
     ///
-    /// `getFeedPosts`: posts of the projects the caller follows (and can see), newest first, each with its project and builder and `liked_by_me`, in one query; keyset-paged by `next_cursor`.
+    /// `getFeedPosts`: posts of the projects the caller follows (and can see: not those of a builder the caller blocked), newest first, each with its project and builder and `liked_by_me`, in one query; keyset-paged by `next_cursor`.
     ///
     /// - Remark: HTTP `GET /projects/v1/feed`.
     /// - Remark: Generated from `#/paths//projects/v1/feed/get(getFeed)`.
     func getFeed(_ input: Operations.GetFeed.Input) async throws -> Operations.GetFeed.Output
     /// One post
     ///
-    /// `getPost`, with its project and builder.
+    /// `getPost`, with its project and builder. A post of a builder the caller blocked is 404.
     ///
     /// - Remark: HTTP `GET /projects/v1/posts/{post_id}`.
     /// - Remark: Generated from `#/paths//projects/v1/posts/{post_id}/get(getPost)`.
@@ -280,14 +280,14 @@ internal protocol APIProtocol: Sendable {
     func toggleMilestone(_ input: Operations.ToggleMilestone.Input) async throws -> Operations.ToggleMilestone.Output
     /// A project's latest support messages
     ///
-    /// `getProjectSupportMessages`: newest first (5 by default). An anonymous message has neither `sender_id` nor `sender`, for everyone — its project's owner too.
+    /// `getProjectSupportMessages`: newest first (5 by default). An anonymous message has neither `sender_id` nor `sender`, for everyone — its project's owner too. Named messages of senders the caller blocked are left out; anonymous ones stay, so that blocking someone never tells which anonymous messages were theirs.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects/{project_id}/support-messages`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/support-messages/get(listSupportMessages)`.
     func listSupportMessages(_ input: Operations.ListSupportMessages.Input) async throws -> Operations.ListSupportMessages.Output
     /// Send a support message
     ///
-    /// `sendSupportMessage`, one transaction: the message, a `message` support action and 10 karma. Not to your own project. At most 10 per sender per hour by default (`COLONY_PROJECTS_SUPPORT_LIMIT` per `COLONY_PROJECTS_SUPPORT_WINDOW_SECONDS`). With `is_anonymous` the sender is never shown: not in answers, not to the owner, not in the `support_sent` event (no sender, no actor). Publishes `support_sent` (and `karma_level_up` when the level rises).
+    /// `sendSupportMessage`, one transaction: the message, a `message` support action and 10 karma. Not to your own project. At most 10 per sender per hour by default (`COLONY_PROJECTS_SUPPORT_LIMIT` per `COLONY_PROJECTS_SUPPORT_WINDOW_SECONDS`). With `is_anonymous` the sender is never shown: not in answers, not to the owner, not in the `support_sent` event (no sender, no actor). A builder who blocked the caller receives none, anonymous or not (403 `blocked`). Publishes `support_sent` (and `karma_level_up` when the level rises).
     ///
     /// - Remark: HTTP `POST /projects/v1/projects/{project_id}/support-messages`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/support-messages/post(sendSupportMessage)`.
@@ -299,6 +299,27 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /projects/v1/reports`.
     /// - Remark: Generated from `#/paths//projects/v1/reports/post(createReport)`.
     func createReport(_ input: Operations.CreateReport.Input) async throws -> Operations.CreateReport.Output
+    /// The caller's blocks
+    ///
+    /// The users the caller has blocked in I Believe In You, most recent first. (Users who blocked the caller are not listed.)
+    ///
+    /// - Remark: HTTP `GET /projects/v1/blocks`.
+    /// - Remark: Generated from `#/paths//projects/v1/blocks/get(listBlocks)`.
+    func listBlocks(_ input: Operations.ListBlocks.Input) async throws -> Operations.ListBlocks.Output
+    /// Block a user
+    ///
+    /// Blocks `user_id` (blocking someone already blocked changes nothing), at once: they can no longer send the caller support messages, anonymous or not (403 `blocked`); their projects and posts disappear from the caller's discovery, lists, feed and single reads (404, as for what the caller cannot see), their named support messages from the caller's lists and they from the lists of supporters; pushes of their follows of the caller's projects are withheld from the caller. Nothing is removed: follows, likes and karma earned stay as they are. At most 1000 blocks per user. Answers the caller's updated block list.
+    ///
+    /// - Remark: HTTP `POST /projects/v1/blocks`.
+    /// - Remark: Generated from `#/paths//projects/v1/blocks/post(blockUser)`.
+    func blockUser(_ input: Operations.BlockUser.Input) async throws -> Operations.BlockUser.Output
+    /// Unblock a user
+    ///
+    /// Removes the caller's block of `user_id` (fine when there is none): their projects, posts and messages show again. A block the other user made stays.
+    ///
+    /// - Remark: HTTP `DELETE /projects/v1/blocks/{user_id}`.
+    /// - Remark: Generated from `#/paths//projects/v1/blocks/{user_id}/delete(unblockUser)`.
+    func unblockUser(_ input: Operations.UnblockUser.Input) async throws -> Operations.UnblockUser.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -395,7 +416,7 @@ extension APIProtocol {
     }
     /// Projects the caller follows
     ///
-    /// `getFollowedProjects`: latest follow first, keyset-paged by `next_cursor`. Projects the caller can no longer see (unpublished by their owner) are left out.
+    /// `getFollowedProjects`: latest follow first, keyset-paged by `next_cursor`. Projects the caller can no longer see (unpublished by their owner, or of a builder the caller blocked) are left out.
     ///
     /// - Remark: HTTP `GET /projects/v1/me/following`.
     /// - Remark: Generated from `#/paths//projects/v1/me/following/get(listFollowedProjects)`.
@@ -440,7 +461,7 @@ extension APIProtocol {
     }
     /// A builder's projects
     ///
-    /// `getProjectsByBuilder`: newest first; published ones only, unless the caller is that builder.
+    /// `getProjectsByBuilder`: newest first; published ones only, unless the caller is that builder; none of a builder the caller blocked.
     ///
     /// - Remark: HTTP `GET /projects/v1/builders/{builder_id}/projects`.
     /// - Remark: Generated from `#/paths//projects/v1/builders/{builder_id}/projects/get(listBuilderProjects)`.
@@ -472,7 +493,7 @@ extension APIProtocol {
     }
     /// Discover published projects
     ///
-    /// `getProjects`, `getTrendingProjects`, `getNewProjects` and the Discover search in one: published projects only, `sort=new` (default: `created_at` desc) or `sort=trending` (`follower_count` desc), optionally only those whose title or tagline contains `q` (case-insensitive; `%`, `_` and `\` are taken literally), keyset-paged by `next_cursor` (keep the same `sort` and `q`).
+    /// `getProjects`, `getTrendingProjects`, `getNewProjects` and the Discover search in one: published projects only, `sort=new` (default: `created_at` desc) or `sort=trending` (`follower_count` desc), optionally only those whose title or tagline contains `q` (case-insensitive; `%`, `_` and `\` are taken literally), keyset-paged by `next_cursor` (keep the same `sort` and `q`). Projects of builders the caller blocked are left out.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/get(listProjects)`.
@@ -502,7 +523,7 @@ extension APIProtocol {
     }
     /// A project by its public slug
     ///
-    /// `getProject(slug)`, for shared links. An unpublished project exists for its owner only.
+    /// `getProject(slug)`, for shared links. An unpublished project exists for its owner only; one of a builder the caller blocked is 404.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects/by-slug/{slug}`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/by-slug/{slug}/get(getProjectBySlug)`.
@@ -532,7 +553,7 @@ extension APIProtocol {
     }
     /// One project
     ///
-    /// With its builder, whether the caller follows it and whether it is theirs.
+    /// With its builder, whether the caller follows it and whether it is theirs. A project of a builder the caller blocked is 404, as is everything in it.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects/{project_id}`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/get(getProject)`.
@@ -626,7 +647,7 @@ extension APIProtocol {
     }
     /// Unfollow a project
     ///
-    /// `unfollowProject`, idempotent: `follower_count - 1`; karma stays. Publishes `project_unfollowed`. A follower may unfollow a project its owner unpublished since; for anyone else an unpublished project is 404.
+    /// `unfollowProject`, idempotent: `follower_count - 1`; karma stays. Publishes `project_unfollowed`. A follower may unfollow a project its owner unpublished since; for anyone else an unpublished project is 404. A follower may also unfollow a project of a builder they blocked (otherwise 404 for them).
     ///
     /// - Remark: HTTP `DELETE /projects/v1/projects/{project_id}/follow`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/follow/delete(unfollowProject)`.
@@ -641,7 +662,7 @@ extension APIProtocol {
     }
     /// The project's supporters
     ///
-    /// `getProjectSupporters`: builders following the project, latest first.
+    /// `getProjectSupporters`: builders following the project, latest first; not those the caller blocked.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects/{project_id}/supporters`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/supporters/get(listSupporters)`.
@@ -709,7 +730,7 @@ extension APIProtocol {
     }
     /// The caller's feed
     ///
-    /// `getFeedPosts`: posts of the projects the caller follows (and can see), newest first, each with its project and builder and `liked_by_me`, in one query; keyset-paged by `next_cursor`.
+    /// `getFeedPosts`: posts of the projects the caller follows (and can see: not those of a builder the caller blocked), newest first, each with its project and builder and `liked_by_me`, in one query; keyset-paged by `next_cursor`.
     ///
     /// - Remark: HTTP `GET /projects/v1/feed`.
     /// - Remark: Generated from `#/paths//projects/v1/feed/get(getFeed)`.
@@ -724,7 +745,7 @@ extension APIProtocol {
     }
     /// One post
     ///
-    /// `getPost`, with its project and builder.
+    /// `getPost`, with its project and builder. A post of a builder the caller blocked is 404.
     ///
     /// - Remark: HTTP `GET /projects/v1/posts/{post_id}`.
     /// - Remark: Generated from `#/paths//projects/v1/posts/{post_id}/get(getPost)`.
@@ -882,7 +903,7 @@ extension APIProtocol {
     }
     /// A project's latest support messages
     ///
-    /// `getProjectSupportMessages`: newest first (5 by default). An anonymous message has neither `sender_id` nor `sender`, for everyone — its project's owner too.
+    /// `getProjectSupportMessages`: newest first (5 by default). An anonymous message has neither `sender_id` nor `sender`, for everyone — its project's owner too. Named messages of senders the caller blocked are left out; anonymous ones stay, so that blocking someone never tells which anonymous messages were theirs.
     ///
     /// - Remark: HTTP `GET /projects/v1/projects/{project_id}/support-messages`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/support-messages/get(listSupportMessages)`.
@@ -899,7 +920,7 @@ extension APIProtocol {
     }
     /// Send a support message
     ///
-    /// `sendSupportMessage`, one transaction: the message, a `message` support action and 10 karma. Not to your own project. At most 10 per sender per hour by default (`COLONY_PROJECTS_SUPPORT_LIMIT` per `COLONY_PROJECTS_SUPPORT_WINDOW_SECONDS`). With `is_anonymous` the sender is never shown: not in answers, not to the owner, not in the `support_sent` event (no sender, no actor). Publishes `support_sent` (and `karma_level_up` when the level rises).
+    /// `sendSupportMessage`, one transaction: the message, a `message` support action and 10 karma. Not to your own project. At most 10 per sender per hour by default (`COLONY_PROJECTS_SUPPORT_LIMIT` per `COLONY_PROJECTS_SUPPORT_WINDOW_SECONDS`). With `is_anonymous` the sender is never shown: not in answers, not to the owner, not in the `support_sent` event (no sender, no actor). A builder who blocked the caller receives none, anonymous or not (403 `blocked`). Publishes `support_sent` (and `karma_level_up` when the level rises).
     ///
     /// - Remark: HTTP `POST /projects/v1/projects/{project_id}/support-messages`.
     /// - Remark: Generated from `#/paths//projects/v1/projects/{project_id}/support-messages/post(sendSupportMessage)`.
@@ -927,6 +948,45 @@ extension APIProtocol {
         try await createReport(Operations.CreateReport.Input(
             headers: headers,
             body: body
+        ))
+    }
+    /// The caller's blocks
+    ///
+    /// The users the caller has blocked in I Believe In You, most recent first. (Users who blocked the caller are not listed.)
+    ///
+    /// - Remark: HTTP `GET /projects/v1/blocks`.
+    /// - Remark: Generated from `#/paths//projects/v1/blocks/get(listBlocks)`.
+    internal func listBlocks(headers: Operations.ListBlocks.Input.Headers = .init()) async throws -> Operations.ListBlocks.Output {
+        try await listBlocks(Operations.ListBlocks.Input(headers: headers))
+    }
+    /// Block a user
+    ///
+    /// Blocks `user_id` (blocking someone already blocked changes nothing), at once: they can no longer send the caller support messages, anonymous or not (403 `blocked`); their projects and posts disappear from the caller's discovery, lists, feed and single reads (404, as for what the caller cannot see), their named support messages from the caller's lists and they from the lists of supporters; pushes of their follows of the caller's projects are withheld from the caller. Nothing is removed: follows, likes and karma earned stay as they are. At most 1000 blocks per user. Answers the caller's updated block list.
+    ///
+    /// - Remark: HTTP `POST /projects/v1/blocks`.
+    /// - Remark: Generated from `#/paths//projects/v1/blocks/post(blockUser)`.
+    internal func blockUser(
+        headers: Operations.BlockUser.Input.Headers = .init(),
+        body: Operations.BlockUser.Input.Body
+    ) async throws -> Operations.BlockUser.Output {
+        try await blockUser(Operations.BlockUser.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Unblock a user
+    ///
+    /// Removes the caller's block of `user_id` (fine when there is none): their projects, posts and messages show again. A block the other user made stays.
+    ///
+    /// - Remark: HTTP `DELETE /projects/v1/blocks/{user_id}`.
+    /// - Remark: Generated from `#/paths//projects/v1/blocks/{user_id}/delete(unblockUser)`.
+    internal func unblockUser(
+        path: Operations.UnblockUser.Input.Path,
+        headers: Operations.UnblockUser.Input.Headers = .init()
+    ) async throws -> Operations.UnblockUser.Output {
+        try await unblockUser(Operations.UnblockUser.Input(
+            path: path,
+            headers: headers
         ))
     }
 }

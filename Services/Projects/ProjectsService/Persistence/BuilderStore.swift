@@ -136,11 +136,11 @@ struct BuilderStore: Sendable {
         }
     }
 
-    /// Builders following a project, latest follower first.
-    func supporters(_ projectID: UUID, limit: Int, on connection: PostgresConnection) async throws -> [StoredBuilder] {
+    /// Builders following a project, latest follower first, but those `viewer` blocked.
+    func supporters(_ projectID: UUID, viewer: UUID, limit: Int, on connection: PostgresConnection) async throws -> [StoredBuilder] {
         try await connection.query("""
             SELECT \(unescaped: prefixed(StoredBuilder.columns, "b")) FROM follows f JOIN builders b ON b.user_id = f.user_id
-            WHERE f.project_id = \(projectID)
+            WHERE f.project_id = \(projectID) AND NOT \(blockedBy: viewer, author: "f.user_id")
             ORDER BY f.created_at DESC, f.id DESC LIMIT \(limit)
             """, logger: logger).collect().map(StoredBuilder.init(row:))
     }

@@ -19,10 +19,12 @@ struct PostStore: Sendable {
     }
 
     /// The post with its project, owner, and whether `viewer` liked it (visible or not: the
-    /// domain applies `ProjectPolicy` to the project).
+    /// domain applies `ProjectPolicy` to the project); none when `viewer` blocked its builder.
     func find(_ postID: UUID, viewer: UUID, on connection: PostgresConnection) async throws -> StoredPost? {
-        try await connection.query("SELECT \(postColumnsFor: viewer) FROM \(unescaped: StoredPost.from) WHERE po.id = \(postID)", logger: logger)
-            .collect().first.map(StoredPost.init(row:))
+        try await connection.query("""
+            SELECT \(postColumnsFor: viewer) FROM \(unescaped: StoredPost.from)
+            WHERE po.id = \(postID) AND NOT \(blockedBy: viewer, author: "b.user_id")
+            """, logger: logger).collect().first.map(StoredPost.init(row:))
     }
 
     /// A project's posts, newest first, after `cursor`; one more than `limit`.
@@ -35,7 +37,8 @@ struct PostStore: Sendable {
             """, logger: logger).collect().map(StoredPost.init(row:))
     }
 
-    /// The feed: posts of the projects `userID` follows and can see, newest first, after
+    /// The feed: posts of the projects `userID` follows and can see (not those of builders they
+    /// blocked), newest first, after
     /// `cursor`, with project, owner and `liked_by_me`, in one prepared statement; one more
     /// than `limit`.
     func feed(userID: UUID, after cursor: Cursor, limit: Int, on connection: PostgresConnection) async throws -> [StoredPost] {
@@ -146,7 +149,8 @@ struct PostStore: Sendable {
     }
 }
 
-/// One feed page. For each followed project the user can see (published, or their own), its
+/// One feed page. For each followed project the user can see (published, or their own; not of a
+/// builder they blocked, one probe of `user_blocks`' key per followed project), its
 /// newest posts before the cursor come off the `(project_id, created_at, id)` index, at most a
 /// page each; the newest page of those is then joined with project, owner and the user's like.
 ///
@@ -174,6 +178,7 @@ enum FeedSQL {
                 LIMIT \(limit)
             ) x
             WHERE f.user_id = $1 AND (p.is_published OR p.builder_id = (SELECT id FROM builders WHERE user_id = $1))
+              AND NOT EXISTS (SELECT 1 FROM builders ob JOIN user_blocks ub ON ub.blocked_id = ob.user_id WHERE ob.id = p.builder_id AND ub.blocker_id = $1)
             ORDER BY x.created_at DESC, x.id DESC
             LIMIT \(limit)
         )

@@ -17,7 +17,8 @@ struct ProjectStore: Sendable {
     }
 
     /// The project with its owner and whether `viewer` follows it, visible or not (the domain
-    /// applies `ProjectPolicy`). One prepared statement: most requests start here.
+    /// applies `ProjectPolicy`); none when `viewer` blocked its builder, as if it were not there.
+    /// One prepared statement: most requests start here.
     func find(_ projectID: UUID, viewer: UUID, on connection: PostgresConnection) async throws -> StoredProject? {
         var found: StoredProject?
         for try await project in try await connection.execute(ProjectByID(projectID: projectID, viewer: viewer), logger: logger) where found == nil {
@@ -28,7 +29,8 @@ struct ProjectStore: Sendable {
 
     func find(slug: String, viewer: UUID, on connection: PostgresConnection) async throws -> StoredProject? {
         try await connection.query("""
-            SELECT \(projectColumnsFor: viewer) FROM \(unescaped: StoredProject.from) WHERE p.public_slug = \(slug)
+            SELECT \(projectColumnsFor: viewer) FROM \(unescaped: StoredProject.from)
+            WHERE p.public_slug = \(slug) AND NOT \(blockedBy: viewer, author: "b.user_id")
             """, logger: logger).collect().first.map { try StoredProject(row: $0) }
     }
 
@@ -109,7 +111,8 @@ struct ProjectStore: Sendable {
     }
 
     /// Published projects (optionally matching `pattern` in title or tagline), newest or most
-    /// followed first, after `cursor`; one more than `limit`, to tell whether a page follows.
+    /// followed first, after `cursor`, but those of builders `viewer` blocked; one more than
+    /// `limit`, to tell whether a page follows.
     func list(sort: Sort, pattern: String?, after cursor: Cursor, limit: Int, viewer: UUID, on connection: PostgresConnection) async throws -> [StoredProject] {
         let query: PostgresQuery
         switch sort {
@@ -117,6 +120,7 @@ struct ProjectStore: Sendable {
             query = """
                 SELECT \(projectColumnsFor: viewer) FROM \(unescaped: StoredProject.from)
                 WHERE p.is_published AND (\(pattern)::text IS NULL OR p.title ILIKE \(pattern) ESCAPE '\\' OR p.tagline ILIKE \(pattern) ESCAPE '\\')
+                  AND NOT \(blockedBy: viewer, author: "b.user_id")
                   AND (p.created_at, p.id) < ('epoch'::timestamptz + \(cursor.value) * interval '1 microsecond', \(cursor.id))
                 ORDER BY p.created_at DESC, p.id DESC LIMIT \(limit + 1)
                 """
@@ -124,6 +128,7 @@ struct ProjectStore: Sendable {
             query = """
                 SELECT \(projectColumnsFor: viewer) FROM \(unescaped: StoredProject.from)
                 WHERE p.is_published AND (\(pattern)::text IS NULL OR p.title ILIKE \(pattern) ESCAPE '\\' OR p.tagline ILIKE \(pattern) ESCAPE '\\')
+                  AND NOT \(blockedBy: viewer, author: "b.user_id")
                   AND (p.follower_count, p.id) < (\(Int32(clamping: cursor.value)), \(cursor.id))
                 ORDER BY p.follower_count DESC, p.id DESC LIMIT \(limit + 1)
                 """
@@ -131,22 +136,24 @@ struct ProjectStore: Sendable {
         return try await connection.query(query, logger: logger).collect().map { try StoredProject(row: $0) }
     }
 
-    /// A builder's projects, newest first: the published ones, and the rest too for their owner.
+    /// A builder's projects, newest first: the published ones, and the rest too for their owner;
+    /// none for a viewer who blocked the builder.
     func byBuilder(_ builderID: UUID, viewer: UUID, limit: Int, on connection: PostgresConnection) async throws -> [StoredProject] {
         try await connection.query("""
             SELECT \(projectColumnsFor: viewer) FROM \(unescaped: StoredProject.from)
-            WHERE p.builder_id = \(builderID) AND (p.is_published OR b.user_id = \(viewer))
+            WHERE p.builder_id = \(builderID) AND (p.is_published OR b.user_id = \(viewer)) AND NOT \(blockedBy: viewer, author: "b.user_id")
             ORDER BY p.created_at DESC, p.id DESC LIMIT \(limit)
             """, logger: logger).collect().map { try StoredProject(row: $0) }
     }
 
-    /// Projects the user follows that they can see, latest follow first, after `cursor` (a
-    /// follow's time and id); with each follow's cursor.
+    /// Projects the user follows that they can see (not those of builders they blocked: the
+    /// follow stays, out of sight), latest follow first, after `cursor` (a follow's time and id);
+    /// with each follow's cursor.
     func followed(by userID: UUID, after cursor: Cursor, limit: Int, on connection: PostgresConnection) async throws -> [(StoredProject, Cursor)] {
         try await connection.query("""
             SELECT \(unescaped: StoredProject.columns), true, \(unescaped: Cursor.micros("f.created_at")), f.id
             FROM follows f JOIN projects p ON p.id = f.project_id JOIN builders b ON b.id = p.builder_id
-            WHERE f.user_id = \(userID) AND (p.is_published OR b.user_id = \(userID))
+            WHERE f.user_id = \(userID) AND (p.is_published OR b.user_id = \(userID)) AND NOT \(blockedBy: userID, author: "b.user_id")
               AND (f.created_at, f.id) < ('epoch'::timestamptz + \(cursor.value) * interval '1 microsecond', \(cursor.id))
             ORDER BY f.created_at DESC, f.id DESC LIMIT \(limit + 1)
             """, logger: logger).read { c in
@@ -212,11 +219,12 @@ struct ProjectStore: Sendable {
     }
 }
 
-/// A project with its owner's card and whether `$2` follows it.
+/// A project with its owner's card and whether `$2` follows it; none when `$2` blocked its owner.
 struct ProjectByID: PostgresPreparedStatement {
     static let sql = """
         SELECT \(StoredProject.columns), EXISTS (SELECT 1 FROM follows f WHERE f.project_id = p.id AND f.user_id = $2)
-        FROM \(StoredProject.from) WHERE p.id = $1
+        FROM \(StoredProject.from)
+        WHERE p.id = $1 AND NOT \(BlockList.hiddenByBlock(viewer: "$2", author: "b.user_id"))
         """
     typealias Row = StoredProject
 

@@ -21,6 +21,15 @@ extension PostgresQuery.StringInterpolation {
         appendInterpolation(viewer)
         appendLiteral(" AND l.post_id = po.id), \(Cursor.micros("po.created_at"))")
     }
+
+    /// True when `viewer` blocked the user in `author` (a SQL expression of an account id): a
+    /// read leaves out the content of those its viewer blocked with `AND NOT \(blockedBy: …)`
+    /// (`BlockList.hiddenByBlock`, with the viewer bound).
+    mutating func appendInterpolation(blockedBy viewer: UUID, author: String) {
+        appendLiteral("EXISTS (SELECT 1 FROM user_blocks ub WHERE ub.blocker_id = ")
+        appendInterpolation(viewer)
+        appendLiteral(" AND ub.blocked_id = \(author))")
+    }
 }
 
 /// `columns` with each name prefixed by `alias.`.

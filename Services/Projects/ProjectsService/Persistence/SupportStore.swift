@@ -8,12 +8,14 @@ import PostgresNIO
 struct SupportStore: Sendable {
     let logger: Logger
 
-    /// The project's latest messages, newest first.
-    func recent(projectID: UUID, limit: Int, on connection: PostgresConnection) async throws -> [StoredSupportMessage] {
+    /// The project's latest messages, newest first, but the named ones of senders `viewer`
+    /// blocked. Anonymous ones stay whoever sent them: were they hidden too, blocking someone
+    /// would tell which anonymous messages were theirs.
+    func recent(projectID: UUID, viewer: UUID, limit: Int, on connection: PostgresConnection) async throws -> [StoredSupportMessage] {
         try await connection.query("""
             SELECT \(unescaped: StoredSupportMessage.columns)
             FROM support_messages m LEFT JOIN builders s ON s.id = m.sender_id AND NOT m.is_anonymous
-            WHERE m.project_id = \(projectID)
+            WHERE m.project_id = \(projectID) AND NOT \(blockedBy: viewer, author: "s.user_id")
             ORDER BY m.created_at DESC, m.id DESC LIMIT \(limit)
             """, logger: logger).collect().map(StoredSupportMessage.init(row:))
     }

@@ -266,6 +266,8 @@ public struct Audience: Sendable, Equatable {
     public var scope: (kind: Scope, id: UUID)?
     public var users: Set<UUID>
     public var wholeApp: Bool
+    /// Never shown to these, whatever the rest says: those who blocked the change's author.
+    public var withheldFrom: Set<UUID> = []
 
     public static func members(_ kind: Scope, _ id: UUID, plus users: [UUID] = []) -> Audience {
         Audience(scope: (kind, id), users: Set(users), wholeApp: false)
@@ -279,5 +281,6 @@ public struct Audience: Sendable, Equatable {
 
     public static func == (lhs: Audience, rhs: Audience) -> Bool {
         lhs.scope?.kind == rhs.scope?.kind && lhs.scope?.id == rhs.scope?.id && lhs.users == rhs.users && lhs.wholeApp == rhs.wholeApp
+            && lhs.withheldFrom == rhs.withheldFrom
     }
 }

@@ -22,6 +22,27 @@ public enum RowChanges {
     /// the removed row whole (Supabase trims it to the key on row-secured tables because it
     /// cannot tell who may see a deleted row; Colony's audience is decided before delivery).
     public static func changes(for event: ReceivedEvent) throws -> [RowChange] {
+        // Those who blocked the author see none of the author's rows (`EventEnvelope.withheldFrom`).
+        let withheld = Set(event.header.withheldFrom ?? [])
+        guard !withheld.isEmpty else { return try presented(event) }
+        let authorsOwn = authorsOwnTables[event.type]
+        return try presented(event).map { change in
+            guard authorsOwn?.contains(change.table) ?? true else { return change }
+            var change = change
+            change.audience.withheldFrom.formUnion(withheld)
+            return change
+        }
+    }
+
+    /// Events whose rows are partly the hive's shared state, which a block leaves in view (who is
+    /// done today, who is a member), and partly the author's own: only these tables are withheld.
+    /// Every other event withheld is withheld whole.
+    static let authorsOwnTables: [EventType: Set<String>] = [
+        .hiveDayLogged: ["activity_events"],
+        .hiveJoined: ["activity_events"],
+    ]
+
+    static func presented(_ event: ReceivedEvent) throws -> [RowChange] {
         guard let app = event.header.app ?? app(of: event.header.source) else { return [] }
         let at = event.header.occurredAt
         func change(_ table: String, _ operation: RowOperation, _ row: some Encodable, previous: (any Encodable)? = nil, _ audience: Audience) throws -> RowChange {

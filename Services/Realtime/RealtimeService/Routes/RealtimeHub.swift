@@ -280,6 +280,7 @@ public final class RealtimeHub: Service, Sendable {
         for subscription in candidates {
             let channel = subscription.channel
             if let allowed, !allowed.contains(channel.user.id) { continue }
+            if change.audience.withheldFrom.contains(channel.user.id) { continue }
             let ids = channel.config.postgresChanges.filter { $0.matches(change) }.map(\.id)
             guard !ids.isEmpty else { continue }
             let payload = prefix + "[" + ids.map(String.init).joined(separator: ",") + "]}"
