@@ -191,7 +191,7 @@ struct NearbyServiceTests {
             #expect(lastMove.visibleTo == [carol.id])
             #expect(try await answer { try await nearby.api(bob).getNearbyUser(path: .init(userId: alice.id.lowercased)) }.status == 404)
             let selfBlock = try await answer { try await alices.blockUser(body: .json(.init(userId: alice.id.lowercased))) }
-            #expect(selfBlock.status == 422)
+            #expect(selfBlock.status == 409 && selfBlock.code == "cannot_block_self")
             #expect(try await answer { try await alices.unblockUser(path: .init(userId: bob.id.lowercased)) }.status == 204)
             #expect(Set(try await nearby.names(seenBy: bob)) == ["Alice", "Carol"])
             #expect(try await alices.listBlocks().ok.body.json.isEmpty)
