@@ -44,11 +44,11 @@ struct Notifications: Sendable {
     func registerActivity(_ activityID: String, post: UUID, token: String, environment: APNsEnvironment, caller: AuthenticatedUser,
                           on connection: PostgresConnection) async throws -> RegisteredDevice {
         guard caller.app == .mycirclee else { throw NotificationsErrors.liveActivitiesMyCircleeOnly }
-        let upcoming = try await projections.eventPost(post, upcomingOnly: true, on: connection)
-        if let event = upcoming, try await memberships.isMember(caller.id, of: .circle, event.circleID, on: connection) {
+        let known = try await projections.eventPostState(post, on: connection)
+        if let known, known.ended {
+            throw NotificationsErrors.eventNotFound
+        } else if let event = known?.post, try await memberships.isMember(caller.id, of: .circle, event.circleID, on: connection) {
             // The projection vouches.
-        } else if upcoming == nil, try await projections.eventPost(post, on: connection) != nil {
-            throw NotificationsErrors.eventNotFound  // ended
         } else if await eventPosts?.vouches(for: caller.id, post: post, logger: logger) != true {
             throw NotificationsErrors.eventNotFound
         }

@@ -93,19 +93,29 @@ struct ProjectionStore: Sendable {
     }
 
     /// An event post; with `upcomingOnly`, nil once it is over (ended or gone).
-    func eventPost(_ postID: UUID, upcomingOnly: Bool = false, on connection: PostgresConnection) async throws -> EventPostInfo? {
+    func eventPost(_ postID: UUID, on connection: PostgresConnection) async throws -> EventPostInfo? {
+        try await eventPostState(postID, on: connection)?.post
+    }
+
+    /// The event post and whether its end was pushed, read at once: two reads could see it missing,
+    /// then (its `post_created` applied in between) present, and take a new event for an ended one.
+    func eventPostState(_ postID: UUID, on connection: PostgresConnection) async throws -> (post: EventPostInfo, ended: Bool)? {
         try await connection.query("""
-            SELECT \(unescaped: Self.eventPostColumns) FROM event_posts WHERE post_id = \(postID) AND NOT (\(upcomingOnly) AND ended_pushed)
-            """, logger: logger).collect().first.map(Self.eventPost(row:))
+            SELECT \(unescaped: Self.eventPostColumns), ended_pushed FROM event_posts WHERE post_id = \(postID)
+            """, logger: logger).collect().first.map { row in
+            try row.read { c in (try Self.eventPost(cells: &c), try c.next(Bool.self)) }
+        }
     }
 
     static let eventPostColumns = "post_id, circle_id, author_id, title, location, starts_at, going, maybe, declined"
 
     static func eventPost(row: PostgresRow) throws -> EventPostInfo {
-        try row.read { c in
-            EventPostInfo(postID: try c.next(), circleID: try c.next(), authorID: try c.next(), title: try c.next(), location: try c.next(), startsAt: try c.next(),
-                          counts: RSVPCounts(going: try c.next(), maybe: try c.next(), declined: try c.next()))
-        }
+        try row.read { c in try eventPost(cells: &c) }
+    }
+
+    static func eventPost(cells c: inout RowCells) throws -> EventPostInfo {
+        EventPostInfo(postID: try c.next(), circleID: try c.next(), authorID: try c.next(), title: try c.next(), location: try c.next(), startsAt: try c.next(),
+                      counts: RSVPCounts(going: try c.next(), maybe: try c.next(), declined: try c.next()))
     }
 
     /// Event posts with Live Activities whose start has come (`started`) or that began more than
