@@ -6,9 +6,19 @@ import Synchronization
 /// with Colony's defaults. Callers may override any property.
 public struct KafkaConfiguration: Sendable {
     public var properties: [String: String]
+    /// A consumer's dozing between bursts (nil: it fetches all the time). Not a librdkafka property.
+    public var idleFetching: IdleFetching?
 
     public init(bootstrapServers: String, properties: [String: String] = [:]) {
-        self.properties = ["bootstrap.servers": bootstrapServers, "client.id": "colony"]
+        self.properties = [
+            "bootstrap.servers": bootstrapServers, "client.id": "colony",
+            // A broker that comes back is found within a second of accepting again (librdkafka's
+            // default backs off up to 10 s, which is how long idle relays and consumers took).
+            "reconnect.backoff.ms": "100",
+            "reconnect.backoff.max.ms": "1000",
+            // A peer that vanished without a reset (a partition, a dead host) is noticed.
+            "socket.keepalive.enable": "true",
+        ]
         self.properties.merge(properties) { _, new in new }
     }
 
@@ -30,15 +40,17 @@ public struct KafkaConfiguration: Sendable {
     }
 
     /// How long the broker may hold a fetch while nothing new is there. Short, because the local
-    /// broker (Tansu) answers a held fetch late under load: at 500 ms (Kafka's default) an event
-    /// took 133 ms at p50 from produce to consume at 500 events/s (`scripts/bench outbox`), though
-    /// the idle stack cost 11.1 % of a core instead of 83.1 % (`scripts/bench idle`). Apache Kafka
-    /// answers a held fetch as soon as data arrives: set `COLONY_KAFKA_FETCH_WAIT_MS=500` there.
+    /// broker (Tansu 0.6) holds every fetch for its whole wait, data or not: at 500 ms (Kafka's
+    /// default) an event took 131 ms at p50 and 255 ms at p99 from produce to consume, at 10 ms
+    /// 5.1 and 11.0 ms (500 events/s; docs/benchmarks.md, "The idle stack"). Idle
+    /// consumers doze instead (`IdleFetching`). Apache Kafka answers a held fetch as soon as data
+    /// arrives: set `COLONY_KAFKA_FETCH_WAIT_MS=500` and `COLONY_KAFKA_IDLE_FETCH_INTERVAL_MS=0` there.
     public static let consumerFetchWaitMilliseconds = 10
 
     /// Consumer-group consumer that commits only what the application stored as handled.
     /// Session and heartbeat are short because the local broker holds joins for half a session.
-    public static func consumer(bootstrapServers: String, groupId: String, clientId: String = "colony", overrides: [String: String] = [:]) -> KafkaConfiguration {
+    public static func consumer(bootstrapServers: String, groupId: String, clientId: String = "colony", overrides: [String: String] = [:],
+                                idleFetching: IdleFetching? = nil) -> KafkaConfiguration {
         var configuration = KafkaConfiguration(bootstrapServers: bootstrapServers, properties: [
             "client.id": clientId,
             "group.id": groupId,
@@ -57,6 +69,7 @@ public struct KafkaConfiguration: Sendable {
             "statistics.interval.ms": "5000",
         ])
         configuration.properties.merge(overrides) { _, new in new }
+        configuration.idleFetching = idleFetching
         return configuration
     }
 

@@ -16,6 +16,8 @@ public final class KafkaConsumer: @unchecked Sendable {
     private let closed = AtomicFlag()
     private let stopRequested = AtomicFlag()
     private let batchSize = 500
+    /// Set when the configuration asks idle consumers to doze (`KafkaConfiguration.idleFetching`).
+    private let idleFetching: IdleFetcher?
 
     public init(configuration: KafkaConfiguration, topics: [String], logger: Logger) throws {
         self.logger = logger
@@ -24,6 +26,9 @@ public final class KafkaConsumer: @unchecked Sendable {
         // commit on revocation either.
         let context = ConsumerCallbacks(logger: logger, commitsOnRevoke: configuration.properties["enable.auto.commit"] != "false")
         self.callbacks = context
+        self.idleFetching = configuration.idleFetching.map { settings in
+            IdleFetcher(settings: settings)
+        }
         let conf = try configuration.makeNativeConfiguration()
         rd_kafka_conf_set_opaque(conf, Unmanaged.passUnretained(context).toOpaque())
         rd_kafka_conf_set_rebalance_cb(conf) { handle, error, partitions, opaque in
@@ -73,6 +78,13 @@ public final class KafkaConsumer: @unchecked Sendable {
         callbacks.current
     }
 
+    /// Whether the consumer is dozing now: idle, its partitions paused between looks
+    /// (`KafkaConfiguration.idleFetching`).
+    public var isDozing: Bool { idleFetching?.isDozing ?? false }
+
+    /// How many times it dozed off since it was made.
+    public var dozes: Int { idleFetching?.dozes ?? 0 }
+
     /// Marks a message handled: its offset + 1 is committed with the next (auto or explicit) commit.
     public func markHandled(_ message: KafkaConsumerMessage) {
         let list = rd_kafka_topic_partition_list_new(1)
@@ -116,6 +128,7 @@ public final class KafkaConsumer: @unchecked Sendable {
         let closed = self.closed
         let logger = self.logger
         let callbacks = self.callbacks
+        let idleFetching = self.idleFetching
         return try await withCheckedThrowingContinuation { continuation in
             worker.submit {
                 if closed.isSet {
@@ -131,7 +144,8 @@ public final class KafkaConsumer: @unchecked Sendable {
                 // there without waiting: the batch call alone would wait for a full batch.
                 var buffer = [UnsafeMutablePointer<rd_kafka_message_t>?](repeating: nil, count: batchSize)
                 var count = 0
-                if let first = rd_kafka_consumer_poll(handle.pointer, 100) {
+                let wait = idleFetching?.beforePoll(handle: handle.pointer, logger: logger) ?? 100
+                if let first = rd_kafka_consumer_poll(handle.pointer, wait) {
                     buffer[0] = first
                     let more = buffer.withUnsafeMutableBufferPointer { rest in
                         rd_kafka_consume_batch_queue(consumerQueue, 0, rest.baseAddress! + 1, batchSize - 1)
@@ -157,6 +171,9 @@ public final class KafkaConsumer: @unchecked Sendable {
                     }
                 }
                 callbacks.polled(cleanly: !brokerError, receivedMessages: !messages.isEmpty)
+                if !messages.isEmpty {
+                    idleFetching?.received(handle: handle.pointer, logger: logger)
+                }
                 if let fatal {
                     continuation.resume(throwing: fatal)
                 } else {

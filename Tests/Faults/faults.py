@@ -20,7 +20,9 @@ counted apart: they may or may not have committed, which is why a client retries
   python faults.py --rounds broker,consumer,producer --repeat 3 --writes 100000   (scripts/bench faults)
 
 Exits 0 when every criterion holds: writes during a broker outage all succeed and every service
-stays ready; after each fault, effects == 2xx writes and no duplicates.
+stays ready; after each fault, effects == 2xx writes and no duplicates. Then (--idle-restart) the
+stack is left idle, the broker restarted once more, and the first events' times after it came back
+are reported (idle relays and dozing consumers reconnecting).
 """
 
 from __future__ import annotations
@@ -249,6 +251,32 @@ def run_round(fault: str, ports: dict[str, int], outage: float) -> Round:
     return current
 
 
+def idle_broker_restart(world: World, outage: float, idle: float, timeout: float) -> dict:
+    """The stack left idle (its consumers dozing), the broker killed and started again, then one
+    post and one support message written at once: how long after the broker accepted connections
+    again each had its effect (an idle relay and an idle consumer each reconnect, rejoin and move
+    it). A figure, not a criterion (speed targets go in benchmarks)."""
+    log(f"idle restart: {idle:g}s idle, then the broker down for {outage:g}s")
+    time.sleep(idle)
+    scripts("infra", "kill-broker")
+    time.sleep(outage)
+    scripts("infra", "start-broker")  # returns once the broker answers metadata requests
+    back = time.monotonic()
+    post = expect(world.author.post(f"/circles/v1/circles/{world.circle}/posts", json={"type": "note", "body": "after the restart"}), 201)["id"].lower()
+    support = expect(world.supporters[0].post(f"/projects/v1/projects/{world.project}/support-messages", json={"message": "after the restart"}), 201)
+    message = support["message"]["id"].lower()
+    seconds: dict[str, Optional[float]] = {"circles_to_notifications": None, "projects_to_notifications": None}
+    deadline = back + timeout
+    while time.monotonic() < deadline and None in seconds.values():
+        if seconds["circles_to_notifications"] is None and effects_of_posts(world.member.id, {post}):
+            seconds["circles_to_notifications"] = round(time.monotonic() - back, 2)
+        if seconds["projects_to_notifications"] is None and effects_of_messages(world.creator.id, {message}):
+            seconds["projects_to_notifications"] = round(time.monotonic() - back, 2)
+        time.sleep(0.1)
+    log(f"idle restart: first events after the broker was back: {seconds}")
+    return {"idle_seconds": idle, "outage_seconds": outage, "first_event_seconds": seconds}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", default="broker,consumer,producer")
@@ -258,6 +286,8 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=40.0, help="writes per second in all")
     parser.add_argument("--outage", type=float, default=10.0, help="seconds the broker stays down")
     parser.add_argument("--drain-timeout", type=float, default=300.0)
+    parser.add_argument("--idle-restart", type=float, default=8.0,
+                        help="after the rounds: seconds left idle before one more broker restart, then the first events' times (0: skip)")
     parser.add_argument("--report", type=Path, default=LOCAL / "logs" / "faults-report.json")
     arguments = parser.parse_args()
 
@@ -356,6 +386,11 @@ def main() -> int:
                 log(f"FAIL: a service was not ready during the {current.fault} fault: {others}")
     log(f"{report['accepted']} writes answered 2xx: {report['effects']} effects, {missing} missing, {duplicates} duplicates, "
         f"drained {report['drain_seconds']}s after the last write")
+    if arguments.idle_restart > 0:
+        report["idle_restart"] = idle_broker_restart(world, arguments.outage, arguments.idle_restart, arguments.drain_timeout)
+        if None in report["idle_restart"]["first_event_seconds"].values():
+            ok = False
+            log(f"FAIL: an event written after the idle restart had no effect within {arguments.drain_timeout:g}s")
     arguments.report.parent.mkdir(parents=True, exist_ok=True)
     arguments.report.write_text(json.dumps(report, indent=2))
     log(f"report: {arguments.report}")

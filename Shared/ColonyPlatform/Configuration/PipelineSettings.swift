@@ -34,6 +34,9 @@ public struct PipelineSettings: Sendable {
     /// How long the broker may hold a consumer's fetch while nothing new is there (librdkafka's
     /// `fetch.wait.max.ms`, `KafkaConfiguration.consumerFetchWaitMilliseconds` by default).
     public var consumerFetchWaitMilliseconds = KafkaConfiguration.consumerFetchWaitMilliseconds
+    /// How consumers doze while no event arrives (nil: they fetch all the time), for brokers that
+    /// hold every fetch for its whole wait (`KafkaConfiguration.IdleFetching`).
+    public var consumerIdleFetching: KafkaConfiguration.IdleFetching? = KafkaConfiguration.IdleFetching()
 
     public init(maxEventBytes: Int = 512 << 10, maxHandlerAttempts: Int = 5, handlerRetryDelay: Duration = .milliseconds(100), maxHandlerRetryDelay: Duration = .seconds(30),
                 topicPartitions: Int32 = 3, topicReplicationFactor: Int32 = 1, outboxRetention: Duration = .seconds(900),
@@ -66,6 +69,9 @@ public struct PipelineSettings: Sendable {
             importLedgerRetention: .seconds(86_400 * (try environment.int("COLONY_IMPORT_LEDGER_RETENTION_DAYS", default: 365, range: 0...3650)))
         )
         settings.consumerFetchWaitMilliseconds = try environment.int("COLONY_KAFKA_FETCH_WAIT_MS", default: KafkaConfiguration.consumerFetchWaitMilliseconds, range: 1...5000)
+        let idleInterval = try environment.int("COLONY_KAFKA_IDLE_FETCH_INTERVAL_MS", default: 1000, range: 0...60_000)
+        let idleAfter = try environment.int("COLONY_KAFKA_IDLE_AFTER_MS", default: 5000, range: 100...600_000)
+        settings.consumerIdleFetching = idleInterval == 0 ? nil : KafkaConfiguration.IdleFetching(after: .milliseconds(idleAfter), interval: .milliseconds(idleInterval))
         do {
             settings.appImportLedgerRetention = try appImportLedgerRetention(AppsFile.load(environment: environment))
         } catch {
