@@ -6,14 +6,16 @@
 #
 # Credentials for a `colony-<service>` command come from one of:
 #   - the environment (Kubernetes: envFrom a Secret): COLONY_PG_PASSWORD is already set, nothing is read;
-#   - <secrets dir>/<service>.env, written by `colony-admin provision` to a shared volume (docker compose),
-#     loaded into the environment before the exec. The secrets dir is $COLONY_SECRETS_DIR, by default
-#     /app/.local/secrets (provision's default --secrets-dir, relative to the image's WORKDIR /app).
+#   - <secrets dir>/<service>.env, written by `colony-admin provision` (docker compose: into the service's
+#     own volume, secrets-<service>, which only that service mounts here), loaded into the environment
+#     before the exec. The secrets dir is $COLONY_SECRETS_DIR, by default /app/.local/secrets
+#     (provision's default --secrets-dir, relative to the image's WORKDIR /app).
 #
 # Secrets as files: for each of COLONY_PG_ADMIN_PASSWORD, COLONY_AUTH_PHONE_PEPPER,
 # COLONY_HABITS_PHONE_PEPPER, COLONY_STORAGE_SIGNING_KEY, COLONY_INTERNAL_KEY, COLONY_CONSOLE_KEY, COLONY_AUTH_SMTP_PASSWORD,
 # COLONY_AUTH_TWILIO_AUTH_TOKEN and COLONY_KAFKA_SASL_PASSWORD that is empty, <VAR>_FILE (when set) names a
-# file to read it from (docker compose: the files the one-shot make-secrets generates). A value set in
+# file to read it from (docker compose: the files the one-shot make-secrets generates and copies into
+# each service's volume, only those that service reads). A value set in
 # the environment wins. The services refuse known defaults and weak values themselves.
 #
 # For `colony-admin provision`, COLONY_PROVISION_PASSWORDS_DIR (optional) names a folder with one file

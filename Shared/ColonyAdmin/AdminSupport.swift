@@ -3,6 +3,7 @@ import ColonyModels
 import ColonyPlatform
 import Foundation
 import Logging
+import NIOSSL
 import PostgresNIO
 
 /// Which service's schema a command works on: `--service` names it (its schema has the
@@ -46,15 +47,33 @@ enum AdminDatabase {
     }
 
     static func makeClient() throws -> PostgresClient {
-        let environment = EnvironmentReader()
-        let host = try environment.string("COLONY_PG_HOST")
-        let port = try environment.int("COLONY_PG_PORT", default: 5432, range: 1...65535)
-        let database = environment.string("COLONY_PG_DATABASE", default: "colony")
-        let user = environment.string("COLONY_PG_ADMIN_USER", default: "postgres")
-        let password = try environment.secret("COLONY_PG_ADMIN_PASSWORD")
-        let tls = try DatabaseTLS.load(environment: environment).tlsConfiguration()
-        return PostgresClient(configuration: .init(host: host, port: port, username: user, password: password, database: database, tls: tls.map { .require($0) } ?? .disable),
+        let settings = try Settings()
+        return PostgresClient(configuration: .init(host: settings.host, port: settings.port, username: settings.user, password: settings.password,
+                                                   database: settings.database, tls: settings.tls.map { .require($0) } ?? .disable),
                               backgroundLogger: logger)
+    }
+
+    /// One connection's configuration with the same settings (provision's bounded login check).
+    static func connectionConfiguration() throws -> PostgresConnection.Configuration {
+        let settings = try Settings()
+        return PostgresConnection.Configuration(host: settings.host, port: settings.port, username: settings.user, password: settings.password,
+                                                database: settings.database, tls: try settings.tls.map { .require(try NIOSSLContext(configuration: $0)) } ?? .disable)
+    }
+
+    /// The superuser's connection settings.
+    private struct Settings {
+        var host: String, port: Int, database: String, user: String, password: String
+        var tls: TLSConfiguration?
+
+        init() throws {
+            let environment = EnvironmentReader()
+            host = try environment.string("COLONY_PG_HOST")
+            port = try environment.int("COLONY_PG_PORT", default: 5432, range: 1...65535)
+            database = environment.string("COLONY_PG_DATABASE", default: "colony")
+            user = environment.string("COLONY_PG_ADMIN_USER", default: "postgres")
+            password = try environment.secret("COLONY_PG_ADMIN_PASSWORD")
+            tls = try DatabaseTLS.load(environment: environment).tlsConfiguration()
+        }
     }
 }
 

@@ -14,16 +14,27 @@ stack_logs() {
     tail_log "$STACK_LOG"
     local name
     for name in "${STACK_SERVICES[@]}"; do tail_log "$LOG_DIR/$name.log"; done
+    # Replicas' logs (COLONY_REPLICAS > 1): <service>-<k>.log
+    for name in "$LOG_DIR"/*-[1-9].log; do [[ -f "$name" ]] && tail_log "$name"; done
     tail_log "$LOG_DIR/nginx-error.log"
 }
 
 start_stack() {
-    local base="${COLONY_SERVICE_BASE_PORT:-8081}" gateway="${COLONY_GATEWAY_PORT:-8080}" port
-    # Another stack on these ports would answer in place of ours.
+    local base="${COLONY_SERVICE_BASE_PORT:-8081}" gateway="${COLONY_GATEWAY_PORT:-8080}" port setting replicas=1 replica
+    for setting in "$@"; do [[ "$setting" == COLONY_REPLICAS=* ]] && replicas="${setting#*=}"; done
+    # Another stack on these ports would answer in place of ours (with replicas: replica k's, 100·k
+    # above, and the gateway's internal listeners, 50 above).
     for port in "$gateway" $(seq "$base" $((base + ${#STACK_SERVICES[@]} - 1))); do
         port_open "$port" && die "port $port on 127.0.0.1 is in use (another scripts/run?); stop it first"
+        [[ "$port" == "$gateway" ]] && continue
+        for ((replica = 1; replica < replicas; replica++)); do
+            port_open $((port + 100 * replica)) && die "port $((port + 100 * replica)) on 127.0.0.1 is in use; stop it first"
+        done
+        ((replicas == 1)) || ! port_open $((port + 50)) || die "port $((port + 50)) on 127.0.0.1 is in use; stop it first"
     done
     log "$STACK_NAME: starting scripts/run $* (output: $STACK_LOG)"
+    # Emptied first: the wait below must not read "run: ready" from the last run's log.
+    : >"$STACK_LOG"
     # Its own process group (job control), so a Ctrl-C at the terminal reaches the driver alone and
     # the driver's stop_stack decides when the stack goes.
     set -m

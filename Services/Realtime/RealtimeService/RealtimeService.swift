@@ -109,6 +109,9 @@ public enum RealtimeService {
         // The shared group keeps the membership projection complete (also across a restart of
         // every replica); each replica's live consumer hands new events to its own sockets.
         definition.liveDelivery = LiveDelivery(replicaID: settings.replicaID, maxEventAge: settings.maxEventAge) { event in await hub.deliver(event) }
+        // At a shutdown, after the pre-stop pause: sockets closed with 1001, so that clients
+        // reconnect through the gateway to another replica and join their channels there.
+        definition.beforeStopping = { hub.closeAll() }
         return definition
     }
 }

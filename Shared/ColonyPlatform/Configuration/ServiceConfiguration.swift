@@ -28,6 +28,12 @@ public struct ServiceConfiguration: Sendable {
     /// How long a graceful shutdown (SIGTERM) may take before what is still running is cancelled:
     /// inside Kubernetes' 30 s termination grace, after the 5 s pre-stop pause.
     public var shutdownGrace: Duration = .seconds(20)
+    /// A request unanswered this long is answered 503 (`RequestDeadlineMiddleware`).
+    public var requestDeadline: Duration = RequestDeadlineMiddleware.defaultDeadline
+    /// The pre-stop pause at SIGTERM, inside the grace: `/ready` answers 503 while the service still
+    /// serves, so a gateway or the endpoints controller stops sending before it stops accepting.
+    /// Zero unless read from the environment (tests stop services at once).
+    public var shutdownDrain: Duration = .zero
     /// The service credential services present on each other's internal routes (`InternalKey`).
     public var internalKey: InternalKey? = nil
     /// The console's credential on every service's admin routes (`ConsoleCaller`): another value
@@ -81,6 +87,8 @@ public struct ServiceConfiguration: Sendable {
         )
         configuration.kafkaSecurity = try KafkaSecurity.properties(environment: environment)
         configuration.shutdownGrace = .seconds(try environment.int("COLONY_SHUTDOWN_GRACE_SECONDS", default: 20, range: 1...600))
+        configuration.requestDeadline = .seconds(try environment.int("COLONY_REQUEST_DEADLINE_SECONDS", default: 15, range: 1...600))
+        configuration.shutdownDrain = .seconds(try environment.int("COLONY_SHUTDOWN_DRAIN_SECONDS", default: 3, range: 0...60))
         configuration.internalKey = try InternalKey.load(environment: environment)
         configuration.consoleKey = try InternalKey.load(environment: environment, variable: "COLONY_CONSOLE_KEY")
         configuration.fastPaths = try environment.enumeration("COLONY_FAST_PATHS", default: FastPathMode.on)
@@ -112,6 +120,8 @@ public struct DatabaseConfiguration: Sendable {
     public var schema: String
     public var poolSize: Int
     public var tls: DatabaseTLS
+    /// Connect, statement, idle-in-transaction and lease timeouts (`DatabaseTimeouts`).
+    public var timeouts = DatabaseTimeouts()
 
     public init(host: String, port: Int, database: String, user: String, password: String, schema: String, poolSize: Int = 8, tls: DatabaseTLS = .disable) {
         self.host = host
@@ -125,7 +135,7 @@ public struct DatabaseConfiguration: Sendable {
     }
 
     public static func load(service: ColonyService, environment: EnvironmentReader) throws(ConfigurationError) -> DatabaseConfiguration {
-        DatabaseConfiguration(
+        var configuration = DatabaseConfiguration(
             host: try environment.string("COLONY_PG_HOST"),
             port: try environment.int("COLONY_PG_PORT", default: 5432, range: 1...65535),
             database: environment.string("COLONY_PG_DATABASE", default: "colony"),
@@ -135,6 +145,8 @@ public struct DatabaseConfiguration: Sendable {
             poolSize: try environment.int("COLONY_PG_POOL_SIZE", default: 8, range: 1...200),
             tls: try DatabaseTLS.load(environment: environment)
         )
+        configuration.timeouts = try DatabaseTimeouts.load(environment: environment)
+        return configuration
     }
 }
 

@@ -4,6 +4,7 @@ import PostgresNIO
 import NIOPosix
 import NIOSSL
 import ServiceLifecycle
+import Synchronization
 
 /// A service's Postgres: a pooled `PostgresClient` logged in as the service's role with the
 /// service's schema first on the search path. Run it as a lifecycle service.
@@ -27,9 +28,12 @@ public struct Database: Service, Sendable {
         )
         clientConfiguration.options.maximumConnections = configuration.poolSize
         clientConfiguration.options.minimumConnections = 0
-        clientConfiguration.options.connectTimeout = .seconds(5)
-        // Unqualified table names resolve to the service's own schema.
+        // (PostgresNIO's connect timeout covers the TCP connect, TLS, startup and login: a link that
+        // accepts and then says nothing fails the attempt too.)
+        clientConfiguration.options.connectTimeout = configuration.timeouts.connect
+        // Unqualified table names resolve to the service's own schema; the session timeouts below.
         clientConfiguration.options.additionalStartupParameters = [("search_path", "\(configuration.schema),public")]
+            + configuration.timeouts.sessionParameters(pooled: true)
         self.client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
         self.configuration = configuration
         self.logger = logger
@@ -44,9 +48,13 @@ public struct Database: Service, Sendable {
     public func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
         do {
             return try await poolUsage.measure { leased in
-                try await client.withTransaction(logger: logger) { connection in
+                try await client.withConnection { connection in
                     leased()
-                    return try await body(connection)
+                    return try await guarded(connection) {
+                        try await connection.withTransaction(logger: logger) { connection in
+                            try await body(connection)
+                        }
+                    }
                 }
             }
         } catch let error as PostgresTransactionError {
@@ -59,8 +67,37 @@ public struct Database: Service, Sendable {
         try await poolUsage.measure { leased in
             try await client.withConnection { connection in
                 leased()
-                return try await body(connection)
+                return try await guarded(connection) { try await body(connection) }
             }
+        }
+    }
+
+    /// Runs `body` on a leased connection that is closed should the lease be cancelled (a request
+    /// past its deadline, a shutdown) or outlast `timeouts.lease`: a statement waiting on a peer that
+    /// went silent fails at once instead of waiting for TCP to give up (15 minutes and more), and the
+    /// pool replaces the connection. Postgres rolls back what the closed session had not committed.
+    func guarded<Result>(_ connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Result) async throws -> Result {
+        let closedByTimer = LeaseTimerFlag()
+        let timer = configuration.timeouts.lease.map { lease in
+            connection.eventLoop.scheduleTask(in: TimeAmount(lease)) {
+                closedByTimer.fired.withLock { $0 = true }
+                let _: EventLoopFuture<Void> = connection.close()
+            }
+        }
+        defer { timer?.cancel() }
+        do {
+            // Unbounded (migrations) keeps its connection through a cancellation: the runner
+            // finishes or rolls back its step and the pool closes as it always did.
+            guard configuration.timeouts.lease != nil else { return try await body() }
+            return try await withTaskCancellationHandler {
+                try await body()
+            } onCancel: {
+                let _: EventLoopFuture<Void> = connection.close()
+            }
+        } catch {
+            guard closedByTimer.fired.withLock({ $0 }) else { throw error }
+            logger.warning("closed a database connection held past the lease timeout", metadata: ["error": "\(error)"])
+            throw APIError(.serviceUnavailable, code: "database_unavailable", message: "the database did not answer in time; try again")
         }
     }
 
@@ -85,7 +122,10 @@ public struct Database: Service, Sendable {
             database: configuration.database,
             tls: try configuration.postgresConnectionTLS()
         )
+        connectionConfiguration.options.connectTimeout = TimeAmount(configuration.timeouts.connect)
+        // No statement timeout here: a leader's lock and LISTEN wait as long as they must.
         connectionConfiguration.options.additionalStartupParameters = [("search_path", "\(configuration.schema),public")]
+            + configuration.timeouts.sessionParameters(pooled: false)
         let connection = try await PostgresConnection.connect(
             on: MultiThreadedEventLoopGroup.singleton.any(),
             configuration: connectionConfiguration,
@@ -102,14 +142,18 @@ public struct Database: Service, Sendable {
         }
     }
 
-    /// True when a `SELECT 1` answers within the timeout (for `/ready`).
+    /// True when a `SELECT 1` answers within the timeout (for `/ready`). The probe's lease is
+    /// cancelled at the timeout (its connection closed), so a silent database fails the check in
+    /// time rather than holding it.
     public func isReachable(timeout: Duration = .seconds(2)) async -> Bool {
         await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 do {
-                    let rows = try await client.query("SELECT 1", logger: logger)
-                    for try await _ in rows {}
-                    return true
+                    return try await withConnection { connection in
+                        let rows = try await connection.query("SELECT 1", logger: logger)
+                        for try await _ in rows {}
+                        return true
+                    }
                 } catch {
                     return false
                 }
@@ -283,3 +327,69 @@ extension Database {
     }
 }
 
+
+/// Whether a lease's timer closed its connection.
+final class LeaseTimerFlag: Sendable {
+    let fired = Mutex(false)
+}
+
+/// How long a service waits on Postgres, and how soon Postgres lets go of a session whose service
+/// went silent. `DatabaseConfiguration.load` reads them (docs/configuration.md); a configuration made
+/// in code gets the same defaults.
+public struct DatabaseTimeouts: Sendable, Equatable {
+    /// Opening a connection: TCP, TLS, startup and login (`COLONY_PG_CONNECT_TIMEOUT_SECONDS`).
+    public var connect: Duration = .seconds(5)
+    /// Postgres cancels a pooled session's statement running longer (`statement_timeout`,
+    /// `COLONY_PG_STATEMENT_TIMEOUT_SECONDS`); nil: none. Dedicated connections (locks, LISTEN) and
+    /// migrations have none.
+    public var statement: Duration? = .seconds(10)
+    /// Postgres ends a session left idle inside a transaction this long
+    /// (`idle_in_transaction_session_timeout`, `COLONY_PG_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS`), so the
+    /// row locks of a service cut off mid-transaction do not hold up its other replicas; nil: never.
+    public var idleInTransaction: Duration? = .seconds(30)
+    /// A pooled connection leased longer is closed and replaced (`COLONY_PG_LEASE_TIMEOUT_SECONDS`):
+    /// its peer is taken for gone. Longer than `statement`, so a slow statement is cancelled by
+    /// Postgres (and its connection kept) first; nil: never.
+    public var lease: Duration? = .seconds(30)
+
+    public init() {}
+
+    /// No statement, idle-in-transaction or lease timeout (migrations: a long one must finish).
+    public static var unbounded: DatabaseTimeouts {
+        var timeouts = DatabaseTimeouts()
+        timeouts.statement = nil
+        timeouts.idleInTransaction = nil
+        timeouts.lease = nil
+        return timeouts
+    }
+
+    public static func load(environment: EnvironmentReader) throws(ConfigurationError) -> DatabaseTimeouts {
+        func optional(_ seconds: Int) -> Duration? { seconds == 0 ? nil : .seconds(seconds) }
+        var timeouts = DatabaseTimeouts()
+        timeouts.connect = .seconds(try environment.int("COLONY_PG_CONNECT_TIMEOUT_SECONDS", default: 5, range: 1...300))
+        timeouts.statement = optional(try environment.int("COLONY_PG_STATEMENT_TIMEOUT_SECONDS", default: 10, range: 0...86_400))
+        timeouts.idleInTransaction = optional(try environment.int("COLONY_PG_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS", default: 30, range: 0...86_400))
+        timeouts.lease = optional(try environment.int("COLONY_PG_LEASE_TIMEOUT_SECONDS", default: 30, range: 0...86_400))
+        return timeouts
+    }
+
+    /// Settings sent in each session's startup message.
+    ///
+    /// TCP keepalive is Postgres' end of the connection: the server probes a session idle 10 s every
+    /// 5 s and drops it after 3 unanswered probes, and gives up on unacknowledged data after 20 s
+    /// (`tcp_user_timeout`), so a service replica that vanished (a partition, a dead node) frees its
+    /// sessions, locks and connection slots in about 25 s. (PostgresNIO does not expose its socket,
+    /// so the service's end cannot set SO_KEEPALIVE; the lease timeout is its side of it.)
+    func sessionParameters(pooled: Bool) -> [(String, String)] {
+        func milliseconds(_ duration: Duration) -> String {
+            String(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+        }
+        var parameters: [(String, String)] = [
+            ("tcp_keepalives_idle", "10"), ("tcp_keepalives_interval", "5"), ("tcp_keepalives_count", "3"),
+            ("tcp_user_timeout", "20000"),
+        ]
+        if pooled, let statement { parameters.append(("statement_timeout", milliseconds(statement))) }
+        if pooled, let idleInTransaction { parameters.append(("idle_in_transaction_session_timeout", milliseconds(idleInTransaction))) }
+        return parameters
+    }
+}

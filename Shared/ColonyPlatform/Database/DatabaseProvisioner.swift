@@ -86,7 +86,62 @@ public struct DatabaseProvisioner: Sendable {
         }
     }
 
+    /// Waits until `configuration` can log in, for at most `timeout`: a server that is not up yet
+    /// (refused, unreachable, still starting) is tried again every `retryInterval`; a refused
+    /// login (SQLSTATE 28P01 wrong password, 28000 no such role or not allowed by pg_hba) fails at
+    /// once, since waiting cannot fix it. `credentials` and `timeoutSetting` name the settings to
+    /// fix, for the message. Provision runs this first because a pool would retry a bad login forever.
+    public static func waitForLogin(
+        _ configuration: PostgresConnection.Configuration, credentials: String, timeout: Duration, timeoutSetting: String,
+        retryInterval: Duration = .seconds(2), logger: Logger
+    ) async throws(DatabaseLoginError) {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        let server = "\(configuration.host ?? "postgres"):\(configuration.port ?? 5432)"
+        var attempts = 0
+        var lastProblem = "no attempt made"
+        while true {
+            attempts += 1
+            var attempt = configuration
+            // One attempt never outlasts the bound (a silently dropped SYN waits for the connect timeout).
+            let remaining = clock.now.duration(to: deadline)
+            let remainingMilliseconds = max(Int64(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000), 100)
+            attempt.options.connectTimeout = .milliseconds(min(remainingMilliseconds, 10_000))
+            do {
+                let connection = try await PostgresConnection.connect(configuration: attempt, id: attempts, logger: logger)
+                try? await connection.close()
+                return
+            } catch let error as PSQLError where ["28P01", "28000"].contains(error.serverInfo?[.sqlState] ?? "") {
+                let user = configuration.username
+                throw DatabaseLoginError(description: """
+                    Postgres at \(server) refused the login of \(user) (SQLSTATE \(error.serverInfo?[.sqlState] ?? "?"): \
+                    \(error.serverInfo?[.message] ?? "authentication failed")). Check \(credentials). Postgres keeps the \
+                    superuser password it was first created with: a password changed in the settings after that does not \
+                    change it (set it back, or ALTER ROLE \(user) PASSWORD in the database).
+                    """)
+            } catch let error as PSQLError {
+                lastProblem = error.serverInfo?[.message] ?? error.underlying.map { "\($0)" } ?? "\(error.code)"
+            } catch {
+                lastProblem = "\(error)"
+            }
+            if Task.isCancelled || clock.now.advanced(by: retryInterval) >= deadline {
+                throw DatabaseLoginError(description: """
+                    Postgres at \(server) could not be reached within \(timeout) (\(attempts) attempts; last: \(lastProblem)). \
+                    Check COLONY_PG_HOST and COLONY_PG_PORT, or allow longer with \(timeoutSetting).
+                    """)
+            }
+            logger.info("waiting for Postgres", metadata: ["server": "\(server)", "problem": "\(lastProblem)"])
+            try? await Task.sleep(for: retryInterval)
+        }
+    }
+
     private func roleIdentifierEscaped(_ role: String) -> String {
         quoteIdentifier(role).replacingOccurrences(of: "'", with: "''")
     }
+}
+
+/// The database refused the login, or could not be reached in time: the message names what to check.
+public struct DatabaseLoginError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(description: String) { self.description = description }
 }

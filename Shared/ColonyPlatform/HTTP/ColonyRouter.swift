@@ -42,7 +42,7 @@ public struct ReadinessChecks: Sendable {
 ///   results as detail (the broker, say), which never fail it.
 /// - `/ready` is 200 when every `readiness` check passes (the database), 503 otherwise.
 public enum ColonyRouter {
-    public static func make(metrics: HTTPMetrics, maxBodyBytes: Int, maxUploadBytes: Int? = nil, trustedProxies: TrustedProxies = .loopback, readiness: ReadinessChecks, health: ReadinessChecks = ReadinessChecks()) -> Router<ColonyRequestContext> {
+    public static func make(metrics: HTTPMetrics, maxBodyBytes: Int, maxUploadBytes: Int? = nil, trustedProxies: TrustedProxies = .loopback, requestDeadline: Duration = RequestDeadlineMiddleware.defaultDeadline, readiness: ReadinessChecks, health: ReadinessChecks = ReadinessChecks()) -> Router<ColonyRequestContext> {
         let router = Router(context: ColonyRequestContext.self)
         // A span per request, in the trace the caller's `traceparent` names (or a new one): the
         // trace follows the request into the outbox, the broker and the consumers.
@@ -50,6 +50,8 @@ public enum ColonyRouter {
         let routes = RouteMethods()
         routes.router = router
         router.add(middleware: ColonyMiddleware(metrics: metrics, maxBodyBytes: maxBodyBytes, maxUploadBytes: maxUploadBytes, trustedProxies: trustedProxies, routes: routes))
+        // Inside ColonyMiddleware, so a request past its deadline is logged and counted as its 503.
+        router.add(middleware: RequestDeadlineMiddleware(deadline: requestDeadline, boundedBodyBytes: maxBodyBytes))
 
         router.get("/health") { _, _ -> HealthStatus in
             guard !health.checks.isEmpty else { return HealthStatus(status: "ok", checks: nil) }

@@ -44,6 +44,10 @@ public struct ServiceDefinition: Sendable {
     /// and the platform adds the console's moderation routes (`ModerationAdminRoutes`), the
     /// report-age gauge, and the erasure of an account's reports on `user_deleted`.
     public var reports: (@Sendable (ServiceContext) -> any ReportableContent)? = nil
+    /// Runs at a shutdown once the pre-stop pause is over, before the HTTP server stops accepting:
+    /// realtime closes its sockets here, so that their clients reconnect through the gateway to
+    /// another replica, which is serving, instead of to this one.
+    public var beforeStopping: (@Sendable () async -> Void)? = nil
 
     public init(migrations: [Migration], consumes: [ColonyService] = [], handleEvent: ServiceEventHandler? = nil, jobs: @escaping @Sendable (ServiceContext) -> [ScheduledJob] = { _ in [] }, services: @escaping @Sendable (ServiceContext) -> [any Service] = { _ in [] }, consoleStats: [ConsoleStat] = [], consoleHoldings: [ConsoleHolding] = [], addRoutes: @escaping @Sendable (Router<ColonyRequestContext>, ServiceContext) throws -> Void) {
         self.migrations = migrations
@@ -106,7 +110,7 @@ public struct ServiceContext: Sendable {
 
 /// Runs a service: applies migrations, then runs Postgres, the producer, the outbox relay, the
 /// event consumer, the job scheduler and the HTTP server as one service group. SIGTERM/SIGINT
-/// shut down in reverse order: stop accepting and drain HTTP, stop consuming and commit, stop
+/// shut down in reverse order: the pre-stop pause (`/ready` 503, still serving), stop accepting and drain HTTP, stop consuming and commit, stop
 /// the relay and flush its producer, close Postgres.
 public enum ServiceHost {
     /// `traceExporter` is `ColonyObservability.bootstrap`'s (none when a test runs the service in
@@ -141,7 +145,13 @@ public enum ServiceHost {
                                      logger: logger, metrics: metrics.registry, suspendedAccounts: suspendedAccounts)
 
         // Ready means the HTTP API can be served: the database. A broker outage shows in
-        // `/health`'s detail and `colony_broker_up`, and takes no pod out of service.
+        // `/health`'s detail and `colony_broker_up`, and takes no pod out of service (realtime
+        // included: it answers joins from the owners of groups, circles and hives while its live
+        // consumer waits for the broker). A replica told to stop is not ready through its pre-stop
+        // pause (`ShutdownDrain`).
+        let drain = ShutdownDrain(pause: configuration.shutdownDrain, beforeStopping: definition.beforeStopping, logger: logger)
+        var readiness = ReadinessChecks.standard(database: database)
+        readiness.checks.append((name: "serving", check: { !drain.isDraining }))
         let brokerCheck: @Sendable () async -> Bool = {
             let up = await relay.isBrokerReachable()
             pipelineMetrics.brokerUp(up)
@@ -152,7 +162,8 @@ public enum ServiceHost {
             maxBodyBytes: configuration.maxBodyBytes,
             maxUploadBytes: configuration.maxUploadBytes,
             trustedProxies: configuration.trustedProxies,
-            readiness: .standard(database: database),
+            requestDeadline: configuration.requestDeadline,
+            readiness: readiness,
             health: ReadinessChecks([(name: "database", check: { await database.isReachable() }), (name: "broker", check: brokerCheck)])
         )
         metrics.addSampler { _ = await brokerCheck() }
@@ -205,14 +216,15 @@ public enum ServiceHost {
             let group = "\(configuration.topicPrefix)-\(configuration.service.rawValue)"
             let consumerOverrides = configuration.kafkaSecurity.merging(["fetch.wait.max.ms": String(pipeline.consumerFetchWaitMilliseconds)]) { $1 }
             var consumers = [EventConsumer(
-                configuration: .consumer(bootstrapServers: configuration.kafkaBrokers, groupId: group, clientId: "colony-\(configuration.service.rawValue)", overrides: consumerOverrides),
+                configuration: .consumer(bootstrapServers: configuration.kafkaBrokers, groupId: group, clientId: "colony-\(configuration.service.rawValue)", overrides: consumerOverrides,
+                                         idleFetching: pipeline.consumerIdleFetching),
                 topics: topics, database: database, settings: pipeline, metrics: pipelineMetrics, logger: logger,
                 handler: handler, afterHandling: definition.afterEvent
             )]
             if let live = definition.liveDelivery {
                 consumers.append(EventConsumer(
                     configuration: .consumer(bootstrapServers: configuration.kafkaBrokers, groupId: "\(group)-live-\(live.replicaID)",
-                                             clientId: "colony-\(configuration.service.rawValue)-live", overrides: consumerOverrides),
+                                             clientId: "colony-\(configuration.service.rawValue)-live", overrides: consumerOverrides, idleFetching: pipeline.consumerIdleFetching),
                     topics: topics, database: database, settings: pipeline, metrics: pipelineMetrics, logger: logger,
                     mode: .live(maxEventAge: live.maxEventAge, deliver: live.deliver), handler: handler
                 ))
@@ -242,6 +254,8 @@ public enum ServiceHost {
         }
         services.append(contentsOf: definition.services(context))
         services.append(app)
+        // After the server, so told of a shutdown before it: the pre-stop pause.
+        services.append(drain)
         // Last in the group, so the first told of a shutdown: it starts the deadline after which
         // the host stops waiting for the group (see below).
         let outcome = GroupOutcome()
@@ -331,7 +345,10 @@ public enum ServiceHost {
 
     /// Applies migrations with a short-lived pool before anything else starts.
     public static func migrate(_ migrations: [Migration], configuration: ServiceConfiguration, logger: Logger) async throws {
-        let database = Database(configuration: configuration.database, logger: logger)
+        // No statement or lease timeout: a migration takes as long as it takes.
+        var databaseConfiguration = configuration.database
+        databaseConfiguration.timeouts = .unbounded
+        let database = Database(configuration: databaseConfiguration, logger: logger)
         _ = try await database.whileRunning {
             try await MigrationRunner(database: database).migrate(migrations)
         }
@@ -417,5 +434,37 @@ struct ShutdownDeadline: Service {
             try? await Task.sleep(for: after)
             abandon()
         }
+    }
+}
+
+/// The pre-stop pause (`COLONY_SHUTDOWN_DRAIN_SECONDS`), told of a shutdown just before the HTTP
+/// server: `/ready` answers 503 while everything still serves, for the pause, so that the gateway
+/// or Kubernetes' endpoints controller stops sending new requests; then the definition's
+/// `beforeStopping` runs, and the server stops accepting and finishes what it holds. Not when the
+/// group is cancelled (a service failed): then nothing is to be drained.
+final class ShutdownDrain: Service, Sendable {
+    let pause: Duration
+    let beforeStopping: (@Sendable () async -> Void)?
+    let logger: Logger
+    private let draining = Atomic<Bool>(false)
+
+    init(pause: Duration, beforeStopping: (@Sendable () async -> Void)?, logger: Logger) {
+        self.pause = pause
+        self.beforeStopping = beforeStopping
+        self.logger = logger
+    }
+
+    var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    func run() async throws {
+        // Returns at a graceful shutdown; throws when the group is cancelled.
+        do { try await gracefulShutdown() } catch { return }
+        draining.store(true, ordering: .relaxed)
+        if pause > .zero {
+            logger.info("shutting down: not ready, still serving for the pre-stop pause", metadata: ["pause": "\(pause)"])
+            // Cancelled once the grace has passed: then on at once.
+            try? await Task.sleep(for: pause)
+        }
+        await beforeStopping?()
     }
 }

@@ -8,7 +8,8 @@ extension AuthSettings {
     /// Where mail and SMS go, each channel by the first that is configured:
     /// mail: `COLONY_AUTH_SMTP_HOST` (SMTP), `COLONY_AUTH_WEBHOOK_URL`, `COLONY_AUTH_MAIL_DIR`;
     /// SMS: `COLONY_AUTH_TWILIO_ACCOUNT_SID` (Twilio-compatible), `COLONY_AUTH_WEBHOOK_URL`,
-    /// `COLONY_AUTH_MAIL_DIR`. A channel with none of them stops startup.
+    /// `COLONY_AUTH_MAIL_DIR`. A channel with none of them stops startup, and so does one left to
+    /// `COLONY_AUTH_MAIL_DIR` when `COLONY_AUTH_MAIL_DIR_ALLOWED` is `off` (production).
     static func senders(environment: EnvironmentReader) throws(ConfigurationError) -> SenderConfiguration {
         var webhook: SenderConfiguration.Transport?
         if let url = try environment.url("COLONY_AUTH_WEBHOOK_URL") {
@@ -25,7 +26,28 @@ extension AuthSettings {
         guard let sms = try twilio(environment).map({ SenderConfiguration.Transport.twilio($0) }) ?? webhook ?? folder else {
             throw ConfigurationError(variable: "COLONY_AUTH_TWILIO_ACCOUNT_SID", problem: "(or COLONY_AUTH_WEBHOOK_URL, or COLONY_AUTH_MAIL_DIR) is required: SMS need somewhere to go")
         }
+        // Production refuses the development fallback: codes and links written to a folder reach nobody.
+        if try environment.enumeration("COLONY_AUTH_MAIL_DIR_ALLOWED", default: MailFolderUse.on) == .off {
+            if case .folder(let path) = mail {
+                try environment.problem(ConfigurationError(variable: "COLONY_AUTH_MAIL_DIR_ALLOWED", problem: """
+                    is off, but mails would go to the folder COLONY_AUTH_MAIL_DIR=\(path): set COLONY_AUTH_SMTP_HOST \
+                    (with COLONY_AUTH_SMTP_FROM) or COLONY_AUTH_WEBHOOK_URL
+                    """))
+            }
+            if case .folder(let path) = sms {
+                try environment.problem(ConfigurationError(variable: "COLONY_AUTH_MAIL_DIR_ALLOWED", problem: """
+                    is off, but SMS would go to the folder COLONY_AUTH_MAIL_DIR=\(path): set COLONY_AUTH_TWILIO_ACCOUNT_SID \
+                    (with COLONY_AUTH_TWILIO_AUTH_TOKEN and COLONY_AUTH_TWILIO_FROM) or COLONY_AUTH_WEBHOOK_URL
+                    """))
+            }
+        }
         return SenderConfiguration(mail: mail, sms: sms)
+    }
+
+    /// `COLONY_AUTH_MAIL_DIR_ALLOWED`: whether mails and SMS may go to `COLONY_AUTH_MAIL_DIR`
+    /// (development) when no SMTP, Twilio or webhook carries them; production turns it off.
+    enum MailFolderUse: String, CaseIterable, Sendable {
+        case on, off
     }
 
     /// `COLONY_AUTH_SMTP_*`, when `HOST` is set.

@@ -133,8 +133,10 @@ final class RealtimeConnection: Sendable {
 
 /// The WebSocket close codes the server ends a socket with.
 enum CloseCode: Sendable {
-    /// 1008: a quota, a slow client, the server's shutdown.
+    /// 1008: a quota, a slow client.
     case policyViolation
+    /// 1001: the replica is shutting down; the client reconnects (to another replica).
+    case goingAway
     /// 1009: a message over the frame limit.
     case messageTooBig
     /// 1002: frames that break the WebSocket protocol (a continuation with nothing to continue).

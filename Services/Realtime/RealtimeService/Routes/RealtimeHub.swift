@@ -406,12 +406,19 @@ public final class RealtimeHub: Service, Sendable {
             await gracefulShutdown_waitOrCancel()
             group.cancelAll()
         }
-        for connection in state.withLock({ Array($0.connections.values) }) {
-            connection.close(reason: "server shutting down")
-        }
+        closeAll()
         if let attachment = try? attachment {
             let replica = replicaID
             try? await attachment.database.withConnection { try await PresenceStore(logger: attachment.logger).removeReplica(replica, on: $0) }
+        }
+    }
+
+    /// Closes every socket with 1001 (going away), what is queued written first: at a shutdown,
+    /// after the pre-stop pause (`ServiceDefinition.beforeStopping`), so that clients reconnect
+    /// through the gateway to a replica that is serving.
+    func closeAll() {
+        for connection in state.withLock({ Array($0.connections.values) }) {
+            connection.close(reason: "server shutting down", code: .goingAway, flush: true)
         }
     }
 

@@ -52,6 +52,7 @@ struct RealtimeSocket: Sendable {
                         if let reason = connection.closeReason {
                             let code: WebSocketErrorCode = switch connection.closeCode {
                             case .policyViolation: .policyViolation
+                            case .goingAway: .goingAway
                             case .messageTooBig: .messageTooLarge
                             case .protocolError: .protocolError
                             }
