@@ -78,7 +78,6 @@ public enum SettingsCatalog {
         "COLONY_AUTH_PUBLIC_URL": "The base of links in mails",
         "COLONY_AUTH_PHONE_PEPPER": "HMAC pepper of HabitHive's phone hashes, a strong secret (required)",
         "COLONY_AUTH_MAIL_DIR": "Mails and SMS as JSON files in this folder (a channel with no SMTP or Twilio)",
-        "COLONY_PROVISION_TIMEOUT_SECONDS": "`colony-admin provision`: how long it waits for Postgres to accept the admin login before it gives up (a refused password fails at once)",
         "COLONY_AUTH_MAIL_DIR_ALLOWED": "`off` (production): auth refuses to start while mails or SMS would go to `COLONY_AUTH_MAIL_DIR` (no SMTP, Twilio or webhook carries them)",
         "COLONY_AUTH_WEBHOOK_URL": "Mails and SMS POSTed to a provider bridge (Standard Webhooks)",
         "COLONY_AUTH_WEBHOOK_SECRET": "With the webhook: `whsec_…`, the deliveries' signing secret",
@@ -210,6 +209,7 @@ public enum SettingsCatalog {
         // colony-admin.
         "COLONY_PG_ADMIN_USER": "The superuser that creates schemas and roles (and imports, as each service's role)",
         "COLONY_PG_ADMIN_PASSWORD": "Its password (required)",
+        "COLONY_PROVISION_TIMEOUT_SECONDS": "`colony-admin provision`: how long it waits for Postgres to accept the admin login before it gives up (a refused password fails at once)",
         "COLONY_SECRETS_DIR": "Where `provision` writes the services' `<service>.env` files (`config check` and `doctor` read them)",
         "COLONY_IMPORT_S3_ACCESS_KEY_ID": "`import supabase --storage s3://…`: the Supabase project's S3 access key id",
         "COLONY_IMPORT_S3_SECRET_ACCESS_KEY": "`import supabase --storage s3://…`: its secret access key",
@@ -223,6 +223,7 @@ public enum SettingsCatalog {
         ("every program", "COLONY_LOG_FORMAT", "json", "json, text"),
         ("colony-admin", "COLONY_PG_ADMIN_USER", "postgres", nil),
         ("colony-admin", "COLONY_PG_ADMIN_PASSWORD", nil, "a secret, 16+ characters"),
+        ("colony-admin", "COLONY_PROVISION_TIMEOUT_SECONDS", "120", "1–86400"),
         ("colony-admin", "COLONY_SECRETS_DIR", ".local/secrets", "a path"),
         ("colony-admin", "COLONY_IMPORT_S3_ACCESS_KEY_ID", nil, nil),
         ("colony-admin", "COLONY_IMPORT_S3_SECRET_ACCESS_KEY", nil, nil),
