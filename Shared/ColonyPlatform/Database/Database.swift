@@ -88,7 +88,7 @@ public struct Database: Service, Sendable {
         do {
             // Unbounded (migrations) keeps its connection through a cancellation: the runner
             // finishes or rolls back its step and the pool closes as it always did.
-            guard configuration.timeouts.lease != nil else { return try await body() }
+            guard configuration.timeouts.closesOnCancel else { return try await body() }
             return try await withTaskCancellationHandler {
                 try await body()
             } onCancel: {
@@ -351,6 +351,9 @@ public struct DatabaseTimeouts: Sendable, Equatable {
     /// its peer is taken for gone. Longer than `statement`, so a slow statement is cancelled by
     /// Postgres (and its connection kept) first; nil: never.
     public var lease: Duration? = .seconds(30)
+    /// Whether a cancelled lease closes its connection (what lets a request's deadline answer on
+    /// time); not for migrations, whose runner ends its step itself.
+    public var closesOnCancel = true
 
     public init() {}
 
@@ -360,6 +363,7 @@ public struct DatabaseTimeouts: Sendable, Equatable {
         timeouts.statement = nil
         timeouts.idleInTransaction = nil
         timeouts.lease = nil
+        timeouts.closesOnCancel = false
         return timeouts
     }
 
