@@ -107,13 +107,13 @@ struct Hives: Sendable {
 
     func feed(_ hiveID: UUID, userID: UUID, before cursor: String?, limit: Int, on connection: PostgresConnection) async throws -> FeedPage {
         _ = try await memberHive(hiveID, userID: userID, on: connection)
-        var before: (Date, UUID)?
+        var before: KeysetCursor?
         if let cursor {
-            guard let decoded = FeedCursor.decode(cursor) else { throw HabitsErrors.validation("before is not a cursor this service gave out") }
+            guard let decoded = KeysetCursor(cursor) else { throw HabitsErrors.validation("before is not a cursor this service gave out") }
             before = decoded
         }
         let rows = try await activity.feed(hiveID: hiveID, viewer: userID, before: before, limit: limit, on: connection)
-        let next = rows.count == limit ? rows.last.map { FeedCursor.encode($0.createdAt, $0.id) } : nil
+        let next = rows.count == limit ? rows.last.map { KeysetCursor(micros: Int64(($0.createdAt.timeIntervalSince1970 * 1_000_000).rounded()), id: $0.id).text } : nil
         return FeedPage(events: try rows.map(Components.Schemas.ActivityEvent.init), nextCursor: next)
     }
 
@@ -293,17 +293,5 @@ struct Hives: Sendable {
         try await outbox.publish(EventEnvelope(app: .habithive, aggregateId: hive.id.lowercased, actor: hive.ownerId,
                                                payload: HiveDeleted(hive: hive, memberIds: members.map(\.userId), reason: reason, members: members)),
                                  on: connection, logger: logger)
-    }
-}
-
-/// Feed cursors: `created_at` and `id` of the last row, in every keyset cursor's form
-/// (`<microseconds>_<uuid>`, the documents' pattern): any such text is a position in the feed.
-enum FeedCursor {
-    static func encode(_ date: Date, _ id: UUID) -> String {
-        KeysetCursor(micros: Int64((date.timeIntervalSince1970 * 1_000_000).rounded()), id: id).text
-    }
-
-    static func decode(_ cursor: String) -> (Date, UUID)? {
-        KeysetCursor(cursor).map { (Date(timeIntervalSince1970: Double($0.micros) / 1_000_000), $0.id) }
     }
 }

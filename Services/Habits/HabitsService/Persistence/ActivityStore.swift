@@ -1,4 +1,5 @@
 import ColonyModels
+import ColonyPlatform
 import Foundation
 import Logging
 import PostgresNIO
@@ -35,13 +36,15 @@ struct ActivityStore: Sendable {
     }
 
     /// A hive's feed as `viewer` sees it, newest first, before the cursor (`created_at`, `id`)
-    /// when given. The lines of a member the viewer blocked (their logged days, joining, leaving)
-    /// are left out; the hive's own (`hive_advanced`, which names who completed the day,
+    /// when given. The cursor's time is compared in exact microseconds: a `Date` bound back can
+    /// lose one to rounding and skip a row that shares its time (one transaction's lines do).
+    /// The lines of a member the viewer blocked (their logged days, joining, leaving) are left out; the hive's own (`hive_advanced`, which names who completed the day,
     /// `hive_broken`, milestones) stay: collective state every member sees.
-    func feed(hiveID: UUID, viewer: UUID, before: (Date, UUID)?, limit: Int, on connection: PostgresConnection) async throws -> [ActivityEventRow] {
+    func feed(hiveID: UUID, viewer: UUID, before: KeysetCursor?, limit: Int, on connection: PostgresConnection) async throws -> [ActivityEventRow] {
         try await connection.query("""
             SELECT \(unescaped: ActivityEventRow.columns) FROM activity_events a
-            WHERE hive_id = \(hiveID) AND (\(before == nil) OR (created_at, id) < (\(before?.0 ?? Date()), \(before?.1 ?? .nilUUID)))
+            WHERE hive_id = \(hiveID)
+              AND (\(before == nil) OR (created_at, id) < ('epoch'::timestamptz + \(before?.micros ?? 0) * interval '1 microsecond', \(before?.id ?? .nilUUID)))
               AND NOT (a.type <> 'hive_advanced' AND EXISTS (SELECT 1 FROM user_blocks b WHERE b.blocker_id = \(viewer) AND b.blocked_id = a.actor_id))
             ORDER BY created_at DESC, id DESC
             LIMIT \(limit)
