@@ -7,7 +7,8 @@ import PostgresNIO
 import Testing
 
 /// What a service does when Postgres stops answering: the request deadline answers 503 and ends
-/// the statement's wait (its connection closed), and a lease held past its timeout is given up.
+/// the statement's wait (its connection probed, then closed), and a lease held past its timeout whose
+/// probe goes unanswered is given up.
 /// `pg_sleep(600)` stands for a database that went silent; no statement timeout is set, so only
 /// these can end the wait (the test would hang otherwise, never pass slowly).
 @Suite("Request deadline and database timeouts")
@@ -56,7 +57,7 @@ struct RequestDeadlineTests {
         }
     }
 
-    @Test("a lease held past the lease timeout is closed: 503 database_unavailable, and the pool goes on")
+    @Test("a lease held past the lease timeout whose probe goes unanswered is closed: 503 database_unavailable, and the pool goes on")
     func leaseTimeout() async throws {
         let database = try database(lease: .seconds(1))
         try await withRunning(database) {
@@ -69,6 +70,41 @@ struct RequestDeadlineTests {
             }
             let one = try await database.query("SELECT 1").collect().first?.decode(Int.self)
             #expect(one == 1)
+        }
+    }
+
+    /// PostgresNIO never answers a statement written to a closed connection: a watch that closed a
+    /// healthy session between two statements would hang its holder (CI hung on exactly this).
+    @Test("a lease held long, or cancelled, between two statements is probed and kept: the next statement and the commit run")
+    func idleLeaseKept() async throws {
+        let database = try database(lease: .milliseconds(300))
+        try await withRunning(database) {
+            let held = try await database.transaction { connection in
+                try await connection.query("CREATE TEMP TABLE lease_kept (n int) ON COMMIT DROP", logger: TestEnvironment.logger)
+                try await Task.sleep(for: .seconds(2))  // several lease periods, each probed and answered
+                try await connection.query("INSERT INTO lease_kept VALUES (1)", logger: TestEnvironment.logger)
+                return try await connection.query("SELECT count(*)::int FROM lease_kept", logger: TestEnvironment.logger).collect().first?.decode(Int.self)
+            }
+            #expect(held == 1)
+            let task = Task {
+                try await database.withConnection { connection in
+                    try await connection.query("SELECT 1", logger: TestEnvironment.logger)
+                    // Cancelled here, between statements: a real sleep, not a cancellable one.
+                    await withCheckedContinuation { continuation in
+                        connection.eventLoop.scheduleTask(in: .seconds(1)) { continuation.resume() }
+                    }
+                    return try await connection.query("SELECT 2", logger: TestEnvironment.logger).collect().first?.decode(Int.self)
+                }
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            task.cancel()
+            // It ends (PostgresNIO's row sequence may answer a cancelled task's read with
+            // CancellationError), and the connection it held serves the next lease.
+            switch await task.result {
+            case .success(let two): #expect(two == 2)
+            case .failure(let error): #expect(error is CancellationError, "\(error)")
+            }
+            #expect(try await database.query("SELECT 3").collect().first?.decode(Int.self) == 3)
         }
     }
 

@@ -29,7 +29,7 @@ public enum SettingsCatalog {
         "COLONY_PG_CONNECT_TIMEOUT_SECONDS": "Opening a Postgres connection (TCP, TLS, startup, login) fails after this long",
         "COLONY_PG_STATEMENT_TIMEOUT_SECONDS": "Postgres cancels a pooled session's statement running longer (`statement_timeout`; 0: never; not migrations)",
         "COLONY_PG_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS": "Postgres ends a session idle inside a transaction this long, freeing the locks of a replica cut off mid-transaction (0: never)",
-        "COLONY_PG_LEASE_TIMEOUT_SECONDS": "A pooled connection leased longer is closed and replaced, its peer taken for gone (keep it above the statement timeout; 0: never)",
+        "COLONY_PG_LEASE_TIMEOUT_SECONDS": "A pooled connection leased longer is probed with SELECT 1, and closed and replaced when that goes unanswered for 5 s, its peer taken for gone (keep it above the statement timeout; 0: only a cancelled request's connection is probed)",
         "COLONY_REQUEST_DEADLINE_SECONDS": "A request unanswered this long is answered 503 `deadline_exceeded` and its handler cancelled (not console routes or uploads)",
         "COLONY_PG_SSLMODE": "TLS to Postgres: `disable`, `require` (encrypted, certificate unchecked) or `verify-full`",
         "COLONY_PG_SSLROOTCERT": "With `verify-full`: a PEM file of the CA that signed Postgres' certificate",

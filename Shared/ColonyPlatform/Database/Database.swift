@@ -44,21 +44,25 @@ public struct Database: Service, Sendable {
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws. The
-    /// body's own error is rethrown as it is (not wrapped), so handlers can map it to a status.
+    /// body's own error is rethrown as it is, so handlers can map it to a status.
     public func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
-        do {
-            return try await poolUsage.measure { leased in
-                try await client.withConnection { connection in
-                    leased()
-                    return try await guarded(connection) {
-                        try await connection.withTransaction(logger: logger) { connection in
-                            try await body(connection)
-                        }
+        try await poolUsage.measure { leased in
+            try await client.withConnection { connection in
+                leased()
+                return try await guarded(connection) {
+                    try await connection.statementUnlessClosed("BEGIN", logger: logger)
+                    let value: Result
+                    do {
+                        value = try await body(connection)
+                    } catch {
+                        // A closed session rolled back on its own; asking would wait forever (below).
+                        try? await connection.statementUnlessClosed("ROLLBACK", logger: logger)
+                        throw error
                     }
+                    try await connection.statementUnlessClosed("COMMIT", logger: logger)
+                    return value
                 }
             }
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error
         }
     }
 
@@ -72,31 +76,25 @@ public struct Database: Service, Sendable {
         }
     }
 
-    /// Runs `body` on a leased connection that is closed should the lease be cancelled (a request
-    /// past its deadline, a shutdown) or outlast `timeouts.lease`: a statement waiting on a peer that
-    /// went silent fails at once instead of waiting for TCP to give up (15 minutes and more), and the
-    /// pool replaces the connection. Postgres rolls back what the closed session had not committed.
+    /// Runs `body` on a leased connection watched by a `LeaseWatch`: when the lease is cancelled (a
+    /// request past its deadline, a shutdown) or outlasts `timeouts.lease`, the connection is
+    /// probed, and closed if the probe goes unanswered (`timeouts.probe`): a statement waiting on a
+    /// peer that went silent then fails at once instead of waiting for TCP to give up (15 minutes
+    /// and more), and the pool replaces the connection. Postgres rolls back what the closed session
+    /// had not committed.
     func guarded<Result>(_ connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Result) async throws -> Result {
-        let closedByTimer = LeaseTimerFlag()
-        let timer = configuration.timeouts.lease.map { lease in
-            connection.eventLoop.scheduleTask(in: TimeAmount(lease)) {
-                closedByTimer.fired.withLock { $0 = true }
-                let _: EventLoopFuture<Void> = connection.close()
-            }
-        }
-        defer { timer?.cancel() }
+        guard let probe = configuration.timeouts.probe else { return try await body() }
+        let watch = LeaseWatch(connection: connection, lease: configuration.timeouts.lease, probe: probe, logger: logger)
+        defer { watch.stop() }
         do {
-            // Unbounded (migrations) keeps its connection through a cancellation: the runner
-            // finishes or rolls back its step and the pool closes as it always did.
-            guard configuration.timeouts.closesOnCancel else { return try await body() }
             return try await withTaskCancellationHandler {
                 try await body()
             } onCancel: {
-                let _: EventLoopFuture<Void> = connection.close()
+                watch.probe()
             }
         } catch {
-            guard closedByTimer.fired.withLock({ $0 }) else { throw error }
-            logger.warning("closed a database connection held past the lease timeout", metadata: ["error": "\(error)"])
+            guard watch.closedConnection else { throw error }
+            logger.warning("closed a database connection that did not answer its probe", metadata: ["error": "\(error)"])
             throw APIError(.serviceUnavailable, code: "database_unavailable", message: "the database did not answer in time; try again")
         }
     }
@@ -328,10 +326,6 @@ extension Database {
 }
 
 
-/// Whether a lease's timer closed its connection.
-final class LeaseTimerFlag: Sendable {
-    let fired = Mutex(false)
-}
 
 /// How long a service waits on Postgres, and how soon Postgres lets go of a session whose service
 /// went silent. `DatabaseConfiguration.load` reads them (docs/configuration.md); a configuration made
@@ -347,13 +341,13 @@ public struct DatabaseTimeouts: Sendable, Equatable {
     /// (`idle_in_transaction_session_timeout`, `COLONY_PG_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS`), so the
     /// row locks of a service cut off mid-transaction do not hold up its other replicas; nil: never.
     public var idleInTransaction: Duration? = .seconds(30)
-    /// A pooled connection leased longer is closed and replaced (`COLONY_PG_LEASE_TIMEOUT_SECONDS`):
-    /// its peer is taken for gone. Longer than `statement`, so a slow statement is cancelled by
-    /// Postgres (and its connection kept) first; nil: never.
+    /// A pooled connection leased longer is probed (`COLONY_PG_LEASE_TIMEOUT_SECONDS`), and probed
+    /// again each period while it is held; nil: only a cancelled lease is probed.
     public var lease: Duration? = .seconds(30)
-    /// Whether a cancelled lease closes its connection (what lets a request's deadline answer on
-    /// time); not for migrations, whose runner ends its step itself.
-    public var closesOnCancel = true
+    /// How long a leased connection's probe may go unanswered before the connection is taken for
+    /// dead and closed. Not a setting: the statement timeout bounds what a healthy session's probe
+    /// waits behind. Nil: never probed nor closed (migrations: the runner ends its step itself).
+    public var probe: Duration? = .seconds(5)
 
     public init() {}
 
@@ -363,7 +357,7 @@ public struct DatabaseTimeouts: Sendable, Equatable {
         timeouts.statement = nil
         timeouts.idleInTransaction = nil
         timeouts.lease = nil
-        timeouts.closesOnCancel = false
+        timeouts.probe = nil
         return timeouts
     }
 
@@ -383,7 +377,7 @@ public struct DatabaseTimeouts: Sendable, Equatable {
     /// 5 s and drops it after 3 unanswered probes, and gives up on unacknowledged data after 20 s
     /// (`tcp_user_timeout`), so a service replica that vanished (a partition, a dead node) frees its
     /// sessions, locks and connection slots in about 25 s. (PostgresNIO does not expose its socket,
-    /// so the service's end cannot set SO_KEEPALIVE; the lease timeout is its side of it.)
+    /// so the service's end cannot set SO_KEEPALIVE; the lease's probe is its side of it.)
     func sessionParameters(pooled: Bool) -> [(String, String)] {
         func milliseconds(_ duration: Duration) -> String {
             String(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)

@@ -351,6 +351,7 @@ public final class EventConsumer: Service, Sendable {
         if let transaction = error as? PostgresTransactionError {
             error = transaction.beginError ?? transaction.commitError ?? transaction.closureError ?? error
         }
+        if let error = error as? APIError, error.code == "database_unavailable" { return true }
         if let error = error as? PSQLError {
             if error.code == .server {
                 // Connection exceptions, insufficient resources, operator intervention (shutdown).
