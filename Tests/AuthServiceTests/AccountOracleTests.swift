@@ -84,7 +84,7 @@ struct AccountOracleTests {
 
     @Test("recover: a registered and an unknown address answer 200 then 429 alike; only the registered one gets a mail")
     func recover() async throws {
-        try await withRunningAuth(configure: { $0.rateLimits.sendPerRecipient = RateLimitRule(1, per: 60) }) { auth in
+        try await withRunningAuth(configure: { $0.rateLimits.sendPerRecipient = RateLimitRule.perRun(1) }) { auth in
             let registered = "\(uniqueName("reg"))@example.com"
             let unknown = "\(uniqueName("unk"))@example.com"
             #expect(try await auth.request(.POST, "/signup", json: ["email": registered, "password": password]).status == 200)

@@ -233,7 +233,7 @@ struct AuthAnonymousTests {
         #expect(RateLimitSettings().anonymousPerIP == RateLimitRule(30, per: 3600))
         try await withRunningAuth(configure: { settings in
             settings.apps[.mycirclee]?.anonymousSignIns = true
-            settings.rateLimits.anonymousPerIP = RateLimitRule(3, per: 3600)
+            settings.rateLimits.anonymousPerIP = RateLimitRule.perRun(3)
         }) { auth in
             for _ in 0..<3 { #expect(try await signInAnonymously(auth).status == 200) }
             let over = try await signInAnonymously(auth)

@@ -123,7 +123,7 @@ struct AuthAttackTests {
 
     @Test("a spoofed X-Forwarded-For through the real nginx gateway still hits the per-address limit")
     func spoofedForwardedForThroughGateway() async throws {
-        try await withRunningAuth(configure: { $0.rateLimits.signUpPerIP = RateLimitRule(3, per: 300) }) { auth in
+        try await withRunningAuth(configure: { $0.rateLimits.signUpPerIP = RateLimitRule.perRun(3) }) { auth in
             try await LocalGateway.run(authPort: auth.port) { gateway in
                 var statuses: [Int] = []
                 for attempt in 0..<5 {
@@ -146,7 +146,7 @@ struct AuthAttackTests {
 
     @Test("a stranger's wrong passwords from elsewhere cannot lock the owner out")
     func strangerCannotLockOutOwner() async throws {
-        try await withRunningAuth(configure: { $0.rateLimits.signInPerAccount = RateLimitRule(5, per: 300) }) { auth in
+        try await withRunningAuth(configure: { $0.rateLimits.signInPerAccount = RateLimitRule.perRun(5) }) { auth in
             let email = "\(uniqueName("owner"))@example.com"
             #expect(try await auth.request(.POST, "/signup", json: ["email": email, "password": "owner-pass-1"]).status == 200)
             var strangerStatuses: [Int] = []
@@ -164,7 +164,7 @@ struct AuthAttackTests {
 
     @Test("guessing an OTP across re-sent codes stops at the recipient's budget, even for the right code")
     func otpGuessingAcrossCodes() async throws {
-        try await withRunningAuth(configure: { $0.rateLimits.verifyFailuresPerRecipient = RateLimitRule(10, per: 3600) }) { auth in
+        try await withRunningAuth(configure: { $0.rateLimits.verifyFailuresPerRecipient = RateLimitRule.perRun(10) }) { auth in
             let phone = "+1555\(Int.random(in: 1_000_000...9_999_999))"
             func wrong(than code: String) -> String { String(format: "%06d", (Int(code)! + Int.random(in: 1...999_999)) % 1_000_000) }
             for round in 0..<2 {

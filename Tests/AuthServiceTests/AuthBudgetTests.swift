@@ -34,8 +34,8 @@ struct AuthBudgetTests {
     @Test("SMS budgets per app and in total answer 429 with Retry-After")
     func smsBudgets() async throws {
         try await withRunningAuth(configure: { settings in
-            settings.rateLimits.smsPerApp = RateLimitRule(2, per: 3600)
-            settings.rateLimits.smsGlobal = RateLimitRule(3, per: 3600)
+            settings.rateLimits.smsPerApp = RateLimitRule.perRun(2)
+            settings.rateLimits.smsGlobal = RateLimitRule.perRun(3)
             settings.apps[.socialspot]?.phoneEnabled = true
         }) { auth in
             func otp(_ app: App) async throws -> (status: Int, json: [String: Any], headers: HTTPHeaders) {

@@ -198,7 +198,7 @@ struct AuthConsoleAdminTests {
         if secondsLeftToday < 120 { try await Task.sleep(for: .seconds(secondsLeftToday + 1)) }
         try await withConsoleAuth(configure: { settings in
             settings.sender.mail = .smtp(smtp)
-            settings.rateLimits.sendPerRecipient = RateLimitRule(1, per: 86_400)
+            settings.rateLimits.sendPerRecipient = RateLimitRule.perRun(1)
             settings.apps[.habithive]?.phoneEnabled = true
         }) { auth in
             let (confirmed, pending) = (email("confirmed"), email("pending"))

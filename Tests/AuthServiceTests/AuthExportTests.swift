@@ -158,7 +158,7 @@ struct AuthExportTests {
     func exportRefusals() async throws {
         try await withRunningAuth(configure: { settings in
             settings.apps[.ibelieveinyou]?.reauthenticationWindowSeconds = 0
-            settings.rateLimits.exportPerUser = RateLimitRule(1, per: 86_400)
+            settings.rateLimits.exportPerUser = RateLimitRule.perRun(1)
             // A phone account signing in with its password, for the SMS case.
             settings.apps[.mycirclee]?.phoneEnabled = true
             settings.apps[.mycirclee]?.phonePasswordEnabled = true

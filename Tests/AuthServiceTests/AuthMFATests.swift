@@ -171,7 +171,7 @@ struct AuthMFATests {
 
     @Test("wrong codes are budgeted per user (then 429 even for the right code), every attempt per address")
     func rateLimits() async throws {
-        try await withRunningAuth(configure: { $0.rateLimits.mfaFailuresPerUser = RateLimitRule(3, per: 300) }) { auth in
+        try await withRunningAuth(configure: { $0.rateLimits.mfaFailuresPerUser = RateLimitRule.perRun(3) }) { auth in
             let (_, _, session) = try await account(auth)
             let bearer = try token(session)
             let (factorID, totp, _) = try await enrollTOTP(auth, bearer)
@@ -184,7 +184,7 @@ struct AuthMFATests {
             let limited = try await verify(auth, bearer, factorID, challenge: challengeID, code: right)
             #expect(limited.status == 429 && limited.json["code"] as? String == "over_request_rate_limit" && limited.headers.first(name: "Retry-After") != nil)
         }
-        try await withRunningAuth(configure: { $0.rateLimits.mfaVerifyPerIP = RateLimitRule(4, per: 60) }) { auth in
+        try await withRunningAuth(configure: { $0.rateLimits.mfaVerifyPerIP = RateLimitRule.perRun(4) }) { auth in
             let (_, _, session) = try await account(auth)
             let bearer = try token(session)
             let (factorID, _, _) = try await enrollTOTP(auth, bearer)

@@ -77,7 +77,7 @@ struct AuthOperatorCallsTests {
     @Test("resend budgets: a known and an unknown recipient answer 200 then 429 alike, by mail and by SMS")
     func resendBudgets() async throws {
         try await withRunningAuth(configure: { settings in
-            settings.rateLimits.sendPerRecipient = RateLimitRule(1, per: 60)
+            settings.rateLimits.sendPerRecipient = RateLimitRule.perRun(1)
             settings.apps[.habithive]?.phoneEnabled = true
         }) { auth in
             let (known, unknown) = (email("known"), email("unknown"))

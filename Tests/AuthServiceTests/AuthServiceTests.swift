@@ -209,7 +209,7 @@ struct AuthServiceTests {
 
     @Test("sign-up is rate limited per IP with 429 and Retry-After")
     func signUpRateLimit() async throws {
-        try await withRunningAuth(configure: { $0.rateLimits.signUpPerIP = RateLimitRule(3, per: 300) }) { auth in
+        try await withRunningAuth(configure: { $0.rateLimits.signUpPerIP = RateLimitRule.perRun(3) }) { auth in
             for _ in 0..<3 {
                 _ = try await signUp(auth, email: "\(uniqueName("l"))@example.com")
             }
@@ -222,7 +222,7 @@ struct AuthServiceTests {
 
     @Test("one send per recipient per minute: a second OTP request is 429")
     func otpSendRateLimit() async throws {
-        try await withRunningAuth(configure: { $0.rateLimits.sendPerRecipient = RateLimitRule(1, per: 60) }) { auth in
+        try await withRunningAuth(configure: { $0.rateLimits.sendPerRecipient = RateLimitRule.perRun(1) }) { auth in
             let phone = "+1555\(Int.random(in: 1_000_000...9_999_999))"
             #expect(try await auth.request(.POST, "/otp", app: .habithive, json: ["phone": phone]).status == 200)
             let again = try await auth.request(.POST, "/otp", app: .habithive, json: ["phone": phone])
