@@ -124,6 +124,7 @@ class Outcome:
     status: Optional[int]
     ok: bool
     detail: str = ""
+    seconds: float = 0.0  # from sending to the answer (or the error)
 
 
 class Recorder:
@@ -140,16 +141,18 @@ class Recorder:
         at = time.time()
         phase = self.phase
         template = re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "{id}", path)
+        started = time.monotonic()
         try:
             if isinstance(user_or_api, User):
                 response = user_or_api.request(method, path, **kwargs)
             else:
                 response = user_or_api.http.request(method, path, **kwargs)
         except httpx.HTTPError as error:
-            self.record(Outcome(at, phase, journey, method, template, None, False, f"{type(error).__name__}: {error}"))
+            self.record(Outcome(at, phase, journey, method, template, None, False, f"{type(error).__name__}: {error}", time.monotonic() - started))
             return None
+        seconds = time.monotonic() - started
         ok = response.status_code in expected
-        self.record(Outcome(at, phase, journey, method, template, response.status_code, ok, "" if ok else response.text[:300]))
+        self.record(Outcome(at, phase, journey, method, template, response.status_code, ok, "" if ok else response.text[:300], seconds))
         return response if ok else None
 
 
@@ -313,6 +316,8 @@ class PhoenixSocket:
         self.join_failures: list[str] = []
         self.stopping = False
         self.ref = 0
+        self.ws: Any = None  # the open connection, for set_auth
+        self.topic = f"realtime:rolling-{index}"
 
     def next_ref(self) -> str:
         self.ref += 1
@@ -329,9 +334,9 @@ class PhoenixSocket:
             first = False
             try:
                 async with websockets.connect(self.url, open_timeout=10, close_timeout=5, max_size=None, ping_interval=None) as ws:
-                    topic = f"realtime:rolling-{self.index}"
+                    self.ws = ws
                     join_ref = self.next_ref()
-                    await ws.send(json.dumps({"topic": topic, "event": "phx_join", "ref": join_ref, "join_ref": join_ref, "payload": {
+                    await ws.send(json.dumps({"topic": self.topic, "event": "phx_join", "ref": join_ref, "join_ref": join_ref, "payload": {
                         "config": {"broadcast": {"ack": False, "self": False}, "presence": {"key": ""}, "private": False,
                                    "postgres_changes": [{"event": "INSERT", "schema": "public", "table": "posts", "filter": f"circle_id=eq.{self.circle}"}]},
                         "access_token": self.token}}))
@@ -362,6 +367,16 @@ class PhoenixSocket:
         if not self.stopping:
             self.closes.append((time.time(), code, reason))
 
+    async def set_auth(self, token: str) -> None:
+        """A refreshed access token, sent to the joined channel as the clients' setAuth does (and
+        used for the next join)."""
+        self.token = token
+        if self.ws is not None and self.is_joined:
+            try:
+                await self.ws.send(json.dumps({"topic": self.topic, "event": "access_token", "ref": self.next_ref(), "payload": {"access_token": token}}))
+            except websockets.WebSocketException:
+                pass  # closed meanwhile: the rejoin sends the new token
+
     async def heartbeat(self, ws) -> None:
         while True:
             await asyncio.sleep(20)
@@ -383,10 +398,10 @@ class Sockets:
         self.thread = threading.Thread(target=self.loop.run_forever, name="sockets", daemon=True)
         self.tasks: list[asyncio.Future] = []
 
-    def start(self) -> None:
+    def start(self, timeout: float = 60) -> None:
         self.thread.start()
         self.tasks = [asyncio.run_coroutine_threadsafe(socket.run(), self.loop) for socket in self.sockets]
-        wait_for("every socket to join its channel", lambda: all(s.is_joined for s in self.sockets), timeout=60)
+        wait_for("every socket to join its channel", lambda: all(s.is_joined for s in self.sockets), timeout=timeout)
 
     def stop(self) -> None:
         for socket in self.sockets:
