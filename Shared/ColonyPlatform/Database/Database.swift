@@ -187,13 +187,6 @@ extension DatabaseConfiguration {
     }
 }
 
-/// Finds the handler's own error inside PostgresNIO's transaction wrapper.
-enum TransactionErrorUnwrapper {
-    static func underlying(_ error: any Error) -> (any Error)? {
-        (error as? PostgresTransactionError)?.closureError
-    }
-}
-
 extension PostgresConnection {
     /// Runs SQL that may hold several statements (migrations, provisioning), one statement at a
     /// time: PostgresNIO speaks the extended protocol, which takes one statement per query.
@@ -324,8 +317,6 @@ extension Database {
         try await client.whileRunning(body)
     }
 }
-
-
 
 /// How long a service waits on Postgres, and how soon Postgres lets go of a session whose service
 /// went silent. `DatabaseConfiguration.load` reads them (docs/configuration.md); a configuration made

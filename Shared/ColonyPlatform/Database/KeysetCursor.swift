@@ -43,6 +43,9 @@ public struct KeysetCursor: Sendable, Equatable, Comparable {
     /// The pattern the OpenAPI documents give cursor parameters.
     public static let pattern = "^[0-9]{1,18}_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 
+    /// A decoded timestamp's cursor value (rounded: a `Date` holds microseconds inexactly).
+    public static func micros(of date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000_000).rounded()) }
+
     /// SQL for a timestamp column's cursor value (select it beside the row).
     public static func microsSQL(_ column: String) -> String { "(extract(epoch FROM \(column)) * 1000000)::int8" }
 

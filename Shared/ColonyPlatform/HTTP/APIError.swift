@@ -129,9 +129,6 @@ extension APIError {
         case let error as any HTTPResponseError:
             return APIError(error.status, code: code(for: error.status), message: error.status.reasonPhrase)
         default:
-            if let unwrapped = TransactionErrorUnwrapper.underlying(error) {
-                return from(unwrapped)
-            }
             return .internalError
         }
     }

@@ -347,10 +347,6 @@ public final class EventConsumer: Service, Sendable {
     /// Whether a handler failed because the database could not be reached (which no number of
     /// attempts makes the event's fault), rather than because of the event.
     static func isDatabaseUnavailable(_ error: any Error) -> Bool {
-        var error = error
-        if let transaction = error as? PostgresTransactionError {
-            error = transaction.beginError ?? transaction.commitError ?? transaction.closureError ?? error
-        }
         if let error = error as? APIError, error.code == "database_unavailable" { return true }
         if let error = error as? PSQLError {
             if error.code == .server {

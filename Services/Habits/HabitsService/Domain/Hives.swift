@@ -113,7 +113,7 @@ struct Hives: Sendable {
             before = decoded
         }
         let rows = try await activity.feed(hiveID: hiveID, viewer: userID, before: before, limit: limit, on: connection)
-        let next = rows.count == limit ? rows.last.map { KeysetCursor(micros: Int64(($0.createdAt.timeIntervalSince1970 * 1_000_000).rounded()), id: $0.id).text } : nil
+        let next = rows.count == limit ? rows.last.map { KeysetCursor(micros: KeysetCursor.micros(of: $0.createdAt), id: $0.id).text } : nil
         return FeedPage(events: try rows.map(Components.Schemas.ActivityEvent.init), nextCursor: next)
     }
 

@@ -38,8 +38,9 @@ struct ActivityStore: Sendable {
     /// A hive's feed as `viewer` sees it, newest first, before the cursor (`created_at`, `id`)
     /// when given. The cursor's time is compared in exact microseconds: a `Date` bound back can
     /// lose one to rounding and skip a row that shares its time (one transaction's lines do).
-    /// The lines of a member the viewer blocked (their logged days, joining, leaving) are left out; the hive's own (`hive_advanced`, which names who completed the day,
-    /// `hive_broken`, milestones) stay: collective state every member sees.
+    /// The lines of a member the viewer blocked (their logged days, joining, leaving) are left
+    /// out; the hive's own (`hive_advanced`, which names who completed the day, `hive_broken`,
+    /// milestones) stay: collective state every member sees.
     func feed(hiveID: UUID, viewer: UUID, before: KeysetCursor?, limit: Int, on connection: PostgresConnection) async throws -> [ActivityEventRow] {
         try await connection.query("""
             SELECT \(unescaped: ActivityEventRow.columns) FROM activity_events a

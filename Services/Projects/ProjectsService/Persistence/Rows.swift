@@ -63,7 +63,7 @@ struct Cursor: Sendable, Equatable {
     var text: String { "\(value)_\(id.uuidString.lowercased())" }
 
     /// A time's cursor value: whole microseconds since 1970 (exact for Postgres's times).
-    static func micros(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000_000).rounded()) }
+    static func micros(_ date: Date) -> Int64 { KeysetCursor.micros(of: date) }
 
     /// `created_at` (or another time column) in whole microseconds since 1970.
     static func micros(_ column: String) -> String { "(extract(epoch FROM \(column)) * 1000000)::int8" }
