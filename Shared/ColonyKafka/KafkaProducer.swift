@@ -14,10 +14,23 @@ public final class KafkaProducer: Service, @unchecked Sendable {
     private let stopPolling = AtomicFlag()
     private let pollThreadDone = DispatchSemaphore(value: 0)
     private let isShutDown = Mutex(false)
+    /// Set when every broker connection went down (librdkafka's `_ALL_BROKERS_DOWN`).
+    private let allBrokersLost = AtomicFlag()
 
     public init(configuration: KafkaConfiguration, logger: Logger) throws {
         self.logger = logger
         let conf = try configuration.makeNativeConfiguration()
+        // The flag outlives the handle (destroyed in deinit, before the properties).
+        rd_kafka_conf_set_opaque(conf, Unmanaged.passUnretained(allBrokersLost).toOpaque())
+        rd_kafka_conf_set_error_cb(conf) { handle, code, reason, opaque in
+            if code == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN.rawValue, let opaque {
+                Unmanaged<AtomicFlag>.fromOpaque(opaque).takeUnretainedValue().set()
+            }
+            // What librdkafka logs for an error when no callback is set.
+            var metadata: Logger.Metadata = ["error": .string(KafkaError(code: code, message: reason.map { String(cString: $0) } ?? "").description)]
+            if let handle { metadata["client"] = .string(String(cString: rd_kafka_name(handle))) }
+            Logger(label: "librdkafka").error("Kafka client error", metadata: metadata)
+        }
         rd_kafka_conf_set_dr_msg_cb(conf) { _, message, _ in
             guard let message, let opaque = message.pointee._private else { return }
             let ticket = Unmanaged<DeliveryTicket>.fromOpaque(opaque).takeRetainedValue()
@@ -106,6 +119,12 @@ public final class KafkaProducer: Service, @unchecked Sendable {
         let milliseconds = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         return rd_kafka_flush(handle, milliseconds) == RD_KAFKA_RESP_ERR_NO_ERROR
     }
+
+    /// Whether every broker connection went down since this producer was made. A broker that
+    /// comes back may not know the producer's id any more (a memory-only broker restarted, a
+    /// cluster restored): librdkafka then retries under that id until the message timeout, so the
+    /// owner replaces such a producer once a broker answers again.
+    public var hasLostAllBrokers: Bool { allBrokersLost.isSet }
 
     /// Asks the broker for cluster metadata: true when a broker answers within the timeout.
     public func isBrokerReachable(timeout: Duration = .seconds(2)) async -> Bool {

@@ -166,7 +166,7 @@ struct KafkaClientTests {
         await first.close()
     }
 
-    @Test("readiness: a reachable broker answers metadata, an unreachable one does not")
+    @Test("readiness: a reachable broker answers metadata, an unreachable one does not, and its producer says it lost every broker")
     func brokerReachability() async throws {
         let environment = try TestEnvironment.current()
         let producer = try KafkaProducer(configuration: TestKafka.producer(brokers: environment.kafkaBrokers), logger: logger)
@@ -175,6 +175,9 @@ struct KafkaClientTests {
         let nowhere = try KafkaProducer(configuration: TestKafka.producer(brokers: "127.0.0.1:\(try freePort())"), logger: logger)
         defer { nowhere.shutdown(flushTimeout: .milliseconds(10)) }
         #expect(await nowhere.isBrokerReachable(timeout: .milliseconds(500)) == false)
+        // What the outbox relay watches to start a fresh producer once a broker is back.
+        try await waitUntil { nowhere.hasLostAllBrokers }
+        #expect(producer.hasLostAllBrokers == false)
     }
 
     @Test("invalid settings fail at construction with the setting named")

@@ -20,6 +20,9 @@ import Synchronization
 ///   starts a fresh producer (one whose broker lost all state can stay stuck), backs off and
 ///   resends everything still in the outbox, in order. A broker that comes back empty gets its
 ///   topics recreated.
+/// - When every broker connection went down, the relay does not wait for a send to fail: as soon
+///   as a broker answers again it starts a fresh producer and asks for its topics again (a broker
+///   restarted without its state refuses the old producer's id until the 30 s message timeout).
 /// - A row the broker refuses for good (too large, invalid, a topic name Kafka does not accept)
 ///   moves to the dead letters with the error, and the rows behind it go on.
 /// - After a failure, the relay compares what it kept with the broker: rows relayed within the
@@ -66,6 +69,9 @@ public final class OutboxRelay: Service, Sendable {
         // The relay batches rows itself: librdkafka need not hold messages back to batch them.
         var producerConfiguration = producerConfiguration
         producerConfiguration.properties["linger.ms"] = "0"
+        // Topics are made by `ensureTopics`, with the configured partitions, never by the broker's
+        // defaults when a metadata request names one that is gone.
+        producerConfiguration.properties["allow.auto.create.topics"] = "false"
         self.database = database
         self.producerConfiguration = producerConfiguration
         self.producer = Mutex(try KafkaProducer(configuration: producerConfiguration, logger: logger))
@@ -141,6 +147,29 @@ public final class OutboxRelay: Service, Sendable {
     private func relayLoop(group: inout DiscardingTaskGroup) async {
         var backoff: Duration = .milliseconds(100)
         while !shouldStop {
+            if producer.withLock({ $0 }).hasLostAllBrokers {
+                // The broker went away. One that comes back without our producer's id (Tansu
+                // keeps it in memory) refuses every send until the message timeout (30 s): once a
+                // broker answers, start a fresh producer. What was in flight fails and is sent
+                // again. The topics are asked for again at once, not at the next send: a broker
+                // that lost its data lost them too, and consumers waiting for them join sooner.
+                guard await producer.withLock({ $0 }).isBrokerReachable() else {
+                    await signal.wait(timeout: backoff)
+                    backoff = min(backoff * 2, .seconds(5))
+                    continue
+                }
+                logger.notice("the broker answers again; outbox relay starts a fresh producer")
+                let topics = knownTopics.withLock { known in
+                    defer { known.removeAll() }
+                    return known
+                }
+                replaceProducer()
+                do {
+                    if try await ensureTopics(topics) { signal.wake() }
+                } catch {
+                    logger.warning("outbox relay could not recreate its topics; the next send asks again", metadata: ["error": "\(error)"])
+                }
+            }
             if let failure = pipeline.withLock({ $0.batchesInFlight == 0 ? $0.failure : nil }) {
                 // Everything in flight has settled: start over with a fresh producer.
                 logger.warning("outbox relay could not reach the broker; events wait in the outbox and will be resent", metadata: ["error": "\(failure)", "retry_in": "\(backoff)"])
