@@ -314,6 +314,11 @@ def main() -> int:
         failed = sum(not o.ok for o in recorder.outcomes if o.at >= measured_from)
         closes = sum(len(s.closes) for s in sockets.sockets)
         log(f"{elapsed:.0f} min: {len(recorder.outcomes)} requests ({failed} failed after the warm-up), {closes} socket closes")
+        if closes:
+            # Why, as they happen: an interrupted run writes no report.
+            reasons = collections.Counter(f"{code} {reason[:80]}" for s in sockets.sockets for _, code, reason in s.closes)
+            refusals = collections.Counter(failure[:120] for s in sockets.sockets for failure in s.join_failures)
+            log(f"  closes by code and reason: {dict(reasons.most_common(3))}; joins refused: {dict(refusals.most_common(3))}")
     load.stop()
     time.sleep(args.settle)
     refresher.stop()
