@@ -147,13 +147,14 @@ public final class OutboxRelay: Service, Sendable {
     private func relayLoop(group: inout DiscardingTaskGroup) async {
         var backoff: Duration = .milliseconds(100)
         while !shouldStop {
-            if producer.withLock({ $0 }).hasLostAllBrokers {
+            let current = producer.withLock { $0 }
+            if current.hasLostAllBrokers {
                 // The broker went away. One that comes back without our producer's id (Tansu
                 // keeps it in memory) refuses every send until the message timeout (30 s): once a
                 // broker answers, start a fresh producer. What was in flight fails and is sent
                 // again. The topics are asked for again at once, not at the next send: a broker
                 // that lost its data lost them too, and consumers waiting for them join sooner.
-                guard await producer.withLock({ $0 }).isBrokerReachable() else {
+                guard await current.isBrokerReachable() else {
                     await signal.wait(timeout: backoff)
                     backoff = min(backoff * 2, .seconds(5))
                     continue
