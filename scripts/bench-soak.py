@@ -11,8 +11,9 @@ per-user cap), all joined to the circle's posts: each post reaches every socket.
 user's session is refreshed before its access token expires, and each socket sends its new token to
 its channel (`access_token`).
 
-Sampled every `--sample` seconds: each process's resident memory, open file descriptors and threads
-(/proc), and Postgres's connections per role; per minute, each route's requests, failures and p99.
+Sampled every `--sample` seconds: each process's resident memory, open file descriptors, threads and
+CPU time (/proc; the driver's own too), and Postgres's connections per role; per minute, each route's
+requests, failures and p99. Each process's share of a core in both windows is shown, not judged.
 After `--warmup` minutes, the first `--window` minutes are compared with the last:
 - resident memory of each service within 5 % (mean of the last window over the first);
 - the services', the broker's and the gateway's file descriptors and threads, and Postgres's
@@ -70,8 +71,11 @@ def log(message: str) -> None:
 
 def proc_figures(pids: list[int]) -> dict[str, float]:
     rss_kb = fds = threads = 0
+    cpu_ticks = 0
     for pid in pids:
         try:
+            # utime and stime: which process's CPU grew when latencies grew on a full machine.
+            cpu_ticks += sum(int(field) for field in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[11:13])
             for line in Path(f"/proc/{pid}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
                     rss_kb += int(line.split()[1])
@@ -80,7 +84,7 @@ def proc_figures(pids: list[int]) -> dict[str, float]:
             fds += len(os.listdir(f"/proc/{pid}/fd"))
         except (OSError, ValueError):
             continue  # a Postgres backend that ended meanwhile
-    return {"rss_mb": rss_kb / 1024, "fds": fds, "threads": threads}
+    return {"rss_mb": rss_kb / 1024, "fds": fds, "threads": threads, "cpu_seconds": cpu_ticks / idle.TICKS}
 
 
 def database_connections() -> dict[str, int]:
@@ -114,6 +118,7 @@ class Sampler:
         while not self.stopping.is_set():
             at = time.time()
             processes = {name: proc_figures(pids) for name, pids in idle.groups().items()}
+            processes["driver (this soak)"] = proc_figures([os.getpid()])
             self.samples.append({"at": at, "processes": processes, "connections": database_connections()})
             self.stopping.wait(max(0.0, self.every - (time.time() - at)))
 
@@ -192,6 +197,18 @@ def verdicts(samples: list[dict[str, Any]], outcomes: list[load_driver.Outcome],
     for name in names:
         def series(key: str, window: tuple[float, float]) -> list[float]:
             return [s["processes"][name][key] for s in samples if name in s["processes"] and in_window(s["at"], window)]
+
+        def cpu_percent(window: tuple[float, float]) -> float:
+            points = [(s["at"], s["processes"][name]["cpu_seconds"]) for s in samples
+                      if "cpu_seconds" in s["processes"].get(name, {}) and in_window(s["at"], window)]
+            if len(points) < 2 or points[-1][0] <= points[0][0]:
+                return float("nan")
+            return 100 * (points[-1][1] - points[0][1]) / (points[-1][0] - points[0][0])
+        # Shown, not judged: each process's share of one core over the window (Postgres: its
+        # backends that lived through it).
+        rows.append({"what": f"{name} cpu %", "first": cpu_percent(first), "last": cpu_percent(last), "ok": True, "judged": False})
+        if name.startswith("driver"):
+            continue
         for key in ("rss_mb", "fds", "threads"):
             before, after = mean(series(key, first)), mean(series(key, last))
             if name == "postgres" or (key == "rss_mb" and not name.startswith("colony-")):

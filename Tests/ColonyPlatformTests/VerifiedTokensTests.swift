@@ -34,4 +34,20 @@ struct VerifiedTokensTests {
         tokens.remember("f", live, verifiedAtGeneration: tokens.generation, now: now)
         #expect(tokens.count == 1 && tokens.claims(of: "f", now: now) != nil)
     }
+
+    @Test("a token is served for the hold at most, and what is past its time is swept, not kept")
+    func hold() {
+        let now = Date()
+        var tokens = VerifiedTokens(limit: 10_000, holdSeconds: 300)
+        let long = claims(expiring: now.addingTimeInterval(3600))
+        tokens.remember("a", long, verifiedAtGeneration: tokens.generation, now: now)
+        #expect(tokens.claims(of: "a", now: now.addingTimeInterval(299)) != nil)
+        #expect(tokens.claims(of: "a", now: now.addingTimeInterval(301)) == nil, "served past the hold: checked again")
+        // An hour of one new session a second holds about the hold's worth, not the hour's.
+        for second in 1...3600 {
+            tokens.remember("t\(second)", long, verifiedAtGeneration: tokens.generation, now: now.addingTimeInterval(Double(second)))
+        }
+        #expect(tokens.count <= 360 + 1, "kept \(tokens.count) tokens")
+        #expect(tokens.claims(of: "t3600", now: now.addingTimeInterval(3600)) != nil)
+    }
 }

@@ -5,9 +5,9 @@ prints one summary line per service. Exits non-zero on any failure or error.
 Run by scripts/e2e after the journeys (a stack started by scripts/run); scripts/fuzz runs it
 alone with a bigger budget. Settings (environment):
   COLONY_GATEWAY_URL, COLONY_API_KEYS_FILE, COLONY_MAIL_DIR   as for the journeys (scripts/e2e sets them)
-  COLONY_FUZZ_EXAMPLES    examples per operation and phase (default 30: CI's stage, some 11,000 requests for
-                          the eight documents; 50 took 511 s on 2 cores, the most of any stage, and kept a
-                          fresh clone's CI over its 45 minutes; scripts/fuzz runs 300)
+  COLONY_FUZZ_EXAMPLES    examples per operation and phase (default 20: CI's stage, some 10,500 requests for
+                          the eight documents; 30 sent 15,776 in 385 s on 2 cores, still the most of any
+                          stage, with a fresh clone's CI at 51 minutes of its 45; scripts/fuzz runs 300)
   COLONY_FUZZ_SEED        the generator's seed (default 21: CI runs the same requests every time;
                           scripts/fuzz picks a new one and prints it)
   COLONY_FUZZ_SERVICES    which services (default all: circles chat habits nearby projects notifications
@@ -101,7 +101,7 @@ def main() -> int:
     gateway = os.environ.get("COLONY_GATEWAY_URL", f"http://127.0.0.1:{port}").rstrip("/")
     keys_file = Path(os.environ.get("COLONY_API_KEYS_FILE", ROOT / ".local" / "api-keys.txt"))
     mail_dir = Path(os.environ.get("COLONY_MAIL_DIR", ROOT / ".local" / "mail"))
-    examples = int(os.environ.get("COLONY_FUZZ_EXAMPLES", "30"))
+    examples = int(os.environ.get("COLONY_FUZZ_EXAMPLES", "20"))
     seed = int(os.environ.get("COLONY_FUZZ_SEED", "21"))
     services = os.environ.get("COLONY_FUZZ_SERVICES", " ".join([*SERVICES, *CONSOLE_DOCUMENTS])).split()
     base_port = int(os.environ.get("COLONY_SERVICE_BASE_PORT", "8081"))

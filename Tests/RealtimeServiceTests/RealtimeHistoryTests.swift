@@ -113,12 +113,28 @@ struct LiveEventFilterTests {
 
     @Test("an event consumed twice within the window is delivered once")
     func duplicatesWithinTheWindow() {
-        let recent = RecentEventIDs()
+        let recent = RecentEventIDs(window: .seconds(60), capacity: .max)
         let id = UUID()
         let now = ContinuousClock.now
-        #expect(recent.insert(id, now: now, window: .seconds(60)))
-        #expect(!recent.insert(id, now: now + .seconds(59), window: .seconds(60)))
-        #expect(recent.insert(UUID(), now: now + .seconds(61), window: .seconds(60)))
-        #expect(recent.insert(id, now: now + .seconds(62), window: .seconds(60)), "forgotten once older than the window")
+        #expect(recent.insert(id, now: now))
+        #expect(!recent.insert(id, now: now + .seconds(59)))
+        #expect(recent.contains(id, now: now + .seconds(59)))
+        #expect(recent.insert(UUID(), now: now + .seconds(61)))
+        #expect(!recent.contains(id, now: now + .seconds(61)))
+        #expect(recent.insert(id, now: now + .seconds(62)), "forgotten once older than the window")
+    }
+
+    @Test("ids beyond the capacity are forgotten, the oldest first")
+    func capacity() {
+        let recent = RecentEventIDs(window: .seconds(3600), capacity: 3)
+        let ids = (0..<5).map { _ in UUID() }
+        let now = ContinuousClock.now
+        for (offset, id) in ids.enumerated() { #expect(recent.insert(id, now: now + .seconds(offset))) }
+        #expect(!recent.contains(ids[0], now: now + .seconds(5)))
+        #expect(!recent.contains(ids[1], now: now + .seconds(5)))
+        #expect(ids[2...].allSatisfy { recent.contains($0, now: now + .seconds(5)) })
+        // Many more than the capacity: still only the newest three.
+        for offset in 0..<5_000 { _ = recent.insert(UUID(), now: now + .seconds(6) + .milliseconds(offset)) }
+        #expect(!recent.contains(ids[4], now: now + .seconds(20)))
     }
 }

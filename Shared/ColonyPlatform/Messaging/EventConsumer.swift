@@ -43,25 +43,54 @@ public struct LiveEventFilter: Sendable {
     }
 }
 
-/// Event ids seen within a window, to deliver each event once however often it is consumed.
+/// Event ids seen within a window, at most `capacity` of them (the oldest are forgotten first):
+/// to deliver each event once however often it is consumed, and to pass over an event this
+/// consumer handled already without a database round trip.
 final class RecentEventIDs: Sendable {
-    private let state = Mutex<(ids: Set<UUID>, order: [(id: UUID, at: ContinuousClock.Instant)], start: Int)>(([], [], 0))
+    private struct State {
+        var ids: Set<UUID> = []
+        var order: [(id: UUID, at: ContinuousClock.Instant)] = []
+        var start = 0
 
-    /// Records `id`; false when it was seen within `window` already.
-    func insert(_ id: UUID, now: ContinuousClock.Instant, window: Duration) -> Bool {
+        /// Forgets what is older than the window or beyond the capacity (the order array is
+        /// compacted now and then).
+        mutating func forget(now: ContinuousClock.Instant, window: Duration, capacity: Int) {
+            while start < order.count, ids.count > capacity || now - order[start].at > window {
+                ids.remove(order[start].id)
+                start += 1
+            }
+            if start > 1024 && start * 2 > order.count {
+                order.removeFirst(start)
+                start = 0
+            }
+        }
+    }
+
+    private let window: Duration
+    private let capacity: Int
+    private let state = Mutex(State())
+
+    init(window: Duration, capacity: Int) {
+        self.window = window
+        self.capacity = max(1, capacity)
+    }
+
+    /// Records `id`; false when it was seen within the window already.
+    func insert(_ id: UUID, now: ContinuousClock.Instant = .now) -> Bool {
         state.withLock { state in
-            // Forget what is older than the window (the order array is compacted now and then).
-            while state.start < state.order.count, now - state.order[state.start].at > window {
-                state.ids.remove(state.order[state.start].id)
-                state.start += 1
-            }
-            if state.start > 1024 && state.start * 2 > state.order.count {
-                state.order.removeFirst(state.start)
-                state.start = 0
-            }
+            state.forget(now: now, window: window, capacity: capacity)
             guard state.ids.insert(id).inserted else { return false }
             state.order.append((id, now))
+            state.forget(now: now, window: window, capacity: capacity)
             return true
+        }
+    }
+
+    /// Whether `id` was recorded within the window.
+    func contains(_ id: UUID, now: ContinuousClock.Instant = .now) -> Bool {
+        state.withLock { state in
+            state.forget(now: now, window: window, capacity: capacity)
+            return state.ids.contains(id)
         }
     }
 }
@@ -82,6 +111,9 @@ final class RecentEventIDs: Sendable {
 ///   `deliver` for events that happened after it started and are younger than `maxEventAge`.
 /// - `afterHandling` (projection) runs after each event's inbox transaction, whether it applied
 ///   the event or found it applied already.
+/// - An event this consumer handled within the outbox's retention is passed over without asking
+///   the inbox (`recentlyHandled`): after a broker restart the relays send everything they kept
+///   again, and the new events wait behind those repeats.
 public final class EventConsumer: Service, Sendable {
     public enum Mode: Sendable {
         case projection
@@ -104,7 +136,16 @@ public final class EventConsumer: Service, Sendable {
     /// When this consumer was made: for a live consumer, anything that happened before is history.
     private let createdAt = Date()
     /// The events a live consumer delivered within its maximum age.
-    private let recentlyDelivered = RecentEventIDs()
+    private let recentlyDelivered: RecentEventIDs
+    /// The events whose inbox transaction committed here (applied, or found applied): a repeat
+    /// within the outbox's retention (a relay sending again what a restarted broker lost) is
+    /// passed over without a database round trip. The inbox stays the rule; this only spares it
+    /// the repeats this replica saw (another replica, or this one restarted, asks the inbox).
+    private let recentlyHandled: RecentEventIDs
+
+    /// How many handled event ids a consumer remembers (about 64 bytes each): more than a busy
+    /// minute's events, enough for a relay's resend after a broker restart.
+    static let recentlyHandledCapacity = 20_000
 
     /// The consumer group (metrics and logs name it).
     public var groupID: String { configuration.properties["group.id"] ?? "" }
@@ -124,6 +165,13 @@ public final class EventConsumer: Service, Sendable {
         self.afterHandling = afterHandling
         self.mode = mode
         self.settings = settings
+        if case .live(let maxEventAge, _) = mode {
+            // Bounded by the window alone: an event younger than the maximum age is never delivered twice.
+            recentlyDelivered = RecentEventIDs(window: maxEventAge, capacity: .max)
+        } else {
+            recentlyDelivered = RecentEventIDs(window: .zero, capacity: 1)
+        }
+        recentlyHandled = RecentEventIDs(window: settings.outboxRetention + .seconds(60), capacity: Self.recentlyHandledCapacity)
         self.metrics = metrics
         self.logger = logger
     }
@@ -257,13 +305,13 @@ public final class EventConsumer: Service, Sendable {
         var logger = self.logger
         logger[metadataKey: "event_id"] = .string(event.id.uuidString.lowercased())
         logger[metadataKey: "event_type"] = .string(event.type.rawValue)
-        if case .live(let maxEventAge, let deliver) = mode {
+        if case .live(_, let deliver) = mode {
             await applyOnce(event, logger: logger)
             switch LiveEventFilter(startedAt: createdAt, maxEventAge: maxEventAge).decide(occurredAt: event.header.occurredAt, now: Date()) {
             case .deliver:
                 // An event the broker holds twice (a relay sending again what a broker lost) is
                 // delivered once: only events younger than the maximum age get here.
-                if recentlyDelivered.insert(event.id, now: .now, window: maxEventAge) {
+                if recentlyDelivered.insert(event.id) {
                     await deliver(event)
                 } else {
                     metrics?.skippedLiveEvent(reason: "duplicate")
@@ -277,6 +325,11 @@ public final class EventConsumer: Service, Sendable {
             return await setAside(message, reference: reference, event: event,
                                   error: "schema_version \(event.header.schemaVersion) of \(event.type) is not one this build reads (1...\(known))", attempts: 1)
         }
+        if recentlyHandled.contains(event.id) {
+            logger.debug("event already handled (remembered)")
+            await afterHandling?(event)
+            return true
+        }
         var attempts = 0
         var delay = settings.handlerRetryDelay
         while true {
@@ -284,6 +337,7 @@ public final class EventConsumer: Service, Sendable {
                 let applied = try await inbox.handle(event) { connection in
                     try await handler(event, connection)
                 }
+                _ = recentlyHandled.insert(event.id)
                 logger.debug(applied ? "event handled" : "event already handled")
                 await afterHandling?(event)
                 return true
@@ -308,8 +362,10 @@ public final class EventConsumer: Service, Sendable {
     /// The live consumer applies each event through the inbox once, so its connections see
     /// the projections it changes; the projection consumer retries (and dead-letters) failures.
     private func applyOnce(_ event: ReceivedEvent, logger: Logger) async {
+        if recentlyHandled.contains(event.id) { return }
         do {
             try await inbox.handle(event) { connection in try await handler(event, connection) }
+            _ = recentlyHandled.insert(event.id)
         } catch {
             logger.debug("live consumer could not apply the event; the projection consumer will", metadata: ["error": "\(error)"])
         }
