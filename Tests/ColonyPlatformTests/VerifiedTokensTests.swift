@@ -39,7 +39,7 @@ struct VerifiedTokensTests {
     func hold() {
         let now = Date()
         var tokens = VerifiedTokens(limit: 10_000, holdSeconds: 300)
-        let long = claims(expiring: now.addingTimeInterval(3600))
+        let long = claims(expiring: now.addingTimeInterval(7200))
         tokens.remember("a", long, verifiedAtGeneration: tokens.generation, now: now)
         #expect(tokens.claims(of: "a", now: now.addingTimeInterval(299)) != nil)
         #expect(tokens.claims(of: "a", now: now.addingTimeInterval(301)) == nil, "served past the hold: checked again")

@@ -305,7 +305,7 @@ public final class EventConsumer: Service, Sendable {
         var logger = self.logger
         logger[metadataKey: "event_id"] = .string(event.id.uuidString.lowercased())
         logger[metadataKey: "event_type"] = .string(event.type.rawValue)
-        if case .live(_, let deliver) = mode {
+        if case .live(let maxEventAge, let deliver) = mode {
             await applyOnce(event, logger: logger)
             switch LiveEventFilter(startedAt: createdAt, maxEventAge: maxEventAge).decide(occurredAt: event.header.occurredAt, now: Date()) {
             case .deliver:
