@@ -209,7 +209,7 @@ let package = Package(
             path: "Shared/ColonyAdmin",
             swiftSettings: swiftSettings
         ),
-        // Benchmarks (release builds only): scripts/bench runs them.
+        // Benchmarks (release builds only, with COLONY_BENCHMARKS=1: see the end): scripts/bench runs them.
         .executableTarget(
             name: "ColonyBench",
             dependencies: ["ColonyPlatform", "ColonyTesting"],
@@ -764,3 +764,12 @@ let package = Package(
         ),
     ]
 )
+
+// The benchmarks' executables (Tests/Benchmarks) exist only for scripts/bench, which builds them in
+// release with COLONY_BENCHMARKS=1. Any other build (swift test, scripts/run, CI) leaves them out:
+// a debug build would compile and link ten executables of about 200 MB that nothing runs.
+if Context.environment["COLONY_BENCHMARKS"] != "1" {
+    let benchmarks = package.products.compactMap { $0 as? Product.Executable }.filter { $0.name.hasSuffix("-bench") }.flatMap(\.targets)
+    package.products.removeAll { $0.name.hasSuffix("-bench") }
+    package.targets.removeAll { benchmarks.contains($0.name) }
+}
