@@ -5,9 +5,9 @@ prints one summary line per service. Exits non-zero on any failure or error.
 Run by scripts/e2e after the journeys (a stack started by scripts/run); scripts/fuzz runs it
 alone with a bigger budget. Settings (environment):
   COLONY_GATEWAY_URL, COLONY_API_KEYS_FILE, COLONY_MAIL_DIR   as for the journeys (scripts/e2e sets them)
-  COLONY_FUZZ_EXAMPLES    examples per operation and phase (default 20: CI's stage, some 10,500 requests for
-                          the eight documents; 30 sent 15,776 in 385 s on 2 cores, still the most of any
-                          stage, with a fresh clone's CI at 51 minutes of its 45; scripts/fuzz runs 300)
+  COLONY_FUZZ_EXAMPLES    examples per operation and phase (default 20: CI's stage, 13,403 requests for the
+                          eight documents in 308 s on 2 cores; 30 sent 15,776 in 385 s, with a fresh
+                          clone's CI at 51 minutes of its 45; scripts/fuzz runs 300)
   COLONY_FUZZ_SEED        the generator's seed (default 21: CI runs the same requests every time;
                           scripts/fuzz picks a new one and prints it)
   COLONY_FUZZ_SERVICES    which services (default all: circles chat habits nearby projects notifications
